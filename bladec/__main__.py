@@ -1,0 +1,3 @@
+from bladec.cli import main
+
+main(prog_name="bladec")

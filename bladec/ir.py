@@ -1,0 +1,175 @@
+"""The typed IR of a listing: Module, Func, Op, Value, TensorType, and the shape graph.
+
+Values are referred to by name (``"%3"``) from operands, because listings are SSA and a
+name is what a user sees; a function's defining ops are found through
+:meth:`Func.producers`. Source locations are kept for diagnostics but never take part
+in equality, so ``parse(print(ir)) == ir`` compares meaning, not layout.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterator, Union
+
+DTYPE_BYTES: dict[str, int] = {
+    "f64": 8, "f32": 4, "f16": 2, "bf16": 2,
+    "i64": 8, "i32": 4, "i16": 2, "i8": 1, "u8": 1, "i1": 1,
+}
+DEFAULT_DTYPE = "f32"
+SHAPE_GRAPH = "symbolic_shape_graph"  # the function that holds SymbolicDim and relations
+
+
+@dataclass(frozen=True)
+class Loc:
+    """A position in a source file (1-based line and column)."""
+    file: str = "<input>"
+    line: int = 1
+    col: int = 1
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+
+NOWHERE = Loc("<generated>", 0, 0)
+
+
+@dataclass(frozen=True)
+class SymRef:
+    """An ``@name`` reference used as an attribute value."""
+    name: str
+
+    def __str__(self) -> str:
+        return "@" + self.name
+
+
+Attr = Union[int, float, str, bool, SymRef, tuple]
+
+
+@dataclass(frozen=True)
+class TensorType:
+    """``tensor<DIMSxDTYPE, [@B0, @B1, ...]>``.
+
+    ``dims`` holds an int per static dim and None per ``?``. ``binds`` is None when the
+    listing gave no bracket list, else one name per dim: ``S0`` (a symbol) or ``C12``
+    (a constant, whose dim must be 12).
+    """
+    dims: tuple[int | None, ...]
+    dtype: str = DEFAULT_DTYPE
+    binds: tuple[str, ...] | None = None
+
+    @property
+    def rank(self) -> int:
+        return len(self.dims)
+
+    @property
+    def itemsize(self) -> int:
+        return DTYPE_BYTES[self.dtype]
+
+    def with_binds(self, binds: tuple[str, ...] | None) -> "TensorType":
+        return TensorType(self.dims, self.dtype, binds)
+
+
+@dataclass(frozen=True)
+class Value:
+    name: str
+    type: TensorType
+
+
+@dataclass
+class Op:
+    """One operation: ``%r0, %r1 = name(%a, %b) {attrs} -> types region {...}``."""
+    name: str
+    operands: list[str]
+    results: list[Value]
+    attrs: dict[str, Attr] = field(default_factory=dict)
+    regions: dict[str, list["Op"]] = field(default_factory=dict)
+    loc: Loc = field(default=NOWHERE, compare=False)
+    operand_locs: list[Loc] = field(default_factory=list, compare=False, repr=False)
+
+    def operand_loc(self, i: int) -> Loc:
+        return self.operand_locs[i] if i < len(self.operand_locs) else self.loc
+
+    @property
+    def result_names(self) -> list[str]:
+        return [r.name for r in self.results]
+
+
+@dataclass
+class SymbolDecl:
+    """``SymbolicDim @S0 {min = 1, max = 4096}``."""
+    name: str
+    min: int = 1
+    max: int | None = None
+    loc: Loc = field(default=NOWHERE, compare=False)
+
+
+@dataclass
+class Relation:
+    """``@S0 = Mul @C12, @S1`` (kind ``Mul`` or ``Add`` over symbols and constants)."""
+    lhs: str
+    kind: str
+    args: list[str]
+    loc: Loc = field(default=NOWHERE, compare=False)
+
+    def __str__(self) -> str:
+        return f"@{self.lhs} = {self.kind} " + ", ".join("@" + a for a in self.args)
+
+
+@dataclass
+class ShapeGraph:
+    """The ``func.func @symbolic_shape_graph()`` of a listing."""
+    decls: list[SymbolDecl] = field(default_factory=list)
+    relations: list[Relation] = field(default_factory=list)
+    loc: Loc = field(default=NOWHERE, compare=False)
+
+
+@dataclass
+class Func:
+    name: str
+    args: list[Value]
+    ops: list[Op]
+    returns: list[str] | None = None
+    loc: Loc = field(default=NOWHERE, compare=False)
+    return_loc: Loc = field(default=NOWHERE, compare=False)
+
+    def producers(self) -> dict[str, Op]:
+        """Map from each value name defined by a top-level op to that op."""
+        return {r.name: op for op in self.ops for r in op.results}
+
+    def value_types(self) -> dict[str, TensorType]:
+        types = {a.name: a.type for a in self.args}
+        for op in self.ops:
+            for r in op.results:
+                types[r.name] = r.type
+        return types
+
+    def outputs(self) -> list[str]:
+        """The returned values, or, without ``return``, the op results nobody uses."""
+        if self.returns is not None:
+            return list(self.returns)
+        used = {name for op in walk(self.ops) for name in op.operands}
+        return [r.name for op in self.ops for r in op.results if r.name not in used]
+
+
+@dataclass
+class Module:
+    funcs: list[Func] = field(default_factory=list)
+    shape_graph: ShapeGraph | None = None
+    file: str = field(default="<input>", compare=False)
+
+    @property
+    def main(self) -> Func:
+        """The function the passes work on: ``@main``, else the first one."""
+        for f in self.funcs:
+            if f.name == "main":
+                return f
+        return self.funcs[0]
+
+
+def walk(ops: list[Op]) -> Iterator[Op]:
+    """Every op in ``ops`` and, depth first, in their regions."""
+    stack = list(reversed(ops))
+    while stack:
+        op = stack.pop()
+        yield op
+        for region in reversed(list(op.regions.values())):
+            stack.extend(reversed(region))

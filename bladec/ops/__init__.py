@@ -1,0 +1,162 @@
+"""The op registry: what each op of the listing language means.
+
+Each op is an :class:`OpDef`: its arity, its attributes, and a shape rule. A shape rule
+is written once over :class:`SymbolicExpr` dims and serves twice: the verifier runs it
+with the listing's static dims (a mismatch of two known numbers is an error) and the
+symbolic analysis runs it with every dim bound to a symbol (an equality becomes a
+relation). Families of ops live in the modules imported at the bottom of this file;
+docs/ops.md is written from the ``doc`` strings here.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Protocol, Sequence
+
+from bladec.errors import BladecError
+from bladec.ir import DTYPE_BYTES, Attr, Op, TensorType
+from bladec.symbolic.expr import SymbolicExpr, product
+
+Dims = list[SymbolicExpr]
+# A result as the rule sees it: its dims (None: whatever the declared type says) and
+# its dtype (None: whatever the declared type says).
+RuleResult = tuple[list[SymbolicExpr] | None, str | None]
+
+ATTR_KINDS = ("int", "ints", "float", "number", "str", "bool")
+
+
+class RelationSink(Protocol):
+    """Where a shape rule's equalities go (the verifier checks, the analysis solves)."""
+
+    def equal(self, a: SymbolicExpr, b: SymbolicExpr, op: Op, what: str) -> None: ...
+
+    def at_least(self, a: SymbolicExpr, bound: int, op: Op, what: str) -> None: ...
+
+
+@dataclass
+class ShapeCtx:
+    """What a shape rule may look at: the op, operand dims and dtypes, declared results."""
+    op: Op
+    operands: list[Dims]
+    dtypes: list[str]
+    declared: list[TensorType]
+    declared_dims: list[Dims]
+    sink: RelationSink
+
+    def attr(self, name: str, default: Attr | None = None) -> Attr | None:
+        return self.op.attrs.get(name, default)
+
+    def ints(self, name: str, default: Sequence[int] | None = None) -> list[int]:
+        value = self.op.attrs.get(name, default)
+        return list(value) if value is not None else []
+
+    def equal(self, a: SymbolicExpr | int, b: SymbolicExpr | int, what: str) -> None:
+        self.sink.equal(SymbolicExpr.lift(a), SymbolicExpr.lift(b), self.op, what)
+
+    def at_least(self, a: SymbolicExpr, bound: int, what: str) -> None:
+        self.sink.at_least(a, bound, self.op, what)
+
+    def fail(self, message: str) -> BladecError:
+        return BladecError(f"'{self.op.name}': {message}", self.op.loc)
+
+    def axis(self, value: int, rank: int, what: str = "dimension") -> int:
+        """A dimension index checked against ``rank`` (negative counts from the end)."""
+        if not -rank <= value < rank:
+            raise self.fail(f"{what} {value} out of range for rank {rank}")
+        return value % rank
+
+
+@dataclass(frozen=True)
+class OpDef:
+    name: str
+    doc: str
+    rule: Callable[[ShapeCtx], list[RuleResult]]
+    min_operands: int = 1
+    max_operands: int | None = 1
+    num_results: int = 1
+    attrs: dict[str, str] = field(default_factory=dict)  # name -> kind, see ATTR_KINDS
+    required: frozenset[str] = frozenset()
+    recomputable: bool = True  # False for ops whose result can not be produced twice
+
+    def check_signature(self, op: Op) -> None:
+        """Arity, result count and attribute presence/kinds: everything not about shapes."""
+        n = len(op.operands)
+        hi = self.max_operands
+        if n < self.min_operands or (hi is not None and n > hi):
+            want = (f"{self.min_operands}" if hi == self.min_operands else
+                    f"at least {self.min_operands}" if hi is None else
+                    f"{self.min_operands} to {hi}")
+            raise BladecError(f"'{op.name}' takes {want} operand(s), got {n}", op.loc)
+        if len(op.results) != self.num_results:
+            raise BladecError(f"'{op.name}' defines {self.num_results} result(s), "
+                              f"got {len(op.results)}", op.loc)
+        for name in sorted(self.required - op.attrs.keys()):
+            raise BladecError(f"'{op.name}' needs attribute '{name}'", op.loc)
+        for name, value in op.attrs.items():
+            kind = self.attrs.get(name)
+            if kind is None:
+                known = ", ".join(sorted(self.attrs)) or "none"
+                raise BladecError(f"'{op.name}' has no attribute '{name}' (known: {known})", op.loc)
+            if not _attr_is(value, kind):
+                raise BladecError(f"'{op.name}' attribute '{name}' must be {_KIND_TEXT[kind]}, "
+                                  f"got {value!r}", op.loc)
+        if "dtype" in op.attrs and op.attrs["dtype"] not in DTYPE_BYTES:
+            raise BladecError(f"'{op.name}': unknown dtype '{op.attrs['dtype']}'", op.loc)
+
+
+_KIND_TEXT = {"int": "an integer", "ints": "a list of integers", "float": "a number",
+              "number": "a number", "str": "a string", "bool": "true or false"}
+
+
+def _attr_is(value: Attr, kind: str) -> bool:
+    is_int = isinstance(value, int) and not isinstance(value, bool)
+    if kind == "int":
+        return is_int
+    if kind == "ints":
+        return isinstance(value, tuple) and all(
+            isinstance(v, int) and not isinstance(v, bool) for v in value)
+    if kind in ("float", "number"):
+        return is_int or isinstance(value, float)
+    if kind == "str":
+        return isinstance(value, str)
+    return isinstance(value, bool)
+
+
+REGISTRY: dict[str, OpDef] = {}
+
+
+def register(opdef: OpDef) -> OpDef:
+    if opdef.name in REGISTRY:
+        raise ValueError(f"op {opdef.name} registered twice")
+    REGISTRY[opdef.name] = opdef
+    return opdef
+
+
+def lookup(op: Op) -> OpDef:
+    try:
+        return REGISTRY[op.name]
+    except KeyError:
+        raise BladecError(f"unknown op '{op.name}'", op.loc) from None
+
+
+def apply_rule(opdef: OpDef, ctx: ShapeCtx) -> None:
+    """Run an op's shape rule and hold its results against the declared result types."""
+    results = opdef.rule(ctx)
+    for i, (dims, dtype) in enumerate(results):
+        declared = ctx.declared[i]
+        name = ctx.op.results[i].name
+        if dtype is not None and dtype != declared.dtype:
+            raise ctx.fail(f"result {name} must have element type {dtype}, "
+                           f"declared {declared.dtype}")
+        if dims is None:
+            continue
+        if len(dims) != declared.rank:
+            raise ctx.fail(f"result {name} must have rank {len(dims)}, declared {declared.rank}")
+        for j, (want, have) in enumerate(zip(dims, ctx.declared_dims[i])):
+            ctx.equal(have, want, f"dim {j} of {name}")
+
+
+def numel(dims: Dims) -> SymbolicExpr:
+    return product(dims)
+
+
+from bladec.ops import elementwise, shape, contraction, reduction, indexing, remat  # noqa: E402,F401

@@ -1,0 +1,39 @@
+"""Row gather and scatter-add along dim 0: the embedding lookup and its gradient."""
+from __future__ import annotations
+
+from bladec.ops import OpDef, RuleResult, ShapeCtx, register
+
+INDEX_DTYPES = ("i32", "i64")
+
+
+def _check_ids(ctx: ShapeCtx, i: int) -> None:
+    if ctx.dtypes[i] not in INDEX_DTYPES:
+        raise ctx.fail(f"indices (operand {i}) must be i32 or i64, got {ctx.dtypes[i]}")
+
+
+def _gather(ctx: ShapeCtx) -> list[RuleResult]:
+    table, ids = ctx.operands
+    _check_ids(ctx, 1)
+    if not table:
+        raise ctx.fail("the table (operand 0) needs rank at least 1")
+    return [(list(ids) + list(table[1:]), ctx.dtypes[0])]
+
+
+def _scatter_add(ctx: ShapeCtx) -> list[RuleResult]:
+    base, ids, updates = ctx.operands
+    _check_ids(ctx, 1)
+    want = list(ids) + list(base[1:])
+    if len(updates) != len(want):
+        raise ctx.fail(f"updates must have rank {len(want)} (indices dims + operand dims "
+                       f"after the first), got {len(updates)}")
+    for j, (u, w) in enumerate(zip(updates, want)):
+        ctx.equal(u, w, f"dim {j} of updates")
+    if ctx.dtypes[2] != ctx.dtypes[0]:
+        raise ctx.fail(f"updates are {ctx.dtypes[2]}, operand 0 is {ctx.dtypes[0]}")
+    return [(list(base), ctx.dtypes[0])]
+
+
+register(OpDef("gather", "`gather(%table, %ids)`: rows of table picked by integer ids; "
+               "result dims are ids' dims then table's dims after the first.", _gather, 2, 2))
+register(OpDef("scatter_add", "`scatter_add(%base, %ids, %updates)`: base with each update "
+               "row added at row ids[...] (repeated ids accumulate).", _scatter_add, 3, 3))

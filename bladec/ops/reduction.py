@@ -1,0 +1,26 @@
+"""Reductions over a set of dims."""
+from __future__ import annotations
+
+from bladec.ops import OpDef, RuleResult, ShapeCtx, register
+
+REDUCE_KINDS = ("sum", "max", "min", "prod")
+
+
+def _reduce(ctx: ShapeCtx) -> list[RuleResult]:
+    src = ctx.operands[0]
+    if ctx.attr("dims") is None:
+        # Listing 1 writes `reduce(%3)`: the dims dropped are the trailing ones.
+        dropped = len(src) - ctx.declared[0].rank
+        if dropped < 0:
+            raise ctx.fail("result has higher rank than the operand; give 'dims'")
+        dims = list(range(len(src) - dropped, len(src)))
+    else:
+        dims = sorted({ctx.axis(d, len(src)) for d in ctx.ints("dims")})
+    if ctx.attr("kind", "sum") not in REDUCE_KINDS:
+        raise ctx.fail(f"kind must be one of {', '.join(REDUCE_KINDS)}")
+    return [([d for i, d in enumerate(src) if i not in dims], ctx.dtypes[0])]
+
+
+register(OpDef("reduce", "`reduce(%x) {dims = [...], kind = \"sum\"}`: reduce the given dims "
+               "(kind sum, max, min or prod; default sum); without `dims`, the trailing dims "
+               "that the result type drops.", _reduce, attrs={"dims": "ints", "kind": "str"}))

@@ -1,0 +1,25 @@
+"""The ops that the ``remat`` pass writes and the runtime reads (DESIGN.md section 6).
+
+Their operands are checked by the verifier like any other op's; the recompute region of
+``remat.regenerate`` is verified as a nested scope that sees the values defined before it.
+"""
+from __future__ import annotations
+
+from bladec.ops import OpDef, RuleResult, ShapeCtx, register
+
+
+def _no_results(ctx: ShapeCtx) -> list[RuleResult]:
+    return []
+
+
+EVICT = register(OpDef(
+    "remat.evict",
+    "`remat.evict(%a, %b, ...)`: the tensors that may be evicted at this point, if memory "
+    "runs short at run time; `{pruned = N}` counts candidates dropped at compile time.",
+    _no_results, 0, None, 0, attrs={"pruned": "int"}))
+REGENERATE = register(OpDef(
+    "remat.regenerate",
+    "`remat.regenerate(%t) {reload = true} recompute { ... }`: before a later use of %t, "
+    "bring it back if it was evicted: by copying it back from host memory (reload), or by "
+    "running the ops of the `recompute` region, which ends by defining %t.",
+    _no_results, 1, 1, 0, attrs={"reload": "bool"}))

@@ -1,0 +1,271 @@
+"""Text to IR: the Lark LALR parser of grammar/listing.lark plus the IR builder.
+
+The builder runs inside the parser (Lark's inline transformer), so a listing is read in
+one pass with no intermediate parse tree; this is what keeps large listings fast.
+"""
+from __future__ import annotations
+
+import ast
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import lark
+from lark import Lark, Token, Transformer, v_args
+
+from bladec.errors import BladecError
+from bladec.ir import (SHAPE_GRAPH, Func, Loc, Module, Op, Relation, ShapeGraph, SymbolDecl,
+                       SymRef, Value)
+from bladec.types import parse_type
+
+MAX_NESTING = 64
+_TOKEN_NAMES = {
+    "VALUE": "a value like '%x'", "SYMREF": "a symbol like '@S0'", "TYPE": "a tensor type",
+    "NAME": "a name", "INT": "an integer", "FLOAT": "a number", "STRING": "a string",
+    "LPAR": "'('", "RPAR": "')'", "LBRACE": "'{'", "RBRACE": "'}'", "LSQB": "'['",
+    "RSQB": "']'", "COMMA": "','", "EQUAL": "'='", "COLON": "':'", "__ANON_0": "'->'",
+    "REGION": "a region name", "RETURN": "'return'", "FUNC": "'func.func'",
+    "SYMDIM": "'SymbolicDim'", "$END": "end of file", "TRUE": "'true'",
+    "FALSE": "'false'",
+}
+
+
+def _grammar_text() -> str:
+    try:
+        return (resources.files("bladec.grammar") / "listing.lark").read_text()
+    except (ModuleNotFoundError, FileNotFoundError, TypeError):
+        return (Path(__file__).resolve().parent.parent / "grammar" / "listing.lark").read_text()
+
+
+@v_args(inline=True)
+class _Builder(Transformer):
+    def __init__(self, file: str) -> None:
+        super().__init__()
+        self.file = file
+
+    def _loc(self, tok: Token) -> Loc:
+        return Loc(self.file, tok.line, tok.column)
+
+    # -- values, types, attributes ------------------------------------------------
+    def arg(self, name: Token, ty: Token) -> Value:
+        return Value(str(name), parse_type(str(ty), self._loc(ty)))
+
+    def results(self, *names: Token) -> list[Token]:
+        return list(names)
+
+    operands = results
+
+    def types(self, *tys: Token) -> list:
+        return [parse_type(str(t), self._loc(t)) for t in tys]
+
+    def attr(self, key: Token, value: Any) -> tuple[Token, Any]:
+        return key, self._attr_value(value)
+
+    def _attr_value(self, value: Any) -> Any:
+        if isinstance(value, Token):
+            kind = value.type
+            if kind == "INT":
+                return int(value)
+            if kind == "FLOAT":
+                return float(value)
+            if kind == "STRING":
+                return ast.literal_eval(value)
+            if kind == "TRUE":
+                return True
+            if kind == "FALSE":
+                return False
+            if kind == "SYMREF":
+                return SymRef(value[1:])
+        return value
+
+    def list(self, *items: Any) -> tuple:
+        if items == (None,):
+            return _DeepTuple()
+        depth = 1 + max((i.depth for i in items if isinstance(i, _DeepTuple)), default=0)
+        if depth > MAX_NESTING:
+            tok = next(i for i in items if isinstance(i, (Token, _DeepTuple)))
+            loc = tok.loc if isinstance(tok, _DeepTuple) else self._loc(tok)
+            raise BladecError(f"attribute lists nested more than {MAX_NESTING} deep", loc)
+        out = _DeepTuple(self._attr_value(i) for i in items)
+        out.depth = depth
+        tok = next((i for i in items if isinstance(i, Token)), None)
+        out.loc = self._loc(tok) if tok is not None else next(
+            (i.loc for i in items if isinstance(i, _DeepTuple)), Loc(self.file))
+        return out
+
+    def attrdict(self, *attrs: Any) -> dict:
+        out: dict[str, Any] = {}
+        for item in attrs:
+            if item is None:
+                continue
+            key, value = item
+            if str(key) in out:
+                raise BladecError(f"attribute '{key}' given twice", self._loc(key))
+            out[str(key)] = value
+        return out
+
+    # -- statements ---------------------------------------------------------------
+    def op(self, results: list[Token] | None, name: Token, operands: list[Token] | None,
+           attrs: dict | None, types: list | None, *regions: tuple[Token, list]) -> Op:
+        results = results or []
+        types = types or []
+        first = results[0] if results else name
+        if len(types) != len(results):
+            raise BladecError(
+                f"'{name}' defines {len(results)} result(s) but gives {len(types)} type(s)",
+                self._loc(first))
+        region_map: dict[str, list[Op]] = {}
+        for rname, block in regions:
+            if str(rname) in region_map:
+                raise BladecError(f"region '{rname}' given twice", self._loc(rname))
+            region_map[str(rname)] = list(block)
+        operands = operands or []
+        return Op(str(name), [str(o) for o in operands],
+                  [Value(str(r), t) for r, t in zip(results, types)],
+                  attrs or {}, region_map, self._loc(first), [self._loc(o) for o in operands])
+
+    def region(self, name: Token, block: list) -> tuple[Token, list]:
+        return name, block
+
+    def block(self, *stmts: Any) -> list:
+        return list(stmts)
+
+    def ret(self, kw: Token, *values: Token) -> tuple:
+        names = [str(v) for v in values if v is not None]
+        return ("return", names, self._loc(kw))
+
+    def symdecl(self, kw: Token, name: Token, attrs: dict | None) -> SymbolDecl:
+        attrs = attrs or {}
+        for key, value in attrs.items():
+            if key not in ("min", "max") or not isinstance(value, int) or isinstance(value, bool):
+                raise BladecError(f"SymbolicDim takes only integer 'min' and 'max', got '{key}'",
+                                  self._loc(name))
+        lo, hi = attrs.get("min", 1), attrs.get("max")
+        if lo < 1 or (hi is not None and hi < lo):
+            raise BladecError(f"empty or non-positive range [{lo}, {hi}] for @{name[1:]}",
+                              self._loc(name))
+        return SymbolDecl(name[1:], lo, hi, self._loc(kw))
+
+    def relation(self, lhs: Token, kind: Token, *args: Token) -> Relation:
+        if str(kind) not in ("Mul", "Add"):
+            raise BladecError(f"unknown relation '{kind}' (expected Mul or Add)", self._loc(kind))
+        return Relation(lhs[1:], str(kind), [a[1:] for a in args], self._loc(lhs))
+
+    def func(self, kw: Token, name: Token, *rest: Any) -> Func | ShapeGraph:
+        *args, block = rest
+        args = [a for a in args if a is not None]
+        fname = name[1:]
+        loc = self._loc(kw)
+        if fname == SHAPE_GRAPH:
+            graph = ShapeGraph(loc=loc)
+            for stmt in block:
+                if isinstance(stmt, SymbolDecl):
+                    graph.decls.append(stmt)
+                elif isinstance(stmt, Relation):
+                    graph.relations.append(stmt)
+                else:
+                    raise BladecError(f"only SymbolicDim and relations may appear in "
+                                      f"@{SHAPE_GRAPH}", _stmt_loc(stmt))
+            return graph
+        func = Func(fname, args, [], None, loc)
+        for stmt in block:
+            if func.returns is not None:
+                raise BladecError("statement after 'return'", _stmt_loc(stmt))
+            if isinstance(stmt, Op):
+                func.ops.append(stmt)
+            elif isinstance(stmt, tuple):
+                func.returns, func.return_loc = stmt[1], stmt[2]
+            else:
+                raise BladecError(f"'{'SymbolicDim' if isinstance(stmt, SymbolDecl) else 'relation'}'"
+                                  f" may appear only in @{SHAPE_GRAPH}", _stmt_loc(stmt))
+        return func
+
+    def start(self, *items: Func | ShapeGraph) -> Module:
+        module = Module(file=self.file)
+        for item in items:
+            if isinstance(item, ShapeGraph):
+                if module.shape_graph is not None:
+                    raise BladecError(f"second @{SHAPE_GRAPH} function", item.loc)
+                module.shape_graph = item
+            else:
+                if any(f.name == item.name for f in module.funcs):
+                    raise BladecError(f"function @{item.name} defined twice", item.loc)
+                module.funcs.append(item)
+        return module
+
+
+class _DeepTuple(tuple):
+    """An attribute list that remembers how deeply it nests, to refuse pathological input."""
+    depth = 1
+    loc: Loc = Loc()
+
+
+def _stmt_loc(stmt: Any) -> Loc:
+    return stmt[2] if isinstance(stmt, tuple) else stmt.loc
+
+
+_BASE: Lark | None = None
+
+
+def _parser(file: str) -> Lark:
+    """A parser whose builder stamps locations with ``file`` (grammar compiled once)."""
+    global _BASE
+    if _BASE is None:
+        _BASE = Lark(_grammar_text(), parser="lalr", lexer="contextual",
+                     maybe_placeholders=True, transformer=_Builder("<input>"))
+    _BASE.options.transformer.file = file
+    return _BASE
+
+
+def parse_module(text: str, file: str = "<input>") -> Module:
+    """Parse a listing; every problem is a :class:`BladecError` with its location."""
+    if "\x00" in text:
+        line = text[: text.index("\x00")].count("\n") + 1
+        raise BladecError("file contains NUL bytes; is it a binary file?", Loc(file, line, 1))
+    if not text.strip():
+        raise BladecError("empty input: expected at least one 'func.func'", Loc(file, 1, 1))
+    parser = _parser(file)
+    try:
+        module = parser.parse(text)
+    except lark.exceptions.VisitError as exc:
+        if isinstance(exc.orig_exc, BladecError):
+            raise exc.orig_exc from None
+        raise
+    except lark.exceptions.UnexpectedCharacters as exc:
+        ch = text[exc.pos_in_stream] if exc.pos_in_stream < len(text) else "?"
+        raise BladecError(f"unexpected character {ch!r}", Loc(file, exc.line, exc.column)) from None
+    except lark.exceptions.UnexpectedEOF as exc:
+        lines = text.rstrip().split("\n")
+        raise BladecError(f"unexpected end of file; expected {_expected(exc.expected)}",
+                          Loc(file, len(lines), len(lines[-1]) + 1)) from None
+    except lark.exceptions.UnexpectedToken as exc:
+        tok = exc.token
+        if tok.type == "$END":
+            lines = text.rstrip().split("\n")
+            raise BladecError(f"unexpected end of file; expected {_expected(exc.expected)}",
+                              Loc(file, len(lines), len(lines[-1]) + 1)) from None
+        shown = str(tok) if len(str(tok)) <= 40 else str(tok)[:37] + "..."
+        raise BladecError(f"unexpected '{shown}'; expected {_expected(exc.expected)}",
+                          Loc(file, tok.line, tok.column)) from None
+    if not module.funcs:
+        raise BladecError("no function besides @symbolic_shape_graph", Loc(file, 1, 1))
+    _check_nesting(module)
+    return module
+
+
+def _check_nesting(module: Module) -> None:
+    """Refuse regions nested deeper than any real listing would, before anything recurses."""
+    for func in module.funcs:
+        stack = [(op, 1) for op in func.ops]
+        while stack:
+            op, depth = stack.pop()
+            if depth > MAX_NESTING:
+                raise BladecError(f"regions nested more than {MAX_NESTING} deep", op.loc)
+            stack.extend((inner, depth + 1) for region in op.regions.values() for inner in region)
+
+
+def _expected(names: set[str]) -> str:
+    shown = sorted({_TOKEN_NAMES.get(n, n.lower()) for n in names})
+    if len(shown) > 6:
+        shown = shown[:6] + ["..."]
+    return " or ".join(shown)

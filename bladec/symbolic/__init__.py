@@ -1,0 +1,1 @@
+"""Symbolic shapes: canonical polynomials over shape symbols, relations, comparison."""

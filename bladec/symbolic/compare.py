@@ -1,0 +1,372 @@
+"""Ordering two symbolic expressions: ``<``, ``<=``, ``==``, ``>=``, ``>`` or unknown.
+
+The scheduler and the remat pass ask "is this memory impact smaller than that one?" for
+expressions whose symbols are only known to lie in ranges.  :func:`compare` answers with an
+:class:`Order` that is *sound*: a decided answer holds for every integer assignment of the
+symbols inside their ranges.  When no proof is found the answer is ``UNKNOWN`` and the caller
+falls back to a heuristic; being wrong would silently pick a worse schedule, being unsure
+only costs a tie-break.
+
+Everything works on the canonical difference ``d = a - b`` and proves a lower bound of
+``d`` (for ``>``/``>=``) and a lower bound of ``-d`` (for ``<``/``<=``):
+
+1. ``d == 0`` is ``EQ``; a constant ``d`` is decided by its sign.
+2. Interval bounds: over the box of ranges a monomial ``m`` lies in ``[min m, max m]`` (the
+   max may be infinite), so a positive term contributes at least ``c*min m`` and a negative
+   one at least ``c*max m``.
+3. Domination: a negative term ``-r*m`` can be paid for by a positive term ``c*m*q`` whose
+   monomial is a multiple of ``m``, because ``q >= qmin`` (the product of the low ends of
+   q's symbols) gives ``c*m*q - r*m >= m*(c*qmin - r)``.  This is what proves
+   ``S1^2 - S1 >= 0`` or ``2*S0*S1 - 3*S1 > 0`` (with ``S0 >= 2``) although the negative
+   term is unbounded.  With finite upper ends the mirror image also holds: a positive term
+   ``c*m`` pays for ``-r*m*q`` when ``c >= r*qmax``.  Absorption is greedy (not a search),
+   and splits coefficients in integers, so no precision is lost and no floats are used.
+
+Ranges assume every low end is ``>= 0`` (shape symbols are sizes); a symbol without a range
+is ``[1, None]`` (a positive integer, unbounded).  With a negative low end the monotonicity
+that steps 2 and 3 rely on fails, so such ranges are rejected with ``ValueError``.
+"""
+from __future__ import annotations
+
+import enum
+from typing import Callable, Iterable, Mapping, Optional, Sequence
+
+from .expr import Monomial, SymbolicExpr
+
+__all__ = ["Order", "Ranges", "compare", "Comparator", "max_terms", "DEFAULT_RANGE"]
+
+Ranges = Mapping[str, tuple[int, Optional[int]]]
+"""Per-symbol inclusive ``(lo, hi)``; ``hi`` None means unbounded above; ``lo >= 0``."""
+
+DEFAULT_RANGE: tuple[int, Optional[int]] = (1, None)
+_NO_RANGES: dict[str, tuple[int, Optional[int]]] = {}
+
+
+class Order(enum.Enum):
+    """The proved relation of ``a`` to ``b`` (``a <op> b``)."""
+
+    LT = "<"
+    LE = "<="
+    EQ = "=="
+    GE = ">="
+    GT = ">"
+    UNKNOWN = "unknown"
+
+    def flip(self) -> "Order":
+        """The relation of ``b`` to ``a``: swaps the direction, keeps EQ and UNKNOWN."""
+        return _FLIP[self]
+
+    @property
+    def decided(self) -> bool:
+        return self is not Order.UNKNOWN
+
+    @property
+    def le(self) -> bool:
+        """True when ``a <= b`` is proved (LT, LE or EQ)."""
+        return self is Order.LT or self is Order.LE or self is Order.EQ
+
+    @property
+    def ge(self) -> bool:
+        """True when ``a >= b`` is proved (GT, GE or EQ)."""
+        return self is Order.GT or self is Order.GE or self is Order.EQ
+
+    def __str__(self) -> str:
+        return self.value
+
+
+_FLIP = {
+    Order.LT: Order.GT, Order.GT: Order.LT,
+    Order.LE: Order.GE, Order.GE: Order.LE,
+    Order.EQ: Order.EQ, Order.UNKNOWN: Order.UNKNOWN,
+}
+
+
+def _check_ranges(ranges: Ranges) -> None:
+    for s, (lo, hi) in ranges.items():
+        if lo < 0:
+            raise ValueError(f"range of {s} starts below 0 ({lo}); compare assumes sizes >= 0")
+        if hi is not None and hi < lo:
+            raise ValueError(f"empty range for {s}: [{lo}, {hi}]")
+
+
+# -- bounds of one monomial ----------------------------------------------------------
+
+def _mono_min(m: Monomial, ranges: Ranges) -> int:
+    """Smallest value of ``m`` over the box: every low end is >= 0, so take the lows."""
+    v = 1
+    for s, p in m:
+        r = ranges.get(s)
+        lo = 1 if r is None else r[0]
+        if lo != 1:
+            v *= lo if p == 1 else lo ** p
+    return v
+
+
+def _mono_max(m: Monomial, ranges: Ranges) -> Optional[int]:
+    """Largest value of ``m`` over the box, None for +infinity.
+
+    A factor whose range is ``[0, 0]`` makes the monomial identically 0, even when another
+    factor is unbounded, so zero wins over infinity.
+    """
+    v = 1
+    inf = False
+    for s, p in m:
+        r = ranges.get(s)
+        if r is None:
+            inf = True
+            continue
+        hi = r[1]
+        if hi is None:
+            inf = True
+        elif hi == 0:
+            return 0
+        elif hi != 1:
+            v *= hi if p == 1 else hi ** p
+    return None if inf else v
+
+
+def _quotient(m2: Monomial, m: Monomial) -> Optional[dict[str, int]]:
+    """``m2 / m`` as powers when ``m`` divides ``m2`` and they differ, else None."""
+    q = dict(m2)
+    for s, p in m:
+        p2 = q.get(s, 0)
+        if p2 < p:
+            return None
+        if p2 == p:
+            del q[s]
+        else:
+            q[s] = p2 - p
+    return q or None
+
+
+def _q_min(q: dict[str, int], ranges: Ranges) -> int:
+    v = 1
+    for s, p in q.items():
+        r = ranges.get(s)
+        lo = 1 if r is None else r[0]
+        v *= lo ** p
+    return v
+
+
+def _q_max(q: dict[str, int], ranges: Ranges) -> Optional[int]:
+    v = 1
+    for s, p in q.items():
+        r = ranges.get(s)
+        if r is None or r[1] is None:
+            return None
+        v *= r[1] ** p
+    return v
+
+
+# -- lower bound of a polynomial -----------------------------------------------------
+
+def _lower_bound(pos: list[list], neg: list[tuple[Monomial, int]], ranges: Ranges) -> Optional[int]:
+    """A lower bound of ``sum(pos) - sum(neg)`` over the box; None means -infinity.
+
+    ``pos`` holds ``[monomial, coefficient]`` pairs with coefficient > 0 (mutated: the
+    coefficients are used up by absorption), ``neg`` holds ``(monomial, r)`` with r > 0 for
+    the term ``-r*monomial``.  The polynomial is split into pieces whose sum is exactly the
+    input; the bound is the sum of each piece's own lower bound.
+    """
+    lb = 0
+    if len(neg) > 1:
+        # Higher-degree negatives have the fewest possible absorbers: serve them first.
+        neg = sorted(neg, key=lambda mr: -sum(p for _, p in mr[0]))
+    for m, r in neg:
+        if m:
+            for entry in pos:
+                c = entry[1]
+                if not c:
+                    continue
+                q = _quotient(entry[0], m)
+                if q is None:
+                    continue
+                qmin = _q_min(q, ranges)
+                if not qmin:
+                    continue
+                # c*m*q - r*m >= m*(c*qmin - r): take a = ceil(r/qmin) of c if it suffices.
+                a = -(-r // qmin)
+                if a <= c:
+                    entry[1] = c - a
+                    lb += _mono_min(m, ranges) * (a * qmin - r)
+                    r = 0
+                    break
+                entry[1] = 0
+                r -= c * qmin      # piece c*m*(q - qmin) >= 0
+            if r:
+                # Mirror image: a positive divisor term c*m' pays for -r*m'*q when q <= qmax.
+                for entry in pos:
+                    c = entry[1]
+                    if not c:
+                        continue
+                    q = _quotient(m, entry[0])
+                    if q is None:
+                        continue
+                    qmax = _q_max(q, ranges)
+                    if qmax is None:
+                        continue
+                    if not qmax:       # m is identically 0 over the box
+                        r = 0
+                        break
+                    k = min(r, c // qmax)
+                    if k:
+                        entry[1] = c - k * qmax    # piece k*m'*(qmax - q) >= 0
+                        r -= k
+                        if not r:
+                            break
+        if r:
+            mmax = _mono_max(m, ranges) if m else 1
+            if mmax is None:
+                return None
+            lb -= r * mmax
+    for m, c in pos:
+        if c:
+            lb += c * _mono_min(m, ranges) if m else c
+    return lb
+
+
+def _decide(d: dict[Monomial, int], ranges: Ranges) -> Order:
+    """The order of ``d`` against 0, ``d`` a canonical term dict without zero coefficients."""
+    if not d:
+        return Order.EQ
+    pos: list[list] = []
+    neg: list[tuple[Monomial, int]] = []
+    for m, c in d.items():
+        if c > 0:
+            pos.append([m, c])
+        else:
+            neg.append((m, -c))
+    if not neg:
+        # Lower bound needs only the lows; > 0 settles it without the upper side.
+        lb: Optional[int] = 0
+        for m, c in pos:
+            lb += c * _mono_min(m, ranges) if m else c
+        if lb > 0:
+            return Order.GT
+        ub = _lower_bound([], [(m, c) for m, c in pos], ranges)
+        ub = None if ub is None else -ub
+    elif not pos:
+        ub = 0
+        for m, r in neg:
+            ub -= r * _mono_min(m, ranges) if m else r
+        if ub < 0:
+            return Order.LT
+        lb = _lower_bound([], neg, ranges)
+    else:
+        lb = _lower_bound(pos, neg, ranges)
+        if lb is not None and lb > 0:
+            return Order.GT
+        nlb = _lower_bound([[m, r] for m, r in neg], [(m, c) for m, c in d.items() if c > 0],
+                           ranges)
+        ub = None if nlb is None else -nlb
+        if ub is not None and ub < 0:
+            return Order.LT
+    ge = lb is not None and lb >= 0
+    le = ub is not None and ub <= 0
+    if ge and le:
+        return Order.EQ
+    if ge:
+        return Order.GE
+    if le:
+        return Order.LE
+    return Order.UNKNOWN
+
+
+def _difference(a: SymbolicExpr, b: SymbolicExpr) -> dict[Monomial, int]:
+    """The terms of ``a - b`` without building intermediate expressions."""
+    d = dict(a.terms)
+    for m, c in b.terms.items():
+        v = d.get(m, 0) - c
+        if v:
+            d[m] = v
+        else:
+            del d[m]
+    return d
+
+
+def _terms(x: SymbolicExpr | int) -> SymbolicExpr:
+    return x if isinstance(x, SymbolicExpr) else SymbolicExpr.lift(x)
+
+
+def compare(a: SymbolicExpr | int, b: SymbolicExpr | int, ranges: Ranges | None = None) -> Order:
+    """How ``a`` relates to ``b`` for every assignment of the symbols within ``ranges``.
+
+    Sound but incomplete: a decided answer always holds; ``UNKNOWN`` means no proof was
+    found (the relation may still hold, or differ between assignments).  Symbols missing
+    from ``ranges`` range over ``[1, inf)``; every low end must be ``>= 0``.
+    """
+    if ranges:
+        _check_ranges(ranges)
+    else:
+        ranges = _NO_RANGES
+    return _decide(_difference(_terms(a), _terms(b)), ranges)
+
+
+class Comparator:
+    """:func:`compare` under fixed ranges, with a result cache and decision counters.
+
+    The scheduler compares the same memory impacts over and over; the cache is keyed by the
+    canonical difference, so ``(a, b)`` and ``(a + x, b + x)`` share an entry.  ``calls``,
+    ``hits``, ``decided`` and ``unknown`` let benchmarks report how often the symbolic
+    answer was enough (``decided + unknown == calls``; cache hits are counted in both).
+    """
+
+    __slots__ = ("ranges", "use_cache", "cache", "calls", "hits", "decided", "unknown")
+
+    def __init__(self, ranges: Ranges | None = None, *, cache: bool = True) -> None:
+        self.ranges: dict[str, tuple[int, Optional[int]]] = dict(ranges or {})
+        _check_ranges(self.ranges)
+        self.use_cache = cache
+        self.cache: dict[frozenset, Order] = {}
+        self.calls = 0
+        self.hits = 0
+        self.decided = 0
+        self.unknown = 0
+
+    def __call__(self, a: SymbolicExpr | int, b: SymbolicExpr | int) -> Order:
+        self.calls += 1
+        d = _difference(_terms(a), _terms(b))
+        if self.use_cache:
+            key = frozenset(d.items())
+            order = self.cache.get(key)
+            if order is None:
+                order = self.cache[key] = _decide(d, self.ranges)
+            else:
+                self.hits += 1
+        else:
+            order = _decide(d, self.ranges)
+        if order is Order.UNKNOWN:
+            self.unknown += 1
+        else:
+            self.decided += 1
+        return order
+
+    @property
+    def decision_rate(self) -> float:
+        """Fraction of calls answered with a decided order (1.0 before any call)."""
+        return self.decided / self.calls if self.calls else 1.0
+
+    def reset_stats(self) -> None:
+        self.calls = self.hits = self.decided = self.unknown = 0
+
+
+def max_terms(exprs: Iterable[SymbolicExpr],
+              cmp: Callable[[SymbolicExpr, SymbolicExpr], Order] | None = None) -> list[SymbolicExpr]:
+    """The expressions not provably ``<=`` another one, in input order.
+
+    This is how a peak over expressions that can't all be ordered is represented: as the
+    max of the survivors.  Of provably equal expressions the first is kept.  Every dropped
+    expression is ``<=`` one that was kept when it was dropped, and ``<=`` is transitive
+    pointwise, so the max of the result equals the max of the input for every assignment;
+    the result is never empty for a non-empty input.  ``cmp`` defaults to :func:`compare`
+    without ranges.
+    """
+    if cmp is None:
+        cmp = compare
+    kept: list[SymbolicExpr] = []
+    for e in exprs:
+        if any(cmp(e, k).le for k in kept):
+            continue
+        kept = [k for k in kept if not cmp(k, e).le]
+        kept.append(e)
+    return kept

@@ -1,0 +1,87 @@
+"""Reading and writing the text of a tensor type: ``tensor<?x12xf32, [@S1, @C12]>``."""
+from __future__ import annotations
+
+import re
+
+from bladec.errors import BladecError
+from bladec.ir import DEFAULT_DTYPE, DTYPE_BYTES, Loc, TensorType
+
+MAX_DIM = 2 ** 48  # a dim larger than this is a typo, not a tensor
+_BIND = re.compile(r"\s*@([SC][A-Za-z0-9_]*)\s*")
+_DIM = re.compile(r"\s*(\?|[0-9]+|[A-Za-z][A-Za-z0-9]*)\s*")
+
+
+def parse_type(text: str, loc: Loc) -> TensorType:
+    """Read one ``tensor<...>`` token; ``loc`` is where the token starts."""
+    body = text[len("tensor<"):-1]
+    base = len("tensor<")
+
+    def fail(msg: str, offset: int) -> BladecError:
+        return BladecError(msg, Loc(loc.file, loc.line, loc.col + base + offset))
+
+    shape_part, sep, bind_part = body.partition(",")
+    dims: list[int | None] = []
+    dtype = DEFAULT_DTYPE
+    pieces = shape_part.split("x") if shape_part.strip() else []
+    offset = 0
+    for i, piece in enumerate(pieces):
+        m = _DIM.fullmatch(piece)
+        token = piece.strip()
+        at = offset + (len(piece) - len(piece.lstrip()))
+        if not m:
+            raise fail(f"bad dimension '{token}' in tensor type", at)
+        if token == "?":
+            dims.append(None)
+        elif token[0].isdigit():
+            if len(token) > 15 or int(token) > MAX_DIM:
+                raise fail(f"dimension {token[:20]}{'...' if len(token) > 20 else ''} "
+                           f"is too large (at most {MAX_DIM})", at)
+            dims.append(int(token))
+        elif i == len(pieces) - 1:
+            if token not in DTYPE_BYTES:
+                raise fail(f"unknown element type '{token}' (expected one of "
+                           f"{', '.join(DTYPE_BYTES)})", at)
+            dtype = token
+        else:
+            raise fail(f"bad dimension '{token}' in tensor type", at)
+        offset += len(piece) + 1
+    binds = None
+    if sep:
+        bstart = len(shape_part) + 1
+        inner = bind_part.strip()
+        lead = len(bind_part) - len(bind_part.lstrip())
+        if not (inner.startswith("[") and inner.endswith("]")):
+            raise fail("expected '[@S0, ...]' after ',' in tensor type", bstart + lead)
+        names: list[str] = []
+        pos = bstart + lead + 1
+        items = inner[1:-1].split(",") if inner[1:-1].strip() else []
+        for item in items:
+            m = _BIND.fullmatch(item)
+            if not m:
+                raise fail(f"expected a symbol '@S..' or constant '@C..', got '{item.strip()}'", pos)
+            name = m.group(1)
+            if name.startswith("C") and not name[1:].isdigit():
+                raise fail(f"constant dim '@{name}' must be '@C' followed by digits", pos)
+            names.append(name)
+            pos += len(item) + 1
+        if len(names) != len(dims):
+            raise fail(f"tensor type has {len(dims)} dims but {len(names)} bound symbols",
+                       bstart + lead)
+        for i, (d, name) in enumerate(zip(dims, names)):
+            if name.startswith("C"):
+                value = int(name[1:])
+                if d is not None and d != value:
+                    raise fail(f"dim {i} is {d} but is bound to @{name}", bstart + lead)
+        binds = tuple(names)
+    return TensorType(tuple(dims), dtype, binds)
+
+
+def format_type(t: TensorType) -> str:
+    """Canonical text; f32, the default element type, is left out as in the paper."""
+    parts = ["?" if d is None else str(d) for d in t.dims]
+    if t.dtype != DEFAULT_DTYPE or not parts:
+        parts.append(t.dtype)
+    text = "tensor<" + "x".join(parts)
+    if t.binds is not None and t.binds:
+        text += ", [" + ", ".join("@" + b for b in t.binds) + "]"
+    return text + ">"

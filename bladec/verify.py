@@ -1,0 +1,150 @@
+"""The verifier: a listing is well formed before any pass looks at it.
+
+It checks definition before use, single definition, arity, attributes, and every shape
+fact that the listing's own numbers decide (two known dims that a rule says are equal
+must be equal). Facts that need symbols solved are the analysis's job
+(bladec/symbolic/shapes.py), which runs the same op rules.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from bladec.errors import BladecError, Diagnostic
+from bladec.ir import Func, Module, Op, TensorType
+from bladec.ops import OpDef, ShapeCtx, apply_rule, lookup
+from bladec.ops.remat import REGENERATE
+from bladec.symbolic.expr import SymbolicExpr, const, sym
+
+
+def type_dims(t: TensorType, unknown: Callable[[int], SymbolicExpr]) -> list[SymbolicExpr]:
+    """A type's dims as expressions: numbers, bound symbols, else ``unknown(j)``."""
+    out = []
+    for j, d in enumerate(t.dims):
+        bind = t.binds[j] if t.binds is not None else None
+        if bind is not None and bind.startswith("C"):
+            out.append(const(int(bind[1:])))
+        elif d is not None:
+            out.append(const(d))
+        elif bind is not None:
+            out.append(sym(bind))
+        else:
+            out.append(unknown(j))
+    return out
+
+
+class _StaticSink:
+    """Reports an equality only when the listing's numbers already contradict it."""
+
+    def equal(self, a: SymbolicExpr, b: SymbolicExpr, op: Op, what: str) -> None:
+        diff = a - b
+        if diff.is_const and diff.const != 0:
+            raise BladecError(f"'{op.name}': {what} must be equal, got {a} and {b}", op.loc)
+
+    def at_least(self, a: SymbolicExpr, bound: int, op: Op, what: str) -> None:
+        if a.is_const and a.const < bound:
+            raise BladecError(f"'{op.name}': {what}, but the dim is {a.const}", op.loc)
+
+
+def verify(module: Module) -> list[Diagnostic]:
+    """Raise :class:`BladecError` at the first problem; return the warnings."""
+    warnings: list[Diagnostic] = []
+    _verify_shape_graph(module)
+    for func in module.funcs:
+        _verify_func(func, warnings)
+    return warnings
+
+
+def _verify_shape_graph(module: Module) -> None:
+    graph = module.shape_graph
+    names: set[str] = set()
+    if graph is None:
+        return
+    for decl in graph.decls:
+        if not decl.name.startswith("S") or decl.name.startswith("C"):
+            raise BladecError(f"symbol names start with 'S', got @{decl.name}", decl.loc)
+        if decl.name in names:
+            raise BladecError(f"SymbolicDim @{decl.name} declared twice", decl.loc)
+        names.add(decl.name)
+    for rel in graph.relations:
+        for name in [rel.lhs, *rel.args]:
+            if name.startswith("C") and name[1:].isdigit():
+                continue
+            if name not in names:
+                raise BladecError(f"relation uses undeclared symbol @{name}", rel.loc)
+        if rel.lhs.startswith("C"):
+            raise BladecError(f"the left side of a relation must be a symbol, got @{rel.lhs}",
+                              rel.loc)
+        if not rel.args:
+            raise BladecError("relation without operands", rel.loc)
+
+
+def _verify_func(func: Func, warnings: list[Diagnostic]) -> None:
+    scope: dict[str, TensorType] = {}
+    for arg in func.args:
+        if arg.name in scope:
+            raise BladecError(f"argument {arg.name} defined twice", func.loc)
+        scope[arg.name] = arg.type
+    defined_here: set[str] = set(scope)
+    _verify_block(func.ops, scope, defined_here, warnings)
+    for name in func.returns or []:
+        if name not in scope:
+            raise BladecError(f"return of undefined value {name}", func.return_loc)
+
+
+def _verify_block(ops: list[Op], scope: dict[str, TensorType], defined_here: set[str],
+                  warnings: list[Diagnostic]) -> None:
+    for op in ops:
+        opdef = lookup(op)
+        opdef.check_signature(op)
+        operand_types: list[TensorType | None] = []
+        for i, name in enumerate(op.operands):
+            if name in scope:
+                operand_types.append(scope[name])
+            elif op.name == "dynamic_reshape" and i == 1:
+                warnings.append(Diagnostic(op.operand_loc(i), f"{name} is not defined; "
+                                           "the result type is taken as the target shape",
+                                           "warning"))
+                operand_types.append(None)
+            else:
+                raise BladecError(f"use of undefined value {name}", op.operand_loc(i))
+        if opdef is REGENERATE:
+            _verify_regenerate(op, scope, warnings)
+        typed = [t for t in operand_types if t is not None]
+        _check_shapes(op, opdef, typed)
+        for r in op.results:
+            if r.name in defined_here:
+                raise BladecError(f"redefinition of {r.name}", op.loc)
+            defined_here.add(r.name)
+            scope[r.name] = r.type
+
+
+def _verify_regenerate(op: Op, scope: dict[str, TensorType], warnings: list[Diagnostic]) -> None:
+    target = op.operands[0]
+    extra = set(op.regions) - {"recompute"}
+    if extra:
+        raise BladecError(f"'remat.regenerate' has no region '{sorted(extra)[0]}'", op.loc)
+    body = op.regions.get("recompute")
+    if body is None:
+        if not op.attrs.get("reload", False):
+            raise BladecError("'remat.regenerate' needs 'reload = true' or a 'recompute' region",
+                              op.loc)
+        return
+    inner = dict(scope)
+    _verify_block(body, inner, set(), warnings)
+    if not body or target not in body[-1].result_names:
+        raise BladecError(f"the recompute region must end by defining {target}", op.loc)
+    if inner[target] != scope[target]:
+        raise BladecError(f"the recompute region gives {target} another type", op.loc)
+
+
+def _check_shapes(op: Op, opdef: OpDef, operand_types: list[TensorType]) -> None:
+    counter = iter(range(1 << 30))
+
+    def unknown(_: int) -> SymbolicExpr:
+        return sym(f"?{next(counter)}")
+
+    ctx = ShapeCtx(op, [type_dims(t, unknown) for t in operand_types],
+                   [t.dtype for t in operand_types], [r.type for r in op.results],
+                   [type_dims(r.type, unknown) for r in op.results], _StaticSink())
+    apply_rule(opdef, ctx)
+

@@ -1,0 +1,1 @@
+"""Package data: the listing grammar, installed as ``bladec.grammar``."""
