@@ -6,6 +6,8 @@ one pass with no intermediate parse tree; this is what keeps large listings fast
 from __future__ import annotations
 
 import ast
+import gc
+import re
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -15,10 +17,12 @@ from lark import Lark, Token, Transformer, v_args
 
 from bladec.errors import BladecError
 from bladec.ir import (SHAPE_GRAPH, Func, Loc, Module, Op, Relation, ShapeGraph, SymbolDecl,
-                       SymRef, Value)
+                       SymRef, TensorType, Value)
 from bladec.types import parse_type
 
 MAX_NESTING = 64
+_OPERAND = re.compile(r"%[A-Za-z0-9_.$]+")
+_TYPE = re.compile(r"tensor<[^>\n]*>")
 _TOKEN_NAMES = {
     "VALUE": "a value like '%x'", "SYMREF": "a symbol like '@S0'", "TYPE": "a tensor type",
     "NAME": "a name", "INT": "an integer", "FLOAT": "a number", "STRING": "a string",
@@ -42,13 +46,14 @@ class _Builder(Transformer):
     def __init__(self, file: str) -> None:
         super().__init__()
         self.file = file
+        self._types: dict[str, TensorType] = {}
 
     def _loc(self, tok: Token) -> Loc:
         return Loc(self.file, tok.line, tok.column)
 
     # -- values, types, attributes ------------------------------------------------
     def arg(self, name: Token, ty: Token) -> Value:
-        return Value(str(name), parse_type(str(ty), self._loc(ty)))
+        return Value(str(name), self._type(ty))
 
     def results(self, *names: Token) -> list[Token]:
         return list(names)
@@ -56,7 +61,17 @@ class _Builder(Transformer):
     operands = results
 
     def types(self, *tys: Token) -> list:
-        return [parse_type(str(t), self._loc(t)) for t in tys]
+        return [self._type(t) for t in tys]
+
+    def _type(self, tok: Token) -> TensorType:
+        return self._type_at(str(tok), self._loc(tok))
+
+    def _type_at(self, text: str, loc: Loc) -> TensorType:
+        """Types repeat across a listing: read each distinct text once."""
+        t = self._types.get(text)
+        if t is None:
+            t = self._types[text] = parse_type(text, loc)
+        return t
 
     def attr(self, key: Token, value: Any) -> tuple[Token, Any]:
         return key, self._attr_value(value)
@@ -105,24 +120,58 @@ class _Builder(Transformer):
         return out
 
     # -- statements ---------------------------------------------------------------
-    def op(self, results: list[Token] | None, name: Token, operands: list[Token] | None,
-           attrs: dict | None, types: list | None, *regions: tuple[Token, list]) -> Op:
-        results = results or []
+    def _split(self, text: str, pattern: re.Pattern, start: int = 0,
+               tok: Token | None = None) -> list[tuple[str, Loc]]:
+        """The pieces of a one-token spelling, each with its own location."""
+        tok = tok if tok is not None else text
+        file, line, col = self.file, tok.line, tok.column
+        return [(m.group(), Loc(file, line, col + m.start()))
+                for m in pattern.finditer(text, start)]
+
+    def _named(self, toks: list[Token]) -> list[tuple[str, Loc]]:
+        return [(str(t), self._loc(t)) for t in toks]
+
+    def defs(self, tok: Token | list[Token]) -> list[tuple[str, Loc]]:
+        return self._split(tok, _OPERAND) if isinstance(tok, Token) else self._named(tok)
+
+    def restypes(self, tok: Token | list) -> list:
+        if isinstance(tok, Token):
+            return [self._type_at(text, loc) for text, loc in self._split(tok, _TYPE)]
+        return tok
+
+    def callee(self, name: Token, operands: list[Token] | None = None) -> tuple:
+        if name.type != "CALL":
+            return str(name), self._loc(name), self._named(operands or [])
+        paren = name.index("(")
+        return name[:paren], self._loc(name), self._split(name, _OPERAND, paren)
+
+    def head(self, first: Token | list | None, callee: tuple | None = None) -> tuple:
+        """``(results, name, name_loc, operands)`` of an op, from either spelling."""
+        if isinstance(first, Token):  # DEFCALL
+            eq = first.index("=")
+            paren = first.index("(", eq)
+            name = first[eq + 1:paren].strip()
+            name_col = first.column + eq + 1 + (len(first[eq + 1:paren]) - len(first[eq + 1:paren].lstrip()))
+            return (self._split(first[:eq], _OPERAND, 0, first), name,
+                    Loc(self.file, first.line, name_col), self._split(first, _OPERAND, paren))
+        return (first or [], *callee)
+
+    def op(self, head: tuple, attrs: dict | None, types: list | None,
+           *regions: tuple[Token, list]) -> Op:
+        results, name, name_loc, operands = head
         types = types or []
-        first = results[0] if results else name
+        loc = results[0][1] if results else name_loc
         if len(types) != len(results):
             raise BladecError(
-                f"'{name}' defines {len(results)} result(s) but gives {len(types)} type(s)",
-                self._loc(first))
+                f"'{name}' defines {len(results)} result(s) but gives {len(types)} type(s)", loc)
         region_map: dict[str, list[Op]] = {}
         for rname, block in regions:
             if str(rname) in region_map:
                 raise BladecError(f"region '{rname}' given twice", self._loc(rname))
             region_map[str(rname)] = list(block)
-        operands = operands or []
-        return Op(str(name), [str(o) for o in operands],
-                  [Value(str(r), t) for r, t in zip(results, types)],
-                  attrs or {}, region_map, self._loc(first), [self._loc(o) for o in operands])
+        return Op(name, [o for o, _ in operands],
+                  [Value(r, t) for (r, _), t in zip(results, types)],
+                  attrs or {}, region_map, loc, [ol for _, ol in operands])
 
     def region(self, name: Token, block: list) -> tuple[Token, list]:
         return name, block
@@ -211,9 +260,11 @@ def _parser(file: str) -> Lark:
     """A parser whose builder stamps locations with ``file`` (grammar compiled once)."""
     global _BASE
     if _BASE is None:
-        _BASE = Lark(_grammar_text(), parser="lalr", lexer="contextual",
+        _BASE = Lark(_grammar_text(), parser="lalr", lexer="basic",
                      maybe_placeholders=True, transformer=_Builder("<input>"))
-    _BASE.options.transformer.file = file
+    builder = _BASE.options.transformer
+    builder.file = file
+    builder._types.clear()
     return _BASE
 
 
@@ -225,6 +276,8 @@ def parse_module(text: str, file: str = "<input>") -> Module:
     if not text.strip():
         raise BladecError("empty input: expected at least one 'func.func'", Loc(file, 1, 1))
     parser = _parser(file)
+    collecting = gc.isenabled()
+    gc.disable()  # the parse allocates many long-lived objects; GC passes would be wasted
     try:
         module = parser.parse(text)
     except lark.exceptions.VisitError as exc:
@@ -247,6 +300,9 @@ def parse_module(text: str, file: str = "<input>") -> Module:
         shown = str(tok) if len(str(tok)) <= 40 else str(tok)[:37] + "..."
         raise BladecError(f"unexpected '{shown}'; expected {_expected(exc.expected)}",
                           Loc(file, tok.line, tok.column)) from None
+    finally:
+        if collecting:
+            gc.enable()
     if not module.funcs:
         raise BladecError("no function besides @symbolic_shape_graph", Loc(file, 1, 1))
     _check_nesting(module)

@@ -160,6 +160,10 @@ def _q_max(q: dict[str, int], ranges: Ranges) -> Optional[int]:
 
 # -- lower bound of a polynomial -----------------------------------------------------
 
+def _deg(m: Monomial) -> int:
+    return sum(p for _, p in m)
+
+
 def _lower_bound(pos: list[list], neg: list[tuple[Monomial, int]], ranges: Ranges) -> Optional[int]:
     """A lower bound of ``sum(pos) - sum(neg)`` over the box; None means -infinity.
 
@@ -167,22 +171,43 @@ def _lower_bound(pos: list[list], neg: list[tuple[Monomial, int]], ranges: Range
     coefficients are used up by absorption), ``neg`` holds ``(monomial, r)`` with r > 0 for
     the term ``-r*monomial``.  The polynomial is split into pieces whose sum is exactly the
     input; the bound is the sum of each piece's own lower bound.
+
+    The greedy order only depends on the monomials, never on dict order, so ``compare(a, b)``
+    and ``compare(b, a)`` run the same proof and ``flip`` symmetry holds.  Negatives with the
+    fewest possible absorbers go first, and each takes first from the absorbers that the
+    fewest other negatives could use: this finds ``S0*S1 + S1^2 - S0 - S1 >= 0``, which
+    taking absorbers in any order would miss.
     """
     lb = 0
-    if len(neg) > 1:
-        # Higher-degree negatives have the fewest possible absorbers: serve them first.
-        neg = sorted(neg, key=lambda mr: -sum(p for _, p in mr[0]))
-    for m, r in neg:
-        if m:
-            for entry in pos:
+    if pos and neg and (len(neg) > 1 or neg[0][0]):
+        if len(pos) > 1:
+            pos.sort()
+        # Multiples of each negative monomial: (pos index, qmin) with qmin > 0.
+        cands: list[list[tuple[int, int]]] = []
+        demand = [0] * len(pos)
+        for m, _ in neg:
+            found: list[tuple[int, int]] = []
+            if m:
+                for j, entry in enumerate(pos):
+                    q = _quotient(entry[0], m)
+                    if q is not None:
+                        qmin = _q_min(q, ranges)
+                        if qmin:
+                            found.append((j, qmin))
+                            demand[j] += 1
+            cands.append(found)
+        order = range(len(neg))
+        if len(neg) > 1:
+            order = sorted(order, key=lambda i: (len(cands[i]), -_deg(neg[i][0]), neg[i][0]))
+        for i in order:
+            m, r = neg[i]
+            found = cands[i]
+            if len(found) > 1:
+                found.sort(key=lambda jq: (demand[jq[0]], -jq[1], jq[0]))
+            for j, qmin in found:
+                entry = pos[j]
                 c = entry[1]
                 if not c:
-                    continue
-                q = _quotient(entry[0], m)
-                if q is None:
-                    continue
-                qmin = _q_min(q, ranges)
-                if not qmin:
                     continue
                 # c*m*q - r*m >= m*(c*qmin - r): take a = ceil(r/qmin) of c if it suffices.
                 a = -(-r // qmin)
@@ -193,7 +218,9 @@ def _lower_bound(pos: list[list], neg: list[tuple[Monomial, int]], ranges: Range
                     break
                 entry[1] = 0
                 r -= c * qmin      # piece c*m*(q - qmin) >= 0
-            if r:
+            for j in range(len(found)):
+                demand[found[j][0]] -= 1
+            if r and m:
                 # Mirror image: a positive divisor term c*m' pays for -r*m'*q when q <= qmax.
                 for entry in pos:
                     c = entry[1]
@@ -214,7 +241,13 @@ def _lower_bound(pos: list[list], neg: list[tuple[Monomial, int]], ranges: Range
                         r -= k
                         if not r:
                             break
-        if r:
+            if r:
+                mmax = _mono_max(m, ranges) if m else 1
+                if mmax is None:
+                    return None
+                lb -= r * mmax
+    else:
+        for m, r in neg:
             mmax = _mono_max(m, ranges) if m else 1
             if mmax is None:
                 return None
