@@ -1,0 +1,71 @@
+"""Peak memory of a schedule, symbolic and exact, and the lower bound (DESIGN.md section 4)."""
+from __future__ import annotations
+
+from bladec.analysis.liveness import Liveness, Timeline, memory_timeline
+from bladec.ir import DTYPE_BYTES, Func, Op
+from bladec.symbolic.compare import Comparator, max_terms
+from bladec.symbolic.expr import SymbolicExpr, const
+from bladec.symbolic.shapes import ShapeInfo
+
+
+def symbolic_timeline(func: Func, info: ShapeInfo, ops: list[Op] | None = None
+                      ) -> Timeline[SymbolicExpr]:
+    return memory_timeline(Liveness.of(func, ops), info.nbytes, const(0))
+
+
+def exact_sizes(info: ShapeInfo, binding: dict[str, int]) -> dict[str, int]:
+    """Bytes of every value under a binding of the free symbols."""
+    full = info.bind(binding)
+    out = {}
+    for name, dims in info.dims.items():
+        n = DTYPE_BYTES[info.dtypes[name]]
+        for d in dims:
+            n *= d.evaluate(full)
+        out[name] = n
+    return out
+
+
+def exact_timeline(func: Func, sizes: dict[str, int], ops: list[Op] | None = None
+                   ) -> Timeline[int]:
+    return memory_timeline(Liveness.of(func, ops), sizes.__getitem__, 0)
+
+
+def exact_peak(func: Func, sizes: dict[str, int], ops: list[Op] | None = None) -> int:
+    t = exact_timeline(func, sizes, ops)
+    return max(t.steps, default=t.inputs)
+
+
+def peak_terms(timeline: Timeline[SymbolicExpr], cmp: Comparator) -> list[SymbolicExpr]:
+    """The symbolic peak: the steps no other step provably dominates (a max of these)."""
+    return max_terms(timeline.steps or [timeline.inputs], cmp)
+
+
+def lower_bound_steps(func: Func, size, zero):
+    """Per op: its operands and results plus the graph inputs; no schedule can do better.
+
+    Inputs and the op's own operands and results must be resident while it runs, even with
+    unlimited rematerialization (DESIGN.md section 4).
+    """
+    live = Liveness.of(func)
+    inputs = zero
+    for name in live.inputs:
+        inputs = inputs + size(name)
+    input_set = set(live.inputs)
+    steps = []
+    for op in live.ops:
+        total = inputs
+        for name in dict.fromkeys(op.operands):
+            if name in live.defined and name not in input_set:
+                total = total + size(name)
+        for r in op.results:
+            total = total + size(r.name)
+        steps.append(total)
+    return steps or [inputs]
+
+
+def symbolic_lower_bound(func: Func, info: ShapeInfo) -> list[SymbolicExpr]:
+    return max_terms(lower_bound_steps(func, info.nbytes, const(0)), info.compare)
+
+
+def exact_lower_bound(func: Func, sizes: dict[str, int]) -> int:
+    return max(lower_bound_steps(func, sizes.__getitem__, 0))

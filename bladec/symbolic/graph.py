@@ -1,0 +1,128 @@
+"""Writing the analysis back: the completed ``@symbolic_shape_graph`` and bound types.
+
+The paper's relation syntax has ``Mul`` and ``Add`` over symbols and positive constants,
+so a solved expression is written as a tree of such relations, naming each product that
+is not yet a symbol with a new symbol (or one that already stands for it). After this,
+every ``?`` dim of the listing is bound to a symbol whose meaning is in the graph.
+"""
+from __future__ import annotations
+
+from bladec.ir import Func, Module, Op, Relation, ShapeGraph, SymbolDecl, TensorType, Value
+from bladec.symbolic.expr import ONE, SymbolicExpr, sym
+from bladec.symbolic.shapes import ShapeInfo, _key
+
+
+class _Writer:
+    def __init__(self, info: ShapeInfo, old: ShapeGraph | None, taken: set[str]) -> None:
+        self.info = info
+        self.relations: list[Relation] = []
+        self.names: dict[SymbolicExpr, str] = {sym(s): s for s in info.free}
+        for s, e in sorted(info.subst.items(), key=lambda se: _key(se[0])):
+            self.names.setdefault(e, s)
+        self.old_ranges = {d.name: (d.min, d.max) for d in (old.decls if old else [])}
+        self.declared: list[str] = []
+        self.taken = set(taken) | set(info.subst) | set(info.free)
+        self.next = 1 + max((_key(s)[1] for s in self.taken if _key(s)[0] == 0), default=-1)
+
+    def fresh(self) -> str:
+        name = f"S{self.next}"
+        self.next += 1
+        self.taken.add(name)
+        return name
+
+    def term_name(self, expr: SymbolicExpr) -> str:
+        """A symbol or constant standing for ``expr`` (a polynomial with c > 0 terms)."""
+        if expr.is_const:
+            return f"C{expr.const}"
+        if expr in self.names:
+            return self.names[expr]
+        name = self.fresh()
+        self.names[expr] = name
+        self.define(name, expr)
+        return name
+
+    def define(self, name: str, expr: SymbolicExpr) -> None:
+        """Emit relations stating ``name = expr``."""
+        pos = SymbolicExpr({m: c for m, c in expr.terms.items() if c > 0})
+        neg = SymbolicExpr({m: -c for m, c in expr.terms.items() if c < 0})
+        if neg.terms:  # name + neg = pos, through a symbol for both sides
+            both = self.fresh()
+            self.relations.append(Relation(both, "Add", [name, self.term_name(neg)]))
+            self._emit(both, pos)
+        else:
+            self._emit(name, pos)
+        self.declared.append(name)
+
+    def _emit(self, name: str, expr: SymbolicExpr) -> None:
+        if len(expr.terms) == 1:
+            (m, c), = expr.terms.items()
+            factors = [f"C{c}"] if c != 1 or m == ONE else []
+            factors += [s for s, p in m for _ in range(p)]
+            if len(factors) == 1 and factors[0] == name:
+                return
+            self.relations.append(Relation(name, "Mul", factors))
+            return
+        parts = [self.term_name(SymbolicExpr({m: c})) for m, c in
+                 sorted(expr.terms.items(), key=lambda mc: [_key(s) for s, _ in mc[0]])]
+        self.relations.append(Relation(name, "Add", parts))
+
+
+def write_back(module: Module, info: ShapeInfo, func: Func | None = None) -> Module:
+    """Bind every dim of ``func`` (default: main) and complete the shape graph."""
+    func = func or module.main
+    known: dict[SymbolicExpr, str] = {}  # an expression -> the first symbol that names it
+    for s, e in sorted(info.subst.items(), key=lambda se: _key(se[0])):
+        known.setdefault(e, s)
+    types: dict[str, tuple[list[int | None], list[str]]] = {}
+    for name, dims in info.dims.items():
+        binds: list[str] = []
+        out_dims: list[int | None] = []
+        for j, d in enumerate(dims):
+            if d.is_const:
+                binds.append(f"C{d.const}")
+                out_dims.append(d.const)
+            elif len(d.terms) == 1 and d.terms.get(((next(iter(d.symbols)), 1),)) == 1:
+                binds.append(next(iter(d.symbols)))
+                out_dims.append(None)
+            else:
+                binds.append(known.get(d) or info.names[name][j] or "")
+                out_dims.append(None)
+        types[name] = (out_dims, binds)
+
+    used: set[str] = set()
+
+    def retype(v: Value) -> Value:
+        dims, binds = types[v.name]
+        symbolic = any(d is None for d in dims)
+        keep = v.type.binds is not None or symbolic
+        t = TensorType(tuple(dims), v.type.dtype, tuple(binds) if keep and dims else None)
+        used.update(b for b in (t.binds or ()) if not b.startswith("C"))
+        return Value(v.name, t)
+
+    def retype_ops(ops: list[Op]) -> list[Op]:
+        return [Op(op.name, op.operands, [retype(r) for r in op.results], op.attrs,
+                   {k: retype_ops(body) for k, body in op.regions.items()}, op.loc,
+                   op.operand_locs) for op in ops]
+
+    new_func = Func(func.name, [retype(a) for a in func.args], retype_ops(func.ops),
+                    func.returns, func.loc, func.return_loc)
+    old = module.shape_graph
+    writer = _Writer(info, old, used)
+    derived = sorted((s for s in info.subst if s in used or s in info.declared), key=_key)
+    for s in derived:
+        writer.define(s, info.subst[s])
+    for fact in info.facts:
+        pos = SymbolicExpr({m: c for m, c in fact.terms.items() if c > 0})
+        neg = SymbolicExpr({m: -c for m, c in fact.terms.items() if c < 0})
+        both = writer.fresh()
+        writer._emit(both, pos)
+        writer._emit(both, neg)
+        writer.declared.append(both)
+    names = sorted(set(info.free) | set(writer.declared) | used, key=_key)
+    decls = []
+    for name in names:
+        lo, hi = info.ranges.get(name, writer.old_ranges.get(name, (1, None)))
+        decls.append(SymbolDecl(name, lo, hi))
+    graph = ShapeGraph(decls, writer.relations, old.loc if old else func.loc)
+    funcs = [new_func if f is func else f for f in module.funcs]
+    return Module(funcs, graph, module.file)

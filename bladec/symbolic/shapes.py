@@ -1,0 +1,275 @@
+"""Symbolic shape analysis: every dim of every value as a polynomial over free symbols.
+
+Every dim of a listing is named by a symbol (its bound ``@Sn``, a constant, or a fresh
+symbol for an unbound ``?``). Op shape rules (bladec/ops) and the relations of
+``@symbolic_shape_graph`` give equations between those names. Each equation is reduced
+by the substitutions found so far and then solved for one symbol where that is exact
+(``S0 - 12*S1 = 0`` gives ``S0 := 12*S1``): the substitution map is a union-find whose
+representatives are the free symbols, extended from plain equality to polynomials, so
+each independent equation removes one free symbol. Equations that can not be solved that
+way (``S0*S1 = S2*S3``) are kept as facts and retried; a reduced equation that is a
+non-zero constant is a contradiction, reported at the op that caused it.
+"""
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass, field
+
+from bladec.errors import BladecError
+from bladec.ir import DTYPE_BYTES, Func, Loc, Module, Op, TensorType
+from bladec.ops import ShapeCtx, apply_rule, lookup
+from bladec.symbolic.compare import Comparator
+from bladec.symbolic.expr import SymbolicExpr, const, format_expr, sym
+from bladec.verify import type_dims
+
+_INDEX = re.compile(r"S(\d+)$")
+
+
+@dataclass
+class _Equation:
+    expr: SymbolicExpr  # == 0
+    loc: Loc
+    what: str
+    prefer: str | None = None  # the symbol a declared relation defines
+
+
+@dataclass
+class ShapeInfo:
+    """The result of the analysis of one function."""
+    free: list[str]                        # symbols nothing else determines
+    subst: dict[str, SymbolicExpr]         # solved symbol -> expression over free symbols
+    facts: list[SymbolicExpr]              # unsolved equations (== 0) over free symbols
+    ranges: dict[str, tuple[int, int | None]]
+    dims: dict[str, list[SymbolicExpr]]    # value name -> canonical dims
+    names: dict[str, list[str | None]]     # value name -> the symbol naming each dim
+    dtypes: dict[str, str]
+    declared: set[str] = field(default_factory=set)
+    _cmp: Comparator | None = None
+
+    def canon(self, expr: SymbolicExpr) -> SymbolicExpr:
+        return expr.subs(self.subst)
+
+    def numel(self, value: str) -> SymbolicExpr:
+        out = const(1)
+        for d in self.dims[value]:
+            out = out * d
+        return out
+
+    def nbytes(self, value: str) -> SymbolicExpr:
+        return self.numel(value) * DTYPE_BYTES[self.dtypes[value]]
+
+    @property
+    def compare(self) -> Comparator:
+        """A cached comparator that knows the free symbols' ranges."""
+        if self._cmp is None:
+            self._cmp = Comparator(self.ranges)
+        return self._cmp
+
+    def relations(self) -> list[str]:
+        """Solved symbols as user-facing equations, e.g. ``S0 = 12*S1``."""
+        out = [f"{s} = {format_expr(e)}" for s, e in sorted(self.subst.items(), key=_order)
+               if s in self.declared or not e.is_const]
+        out += [f"{format_expr(f)} = 0" for f in self.facts]
+        return out
+
+    def bind(self, binding: dict[str, int]) -> dict[str, int]:
+        """Values of every symbol from values of the free ones; checks ranges and facts."""
+        missing = [s for s in self.free if s not in binding]
+        if missing:
+            raise BladecError(f"no value for symbol(s) {', '.join(missing)}; "
+                              f"give them with --dims (free symbols: {', '.join(self.free)})")
+        full = {s: int(binding[s]) for s in self.free}
+        for s, v in full.items():
+            lo, hi = self.ranges.get(s, (1, None))
+            if v < lo or (hi is not None and v > hi):
+                raise BladecError(f"{s}={v} is outside its range [{lo}, {hi if hi else 'inf'}]")
+        for s, e in self.subst.items():
+            full[s] = e.evaluate(full)
+        for s, v in binding.items():
+            if s in full and full[s] != v:
+                raise BladecError(f"{s}={v} contradicts {s} = {format_expr(self.subst[s])} "
+                                  f"= {full[s]}")
+            if s not in full:
+                raise BladecError(f"unknown symbol {s} (symbols: {', '.join(sorted(full, key=_key))})")
+        for f in self.facts:
+            if f.evaluate(full) != 0:
+                raise BladecError(f"the binding breaks the relation {format_expr(f)} = 0")
+        return full
+
+
+def _key(name: str) -> tuple:
+    m = _INDEX.match(name)
+    return (0, int(m.group(1)), name) if m else (1, 0, name)
+
+
+def _order(item: tuple[str, SymbolicExpr]) -> tuple:
+    return _key(item[0])
+
+
+class _Solver:
+    """Collects equations and keeps the substitution map fully reduced."""
+
+    def __init__(self, ranges: dict[str, tuple[int, int | None]]) -> None:
+        self.subst: dict[str, SymbolicExpr] = {}
+        self.facts: list[_Equation] = []
+        self.ranges = ranges
+
+    def add(self, eq: _Equation) -> None:
+        e = eq.expr.subs(self.subst)
+        if not e.terms:
+            return
+        if e.is_const:
+            raise BladecError(f"contradiction: {eq.what}", eq.loc)
+        target = self._pick(e, eq.prefer)
+        if target is None:
+            self.facts.append(_Equation(e, eq.loc, eq.what, eq.prefer))
+            return
+        coef = e.terms[((target, 1),)]
+        rest = e - SymbolicExpr({((target, 1),): coef})
+        value = SymbolicExpr({m: -c // coef for m, c in rest.terms.items()})
+        if value.is_const:
+            lo, hi = self.ranges.get(target, (1, None))
+            if value.const < lo or (hi is not None and value.const > hi):
+                raise BladecError(f"contradiction: {eq.what} makes {target} = {value.const}, "
+                                  f"outside [{lo}, {hi if hi else 'inf'}]", eq.loc)
+        elif len(value.terms) == 1 and len(next(iter(value.terms))) == 1:
+            (m, c), = value.terms.items()
+            (s, p), = m
+            if p == 1 and c > 0:  # target = c*s: carry target's lower bound over to s
+                lo_t = self.ranges.get(target, (1, None))[0]
+                lo_s, hi_s = self.ranges.get(s, (1, None))
+                self.ranges[s] = (max(lo_s, -(-lo_t // c)), hi_s)
+        step = {target: value}
+        for s in list(self.subst):
+            self.subst[s] = self.subst[s].subs(step)
+        self.subst[target] = value
+        pending, self.facts = self.facts, []
+        for fact in pending:
+            self.add(fact)
+
+    def _pick(self, e: SymbolicExpr, prefer: str | None) -> str | None:
+        """The symbol to eliminate: linear, alone in its term, dividing everything else.
+
+        A relation's left side is preferred, then the newest symbol, so the symbols a
+        user names first stay free (Listing 1 keeps S1 and solves S0 = 12*S1).
+        """
+        choices = []
+        for m, c in e.terms.items():
+            if len(m) != 1 or m[0][1] != 1:
+                continue
+            s = m[0][0]
+            if e.degree(s) != 1 or any(s in dict(m2) for m2 in e.terms if m2 != m):
+                continue
+            if all(c2 % c == 0 for m2, c2 in e.terms.items() if m2 != m):
+                choices.append(s)
+        if not choices:
+            return None
+        if prefer in choices:
+            return prefer
+
+        def rank(s: str) -> tuple:
+            c = e.terms[((s, 1),)]
+            # a solution with no negative coefficient can be written as Mul/Add relations
+            representable = all((c2 > 0) != (c > 0) for m2, c2 in e.terms.items()
+                                if m2 != ((s, 1),))
+            return (representable, _key(s))
+        return max(choices, key=rank)
+
+
+class _Sink:
+    def __init__(self, solver: _Solver) -> None:
+        self.solver = solver
+        self.lower: list[tuple[SymbolicExpr, int, Op, str]] = []
+
+    def equal(self, a: SymbolicExpr, b: SymbolicExpr, op: Op, what: str) -> None:
+        self.solver.add(_Equation(a - b, op.loc, f"'{op.name}': {what} must be equal, "
+                                                 f"got {format_expr(a)} and {format_expr(b)}"))
+
+    def at_least(self, a: SymbolicExpr, bound: int, op: Op, what: str) -> None:
+        self.lower.append((a, bound, op, what))
+
+
+def analyze_shapes(module: Module, func: Func | None = None) -> ShapeInfo:
+    """Analyze ``func`` (default: the module's main function) and its shape graph."""
+    func = func or module.main
+    used = {b for v in _all_types(func) for b in (v.binds or ()) if b.startswith("S")}
+    graph = module.shape_graph
+    ranges: dict[str, tuple[int, int | None]] = {}
+    declared: set[str] = set()
+    if graph is not None:
+        for d in graph.decls:
+            ranges[d.name] = (d.min, d.max)
+            declared.add(d.name)
+    taken = used | declared
+    counter = itertools.count(1 + max((_key(s)[1] for s in taken if _INDEX.match(s)), default=-1))
+
+    def fresh() -> str:
+        return f"S{next(counter)}"
+
+    solver = _Solver(ranges)
+    if graph is not None:
+        for rel in graph.relations:
+            args = [const(int(a[1:])) if a.startswith("C") and a[1:].isdigit() else sym(a)
+                    for a in rel.args]
+            rhs = args[0]
+            for a in args[1:]:
+                rhs = rhs * a if rel.kind == "Mul" else rhs + a
+            solver.add(_Equation(sym(rel.lhs) - rhs, rel.loc, f"relation {rel} contradicts "
+                                 "the relations before it", prefer=rel.lhs))
+
+    dims: dict[str, list[SymbolicExpr]] = {}
+    names: dict[str, list[str | None]] = {}
+    dtypes: dict[str, str] = {}
+
+    def define(name: str, t: TensorType) -> None:
+        fresh_names: dict[int, str] = {}
+
+        def unknown(j: int) -> SymbolicExpr:
+            fresh_names[j] = fresh()
+            return sym(fresh_names[j])
+        dims[name] = type_dims(t, unknown)
+        names[name] = [t.binds[j] if t.binds is not None else fresh_names.get(j)
+                       for j in range(t.rank)]
+        dtypes[name] = t.dtype
+
+    for arg in func.args:
+        define(arg.name, arg.type)
+    sink = _Sink(solver)
+    for op in func.ops:
+        opdef = lookup(op)
+        for r in op.results:
+            define(r.name, r.type)
+        known = [o for o in op.operands if o in dims]
+        if op.name.startswith("remat."):
+            continue
+        ctx = ShapeCtx(op, [dims[o] for o in known], [dtypes[o] for o in known],
+                       [r.type for r in op.results], [dims[r.name] for r in op.results], sink)
+        apply_rule(opdef, ctx)
+    for a, bound, op, what in sink.lower:
+        ca = a.subs(solver.subst)
+        if ca.is_const and ca.const < bound:
+            raise BladecError(f"'{op.name}': {what}, but the dim is {ca.const}", op.loc)
+        if len(ca.terms) == 1 and ca.terms.get(next(iter(ca.terms))) == 1:
+            (m,) = ca.terms
+            if len(m) == 1 and m[0][1] == 1:
+                s = m[0][0]
+                lo, hi = solver.ranges.get(s, (1, None))
+                solver.ranges[s] = (max(lo, bound), hi)
+    canon = {v: [d.subs(solver.subst) for d in ds] for v, ds in dims.items()}
+    all_syms = set(solver.subst) | {s for ds in dims.values() for d in ds for s in d.symbols}
+    all_syms |= declared
+    free = sorted({s for s in all_syms if s not in solver.subst}
+                  | {s for e in solver.subst.values() for s in e.symbols}, key=_key)
+    full_ranges = {s: solver.ranges.get(s, (1, None)) for s in free}
+    return ShapeInfo(free, dict(solver.subst), [f.expr.subs(solver.subst) for f in solver.facts],
+                     full_ranges, canon, names, dtypes, declared)
+
+
+def _all_types(func: Func):
+    for a in func.args:
+        yield a.type
+    for op in func.ops:
+        for r in op.results:
+            yield r.type
+

@@ -1,0 +1,41 @@
+"""Byte sizes as people write them: ``40GiB``, ``512MiB``, ``1.5GB``, ``123456``."""
+from __future__ import annotations
+
+import re
+
+from bladec.errors import BladecError
+
+_UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
+          "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
+_SIZE = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([A-Za-z]*)\s*")
+
+
+def parse_size(text: str) -> int:
+    m = _SIZE.fullmatch(text)
+    unit = m.group(2).lower() if m else None
+    if not m or unit not in _UNITS:
+        raise BladecError(f"bad size '{text}' (examples: 40GiB, 512MiB, 1.5GB, 1048576)")
+    return int(float(m.group(1)) * _UNITS[unit]) if "." in m.group(1) else int(m.group(1)) * _UNITS[unit]
+
+
+def format_size(n: int) -> str:
+    """Bytes in the largest binary unit that keeps at least 1 (two decimals)."""
+    for unit in ("TiB", "GiB", "MiB", "KiB"):
+        scale = _UNITS[unit.lower()]
+        if abs(n) >= scale:
+            return f"{n / scale:.2f} {unit}"
+    return f"{n} B"
+
+
+def parse_dims(text: str | None) -> dict[str, int]:
+    """``S0=4096,S1=12`` to a binding (``@S0`` is accepted too)."""
+    out: dict[str, int] = {}
+    for item in filter(None, (t.strip() for t in (text or "").split(","))):
+        key, eq, value = item.partition("=")
+        key = key.strip().lstrip("@")
+        if not eq or not value.strip().isdigit() or not key:
+            raise BladecError(f"bad --dims entry '{item}' (expected SYMBOL=POSITIVE_INT)")
+        if int(value) < 1:
+            raise BladecError(f"bad --dims entry '{item}': dims are at least 1")
+        out[key] = int(value)
+    return out
