@@ -7,6 +7,7 @@ Python traceback of an internal error instead of a one-line report.
 from __future__ import annotations
 
 import functools
+import json
 import os
 import sys
 from typing import Any, Callable
@@ -16,7 +17,9 @@ import click
 from bladec import __version__
 from bladec.errors import BladecError
 from bladec.passes import DEFAULT_PIPELINE, parse_pipeline, run_pipeline
+from bladec.analysis.report import analysis_report
 from bladec.printer import format_module
+from bladec.units import format_size, parse_dims, parse_size
 from bladec.source import load_module
 from bladec.verify import verify
 
@@ -90,3 +93,59 @@ def optimize(file: str, pipeline: str, output: str | None) -> None:
             fh.write(text)
     else:
         click.echo(text, nl=False)
+
+
+@main.command()
+@click.argument("file", default="-")
+@click.option("--dims", default=None, help="Values of the free symbols: S1=100,S2=8.")
+@click.option("--mem-limit", default=None, help="A memory limit (40GiB, 512MiB, bytes).")
+@click.option("--solve", default=None, metavar="SYMBOL",
+              help="With --mem-limit: the largest value of SYMBOL whose peak fits.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout.")
+@_reports_errors
+def analyze(file: str, dims: str | None, mem_limit: str | None, solve: str | None,
+            as_json: bool) -> None:
+    """Print the symbolic shapes and memory of FILE (or '-'), in its current op order.
+
+    \b
+    Examples:
+      bladec analyze samples/listing1.mlir
+      bladec analyze samples/listing1.mlir --dims S1=100 --json
+      bladec analyze samples/listing1.mlir --mem-limit 1GiB --solve S1
+    """
+    module = _load_verified(file)
+    report = analysis_report(module, parse_dims(dims),
+                             parse_size(mem_limit) if mem_limit else None, solve)
+    if as_json:
+        click.echo(json.dumps(report, indent=2))
+        return
+    click.echo(_analysis_text(report))
+
+
+def _analysis_text(report: dict) -> str:
+    lines = ["symbols:"]
+    for s in report["free_symbols"]:
+        lo, hi = report["ranges"][s]
+        lines.append(f"  {s} in [{lo}, {hi if hi is not None else 'inf'}]")
+    lines.append("relations:")
+    lines += [f"  {r}" for r in report["relations"]] or ["  (none)"]
+    exact = report.get("bytes_at", {})
+    width = max((len(v) for v in report["values"]), default=4)
+    lines.append("values:")
+    for name, v in report["values"].items():
+        shape = "[" + ", ".join(v["shape"]) + "]"
+        extra = f"  = {format_size(exact[name])}" if name in exact else ""
+        lines.append(f"  {name:<{width}}  {shape} {v['dtype']}  {v['bytes']} bytes{extra}")
+    lines.append("memory by step (current order):")
+    step_bytes = report.get("step_bytes")
+    for i, step in enumerate(report["steps"]):
+        extra = f"  = {format_size(step_bytes[i])}" if step_bytes else ""
+        lines.append(f"  {i:>4}  {step['op']:<28} {step['bytes']}{extra}")
+    lines.append(f"peak: {report['peak']}" + (f"  = {format_size(report['peak_bytes'])} "
+                                             f"({report['peak_bytes']} bytes)"
+                                             if "peak_bytes" in report else ""))
+    lines.append(f"lower bound: {report['lower_bound']}" + (
+        f"  = {format_size(report['lower_bound_bytes'])}" if "lower_bound_bytes" in report else ""))
+    for s, v in report.get("solution", {}).items():
+        lines.append(f"largest {s} within {format_size(report['mem_limit'])}: {v}")
+    return "\n".join(lines)

@@ -250,9 +250,9 @@ def test_compare_is_sound_exhaustive_small_boxes():
 
 def test_upper_end_domination_is_sound():
     """Positive low-degree terms paying for negative multiples under finite upper ends."""
-    rng = random.Random(2)
+    rng = random.Random(5)
     decided = 0
-    for _ in range(600):
+    for _ in range(4000):
         ranges = {n: (lo, lo + rng.randint(0, 5)) for n in NAMES[:2]
                   for lo in [rng.randint(0, 3)]}
         if rng.random() < 0.3:
@@ -268,7 +268,7 @@ def test_upper_end_domination_is_sound():
         for s0 in range(ranges["S0"][0], ranges["S0"][1] + 1):
             for s1 in range(lo1, hi1 + 1):
                 assert holds(order, d.evaluate({"S0": s0, "S1": s1}), 0), (str(d), ranges)
-    assert decided > 150
+    assert decided > 1000
 
 
 # -- sympy cross-check ----------------------------------------------------------------

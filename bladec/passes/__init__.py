@@ -20,7 +20,7 @@ class Pass(Protocol):
 
 
 PASSES: dict[str, Callable[..., Pass]] = {}
-DEFAULT_PIPELINE = "verify"
+DEFAULT_PIPELINE = "analyze"
 _ITEM = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_-]*)\s*(?:\{([^{}]*)\})?\s*(?:,|$)")
 
 

@@ -238,7 +238,7 @@ def _lower_bound(pos: list[list], neg: list[tuple[Monomial, int]], ranges: Range
                     k = min(r, c // qmax)
                     if k:
                         entry[1] = c - k * qmax    # piece k*m'*(qmax - q) >= 0
-                        r -= k + 1
+                        r -= k
                         if not r:
                             break
             if r:

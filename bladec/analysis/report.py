@@ -1,0 +1,95 @@
+"""What ``bladec analyze`` reports, as one plain dict (printed as text or JSON by the CLI)."""
+from __future__ import annotations
+
+from typing import Any
+
+from bladec.analysis.liveness import is_compute
+from bladec.analysis.memory import (exact_lower_bound, exact_peak, exact_sizes, exact_timeline,
+                                    peak_terms, symbolic_lower_bound, symbolic_timeline)
+from bladec.errors import BladecError
+from bladec.ir import Func, Module, Op
+from bladec.symbolic.expr import SymbolicExpr, format_expr
+from bladec.symbolic.shapes import ShapeInfo, _key, analyze_shapes
+from bladec.types import format_type
+
+SEARCH_CAP = 1 << 40
+
+
+def formula(terms: list[SymbolicExpr]) -> str:
+    """A max of terms as text: the term itself when there is only one."""
+    if len(terms) == 1:
+        return format_expr(terms[0])
+    return "max(" + ", ".join(format_expr(t) for t in terms) + ")"
+
+
+def analysis_report(module: Module, dims: dict[str, int] | None = None,
+                    limit: int | None = None, solve: str | None = None) -> dict[str, Any]:
+    func = module.main
+    info = analyze_shapes(module)
+    timeline = symbolic_timeline(func, info)
+    types = func.value_types()
+    report: dict[str, Any] = {
+        "symbols": sorted([*info.free, *info.subst], key=_key),
+        "free_symbols": list(info.free),
+        "ranges": {s: [lo, hi] for s, (lo, hi) in info.ranges.items()},
+        "relations": info.relations(),
+        "values": {name: {"shape": [format_expr(d) for d in ds], "dtype": info.dtypes[name],
+                          "type": format_type(types[name]) if name in types else None,
+                          "bytes": format_expr(info.nbytes(name))}
+                   for name, ds in info.dims.items()},
+        "steps": [{"op": op_label(op), "bytes": format_expr(b)}
+                  for op, b in zip(_compute_ops(func), timeline.steps)],
+        "peak": formula(peak_terms(timeline, info.compare)),
+        "lower_bound": formula(symbolic_lower_bound(func, info)),
+    }
+    binding = dict(dims or {})
+    if solve is not None:
+        if limit is None:
+            raise BladecError("--solve needs --mem-limit")
+        report["solution"] = {solve: solve_max(module, info, binding, limit, solve)}
+        report["mem_limit"] = limit
+        binding[solve] = report["solution"][solve]
+    if binding and all(s in binding for s in info.free):
+        sizes = exact_sizes(info, binding)
+        report["dims"] = info.bind(binding)
+        report["bytes_at"] = sizes
+        report["step_bytes"] = exact_timeline(func, sizes).steps
+        report["peak_bytes"] = exact_peak(func, sizes)
+        report["lower_bound_bytes"] = exact_lower_bound(func, sizes)
+    elif binding:
+        missing = [s for s in info.free if s not in binding]
+        raise BladecError(f"--dims must give every free symbol; missing {', '.join(missing)}")
+    return report
+
+
+def solve_max(module: Module, info: ShapeInfo, binding: dict[str, int], limit: int,
+              symbol: str) -> int:
+    """The largest value of ``symbol`` whose exact peak fits ``limit`` (peak is monotone)."""
+    if symbol not in info.free:
+        raise BladecError(f"can only solve for a free symbol ({', '.join(info.free)}), "
+                          f"not {symbol}")
+    others = [s for s in info.free if s != symbol and s not in binding]
+    if others:
+        raise BladecError(f"give the other free symbols with --dims: {', '.join(others)}")
+    lo, hi = info.ranges.get(symbol, (1, None))
+    hi = SEARCH_CAP if hi is None else hi
+
+    def fits(v: int) -> bool:
+        return exact_peak(module.main, exact_sizes(info, {**binding, symbol: v})) <= limit
+
+    if not fits(lo):
+        need = exact_peak(module.main, exact_sizes(info, {**binding, symbol: lo}))
+        raise BladecError(f"no value of {symbol} fits: even {symbol}={lo} peaks at {need} bytes")
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if fits(mid) else (lo, mid - 1)
+    return lo
+
+
+def op_label(op: Op) -> str:
+    names = ", ".join(op.result_names)
+    return f"{names} = {op.name}" if names else op.name
+
+
+def _compute_ops(func: Func) -> list[Op]:
+    return [op for op in func.ops if is_compute(op)]
