@@ -62,4 +62,4 @@ def run_pipeline(module: Module, passes: list[Pass]) -> Module:
     return module
 
 
-from bladec.passes import analyze, verify_pass  # noqa: E402,F401
+from bladec.passes import analyze, schedule, verify_pass  # noqa: E402,F401

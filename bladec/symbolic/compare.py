@@ -317,7 +317,7 @@ def _difference(a: SymbolicExpr, b: SymbolicExpr) -> dict[Monomial, int]:
     return d
 
 
-def _terms(x: SymbolicExpr | int) -> SymbolicExpr:
+def _lift(x: SymbolicExpr | int) -> SymbolicExpr:
     return x if isinstance(x, SymbolicExpr) else SymbolicExpr.lift(x)
 
 
@@ -332,7 +332,7 @@ def compare(a: SymbolicExpr | int, b: SymbolicExpr | int, ranges: Ranges | None 
         _check_ranges(ranges)
     else:
         ranges = _NO_RANGES
-    return _decide(_difference(_terms(a), _terms(b)), ranges)
+    return _decide(_difference(_lift(a), _lift(b)), ranges)
 
 
 class Comparator:
@@ -358,7 +358,7 @@ class Comparator:
 
     def __call__(self, a: SymbolicExpr | int, b: SymbolicExpr | int) -> Order:
         self.calls += 1
-        d = _difference(_terms(a), _terms(b))
+        d = _difference(_lift(a), _lift(b))
         if self.use_cache:
             key = frozenset(d.items())
             order = self.cache.get(key)
