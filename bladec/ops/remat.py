@@ -12,6 +12,11 @@ def _no_results(ctx: ShapeCtx) -> list[RuleResult]:
     return []
 
 
+PLAN = register(OpDef(
+    "remat.plan",
+    "`remat.plan() {evict_points = N, candidates = C, pruned = P}`: a summary the remat "
+    "pass writes at the top of the function; it does nothing at run time.",
+    _no_results, 0, 0, 0, attrs={"evict_points": "int", "candidates": "int", "pruned": "int"}))
 EVICT = register(OpDef(
     "remat.evict",
     "`remat.evict(%a, %b, ...)`: the tensors that may be evicted at this point, if memory "

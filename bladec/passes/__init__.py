@@ -20,7 +20,7 @@ class Pass(Protocol):
 
 
 PASSES: dict[str, Callable[..., Pass]] = {}
-DEFAULT_PIPELINE = "analyze"
+DEFAULT_PIPELINE = "analyze,schedule,remat"
 _ITEM = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_-]*)\s*(?:\{([^{}]*)\})?\s*(?:,|$)")
 
 
@@ -62,4 +62,4 @@ def run_pipeline(module: Module, passes: list[Pass]) -> Module:
     return module
 
 
-from bladec.passes import analyze, schedule, verify_pass  # noqa: E402,F401
+from bladec.passes import analyze, remat, schedule, verify_pass  # noqa: E402,F401

@@ -1,0 +1,181 @@
+"""``remat``: rematerialization points decided from symbolic shapes (paper section 2.3).
+
+At compile time no shape is known, so this pass does not decide what to evict; it
+writes down every choice the runtime may make, with what each costs in symbolic bytes:
+
+* after each op, ``remat.evict(...)`` lists the candidates: tensors resident there,
+  not used by the next op, used again later (graph inputs belong to the caller);
+* before each later use of a candidate, ``remat.regenerate(%t) {reload = true}`` with,
+  where one pays off, a ``recompute { ... }`` region: the smallest producer subgraph,
+  grown op by op, whose memory impact (bytes of %t minus bytes kept alive only to
+  recompute it) is provably positive;
+* candidates whose eviction can not lower the peak for any binding are pruned: every
+  step during which they would be away is provably no higher than memory that no plan
+  can avoid (the inputs, operands and results of some op). ``remat.plan`` at the top of
+  the function counts points, candidates and pruned ones.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bladec.analysis.liveness import is_compute
+from bladec.analysis.memory import lower_bound_steps, symbolic_timeline
+from bladec.ir import Func, Module, Op
+from bladec.ops import REGISTRY
+from bladec.passes import register
+from bladec.passes.schedule import natural_key
+from bladec.symbolic.compare import Order, max_terms
+from bladec.symbolic.expr import SymbolicExpr, const
+from bladec.symbolic.shapes import ShapeInfo, analyze_shapes
+
+MAX_RECOMPUTE_OPS = 8
+
+
+@dataclass
+class RecomputeStep:
+    """One subgraph of the search: its ops (program order) and memory impact in bytes."""
+    ops: list[Op]
+    keep: list[str]          # values kept resident only so that the recompute can run
+    impact: SymbolicExpr
+
+
+class RematPlanner:
+    def __init__(self, func: Func, info: ShapeInfo, max_ops: int = MAX_RECOMPUTE_OPS) -> None:
+        self.func = func
+        self.info = info
+        self.max_ops = max_ops
+        self.ops = [op for op in func.ops if is_compute(op)]
+        self.producer = {r.name: i for i, op in enumerate(self.ops) for r in op.results}
+        self.inputs = {a.name for a in func.args}
+        self.outputs = set(func.outputs())
+        self.uses: dict[str, list[int]] = {}
+        for i, op in enumerate(self.ops):
+            for name in dict.fromkeys(op.operands):
+                if name in self.producer:
+                    self.uses.setdefault(name, []).append(i)
+
+    # -- recompute search -----------------------------------------------------------
+    def _free_at(self, name: str, j: int) -> bool:
+        """Resident at op j anyway: a graph input, an output, or used at or after j."""
+        if name in self.inputs or name not in self.producer:
+            return True
+        if name in self.outputs and self.producer[name] < j:
+            return True
+        return any(u >= j for u in self.uses.get(name, ()))
+
+    def recompute_search(self, target: str, j: int) -> list[RecomputeStep]:
+        """The subgraphs tried for regenerating ``target`` before op j, smallest first."""
+        start = self.producer[target]
+        if not REGISTRY[self.ops[start].name].recomputable:
+            return []
+        members = {start}
+        trail: list[RecomputeStep] = []
+        while True:
+            keep = self._kept(members, j)
+            impact = self.info.nbytes(target) - sum((self.info.nbytes(k) for k in keep), const(0))
+            trail.append(RecomputeStep([self.ops[i] for i in sorted(members)], keep, impact))
+            if self.info.compare(impact, const(0)) is Order.GT or len(members) >= self.max_ops:
+                return trail
+            grow = [k for k in keep if REGISTRY[self.ops[self.producer[k]].name].recomputable]
+            if not grow:
+                return trail
+            # grow towards the costliest input first; names break ties
+            biggest = grow[0]
+            for k in grow[1:]:
+                if self.info.compare(self.info.nbytes(k), self.info.nbytes(biggest)) is Order.GT:
+                    biggest = k
+            members.add(self.producer[biggest])
+
+    def _kept(self, members: set[int], j: int) -> list[str]:
+        produced = {r.name for i in members for r in self.ops[i].results}
+        needed: dict[str, None] = {}
+        for i in sorted(members):
+            for name in self.ops[i].operands:
+                if name not in produced and not self._free_at(name, j):
+                    needed[name] = None
+        return sorted(needed, key=natural_key)
+
+    def recompute_region(self, target: str, j: int) -> list[Op] | None:
+        trail = self.recompute_search(target, j)
+        if trail and self.info.compare(trail[-1].impact, const(0)) is Order.GT:
+            return trail[-1].ops
+        return None
+
+    # -- evict points ---------------------------------------------------------------
+    def _dominated_steps(self) -> list[bool]:
+        """Steps whose memory is provably within memory no eviction plan can avoid."""
+        steps = symbolic_timeline(self.func, self.info, self.ops).steps
+        floor = max_terms(lower_bound_steps(self.func, self.info.nbytes, const(0)),
+                          self.info.compare)
+        ok = (Order.LT, Order.LE, Order.EQ)
+        return [any(self.info.compare(m, f) in ok for f in floor) for m in steps]
+
+    def plan(self) -> tuple[dict[int, list[str]], dict[int, int], dict[tuple[str, int], None]]:
+        """Candidates after each op, pruned counts, and the (tensor, use) pairs to regenerate."""
+        n = len(self.ops)
+        dominated = self._dominated_steps()
+        open_steps = [0] * (n + 1)  # prefix count of steps that are not dominated
+        for k in range(n):
+            open_steps[k + 1] = open_steps[k] + (not dominated[k])
+        evict: dict[int, list[str]] = {}
+        pruned: dict[int, int] = {}
+        regen: dict[tuple[str, int], None] = {}
+        for name, uses in self.uses.items():
+            d = self.producer[name]
+            points = [d] + uses  # a value can be evicted after its definition or a use
+            for a, b in zip(points, uses):
+                for i in range(a, b - 1):  # after op i; op i+1 does not use it; op b does
+                    if open_steps[b] - open_steps[i + 1] == 0:
+                        pruned[i] = pruned.get(i, 0) + 1
+                        continue
+                    evict.setdefault(i, []).append(name)
+                    regen[(name, b)] = None
+        for i in evict:
+            evict[i].sort(key=natural_key)
+        return evict, pruned, regen
+
+
+def strip_remat(func: Func) -> Func:
+    return Func(func.name, func.args, [op for op in func.ops if is_compute(op)], func.returns,
+                func.loc, func.return_loc)
+
+
+def rematerialize(func: Func, info: ShapeInfo, max_ops: int = MAX_RECOMPUTE_OPS) -> Func:
+    func = strip_remat(func)
+    planner = RematPlanner(func, info, max_ops)
+    evict, pruned, regen = planner.plan()
+    before: dict[int, list[Op]] = {}
+    for name, j in sorted(regen, key=lambda t: (t[1], natural_key(t[0]))):
+        region = planner.recompute_region(name, j)
+        before.setdefault(j, []).append(Op(
+            "remat.regenerate", [name], [], {"reload": True},
+            {"recompute": [_copy(op) for op in region]} if region else {}))
+    out: list[Op] = [Op("remat.plan", [], [], {
+        "evict_points": len(evict), "candidates": sum(map(len, evict.values())),
+        "pruned": sum(pruned.values())})]
+    for i, op in enumerate(planner.ops):
+        out.extend(before.get(i, []))
+        out.append(op)
+        if i in evict:
+            attrs = {"pruned": pruned[i]} if pruned.get(i) else {}
+            out.append(Op("remat.evict", list(evict[i]), [], attrs))
+    return Func(func.name, func.args, out, func.returns, func.loc, func.return_loc)
+
+
+def _copy(op: Op) -> Op:
+    return Op(op.name, list(op.operands), list(op.results), dict(op.attrs), {}, op.loc,
+              op.operand_locs)
+
+
+@register
+class RematPass:
+    name = "remat"
+
+    def __init__(self, max_recompute: str = str(MAX_RECOMPUTE_OPS)) -> None:
+        self.max_ops = int(max_recompute)
+
+    def apply(self, module: Module) -> Module:
+        func = module.main
+        new = rematerialize(func, analyze_shapes(module), self.max_ops)
+        return Module([new if f is func else f for f in module.funcs], module.shape_graph,
+                      module.file)

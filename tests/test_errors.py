@@ -1,0 +1,445 @@
+"""Bad input through the command line: `FILE:LINE:COL: error: message`, exit 1, no traceback.
+
+Each case is a listing with a ``¦`` marking where the error must be reported (the marker
+is removed before the file is written), and a fragment of the message. The location is
+the first character of the token at fault: the undefined operand, the misspelled element
+type, the second definition.
+"""
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from bladec.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+MARK = "¦"
+H = "func.func @main(%a: tensor<4xf32>, %b: tensor<4x8>) {\n"
+SG = "func.func @symbolic_shape_graph() {\n"
+
+
+def located(text: str) -> tuple[str, int, int]:
+    """Remove the marker; return the text and the marker's 1-based line and column."""
+    assert text.count(MARK) == 1, "a case marks exactly one location"
+    at = text.index(MARK)
+    line = text.count("\n", 0, at) + 1
+    col = at - (text.rfind("\n", 0, at) + 1) + 1
+    return text.replace(MARK, ""), line, col
+
+
+def optimize(path: Path) -> Result:
+    return CliRunner().invoke(main, ["optimize", str(path)])
+
+
+def assert_error(result: Result, file: str, line: int, col: int, fragment: str) -> None:
+    """Exit 1 with exactly one located error line on stderr and nothing on stdout."""
+    assert "Traceback" not in result.output
+    assert "internal error" not in result.output
+    assert result.exit_code == 1, result.output
+    assert result.stdout == ""
+    errors = [ln for ln in result.stderr.splitlines() if ": error: " in ln]
+    assert len(errors) == 1, result.stderr
+    assert errors[0].startswith(f"{file}:{line}:{col}: error: "), errors[0][:300]
+    assert fragment in errors[0], errors[0][:300]
+
+
+def check_file(tmp_path: Path, text: str | bytes, line: int, col: int, fragment: str) -> None:
+    path = tmp_path / "bad.mlir"
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+    assert_error(optimize(path), str(path), line, col, fragment)
+
+
+CASES = {
+    # -- syntax -----------------------------------------------------------------------
+    "missing_comma": (H + "  %c = add(%a ¦%a) -> tensor<4>\n}\n",
+                      "unexpected '%a'; expected ')' or ','"),
+    "stray_character": (H + "  %c = add(%a, %a) -> tensor<4> ¦$\n}\n",
+                        "unexpected character '$'"),
+    "unterminated_string": (H + '  %c = compare(%a, %a) {direction = ¦"LT} -> tensor<4xi1>\n}\n',
+                            "unexpected character '\"'"),
+    "trailing_comma_in_attrs": (H + "  %c = transpose(%b) {perm = [1, 0],¦} -> tensor<8x4>\n}\n",
+                                "unexpected '}'; expected a name"),
+    "missing_arrow_type": (H + "  %c = add(%a, %a) -> tensor<4>, \n¦}\n",
+                           "expected a tensor type"),
+    "stray_closing_brace": (H + "  return %a\n}\n¦}\n", "unexpected '}'"),
+    "truncated_mid_type": (H + "  %c = add(%a, %a) -> ¦tens", "expected a tensor type"),
+    "truncated_mid_operands": (H + "  %c = add(%a,¦", "unexpected end of file"),
+    "truncated_after_header": (H[:-1] + "¦\n", "unexpected end of file"),
+    "truncated_in_region": (H + "  remat.regenerate(%a) recompute {\n    %c = copy(%a) -> tensor<4xf32>¦",
+                            "unexpected end of file"),
+    "comment_only_file": ("¦// nothing here\n", "no function"),
+    "only_shape_graph": ("¦" + SG + "  SymbolicDim @S0\n}\n", "no function besides"),
+    # -- values -----------------------------------------------------------------------
+    "undefined_value": (H + "  %c = add(%a, ¦%zz) -> tensor<4>\n}\n", "use of undefined value %zz"),
+    "undefined_value_spelled_out": (H + "  %c = add(%a, // the first\n           ¦%zz) -> tensor<4>\n}\n",
+                                    "use of undefined value %zz"),
+    "use_before_definition": (H + "  %c = add(%a, ¦%d) -> tensor<4>\n  %d = copy(%a) -> tensor<4>\n}\n",
+                              "use of undefined value %d"),
+    "undefined_evict_operand": (H + "  remat.evict(%a, ¦%nope)\n}\n", "use of undefined value %nope"),
+    "redefinition": (H + "  %c = add(%a, %a) -> tensor<4>\n  ¦%c = add(%a, %a) -> tensor<4>\n}\n",
+                     "redefinition of %c"),
+    "redefinition_of_argument": (H + "  ¦%a = copy(%a) -> tensor<4>\n}\n", "redefinition of %a"),
+    "return_of_undefined": (H + "  %c = add(%a, %a) -> tensor<4>\n  ¦return %c, %zz\n}\n",
+                            "return of undefined value %zz"),
+    "statement_after_return": (H + "  return %a\n  ¦%c = add(%a, %a) -> tensor<4>\n}\n",
+                               "statement after 'return'"),
+    "function_defined_twice": (H + "  return %a\n}\n¦" + H + "  return %a\n}\n",
+                               "function @main defined twice"),
+    # -- ops and attributes -----------------------------------------------------------
+    "unknown_op": (H + "  ¦%c = frobnicate(%a, %a) -> tensor<4>\n}\n", "unknown op 'frobnicate'"),
+    "unknown_op_without_results": (H + "  ¦frobnicate(%a)\n}\n", "unknown op 'frobnicate'"),
+    "too_few_operands": (H + "  ¦%c = add(%a) -> tensor<4>\n}\n", "'add' takes 2 operand(s), got 1"),
+    "too_many_operands": (H + "  ¦%c = neg(%a, %a) -> tensor<4>\n}\n", "'neg' takes 1 operand(s), got 2"),
+    "op_result_count": (H + "  ¦%c, %d = add(%a, %a) -> tensor<4>, tensor<4>\n}\n",
+                        "'add' defines 1 result(s), got 2"),
+    "fewer_types_than_results": (H + "  ¦%c, %d = add(%a, %a) -> tensor<4>\n}\n",
+                                 "'add' defines 2 result(s) but gives 1 type(s)"),
+    "more_types_than_results": (H + "  ¦%c = add(%a, %a) -> tensor<4>, tensor<4>\n}\n",
+                                "'add' defines 1 result(s) but gives 2 type(s)"),
+    "no_type_for_result": (H + "  ¦%c = add(%a, %a)\n}\n", "defines 1 result(s) but gives 0 type(s)"),
+    "missing_required_attribute": (H + "  ¦%c = transpose(%b) -> tensor<8x4>\n}\n",
+                                   "'transpose' needs attribute 'perm'"),
+    "missing_dot_general_contract": (H + "  ¦%c = dot_general(%b, %b) {lhs_contract = [0]} -> tensor<8x8>\n}\n",
+                                     "'dot_general' needs attribute 'rhs_contract'"),
+    "unknown_attribute": (H + "  ¦%c = add(%a, %a) {bogus = 1} -> tensor<4>\n}\n",
+                          "'add' has no attribute 'bogus' (known: none)"),
+    "attribute_string_for_ints": (H + '  ¦%c = transpose(%b) {perm = "x"} -> tensor<8x4>\n}\n',
+                                  "'transpose' attribute 'perm' must be a list of integers"),
+    "attribute_nested_list_for_ints": (H + "  ¦%c = transpose(%b) {perm = [[1], [0]]} -> tensor<8x4>\n}\n",
+                                       "'transpose' attribute 'perm' must be a list of integers"),
+    "attribute_bool_in_ints": (H + "  ¦%c = broadcast_in_dim(%a) {dims = [0, true]} -> tensor<4x3>\n}\n",
+                               "'broadcast_in_dim' attribute 'dims' must be a list of integers"),
+    "attribute_float_for_int": (H + "  ¦%c = integer_pow(%a) {exponent = 2.5} -> tensor<4>\n}\n",
+                                "'integer_pow' attribute 'exponent' must be an integer"),
+    "attribute_int_for_bool": (H + "  ¦remat.regenerate(%a) {reload = 1}\n}\n",
+                               "'remat.regenerate' attribute 'reload' must be true or false"),
+    "attribute_given_twice": (H + "  %c = transpose(%b) {perm = [1, 0], ¦perm = [0, 1]} -> tensor<8x4>\n}\n",
+                              "attribute 'perm' given twice"),
+    "bad_compare_direction": (H + '  ¦%c = compare(%a, %a) {direction = "LTE"} -> tensor<4xi1>\n}\n',
+                              "'compare': direction must be one of EQ, NE, LT, LE, GT, GE"),
+    "bad_reduce_kind": (H + '  ¦%c = reduce(%b) {dims = [1], kind = "avg"} -> tensor<4>\n}\n',
+                        "'reduce': kind must be one of sum, max, min, prod"),
+    "reduce_dim_out_of_range": (H + "  ¦%c = reduce(%b) {dims = [2]} -> tensor<4>\n}\n",
+                                "'reduce': dimension 2 out of range for rank 2"),
+    "transpose_not_a_permutation": (H + "  ¦%c = transpose(%b) {perm = [0, 0]} -> tensor<4x4>\n}\n",
+                                    "is not a permutation of 0..1"),
+    "unknown_convert_dtype": (H + '  ¦%c = convert(%a) {dtype = "f99"} -> tensor<4>\n}\n',
+                              "'convert': unknown dtype 'f99'"),
+    "select_predicate_not_i1": (H + "  ¦%c = select(%a, %a, %a) -> tensor<4>\n}\n",
+                                "the predicate (operand 0) must be i1, got f32"),
+    "gather_float_ids": (H + "  ¦%c = gather(%b, %a) -> tensor<4x8>\n}\n",
+                         "indices (operand 1) must be i32 or i64, got f32"),
+    "regenerate_without_branch": (H + "  ¦remat.regenerate(%a)\n}\n",
+                                  "needs 'reload = true' or a 'recompute' region"),
+    "recompute_without_target": (H + "  %c = copy(%a) -> tensor<4>\n  ¦remat.regenerate(%c) recompute {\n"
+                                 "    %d = copy(%a) -> tensor<4>\n  }\n}\n",
+                                 "the recompute region must end by defining %c"),
+    "regenerate_unknown_region": (H + "  %c = copy(%a) -> tensor<4>\n  ¦remat.regenerate(%c) {reload = true} "
+                                  "again {\n    %c = copy(%a) -> tensor<4>\n  }\n}\n",
+                                  "'remat.regenerate' has no region 'again'"),
+    "region_given_twice": (H + "  %c = copy(%a) -> tensor<4>\n  remat.regenerate(%c) recompute {\n  } "
+                           "¦recompute {\n  }\n}\n", "region 'recompute' given twice"),
+    # -- shapes and types -------------------------------------------------------------
+    "add_static_dims_differ": ("func.func @main(%a: tensor<4>, %b: tensor<5>) {\n"
+                               "  ¦%c = add(%a, %b) -> tensor<4>\n}\n",
+                               "'add': dim 0 of operands 0 and 1 must be equal, got 4 and 5"),
+    "add_ranks_differ": (H + "  ¦%c = add(%a, %b) -> tensor<4>\n}\n",
+                         "'add': operand 1 has rank 2, operand 0 has rank 1"),
+    "add_dtypes_differ": ("func.func @main(%a: tensor<4>, %b: tensor<4xf16>) {\n"
+                          "  ¦%c = add(%a, %b) -> tensor<4>\n}\n", "operand 1 is f16, operand 0 is f32"),
+    "dot_contracting_dims_differ": ("func.func @main(%a: tensor<3x4>, %b: tensor<5x6>) {\n"
+                                    "  ¦%c = dot(%a, %b) -> tensor<3x6>\n}\n",
+                                    "contracting dims (last of operand 0, first of operand 1) must be "
+                                    "equal, got 4 and 5"),
+    "dot_general_contracting_dims_differ": (
+        "func.func @main(%a: tensor<2x3x4>, %b: tensor<2x5x6>) {\n"
+        "  ¦%c = dot_general(%a, %b) {lhs_batch = [0], rhs_batch = [0], lhs_contract = [2], "
+        "rhs_contract = [1]} -> tensor<2x3x6>\n}\n",
+        "'dot_general': contracting dims 2 and 1 must be equal, got 4 and 5"),
+    "declared_result_dim_wrong": (H + "  ¦%c = add(%a, %a) -> tensor<5>\n}\n",
+                                  "'add': dim 0 of %c must be equal, got 5 and 4"),
+    "declared_result_rank_wrong": (H + "  ¦%c = add(%a, %a) -> tensor<4x1>\n}\n",
+                                   "'add': result %c must have rank 1, declared 2"),
+    "declared_result_dtype_wrong": (H + "  ¦%c = add(%a, %a) -> tensor<4xf16>\n}\n",
+                                    "'add': result %c must have element type f32, declared f16"),
+    "reshape_element_count": (H + "  ¦%c = reshape(%b) -> tensor<5x7>\n}\n",
+                              "'reshape': element count must be equal, got 32 and 35"),
+    "slice_past_the_end": (H + "  ¦%c = slice(%a) {start = [0], limit = [5]} -> tensor<5>\n}\n",
+                           "'slice': dim 0 sliced up to 5, but the dim is 4"),
+    "bad_dtype_in_argument": ("func.func @main(%a: tensor<4x¦f33>) {\n  return %a\n}\n",
+                              "unknown element type 'f33'"),
+    "bad_dtype_in_result_one_token": (H + "  %c, %d = copy(%a) -> tensor<4>, tensor<4x¦q8>\n}\n",
+                                      "unknown element type 'q8'"),
+    "bad_dtype_in_result_spelled_out": (H + "  %c = copy(%a) -> // the type follows\n"
+                                        "     tensor<4x¦q8>\n}\n", "unknown element type 'q8'"),
+    "dtype_not_last": ("func.func @main(%a: tensor<4x¦f32x4>) {\n  return %a\n}\n",
+                       "bad dimension 'f32' in tensor type"),
+    "negative_dim": ("func.func @main(%a: tensor<¦-1>) {\n  return %a\n}\n",
+                     "bad dimension '-1' in tensor type"),
+    "empty_dim": ("func.func @main(%a: tensor<4x¦>) {\n  return %a\n}\n", "bad dimension ''"),
+    "dim_too_large": ("func.func @main(%a: tensor<¦99999999999999999999x4>) {\n  return %a\n}\n",
+                      "dimension 99999999999999999999 is too large"),
+    "bind_count_mismatch": ("func.func @main(%a: tensor<?x4, ¦[@S0]>) {\n  return %a\n}\n",
+                            "tensor type has 2 dims but 1 bound symbols"),
+    "bind_not_a_symbol": ("func.func @main(%a: tensor<?, [¦@Q]>) {\n  return %a\n}\n",
+                          "expected a symbol '@S..' or constant '@C..', got '@Q'"),
+    "bind_bad_constant": ("func.func @main(%a: tensor<?, [¦@Cx]>) {\n  return %a\n}\n",
+                          "constant dim '@Cx' must be '@C' followed by digits"),
+    "binds_without_brackets": ("func.func @main(%a: tensor<?, ¦@S0>) {\n  return %a\n}\n",
+                               "expected '[@S0, ...]' after ','"),
+    "constant_binding_disagrees": ("func.func @main(%a: tensor<4, ¦[@C5]>) {\n  return %a\n}\n",
+                                   "dim 0 is 4 but is bound to @C5"),
+    "constant_binding_disagrees_2d": ("func.func @main(%a: tensor<?x12, ¦[@S1, @C13]>) {\n  return %a\n}\n",
+                                      "dim 1 is 12 but is bound to @C13"),
+    # -- the symbolic shape graph -----------------------------------------------------
+    "duplicate_symbolic_dim": (H + "  return %a\n}\n" + SG + "  SymbolicDim @S0\n  ¦SymbolicDim @S0\n}\n",
+                               "SymbolicDim @S0 declared twice"),
+    "relation_on_undeclared_symbol": (H + "  return %a\n}\n" + SG + "  SymbolicDim @S0\n"
+                                      "  ¦@S0 = Mul @C12, @S1\n}\n", "relation uses undeclared symbol @S1"),
+    "relation_lhs_undeclared": (H + "  return %a\n}\n" + SG + "  SymbolicDim @S1\n"
+                                "  ¦@S0 = Mul @C12, @S1\n}\n", "relation uses undeclared symbol @S0"),
+    "unknown_relation_kind": (H + "  return %a\n}\n" + SG + "  SymbolicDim @S0\n  SymbolicDim @S1\n"
+                              "  @S0 = ¦Div @C12, @S1\n}\n", "unknown relation 'Div' (expected Mul or Add)"),
+    "symbol_named_like_a_constant": (H + "  return %a\n}\n" + SG + "  ¦SymbolicDim @C12\n}\n",
+                                     "symbol names start with 'S', got @C12"),
+    "empty_symbol_range": (H + "  return %a\n}\n" + SG + "  SymbolicDim ¦@S0 {min = 0}\n}\n",
+                           "empty or non-positive range [0, None] for @S0"),
+    "bad_symbol_range_key": (H + "  return %a\n}\n" + SG + "  SymbolicDim ¦@S0 {step = 2}\n}\n",
+                             "SymbolicDim takes only integer 'min' and 'max', got 'step'"),
+    "op_in_shape_graph": (H + "  return %a\n}\n" + SG + "  ¦%c = copy(%a) -> tensor<4>\n}\n",
+                          "only SymbolicDim and relations may appear in @symbolic_shape_graph"),
+    "symbolic_dim_in_main": (H + "  ¦SymbolicDim @S0\n}\n",
+                             "'SymbolicDim' may appear only in @symbolic_shape_graph"),
+    "second_shape_graph": (H + "  return %a\n}\n" + SG + "}\n¦" + SG + "}\n",
+                           "second @symbolic_shape_graph function"),
+}
+
+
+@pytest.mark.parametrize("text, fragment", list(CASES.values()), ids=list(CASES))
+def test_bad_listing(tmp_path: Path, text: str, fragment: str):
+    source, line, col = located(text)
+    check_file(tmp_path, source, line, col, fragment)
+
+
+def test_many_distinct_bad_inputs():
+    assert len(CASES) >= 20
+    assert len({text for text, _ in CASES.values()}) == len(CASES)
+
+
+def test_error_on_line_3_gives_path_line_3(tmp_path: Path):
+    """The acceptance point of the issue: `path:3:COL: error:` and exit 1."""
+    path = tmp_path / "model.mlir"
+    path.write_text("// a model\n\nfunc.func @main(%a: tensor<4>) { %c = nope(%a) -> tensor<4>\n}\n",
+                    encoding="utf-8")
+    result = optimize(path)
+    assert result.exit_code == 1
+    assert result.stderr == f"{path}:3:34: error: unknown op 'nope'\n"
+    assert result.stdout == ""
+
+
+def test_error_on_stdin_is_named_stdin():
+    result = CliRunner().invoke(main, ["optimize", "-"],
+                                input=H + "  %c = add(%a, %zz) -> tensor<4>\n}\n")
+    assert_error(result, "<stdin>", 2, 16, "use of undefined value %zz")
+
+
+def test_missing_file(tmp_path: Path):
+    path = tmp_path / "missing.mlir"
+    assert_error(optimize(path), str(path), 1, 1, "cannot read")
+
+
+def test_listing1_warning_is_printed_with_exit_0():
+    path = ROOT / "samples" / "listing1.mlir"
+    result = optimize(path)
+    assert result.exit_code == 0, result.output
+    assert result.stderr == (f"{path}:3:31: warning: %new_shape is not defined; "
+                             "the result type is taken as the target shape\n")
+    assert "error" not in result.stderr
+    assert "%new_shape" in result.stdout
+
+
+# -- empty and binary input -----------------------------------------------------------------
+
+@pytest.mark.parametrize("text", ["", " ", "\n", "  \n\t\n  \n", "\r\n\r\n"],
+                         ids=["empty", "space", "newline", "whitespace", "crlf"])
+def test_empty_input(tmp_path: Path, text: str):
+    check_file(tmp_path, text.encode(), 1, 1, "empty input: expected at least one 'func.func'")
+
+
+def test_empty_stdin():
+    result = CliRunner().invoke(main, ["optimize", "-"], input="")
+    assert_error(result, "<stdin>", 1, 1, "empty input")
+
+
+def test_nul_bytes_at_line_start(tmp_path: Path):
+    check_file(tmp_path, b"func.func @main() {\n\x00\x01\x02\n}\n", 2, 1, "file contains NUL bytes")
+
+
+@pytest.mark.xfail(strict=True, reason="bladec/parse.py parse_module reports a NUL byte at "
+                   "column 1 of its line whatever its column")
+def test_nul_byte_column(tmp_path: Path):
+    check_file(tmp_path, b"func.func @main() {\n  \x00\n}\n", 2, 3, "file contains NUL bytes")
+
+
+def test_binary_header_with_nul_and_invalid_utf8(tmp_path: Path):
+    # The first byte that is not UTF-8 is reported (an ELF-like header, then garbage).
+    data = b"\x7fELF\x02\x01\x01\x00\x00\x00" + b"\xff\xfe\x00garbage"
+    check_file(tmp_path, data, 1, 11, "input is not UTF-8 text; is it a binary file?")
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_random_bytes(tmp_path: Path, seed: int):
+    rng = random.Random(seed)
+    data = bytes(rng.randrange(256) for _ in range(4096)) + b"\x00"
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        before = data[:exc.start]
+        line = before.count(b"\n") + 1
+        col = exc.start - (before.rfind(b"\n") + 1) + 1
+    else:  # pragma: no cover - 4 KiB of random bytes are never valid UTF-8
+        pytest.fail("random bytes decoded as UTF-8")
+    check_file(tmp_path, data, line, col, "is it a binary file?")
+
+
+def test_random_bytes_on_stdin():
+    data = bytes(random.Random(7).randrange(128, 256) for _ in range(64))
+    result = CliRunner().invoke(main, ["optimize", "-"], input=data)
+    assert_error(result, "<stdin>", 1, 1, "input is not UTF-8 text")
+
+
+def test_invalid_utf8_without_nul(tmp_path: Path):
+    # A Latin-1 e-acute in a comment on line 2.
+    data = b"func.func @main(%a: tensor<4>) {\n  %c = add(%a, %a) -> tensor<4> // caf\xe9\n}\n"
+    check_file(tmp_path, data, 2, 39, "input is not UTF-8 text")
+
+
+# -- size and nesting limits ----------------------------------------------------------------
+
+def test_dim_literal_of_100000_digits(tmp_path: Path):
+    text = "func.func @main(%a: tensor<" + "9" * 100_000 + "x4>) {\n  return %a\n}\n"
+    check_file(tmp_path, text, 1, 28, "dimension 99999999999999999999... is too large")
+
+
+def test_dim_just_above_the_limit(tmp_path: Path):
+    from bladec.types import MAX_DIM
+    text = f"func.func @main(%a: tensor<4x{MAX_DIM + 1}>) {{\n  return %a\n}}\n"
+    check_file(tmp_path, text, 1, 30, "is too large")
+    ok = tmp_path / "ok.mlir"
+    ok.write_text(f"func.func @main(%a: tensor<4x{MAX_DIM}>) {{\n  return %a\n}}\n", encoding="utf-8")
+    assert optimize(ok).exit_code == 0
+
+
+@pytest.mark.xfail(strict=True, reason="bladec/types.py parse_type: int() of a '@C' binding "
+                   "with more than 4300 digits raises ValueError (internal error, exit 3)")
+def test_constant_binding_of_100000_digits(tmp_path: Path):
+    text = "func.func @main(%a: tensor<?, [@C" + "9" * 100_000 + "]>) {\n  return %a\n}\n"
+    check_file(tmp_path, text, 1, 31, "too large")
+
+
+@pytest.mark.xfail(strict=True, reason="bladec/types.py parse_type: a '@C' binding is not "
+                   "checked against MAX_DIM, so tensor<?, [@C<30 digits>]> is accepted")
+def test_constant_binding_too_large(tmp_path: Path):
+    text = "func.func @main(%a: tensor<?, [@C" + "9" * 30 + "]>) {\n  return %a\n}\n"
+    check_file(tmp_path, text, 1, 31, "too large")
+
+
+@pytest.mark.xfail(strict=True, reason="bladec/parse.py _attr_value: int() of an INT attribute "
+                   "with more than 4300 digits raises ValueError (internal error, exit 3)")
+def test_integer_attribute_of_100000_digits(tmp_path: Path):
+    text = H + "  %c = constant() {value = " + "9" * 100_000 + "} -> tensor<4>\n}\n"
+    check_file(tmp_path, text, 2, 28, "too large")
+
+
+@pytest.mark.xfail(strict=True, reason="bladec/parse.py _attr_value: int() of a SymbolicDim "
+                   "'max' with more than 4300 digits raises ValueError (internal error, exit 3)")
+def test_symbol_range_of_5000_digits(tmp_path: Path):
+    text = H + "  return %a\n}\n" + SG + "  SymbolicDim @S0 {max = " + "9" * 5000 + "}\n}\n"
+    check_file(tmp_path, text, 6, 26, "too large")
+
+
+DEEP_LIST = H + "  %c = copy(%a) {x = " + "[" * 10_000 + "]" * 10_000 + "} -> tensor<4>\n}\n"
+
+
+def test_deeply_nested_attribute_list_is_refused(tmp_path: Path):
+    path = tmp_path / "deep.mlir"
+    path.write_text(DEEP_LIST, encoding="utf-8")
+    result = optimize(path)
+    assert "Traceback" not in result.output
+    assert result.exit_code == 1
+    assert "error: attribute lists nested more than 64 deep" in result.stderr
+
+
+@pytest.mark.xfail(strict=True, reason="bladec/parse.py _Builder.list: an empty innermost list "
+                   "has no token, so the nesting error falls back to line 1, column 1")
+def test_deeply_nested_attribute_list_location(tmp_path: Path):
+    path = tmp_path / "deep.mlir"
+    path.write_text(DEEP_LIST, encoding="utf-8")
+    result = optimize(path)
+    # The attribute's list (col 22) or the first '[' past the limit (col 22 + 64).
+    assert any(f"{path}:2:{col}: error: attribute lists nested" in result.stderr
+               for col in (22, 22 + 64)), result.stderr
+
+
+def test_deeply_nested_regions(tmp_path: Path):
+    depth = 200
+    lines = ["func.func @main(%a: tensor<4>) {"]
+    for i in range(1, depth + 1):
+        lines.append("  " * i + "remat.regenerate(%a) recompute {")
+    lines.append("  " * (depth + 1) + "%a = copy(%a) -> tensor<4>")
+    for i in range(depth, 0, -1):
+        lines.append("  " * i + "}")
+    lines.append("}")
+    # The first op past the limit of 64 nested regions: line 1 + 65, indented 2 * 65.
+    check_file(tmp_path, "\n".join(lines) + "\n", 66, 131, "regions nested more than 64 deep")
+
+
+def test_very_long_line(tmp_path: Path):
+    long = "L" * (1 << 20)
+    text = H + '  %c = compare(%a, %a) {direction = "' + long + '"} -> tensor<4xi1>\n}\n'
+    check_file(tmp_path, text, 2, 3, "'compare': direction must be one of")
+
+
+def test_very_long_line_column(tmp_path: Path):
+    head = '  %c = compare(%a, %a) {direction = "' + "L" * (1 << 20) + '"} -> tensor<4xi1> '
+    check_file(tmp_path, H + head + "$\n}\n", 2, len(head) + 1, "unexpected character '$'")
+
+
+def test_long_operand_list_column(tmp_path: Path):
+    head = "  %c = concatenate(" + "%a, " * 100_000
+    text = H + head + "%zz) {dim = 0} -> tensor<400004>\n}\n"
+    check_file(tmp_path, text, 2, len(head) + 1, "use of undefined value %zz")
+
+
+# -- bugs found while writing these tests (files owned by others) ----------------------------
+
+@pytest.mark.xfail(strict=True, reason="bladec/parse.py _attr_value: ast.literal_eval raises "
+                   "SyntaxError on the escape '\\x' (internal error, exit 3)")
+def test_bad_string_escape(tmp_path: Path):
+    source, line, col = located(H + '  %c = compare(%a, %a) {direction = ¦"\\x"} -> tensor<4xi1>\n}\n')
+    check_file(tmp_path, source, line, col, "escape")
+
+
+@pytest.mark.xfail(strict=True, reason="bladec/parse.py _attr_value: a raw carriage return "
+                   "inside a string makes ast.literal_eval raise SyntaxError (exit 3)")
+def test_raw_carriage_return_in_string(tmp_path: Path):
+    text = H + '  %c = compare(%a, %a) {direction = "L\rT"} -> tensor<4xi1>\n}\n'
+    result = CliRunner().invoke(main, ["optimize", "-"], input=text.encode())
+    assert "internal error" not in result.output
+    # Either it is a string with a CR in it (then the direction is wrong) or an error at it.
+    assert result.exit_code == 1
+    assert "<stdin>:2:" in result.stderr
+
+
+@pytest.mark.xfail(strict=True, reason="bladec/verify.py: regions are verified only for "
+                   "remat.regenerate; any other op may carry regions full of undefined values")
+def test_region_on_an_op_without_regions(tmp_path: Path):
+    source, line, col = located(H + "  ¦%c = add(%a, %a) -> tensor<4> body {\n"
+                                "    %d = bogus(%zz) -> tensor<4>\n  }\n}\n")
+    check_file(tmp_path, source, line, col, "'add' has no region 'body'")
