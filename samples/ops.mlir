@@ -5,6 +5,7 @@
 // RUN: bladec optimize -p none %s | filecheck %s
 // RUN: bladec optimize -p none %s | bladec optimize -p none - | filecheck %s
 func.func @main(%ids: tensor<?x?xi32, [@S0, @S1]>, %labels: tensor<?x?xi32, [@S0, @S1]>, %embed: tensor<128x64>, %wq: tensor<64x64>, %w1: tensor<64x256>, %w2: tensor<256x64>, %bias: tensor<64>) {
+  remat.plan() {evict_points = 1, candidates = 2, pruned = 1}
   // Embedding lookup and an RMS norm.
   %x = gather(%embed, %ids) -> tensor<?x?x64, [@S0, @S1, @C64]>
   %sq = square(%x) -> tensor<?x?x64, [@S0, @S1, @C64]>
@@ -92,6 +93,7 @@ func.func @symbolic_shape_graph() {
 }
 
 // CHECK-LABEL: func.func @main(%ids: tensor<?x?xi32, [@S0, @S1]>, %labels: tensor<?x?xi32, [@S0, @S1]>, %embed: tensor<128x64>, %wq: tensor<64x64>, %w1: tensor<64x256>, %w2: tensor<256x64>, %bias: tensor<64>) {
+// CHECK-NEXT:    remat.plan() {evict_points = 1, candidates = 2, pruned = 1}
 // CHECK-NEXT:    %x = gather(%embed, %ids) -> tensor<?x?x64, [@S0, @S1, @C64]>
 // CHECK-NEXT:    %sq = square(%x) -> tensor<?x?x64, [@S0, @S1, @C64]>
 // CHECK-NEXT:    %ss = reduce(%sq) {dims = [2], kind = "sum"} -> tensor<?x?, [@S0, @S1]>

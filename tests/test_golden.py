@@ -138,3 +138,22 @@ def test_harness_reports_a_failing_bladec_stage(tmp_path: Path):
 def test_unsupported_tool_is_refused(tmp_path: Path):
     with pytest.raises(ValueError, match="unsupported tool 'cat'"):
         run_pipeline("cat %s | filecheck %s", tmp_path / "x.mlir")
+
+
+# -- samples/ops.mlir is the op zoo -------------------------------------------------------
+
+def test_ops_sample_uses_every_registered_op():
+    from bladec.ir import walk
+    from bladec.ops import REGISTRY
+    from bladec.parse import parse_module
+
+    module = parse_module((SAMPLES / "ops.mlir").read_text(encoding="utf-8"))
+    used = {op.name for func in module.funcs for op in walk(func.ops)}
+    assert sorted(set(REGISTRY) - used) == [], "add these ops to samples/ops.mlir"
+    assert used <= set(REGISTRY)
+
+
+def test_ops_sample_verifies_without_warnings():
+    result = CliRunner().invoke(main, ["optimize", str(SAMPLES / "ops.mlir")])
+    assert result.exit_code == 0, result.output
+    assert result.stderr == ""

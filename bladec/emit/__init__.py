@@ -1,0 +1,1 @@
+"""Lowering of the IR to array programs (NumPy eagerly, or JAX traced under ``jax.jit``)."""

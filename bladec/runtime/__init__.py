@@ -1,0 +1,1 @@
+"""The host runtime: binds symbols, plans evictions for the binding, runs segments."""

@@ -1,0 +1,235 @@
+"""Array backends behind one small interface: compile a segment, measure, free, offload.
+
+``JaxBackend`` is the real one: a segment (ops between two runtime decision points)
+becomes one ``jax.jit`` function, so XLA fuses inside it, compiled once per shape
+signature. ``NumpyBackend`` runs the same lowering eagerly with no compilation, which
+keeps large differential test suites fast. Each backend must agree bitwise with itself
+between optimized and unoptimized runs; the two need not agree with each other.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Protocol
+
+import numpy as np
+
+from bladec.emit.lower import OutSpec, run_op
+from bladec.ir import Op
+
+Segment = Callable[[list], list]
+_NP_DTYPES = {"f64": "float64", "f32": "float32", "f16": "float16", "i64": "int64",
+              "i32": "int32", "i16": "int16", "i8": "int8", "u8": "uint8", "i1": "bool"}
+
+
+def numpy_dtype(name: str) -> Any:
+    if name == "bf16":
+        import ml_dtypes
+        return np.dtype(ml_dtypes.bfloat16)
+    return np.dtype(_NP_DTYPES[name])
+
+
+class Backend(Protocol):
+    name: str
+    compilations: int
+
+    def segment(self, ops: list[Op], inputs: list[str], outputs: list[str],
+                specs: dict[str, OutSpec]) -> Segment: ...
+    def put(self, array: np.ndarray) -> Any: ...
+    def fetch(self, x: Any) -> np.ndarray: ...
+    def nbytes(self, x: Any) -> int: ...
+    def delete(self, x: Any) -> None: ...
+    def offload(self, x: Any) -> Any: ...
+    def reload(self, h: Any) -> Any: ...
+
+
+def _interpret(K: Any, ops: list[Op], inputs: list[str], outputs: list[str],
+               specs: dict[str, OutSpec]) -> Callable[..., list]:
+    """The segment as a Python function of its inputs (traced by JAX, or run by NumPy)."""
+    def fn(*args: Any) -> list:
+        env = dict(zip(inputs, args))
+        for op in ops:
+            results = run_op(K, op, [env[n] for n in op.operands if n in env], specs[id(op)])
+            env.update(zip(op.result_names, results))
+        return [env[n] for n in outputs]
+    return fn
+
+
+class _NumpyKernels:
+    np = np
+
+    @staticmethod
+    def dtype(name: str) -> Any:
+        return numpy_dtype(name)
+
+    @staticmethod
+    def dot_general(a: Any, b: Any, op: Op) -> Any:
+        return np.asarray(_einsum(np.einsum, a, b, op))
+
+    @staticmethod
+    def scatter_add(base: Any, ids: Any, updates: Any) -> Any:
+        out = np.array(base, copy=True)
+        np.add.at(out, ids, updates)
+        return out
+
+    @staticmethod
+    def rng_uniform(seed: int, shape: tuple, dtype: Any) -> Any:
+        return np.random.default_rng(seed).random(shape).astype(dtype)
+
+
+def _einsum(einsum: Callable, a: Any, b: Any, op: Op) -> Any:
+    """dot_general as an einsum: batch dims, then a's free dims, then b's free dims."""
+    lb, rb = list(op.attrs.get("lhs_batch", ())), list(op.attrs.get("rhs_batch", ()))
+    lc, rc = list(op.attrs["lhs_contract"]), list(op.attrs["rhs_contract"])
+    letters = iter("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+    la = [""] * a.ndim
+    lbl = [""] * b.ndim
+    for i, j in zip(lb + lc, rb + rc):
+        la[i % a.ndim] = lbl[j % b.ndim] = next(letters)
+    for i in range(a.ndim):
+        la[i] = la[i] or next(letters)
+    for j in range(b.ndim):
+        lbl[j] = lbl[j] or next(letters)
+    batch = [la[i % a.ndim] for i in lb]
+    free_a = [la[i] for i in range(a.ndim) if i not in [x % a.ndim for x in lb + lc]]
+    free_b = [lbl[j] for j in range(b.ndim) if j not in [x % b.ndim for x in rb + rc]]
+    spec = f"{''.join(la)},{''.join(lbl)}->{''.join(batch + free_a + free_b)}"
+    return einsum(spec, a, b)
+
+
+class NumpyBackend:
+    name = "numpy"
+
+    def __init__(self) -> None:
+        self.compilations = 0
+
+    def segment(self, ops: list[Op], inputs: list[str], outputs: list[str],
+                specs: dict[int, OutSpec]) -> Segment:
+        fn = _interpret(_NumpyKernels, ops, inputs, outputs, specs)
+        return lambda args: fn(*args)
+
+    def put(self, array: np.ndarray) -> Any:
+        return array
+
+    def fetch(self, x: Any) -> np.ndarray:
+        return np.asarray(x)
+
+    def nbytes(self, x: Any) -> int:
+        return int(x.nbytes)
+
+    def delete(self, x: Any) -> None:
+        pass  # NumPy frees when the last reference goes; the runtime drops its own
+
+    def offload(self, x: Any) -> Any:
+        return np.array(x, copy=True)
+
+    def reload(self, h: Any) -> Any:
+        return np.array(h, copy=True)
+
+
+class _JaxKernels:
+    def __init__(self) -> None:
+        import jax
+        import jax.numpy as jnp
+        self.jax = jax
+        self.np = jnp
+
+    @staticmethod
+    def dtype(name: str) -> Any:
+        return numpy_dtype(name)
+
+    def dot_general(self, a: Any, b: Any, op: Op) -> Any:
+        lb, rb = tuple(op.attrs.get("lhs_batch", ())), tuple(op.attrs.get("rhs_batch", ()))
+        lc, rc = tuple(op.attrs["lhs_contract"]), tuple(op.attrs["rhs_contract"])
+        return self.jax.lax.dot_general(a, b, ((lc, rc), (lb, rb)),
+                                        precision=self.jax.lax.Precision.HIGHEST)
+
+    @staticmethod
+    def scatter_add(base: Any, ids: Any, updates: Any) -> Any:
+        return base.at[ids].add(updates)
+
+    def rng_uniform(self, seed: int, shape: tuple, dtype: Any) -> Any:
+        return self.jax.random.uniform(self.jax.random.key(seed), shape, dtype)
+
+
+class JaxBackend:
+    """Segments compiled with ``jax.jit``, cached per (ops, shapes); counts compilations.
+
+    ``fuse=False`` (the default) compiles each segment with XLA's fusion pass off, so every
+    op is its own kernel whatever segment it lands in: a plan that splits the graph
+    differently computes bit for bit the same (XLA contracts ``a*b + c`` into an FMA
+    inside a fused loop, which changes the last bit). ``fuse=True`` lets XLA fuse for
+    speed; results then agree only to rounding across different plans.
+    """
+    name = "jax"
+
+    def __init__(self, fuse: bool = False) -> None:
+        self.fuse = fuse
+        import jax
+        self.jax = jax
+        self.K = _JaxKernels()
+        self.compilations = 0
+        self._cache: dict[tuple, Any] = {}
+        device = jax.devices()[0]
+        from jax.sharding import SingleDeviceSharding
+        self._device = SingleDeviceSharding(device, memory_kind="device")
+        kinds = {m.kind for m in device.addressable_memories()}
+        self._host = (SingleDeviceSharding(device, memory_kind="pinned_host")
+                      if "pinned_host" in kinds else None)
+        self.temp_bytes: dict[tuple, int] = {}
+
+    def segment(self, ops: list[Op], inputs: list[str], outputs: list[str],
+                specs: dict[int, OutSpec]) -> Segment:
+        key = (tuple(id(op) for op in ops), tuple(inputs), tuple(outputs),
+               tuple(tuple(specs[id(op)]) for op in ops))
+        compiled = self._cache.get(key)
+        if compiled is None:
+            fn = _interpret(self.K, ops, inputs, outputs, specs)
+
+            compiled = self._cache[key] = _LazyCompiled(self, fn)
+        return compiled
+
+    def put(self, array: np.ndarray) -> Any:
+        return self.jax.device_put(array, self._device)
+
+    def fetch(self, x: Any) -> np.ndarray:
+        return np.asarray(x)
+
+    def nbytes(self, x: Any) -> int:
+        return int(x.nbytes)
+
+    def delete(self, x: Any) -> None:
+        if not x.is_deleted():
+            x.delete()
+
+    def offload(self, x: Any) -> Any:
+        if self._host is not None:
+            h = self.jax.device_put(x, self._host)
+        else:
+            h = np.asarray(x)
+        h.block_until_ready() if hasattr(h, "block_until_ready") else None
+        return h
+
+    def reload(self, h: Any) -> Any:
+        return self.jax.device_put(h, self._device)
+
+
+class _LazyCompiled:
+    """Compiles on the first call, when the argument shapes are known."""
+
+    def __init__(self, backend: "JaxBackend", fn: Callable[..., list]) -> None:
+        self.backend = backend
+        self.fn = fn
+        self.executable: Any = None
+        self.temp_bytes = 0
+
+    def __call__(self, args: list) -> list:
+        if self.executable is None:
+            options = {} if self.backend.fuse else {"xla_disable_hlo_passes": "fusion"}
+            lowered = self.backend.jax.jit(self.fn).lower(*args)
+            self.executable = lowered.compile(compiler_options=options)
+            self.backend.compilations += 1
+            stats = self.executable.memory_analysis()
+            self.temp_bytes = int(getattr(stats, "temp_size_in_bytes", 0) or 0)
+        return self.executable(*args)
+
+
+BACKENDS: dict[str, Callable[[], Backend]] = {"jax": JaxBackend, "numpy": NumpyBackend}

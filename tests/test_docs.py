@@ -1,0 +1,50 @@
+"""docs/ops.md is generated from the op registry by docs/gen_ops.py and must be current."""
+from __future__ import annotations
+
+import importlib.util
+import re
+from pathlib import Path
+
+from bladec.ops import REGISTRY
+
+ROOT = Path(__file__).resolve().parent.parent
+DOC = ROOT / "docs" / "ops.md"
+
+
+def _gen_ops():
+    spec = importlib.util.spec_from_file_location("gen_ops", ROOT / "docs" / "gen_ops.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_ops_md_is_up_to_date():
+    text = _gen_ops().render()
+    assert DOC.read_text(encoding="utf-8") == text, (
+        "docs/ops.md is out of date: run `python docs/gen_ops.py`")
+
+
+def test_every_op_is_documented_with_its_attributes():
+    text = DOC.read_text(encoding="utf-8")
+    headings = re.findall(r"^### `([^`]+)`$", text, flags=re.M)
+    assert sorted(headings) == sorted(REGISTRY)
+    for name, opdef in REGISTRY.items():
+        section = text.split(f"### `{name}`\n", 1)[1].split("\n### ", 1)[0].split("\n## ", 1)[0]
+        assert " ".join(opdef.doc.split()) in section
+        for attr in opdef.attrs:
+            need = "required" if attr in opdef.required else "optional"
+            assert re.search(rf"^  - `{re.escape(attr)}`: .*, {need}$", section, flags=re.M), (name, attr)
+        if not opdef.attrs:
+            assert "- attributes: none" in section
+
+
+def test_index_links_resolve():
+    text = DOC.read_text(encoding="utf-8")
+    anchors = {_gen_ops()._anchor(h) for h in re.findall(r"^### `([^`]+)`$", text, flags=re.M)}
+    links = re.findall(r"\]\(#([^)]+)\)", text)
+    assert len(links) == len(REGISTRY)
+    assert set(links) <= anchors
+
+
+def test_readme_links_the_op_reference():
+    assert "docs/ops.md" in (ROOT / "README.md").read_text(encoding="utf-8")
