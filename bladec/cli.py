@@ -149,3 +149,52 @@ def _analysis_text(report: dict) -> str:
     for s, v in report.get("solution", {}).items():
         lines.append(f"largest {s} within {format_size(report['mem_limit'])}: {v}")
     return "\n".join(lines)
+
+
+@main.command()
+@click.argument("file", default="-")
+@click.option("--mem-limit", default=None, help="Memory limit (40GiB, 512MiB, bytes); "
+              "default: none.")
+@click.option("--dims", default=None, help="Values of symbols not fixed by the inputs: S1=64.")
+@click.option("--inputs", "inputs_path", type=click.Path(exists=True, dir_okay=False),
+              default=None, help="An .npz with one array per graph input (by name, no '%').")
+@click.option("--outputs", "outputs_path", type=click.Path(dir_okay=False), default=None,
+              help="Write the outputs to this .npz.")
+@click.option("--seed", default=0, show_default=True, help="Seed of the random inputs.")
+@click.option("-p", "--passes", "pipeline", default=DEFAULT_PIPELINE, show_default=True,
+              help="Passes to run first ('none': run the listing as it is).")
+@click.option("--backend", type=click.Choice(["jax", "numpy"]), default="jax",
+              show_default=True)
+@click.option("--fuse", is_flag=True, help="Let XLA fuse ops (faster; results then match "
+              "other plans only to rounding).")
+@click.option("--pad-multiple", type=click.IntRange(min=1), default=None,
+              help="Zero-pad symbolic input dims to a multiple of N to bound compilations "
+                   "(the listing must mask padding itself).")
+@click.option("--timeline", type=click.Path(dir_okay=False), default=None,
+              help="Write memory per step, original vs optimized, as .csv or .png.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout.")
+@_reports_errors
+def run(file: str, mem_limit: str | None, dims: str | None, inputs_path: str | None,
+        outputs_path: str | None, seed: int, pipeline: str, backend: str, fuse: bool,
+        pad_multiple: int | None, timeline: str | None, as_json: bool) -> None:
+    """Optimize FILE (or '-') and run it under a memory limit; print a report.
+
+    \b
+    Examples:
+      bladec run samples/listing1-runnable.mlir --dims S1=64 --mem-limit 4MiB
+      bladec optimize model.mlir | bladec run - --mem-limit 40GiB --json
+    """
+    from bladec.runtime.session import run_listing
+    try:
+        passes = parse_pipeline(pipeline)
+    except BladecError as exc:
+        raise click.UsageError(exc.diagnostic.message) from None
+    result = run_listing(_load_verified(file), passes, limit=parse_size(mem_limit)
+                         if mem_limit else None, dims=parse_dims(dims),
+                         inputs_path=inputs_path, seed=seed, backend=backend, fuse=fuse,
+                         pad_multiple=pad_multiple)
+    if outputs_path:
+        result.save_outputs(outputs_path)
+    if timeline:
+        result.write_timeline(timeline)
+    click.echo(json.dumps(result.summary(), indent=2) if as_json else result.text())
