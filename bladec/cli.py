@@ -33,6 +33,8 @@ def _reports_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
         except BladecError as exc:
             click.echo(str(exc), err=True)
             sys.exit(1)
+        except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise
         except (RecursionError, MemoryError) as exc:
             click.echo(f"error: input too large or too deeply nested ({type(exc).__name__})",
                        err=True)

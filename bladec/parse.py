@@ -21,6 +21,7 @@ from bladec.ir import (SHAPE_GRAPH, Func, Loc, Module, Op, Relation, ShapeGraph,
 from bladec.types import parse_type
 
 MAX_NESTING = 64
+MAX_INT_DIGITS = 30
 _OPERAND = re.compile(r"%[A-Za-z0-9_.$]+")
 _TYPE = re.compile(r"tensor<[^>\n]*>")
 _TOKEN_NAMES = {
@@ -80,11 +81,18 @@ class _Builder(Transformer):
         if isinstance(value, Token):
             kind = value.type
             if kind == "INT":
+                if len(value.lstrip("-")) > MAX_INT_DIGITS:
+                    raise BladecError(f"integer of {len(value)} digits is too large",
+                                      self._loc(value))
                 return int(value)
             if kind == "FLOAT":
                 return float(value)
             if kind == "STRING":
-                return ast.literal_eval(value)
+                try:
+                    return ast.literal_eval(value)
+                except (SyntaxError, ValueError) as exc:
+                    raise BladecError(f"bad string literal: {exc.msg if hasattr(exc, 'msg') else exc}",
+                                      self._loc(value)) from None
             if kind == "TRUE":
                 return True
             if kind == "FALSE":
@@ -125,8 +133,16 @@ class _Builder(Transformer):
         """The pieces of a one-token spelling, each with its own location."""
         tok = tok if tok is not None else text
         file, line, col = self.file, tok.line, tok.column
-        return [(m.group(), Loc(file, line, col + m.start()))
-                for m in pattern.finditer(text, start)]
+        if "\n" not in text:
+            return [(m.group(), Loc(file, line, col + m.start()))
+                    for m in pattern.finditer(text, start)]
+        out = []
+        for m in pattern.finditer(text, start):  # a token spelled over several lines
+            nl = text.rfind("\n", 0, m.start())
+            at_line = line + text.count("\n", 0, m.start())
+            out.append((m.group(), Loc(file, at_line, col + m.start() if nl < 0
+                                       else m.start() - nl)))
+        return out
 
     def _named(self, toks: list[Token]) -> list[tuple[str, Loc]]:
         return [(str(t), self._loc(t)) for t in toks]
@@ -151,9 +167,9 @@ class _Builder(Transformer):
             eq = first.index("=")
             paren = first.index("(", eq)
             name = first[eq + 1:paren].strip()
-            name_col = first.column + eq + 1 + (len(first[eq + 1:paren]) - len(first[eq + 1:paren].lstrip()))
-            return (self._split(first[:eq], _OPERAND, 0, first), name,
-                    Loc(self.file, first.line, name_col), self._split(first, _OPERAND, paren))
+            (_, name_loc), = self._split(first, re.compile(re.escape(name)), eq, first)[:1]
+            return (self._split(first[:eq], _OPERAND, 0, first), name, name_loc,
+                    self._split(first, _OPERAND, paren, first))
         return (first or [], *callee)
 
     def op(self, head: tuple, attrs: dict | None, types: list | None,
@@ -271,8 +287,10 @@ def _parser(file: str) -> Lark:
 def parse_module(text: str, file: str = "<input>") -> Module:
     """Parse a listing; every problem is a :class:`BladecError` with its location."""
     if "\x00" in text:
-        line = text[: text.index("\x00")].count("\n") + 1
-        raise BladecError("file contains NUL bytes; is it a binary file?", Loc(file, line, 1))
+        at = text.index("\x00")
+        line = text.count("\n", 0, at) + 1
+        col = at - (text.rfind("\n", 0, at) + 1) + 1
+        raise BladecError("file contains NUL bytes; is it a binary file?", Loc(file, line, col))
     if not text.strip():
         raise BladecError("empty input: expected at least one 'func.func'", Loc(file, 1, 1))
     parser = _parser(file)

@@ -1,6 +1,8 @@
 """IR to text: the canonical form of a listing, which parses back to an equal IR."""
 from __future__ import annotations
 
+import json
+
 from bladec.ir import SHAPE_GRAPH, Attr, Func, Module, Op, ShapeGraph, SymRef
 from bladec.types import format_type
 
@@ -15,8 +17,8 @@ def format_attr(value: Attr) -> str:
     if isinstance(value, float):
         text = repr(value)
         return text if any(c in text for c in ".eEn") else text + ".0"
-    if isinstance(value, str):
-        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, str):  # JSON escapes are Python escapes too, so this parses back
+        return json.dumps(value, ensure_ascii=False)
     return "[" + ", ".join(format_attr(v) for v in value) + "]"
 
 

@@ -62,6 +62,8 @@ def parse_type(text: str, loc: Loc) -> TensorType:
             name = m.group(1)
             if name.startswith("C") and not name[1:].isdigit():
                 raise fail(f"constant dim '@{name}' must be '@C' followed by digits", pos)
+            if name.startswith("C") and (len(name) > 16 or int(name[1:]) > MAX_DIM):
+                raise fail(f"constant dim '@{name[:20]}...' is too large (at most {MAX_DIM})", pos)
             names.append(name)
             pos += len(item) + 1
         if len(names) != len(dims):
@@ -72,7 +74,7 @@ def parse_type(text: str, loc: Loc) -> TensorType:
                 value = int(name[1:])
                 if d is not None and d != value:
                     raise fail(f"dim {i} is {d} but is bound to @{name}", bstart + lead)
-        binds = tuple(names)
+        binds = tuple(names) if names else None
     return TensorType(tuple(dims), dtype, binds)
 
 

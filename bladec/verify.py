@@ -109,6 +109,9 @@ def _verify_block(ops: list[Op], scope: dict[str, TensorType], defined_here: set
                 raise BladecError(f"use of undefined value {name}", op.operand_loc(i))
         if opdef is REGENERATE:
             _verify_regenerate(op, scope, warnings)
+        elif op.regions:
+            raise BladecError(f"'{op.name}' takes no regions, got '{next(iter(op.regions))}'",
+                              op.loc)
         typed = [t for t in operand_types if t is not None]
         _check_shapes(op, opdef, typed)
         for r in op.results:

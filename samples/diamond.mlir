@@ -6,6 +6,24 @@
 // Which symbol is larger is not known at compile time (both range over [16, 8192]), so
 // `compare` can not order the towers' memory impacts (-512*S0 against -512*S1) and the
 // scheduler's fallback decides.
+//
+// The fallback keeps each tower in one piece (never interleaved: that would hold both
+// towers' temporaries at once) and, the impacts being unordered, runs the query tower
+// first; for bindings with @S1 > @S0 the key tower first would be better.
+//
+// RUN: bladec optimize -p analyze,schedule %s | filecheck %s
+// RUN: bladec optimize -p analyze,schedule %s | bladec optimize -p schedule - | filecheck %s
+//
+// CHECK-LABEL: func.func @main(
+// CHECK-NEXT:    %wn = tanh(%w)
+// CHECK-NEXT:    %a1 = dot(%q, %wn)
+// CHECK-NEXT:    %a2 = logistic(%a1)
+// CHECK-NEXT:    %a3 = dot(%a2, %w2)
+// CHECK-NEXT:    %b1 = dot(%k, %wn)
+// CHECK-NEXT:    %b2 = logistic(%b1)
+// CHECK-NEXT:    %b3 = dot(%b2, %w2)
+// CHECK-NEXT:    %c = concatenate(%a3, %b3) {dim = 0} -> tensor<?x128, [@S2, @C128]>
+// CHECK:       @S2 = Add @S0, @S1
 func.func @main(%q: tensor<?x16, [@S0, @C16]>, %k: tensor<?x16, [@S1, @C16]>, %w: tensor<16x256>, %w2: tensor<256x128>, %w3: tensor<128x16>) {
   %wn = tanh(%w) -> tensor<16x256>
   %a1 = dot(%q, %wn) -> tensor<?x256, [@S0, @C256]>

@@ -7,6 +7,29 @@
 // before the activation gradients. The hoisted [tokens x 512] broadcasts are resident
 // through the whole forward pass; a good schedule sinks each broadcast to its use and
 // frees the forward activations as early as the backward pass allows.
+//
+// RUN: bladec optimize -p analyze,schedule %s | filecheck %s
+// RUN: bladec optimize -p analyze,schedule %s | bladec optimize -p schedule - | filecheck %s
+//
+// No hoisted constant or broadcast stays at the top:
+// CHECK-LABEL: func.func @main(
+// CHECK-NEXT:    %x2 = reshape(%x)
+// CHECK-NOT:     %oneb =
+// CHECK:         %hb = add(%h, %b1b)
+// The SiLU derivative factor is formed while %hb and %sg are live anyway, before the
+// second layer, so both die in the forward pass:
+// CHECK:         %t3 = mul(%sg, %t2)
+// CHECK:         %o = dot(%a, %w2)
+// The targets are reshaped where they are needed, the broadcasts where they are used:
+// CHECK:         %y2 = reshape(%y)
+// CHECK-NEXT:    %d = sub(%ob, %y2)
+// CHECK:         %twob = broadcast_in_dim(%two) {dims = []}
+// CHECK-NEXT:    %dob = mul(%d, %twob)
+// CHECK:         %lrw2 = broadcast_in_dim(%lr) {dims = []}
+// CHECK-NEXT:    %u2 = mul(%dw2, %lrw2)
+// CHECK:         %lrw1 = broadcast_in_dim(%lr) {dims = []}
+// CHECK-NEXT:    %u1 = mul(%dw1, %lrw1)
+// CHECK:         return %loss, %w1n, %b1n, %w2n, %b2n
 func.func @main(%x: tensor<?x?x64, [@S0, @S1, @C64]>, %y: tensor<?x?x64, [@S0, @S1, @C64]>, %w1: tensor<64x512>, %b1: tensor<512>, %w2: tensor<512x64>, %b2: tensor<64>) {
   // Constants, hoisted.
   %two = constant() {value = 2.0} -> tensor<f32>

@@ -21,6 +21,20 @@ from click.testing import CliRunner
 
 from bladec.cli import main
 
+
+def make_runner() -> CliRunner:
+    """A runner that keeps stderr apart from stdout, whatever the click version.
+
+    click 8.2 and later (8.4 here) always capture stderr separately (``result.stderr``;
+    ``result.output`` interleaves both) and dropped ``mix_stderr``; click 8.1 needs
+    ``mix_stderr=False`` for ``result.stderr`` to exist.
+    """
+    try:
+        return CliRunner(mix_stderr=False)
+    except TypeError:
+        return CliRunner()
+
+
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
 RUN_PREFIX = "// RUN:"
@@ -51,7 +65,7 @@ def run_pipeline(command: str, sample: Path) -> tuple[int, str]:
     """Run one RUN line; return (exit status, diagnostics) of the stage that decided it."""
     stages = split_pipeline(command.replace("%s", shlex.quote(str(sample))))
     data = ""
-    runner = CliRunner()
+    runner = make_runner()
     for stage in stages:
         tool, args = stage[0], stage[1:]
         if tool == "bladec":
@@ -154,6 +168,6 @@ def test_ops_sample_uses_every_registered_op():
 
 
 def test_ops_sample_verifies_without_warnings():
-    result = CliRunner().invoke(main, ["optimize", str(SAMPLES / "ops.mlir")])
-    assert result.exit_code == 0, result.output
+    result = make_runner().invoke(main, ["optimize", str(SAMPLES / "ops.mlir")])
+    assert result.exit_code == 0, (result.stdout + result.stderr)
     assert result.stderr == ""

@@ -334,20 +334,28 @@ def test_every_dtype(dtype: str):
     assert (f"x{dtype}" in printed) == (dtype != "f32")
 
 
-@pytest.mark.xfail(strict=True, reason="bladec/types.py + printer.py: tensor<f32, []> parses "
-                   "with binds=() but prints as tensor<f32>, which parses with binds=None")
 def test_rank0_with_empty_bind_list_round_trips():
     round_trip("func.func @main(%a: tensor<f32, []>) {\n  return %a\n}\n")
     ir = parse_module("func.func @main(%a: tensor<f32, []>) {\n  return %a\n}\n")
     assert parse_module(format_module(ir)) == ir
 
 
-@pytest.mark.xfail(strict=True, reason="bladec/printer.py format_attr escapes only '\\\\' and "
-                   "'\"': a string with a newline or another control character prints raw and "
-                   "the output does not parse again")
 @pytest.mark.parametrize("escape", ["\\n", "\\r", "\\x00"])
 def test_string_with_line_breaks_or_nul_round_trips(escape: str):
     round_trip('func.func @main() {\n  f() {s = "a' + escape + 'b"}\n}\n')
+
+
+@pytest.mark.xfail(strict=True, reason="bladec/printer.py format_attr: json.dumps(ensure_ascii="
+                   "False) writes a lone surrogate (from the escape \\ud800) raw, and the printed "
+                   "text does not parse again ('bad string literal'); escape it, or refuse it when "
+                   "parsing")
+def test_string_with_lone_surrogate():
+    text = 'func.func @main() {\n  f() {s = "\\ud800"}\n}\n'
+    try:
+        parse_module(text)
+    except BladecError:
+        return  # refusing it is fine too
+    round_trip(text)
 
 
 @pytest.mark.parametrize("escape", ["\\t", "\\x01", "\\x0c", "\\x7f", "\\u2028", "\\x85"])
@@ -478,10 +486,17 @@ def test_comment_between_region_name_and_brace():
     assert list(op.regions) == ["recompute"]
 
 
-@pytest.mark.xfail(strict=True, reason="grammar/listing.lark: with results spelled over lines, "
-                   "'%c,\\n %d = f(%a)' lexes the tail '%d = f(%a)' as one DEFCALL token and "
-                   "the spelled-out fallback fails")
 def test_results_over_several_lines():
+    text = "func.func @main(%a: tensor<4>) {\n  %c,\n  %d = f(%a) -> tensor<4>, tensor<4>\n}\n"
+    (op,) = parse_module(text, "f").main.ops
+    assert op.result_names == ["%c", "%d"]
+    assert op.loc == Loc("f", 2, 3) and op.operand_locs == [Loc("f", 3, 10)]
+
+
+@pytest.mark.xfail(strict=True, reason="grammar/listing.lark: with a comment between result "
+                   "names, '%c, // first\n %d = f(%a)' lexes the tail '%d = f(%a)' as one "
+                   "DEFCALL token and the spelled-out fallback fails")
+def test_results_over_several_lines_with_a_comment():
     text = "func.func @main(%a: tensor<4>) {\n  %c, // first\n  %d = f(%a) -> tensor<4>, tensor<4>\n}\n"
     (op,) = parse_module(text).main.ops
     assert op.result_names == ["%c", "%d"]
@@ -532,7 +547,7 @@ value_names = _word("%", LETTERS + DIGITS + "_.$", 5).filter(lambda s: len(s) > 
 sym_names = _word(LETTERS + "_", LETTERS + DIGITS + "_.$", 5)
 printable = st.text(st.characters(blacklist_categories=("Cc", "Cs")), max_size=12)
 scalars = st.one_of(
-    st.integers(-10**30, 10**30), st.booleans(), printable,
+    st.integers(-(10**30 - 1), 10**30 - 1), st.booleans(), printable,
     st.floats(allow_nan=False), st.builds(SymRef, sym_names))
 attr_values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=4).map(tuple),
                            max_leaves=12)
@@ -581,7 +596,7 @@ def modules(draw) -> Module:
     return Module(funcs, graph)
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(modules())
 def test_print_parse_round_trip_property(module: Module):
     printed = format_module(module)

@@ -21,6 +21,8 @@ class _Writer:
             self.names.setdefault(e, s)
         self.old_ranges = {d.name: (d.min, d.max) for d in (old.decls if old else [])}
         self.declared: list[str] = []
+        self.emitted: set[str] = set()
+        self.wanted: set[str] = set()  # derived symbols whose relations the graph keeps
         self.taken = set(taken) | set(info.subst) | set(info.free)
         self.next = 1 + max((_key(s)[1] for s in self.taken if _key(s)[0] == 0), default=-1)
 
@@ -35,23 +37,44 @@ class _Writer:
         if expr.is_const:
             return f"C{expr.const}"
         if expr in self.names:
-            return self.names[expr]
+            name = self.names[expr]
+            if name in self.info.subst and name not in self.emitted and name in self.wanted:
+                self.define(name, self.info.subst[name])  # relations before their uses
+            return name
         name = self.fresh()
         self.names[expr] = name
         self.define(name, expr)
         return name
 
     def define(self, name: str, expr: SymbolicExpr) -> None:
-        """Emit relations stating ``name = expr``."""
+        """Emit relations stating ``name = expr`` (once per symbol)."""
+        if name in self.emitted:
+            return
+        self.emitted.add(name)
         pos = SymbolicExpr({m: c for m, c in expr.terms.items() if c > 0})
         neg = SymbolicExpr({m: -c for m, c in expr.terms.items() if c < 0})
-        if neg.terms:  # name + neg = pos, through a symbol for both sides
-            both = self.fresh()
+        if neg.terms:  # name + neg = pos, through a symbol that stands for both sides
+            both, pending = self._side_name(pos)
             self.relations.append(Relation(both, "Add", [name, self.term_name(neg)]))
-            self._emit(both, pos)
+            if pending is not None:
+                self._emit(both, pending)
         else:
             self._emit(name, pos)
         self.declared.append(name)
+
+    def _side_name(self, expr: SymbolicExpr) -> tuple[str, SymbolicExpr | None]:
+        """A symbol for ``expr``, and ``expr`` again when its relation is still to write.
+
+        An existing symbol is reused, so that rewriting a written graph is idempotent; its
+        own relation is written with the other derived symbols.
+        """
+        existing = self.names.get(expr)
+        if existing is not None and not existing.startswith("C") and existing in self.info.subst:
+            return existing, None
+        name = self.fresh()
+        self.names[expr] = name
+        self.declared.append(name)
+        return name, expr
 
     def _emit(self, name: str, expr: SymbolicExpr) -> None:
         if len(expr.terms) == 1:
@@ -109,15 +132,16 @@ def write_back(module: Module, info: ShapeInfo, func: Func | None = None) -> Mod
     old = module.shape_graph
     writer = _Writer(info, old, used)
     derived = sorted((s for s in info.subst if s in used or s in info.declared), key=_key)
+    writer.wanted = set(derived)
     for s in derived:
         writer.define(s, info.subst[s])
-    for fact in info.facts:
+    for fact in info.facts:  # pos = neg: one symbol for pos, then a relation stating neg
         pos = SymbolicExpr({m: c for m, c in fact.terms.items() if c > 0})
         neg = SymbolicExpr({m: -c for m, c in fact.terms.items() if c < 0})
-        both = writer.fresh()
-        writer._emit(both, pos)
+        both, pending = writer._side_name(pos)
+        if pending is not None:
+            writer._emit(both, pending)
         writer._emit(both, neg)
-        writer.declared.append(both)
     names = sorted(set(info.free) | set(writer.declared) | used, key=_key)
     decls = []
     for name in names:

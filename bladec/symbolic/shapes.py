@@ -45,6 +45,7 @@ class ShapeInfo:
     names: dict[str, list[str | None]]     # value name -> the symbol naming each dim
     dtypes: dict[str, str]
     declared: set[str] = field(default_factory=set)
+    derived_ranges: dict[str, tuple[int, int | None]] = field(default_factory=dict)
     _cmp: Comparator | None = None
 
     def canon(self, expr: SymbolicExpr) -> SymbolicExpr:
@@ -92,10 +93,21 @@ class ShapeInfo:
                                   f"= {full[s]}")
             if s not in full:
                 raise BladecError(f"unknown symbol {s} (symbols: {', '.join(sorted(full, key=_key))})")
+        for s, (lo, hi) in self.derived_ranges.items():
+            v = full[s]
+            if v < lo or (hi is not None and v > hi):
+                raise BladecError(f"the binding makes {s} = {v}, outside its range "
+                                  f"[{lo}, {hi if hi else 'inf'}]")
         for f in self.facts:
             if f.evaluate(full) != 0:
                 raise BladecError(f"the binding breaks the relation {format_expr(f)} = 0")
         return full
+
+
+def _fact_key(e: SymbolicExpr) -> tuple:
+    """The same equation up to sign."""
+    lead = max(e.terms.items(), key=lambda mc: (sum(p for _, p in mc[0]), str(mc[0])))[1]
+    return (e if lead > 0 else -e).key()
 
 
 def _key(name: str) -> tuple:
@@ -108,12 +120,18 @@ def _order(item: tuple[str, SymbolicExpr]) -> tuple:
 
 
 class _Solver:
-    """Collects equations and keeps the substitution map fully reduced."""
+    """Collects equations and keeps the substitution map fully reduced.
+
+    ``users`` indexes which solved symbols mention each symbol, so a new solution
+    rewrites only the substitutions and facts that contain it (no quadratic rescans).
+    """
 
     def __init__(self, ranges: dict[str, tuple[int, int | None]]) -> None:
         self.subst: dict[str, SymbolicExpr] = {}
-        self.facts: list[_Equation] = []
+        self.users: dict[str, set[str]] = {}
+        self.facts: dict[tuple, _Equation] = {}
         self.ranges = ranges
+        self.derived_ranges: dict[str, tuple[int, int | None]] = {}
 
     def add(self, eq: _Equation) -> None:
         e = eq.expr.subs(self.subst)
@@ -123,30 +141,51 @@ class _Solver:
             raise BladecError(f"contradiction: {eq.what}", eq.loc)
         target = self._pick(e, eq.prefer)
         if target is None:
-            self.facts.append(_Equation(e, eq.loc, eq.what, eq.prefer))
+            key = _fact_key(e)
+            if key not in self.facts:
+                self.facts[key] = _Equation(e, eq.loc, eq.what, eq.prefer)
             return
         coef = e.terms[((target, 1),)]
         rest = e - SymbolicExpr({((target, 1),): coef})
         value = SymbolicExpr({m: -c // coef for m, c in rest.terms.items()})
+        self._carry_range(target, value, eq)
+        step = {target: value}
+        for s in self.users.pop(target, ()):
+            self.subst[s] = self.subst[s].subs(step)
+            for t in self.subst[s].symbols:
+                self.users.setdefault(t, set()).add(s)
+        self.subst[target] = value
+        for t in value.symbols:
+            self.users.setdefault(t, set()).add(target)
+        touched = [k for k, f in self.facts.items() if target in f.expr.symbols]
+        for k in touched:
+            self.add(self.facts.pop(k))
+
+    def _carry_range(self, target: str, value: SymbolicExpr, eq: _Equation) -> None:
+        """Move the eliminated symbol's range onto what it equals, or keep it to check."""
+        lo, hi = self.ranges.pop(target, (1, None))
         if value.is_const:
-            lo, hi = self.ranges.get(target, (1, None))
             if value.const < lo or (hi is not None and value.const > hi):
                 raise BladecError(f"contradiction: {eq.what} makes {target} = {value.const}, "
                                   f"outside [{lo}, {hi if hi else 'inf'}]", eq.loc)
-        elif len(value.terms) == 1 and len(next(iter(value.terms))) == 1:
+            return
+        if (lo, hi) != (1, None):
+            self.derived_ranges[target] = (lo, hi)
+        if len(value.terms) == 1:
             (m, c), = value.terms.items()
-            (s, p), = m
-            if p == 1 and c > 0:  # target = c*s: carry target's lower bound over to s
-                lo_t = self.ranges.get(target, (1, None))[0]
+            if len(m) == 1 and m[0][1] == 1 and c > 0:  # target = c*s
+                s = m[0][0]
                 lo_s, hi_s = self.ranges.get(s, (1, None))
-                self.ranges[s] = (max(lo_s, -(-lo_t // c)), hi_s)
-        step = {target: value}
-        for s in list(self.subst):
-            self.subst[s] = self.subst[s].subs(step)
-        self.subst[target] = value
-        pending, self.facts = self.facts, []
-        for fact in pending:
-            self.add(fact)
+                lo_s = max(lo_s, -(-lo // c))
+                if hi is not None:
+                    hi_s = hi // c if hi_s is None else min(hi_s, hi // c)
+                self.narrow(s, lo_s, hi_s, eq.loc, eq.what)
+
+    def narrow(self, s: str, lo: int, hi: int | None, loc: Loc, what: str) -> None:
+        if hi is not None and hi < lo:
+            raise BladecError(f"contradiction: {what} leaves {s} no value "
+                              f"(it would need {lo} <= {s} <= {hi})", loc)
+        self.ranges[s] = (lo, hi)
 
     def _pick(self, e: SymbolicExpr, prefer: str | None) -> str | None:
         """The symbol to eliminate: linear, alone in its term, dividing everything else.
@@ -255,15 +294,17 @@ def analyze_shapes(module: Module, func: Func | None = None) -> ShapeInfo:
             if len(m) == 1 and m[0][1] == 1:
                 s = m[0][0]
                 lo, hi = solver.ranges.get(s, (1, None))
-                solver.ranges[s] = (max(lo, bound), hi)
+                solver.narrow(s, max(lo, bound), hi, op.loc, f"'{op.name}': {what}")
     canon = {v: [d.subs(solver.subst) for d in ds] for v, ds in dims.items()}
     all_syms = set(solver.subst) | {s for ds in dims.values() for d in ds for s in d.symbols}
     all_syms |= declared
     free = sorted({s for s in all_syms if s not in solver.subst}
                   | {s for e in solver.subst.values() for s in e.symbols}, key=_key)
     full_ranges = {s: solver.ranges.get(s, (1, None)) for s in free}
-    return ShapeInfo(free, dict(solver.subst), [f.expr.subs(solver.subst) for f in solver.facts],
-                     full_ranges, canon, names, dtypes, declared)
+    return ShapeInfo(free, dict(solver.subst),
+                     [f.expr.subs(solver.subst) for f in solver.facts.values()],
+                     full_ranges, canon, names, dtypes, declared,
+                     derived_ranges=dict(solver.derived_ranges))
 
 
 def _all_types(func: Func):

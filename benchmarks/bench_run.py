@@ -1,0 +1,554 @@
+"""Run-time cost of bladec on JAX against a whole-graph ``jax.jit`` (DESIGN.md sections 7, 9).
+
+Three tables, every ratio measured side by side in one process (the machines are noisy):
+
+1. Throughput of one training step of the largest training sample at fixed shapes:
+   (a) a whole-graph ``jax.jit`` of the listing (every compute op lowered with
+   ``bladec.emit.lower.run_op`` inside one jitted function, XLA fusion on), and the same
+   with fusion off as a reference; (b) the bladec ``Executor`` at no limit with
+   ``JaxBackend(fuse=False)``; (c) the same with ``fuse=True``; (d) the Executor at 0.7x
+   and 0.5x of the unconstrained peak of the scheduled listing (or the smallest limit the
+   planner meets, when 0.5x is below it), for both fuse settings, on the listing of
+   ``analyze,schedule,remat`` and on that of ``analyze,remat``. Configurations run in
+   interleaved rounds (a shuffled order per round); steps/s comes from the median step,
+   ratios are medians of per-round ratios. Compilation (and planning) is excluded from
+   steps/s: the first step of each configuration is timed apart.
+2. Compilations over a stream of steps whose sequence lengths are those of random batches
+   of CodeAlpaca records (Llama-2 tokenizer and Alpaca template when sentencepiece and
+   the data are there; a seeded log-normal fit of them otherwise), unpadded and padded
+   to a multiple of 64, summing ``Report.compilations``.
+3. Bitwise: the outputs of (b) (and of every fuse=False limited run) against the
+   unoptimized listing run on ``JaxBackend(fuse=False)``.
+
+Goals (from the issue): at no limit at least 0.8x the steps/s of the whole-graph jit;
+at 0.5x the peak at most 30% slower than at no limit.
+
+    python benchmarks/bench_run.py [--sample samples/attention.mlir] [--dims S0=8,S1=256]
+                                   [--repeats 7] [--stream-steps 50] [--pad-multiple 64]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+import statistics
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402
+
+from bladec.analysis.liveness import is_compute  # noqa: E402
+from bladec.emit.lower import run_op  # noqa: E402
+from bladec.errors import BladecError  # noqa: E402
+from bladec.ir import Module  # noqa: E402
+from bladec.parse import parse_module  # noqa: E402
+from bladec.passes import parse_pipeline, run_pipeline  # noqa: E402
+from bladec.runtime.backend import JaxBackend  # noqa: E402
+from bladec.runtime.executor import Executor, Report, unoptimized  # noqa: E402
+from bladec.symbolic.expr import sym  # noqa: E402
+from bladec.units import format_size  # noqa: E402
+
+TRAINING_SAMPLES = ["samples/attention.mlir", "samples/mlp-train.mlir"]
+DEFAULT_DIMS = {"samples/attention.mlir": "S0=8,S1=256", "samples/mlp-train.mlir": "S0=16,S1=512"}
+DATA = ROOT.parent / "shared" / "data"
+SCHEDULED = "analyze,schedule,remat"
+UNSCHEDULED = "analyze,remat"
+ALPACA = ("Below is an instruction that describes a task{ctx}. Write a response that "
+          "appropriately completes the request.\n\n### Instruction:\n{instruction}\n\n"
+          "{input}### Response:\n{output}")
+
+
+_T0 = time.perf_counter()
+
+
+def log(msg: str) -> None:
+    """Progress on stderr (the tables go to stdout)."""
+    print(f"[{time.perf_counter() - _T0:6.1f} s] {msg}", file=sys.stderr, flush=True)
+
+
+# -- the workload --------------------------------------------------------------------------
+def pick_sample(root: Path = ROOT) -> Path:
+    """The training sample with the most compute ops."""
+    found = [root / s for s in TRAINING_SAMPLES if (root / s).exists()]
+    if not found:
+        raise SystemExit("no training sample found (expected one of "
+                         + ", ".join(TRAINING_SAMPLES) + "); give --sample")
+    return max(found, key=lambda p: len([op for op in load(p).main.ops if is_compute(op)]))
+
+
+def load(path: Path) -> Module:
+    return parse_module(path.read_text(), str(path))
+
+
+def parse_dims(text: str) -> dict[str, int]:
+    out = {}
+    for item in filter(None, (t.strip() for t in text.split(","))):
+        key, _, value = item.partition("=")
+        out[key.strip().lstrip("@")] = int(value)
+    return out
+
+
+def whole_graph_jit(module: Module, ex: Executor, binding: dict[str, int],
+                    fuse: bool = True) -> Callable[[dict[str, np.ndarray]], list[np.ndarray]]:
+    """The listing as one jitted function of its inputs at the shapes of ``binding``."""
+    import jax
+    shapes = ex.shapes_for(binding)
+    ops = [op for op in module.main.ops if is_compute(op)]
+    K = JaxBackend().K
+    specs = {id(op): [(shapes[r], ex.info.dtypes[r]) for r in op.result_names] for op in ops}
+    names, outs = list(ex.inputs), list(ex.outputs)
+
+    def fn(*args: Any) -> list:
+        env = dict(zip(names, args))
+        for op in ops:
+            results = run_op(K, op, [env[n] for n in op.operands if n in env], specs[id(op)])
+            env.update(zip(op.result_names, results))
+        return [env[n] for n in outs]
+
+    options = {} if fuse else {"xla_disable_hlo_passes": "fusion"}
+    state: dict[str, Any] = {}
+
+    def step(inputs: dict[str, np.ndarray]) -> list[np.ndarray]:
+        args = [inputs[n] for n in names]
+        if "exe" not in state:
+            state["exe"] = jax.jit(fn).lower(*args).compile(compiler_options=options)
+        return [np.asarray(x) for x in state["exe"](*args)]
+    return step
+
+
+# -- table 1 -------------------------------------------------------------------------------
+@dataclass
+class Config:
+    label: str
+    step: Callable[[], tuple[list[np.ndarray], Report | None]]
+    fuse: bool
+    kind: str                 # "jit" or "bladec"
+    limit: int | None = None
+    note: str = ""
+    plan_seconds: float = 0.0
+    first_seconds: float = 0.0
+    compilations: int = 0
+    times: list[float] = field(default_factory=list)
+    reports: list[Report] = field(default_factory=list)
+    outputs: list[np.ndarray] | None = None
+
+
+def smallest_limit(ex: Executor, binding: dict[str, int], limit: int) -> int | None:
+    """None when ``limit`` is met; else the smallest limit the planner meets."""
+    try:
+        ex.plan(binding, limit)
+        return None
+    except BladecError as exc:
+        m = re.search(r"smallest limit that works is .*?\((\d+) bytes", str(exc))
+        if m:
+            return int(m.group(1))
+    lo, hi = limit, max(limit, 1) * 64
+    while lo < hi:
+        mid = (lo + hi) // 2
+        try:
+            ex.plan(binding, mid)
+            hi = mid
+        except BladecError:
+            lo = mid + 1
+    return lo
+
+
+def bladec_config(label: str, module: Module, fuse: bool, inputs: dict[str, np.ndarray],
+                  binding: dict[str, int], limit: int | None, note: str = "") -> Config:
+    ex = Executor(module, JaxBackend(fuse=fuse))
+    t = time.perf_counter()
+    ex.plan(binding, limit)
+    plan_seconds = time.perf_counter() - t
+
+    def step() -> tuple[list[np.ndarray], Report]:
+        out, report = ex.run(inputs, limit)
+        return [out[n] for n in ex.outputs], report
+    return Config(label, step, fuse, "bladec", limit, note, plan_seconds)
+
+
+def measure(configs: list[Config], repeats: int, seed: int) -> None:
+    for c in configs:  # the first step: tracing, planning, compilation
+        log(f"  first step: {c.label}")
+        t = time.perf_counter()
+        out, report = c.step()
+        c.first_seconds = time.perf_counter() - t
+        c.compilations = report.compilations if report else 1
+        c.outputs = out
+    rng = random.Random(seed)
+    for _ in range(repeats):
+        order = list(configs)
+        rng.shuffle(order)
+        for c in order:
+            t = time.perf_counter()
+            _, report = c.step()
+            c.times.append(time.perf_counter() - t)
+            if report is not None:
+                c.reports.append(report)
+
+
+def median_ratio(num: list[float], den: list[float]) -> float:
+    """Median over rounds of num[i] / den[i] (a speed ratio when given times reversed)."""
+    return statistics.median(a / b for a, b in zip(num, den))
+
+
+def per_step(c: Config, attr: str) -> float:
+    return statistics.mean(getattr(r, attr) for r in c.reports) if c.reports else 0.0
+
+
+def host_ms(c: Config) -> float:
+    if not c.reports:
+        return 0.0
+    return 1e3 * statistics.median(r.seconds - sum(r.segment_seconds) for r in c.reports)
+
+
+# -- table 2 -------------------------------------------------------------------------------
+def record_lengths(seed: int) -> tuple[np.ndarray, str]:
+    """Token counts of CodeAlpaca records with the Alpaca template, or a seeded stand-in."""
+    path = DATA / "codealpaca" / "code_alpaca_2k.json"
+    model = DATA / "llama2-tokenizer" / "tokenizer.model"
+    try:
+        import sentencepiece
+        records = json.loads(path.read_text())
+        sp = sentencepiece.SentencePieceProcessor(model_file=str(model))
+        texts = [ALPACA.format(
+            ctx=", paired with an input that provides further context" if r["input"] else "",
+            instruction=r["instruction"],
+            input=f"### Input:\n{r['input']}\n\n" if r["input"] else "",
+            output=r["output"]) for r in records]
+        lengths = np.array([len(ids) + 1 for ids in sp.encode(texts)])  # + BOS
+        return lengths, f"CodeAlpaca 2k, Llama-2 tokenizer ({len(lengths)} records)"
+    except Exception as exc:  # noqa: BLE001 - any missing piece: the stand-in
+        rng = np.random.default_rng(seed)
+        lengths = np.clip(rng.lognormal(np.log(110), 0.6, 2017), 40, 680).astype(int)
+        return lengths, f"log-normal stand-in (median 110, 40..680 tokens; {type(exc).__name__})"
+
+
+def batch_stream(lengths: np.ndarray, steps: int, batch: int, seed: int,
+                 lo: int, hi: int) -> list[int]:
+    """Sequence length of each of ``steps`` random batches: the longest record, clipped."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(steps):
+        idx = rng.choice(len(lengths), size=batch, replace=False)
+        out.append(int(np.clip(lengths[idx].max(), lo, hi)))
+    return out
+
+
+def pad_inputs(ex: Executor, inputs: dict[str, np.ndarray], multiple: int,
+               symbols: set[str] | None) -> dict[str, np.ndarray]:
+    """Zero-pad input dims that are one plain symbol (``symbols``: only those) to a multiple.
+
+    With ``symbols=None`` this is exactly what ``bladec run --pad-multiple`` does
+    (``session._pad``): every plain free-symbol dim, the batch dim included.
+    """
+    out = {}
+    for name, array in inputs.items():
+        widths = []
+        for j, expr in enumerate(ex.info.dims[name]):
+            syms = list(expr.symbols)
+            plain = len(syms) == 1 and expr == sym(syms[0])
+            pad = plain and (symbols is None or syms[0] in symbols)
+            size = array.shape[j]
+            widths.append((0, (-(-size // multiple) * multiple if pad else size) - size))
+        out[name] = np.pad(array, widths) if any(w for _, w in widths) else array
+    return out
+
+
+@dataclass
+class StreamRow:
+    label: str
+    compilations: int = 0
+    distinct: int = 0
+    seconds: float = 0.0
+    first_seconds: float = 0.0
+    tokens: int = 0
+    padded_tokens: int = 0
+    ran: bool = True
+    error: str = ""
+
+
+def run_stream(module: Module, fuse: bool, seqs: list[int], batch: int, seq_sym: str,
+               batch_sym: str, multiple: int | None, symbols: set[str] | None, label: str,
+               execute: bool = True, seed: int = 0) -> StreamRow:
+    ex = Executor(module, JaxBackend(fuse=fuse))
+    row = StreamRow(label)
+    seen: set[tuple] = set()
+    for i, s in enumerate(seqs):
+        binding = {batch_sym: batch, seq_sym: s}
+        inputs = ex.random_inputs(binding, seed + i)
+        if multiple:
+            inputs = pad_inputs(ex, inputs, multiple, symbols)
+        shapes = tuple(sorted((n, a.shape) for n, a in inputs.items()))
+        try:
+            padded = ex.bind({n: a.shape for n, a in inputs.items()})
+        except BladecError as exc:  # e.g. a padded dim past the symbol's declared range
+            row.error = row.error or str(exc).removeprefix("error: ")
+            row.ran = False
+            continue
+        row.tokens += batch * s
+        row.padded_tokens += padded[batch_sym] * padded[seq_sym]
+        new = shapes not in seen
+        seen.add(shapes)
+        if not execute:
+            row.compilations += int(new)  # no limit: one segment per binding
+            continue
+        t = time.perf_counter()
+        _, report = ex.run(inputs)
+        dt = time.perf_counter() - t
+        row.seconds += dt
+        if report.compilations:
+            row.first_seconds += dt
+        row.compilations += report.compilations
+    row.distinct = len(seen)
+    row.ran = execute and not row.error
+    return row
+
+
+# -- the benchmark -------------------------------------------------------------------------
+def fmt_ratio(x: float) -> str:
+    return f"{x:.2f}x"
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sample", default=None, help="listing (default: the largest training "
+                    "sample of " + ", ".join(TRAINING_SAMPLES) + ")")
+    ap.add_argument("--dims", default=None, help="binding for table 1, e.g. S0=8,S1=256")
+    ap.add_argument("--repeats", type=int, default=7, help="timed rounds per configuration")
+    ap.add_argument("--limits", default="0.7,0.5", help="fractions of the unconstrained peak")
+    ap.add_argument("--fuse", default="0,1", help="JaxBackend fuse settings to measure")
+    ap.add_argument("--no-unscheduled", action="store_true",
+                    help="skip the limited runs of the analyze,remat listing")
+    ap.add_argument("--stream-steps", type=int, default=50)
+    ap.add_argument("--stream-batch", type=int, default=4, help="records per batch (S0)")
+    ap.add_argument("--stream-max-seq", type=int, default=None,
+                    help="clip the stream's sequence lengths (a quick run)")
+    ap.add_argument("--no-jit-nofuse", action="store_true",
+                    help="skip the whole-graph jit with fusion off (a reference row)")
+    ap.add_argument("--batch-symbol", default="S0")
+    ap.add_argument("--seq-symbol", default="S1")
+    ap.add_argument("--pad-multiple", type=int, default=64)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args(argv)
+
+    t_start = time.perf_counter()
+    path = Path(args.sample) if args.sample else pick_sample()
+    if not path.is_absolute() and not path.exists():
+        path = ROOT / path
+    rel = str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+    binding = parse_dims(args.dims or DEFAULT_DIMS.get(rel, "S0=8,S1=256"))
+    fuses = [bool(int(f)) for f in args.fuse.split(",") if f.strip()]
+    fractions = [float(f) for f in args.limits.split(",") if f.strip()]
+
+    import jax
+    original = load(path)
+    t = time.perf_counter()
+    scheduled = run_pipeline(original, parse_pipeline(SCHEDULED))
+    t_sched = time.perf_counter() - t
+    t = time.perf_counter()
+    unscheduled = run_pipeline(original, parse_pipeline(UNSCHEDULED))
+    t_unsched = time.perf_counter() - t
+    probe = Executor(scheduled, JaxBackend())
+    binding = {s: binding[s] for s in probe.info.free if s in binding} or binding
+    inputs = probe.random_inputs(binding, args.seed)
+    ops = len(probe.ops)
+
+    log(f"{rel}: {ops} compute ops at {binding}")
+    # the reference: the unoptimized listing, fuse=False
+    ref_ex = Executor(unoptimized(original), JaxBackend(fuse=False))
+    ref_out, ref_report = ref_ex.run(inputs)
+    reference = [ref_out[n] for n in ref_ex.outputs]
+    peak = probe.plan(binding, None).peak
+    unsched_peak = Executor(unscheduled, JaxBackend()).plan(binding, None).peak
+
+    configs: list[Config] = []
+    jit_ex = Executor(unoptimized(original), JaxBackend())
+    for fuse in (True,) if args.no_jit_nofuse else (True, False):
+        f = whole_graph_jit(original, jit_ex, binding, fuse)
+        configs.append(Config(f"(a) whole-graph jax.jit, fusion {'on' if fuse else 'off'}",
+                              (lambda f=f: (f(inputs), None)), fuse, "jit"))
+    jit_on = configs[0]
+    base: dict[bool, Config] = {}
+    for fuse in fuses:
+        c = bladec_config(f"({'c' if fuse else 'b'}) bladec, no limit", scheduled, fuse,
+                          inputs, binding, None)
+        base[fuse] = c
+        configs.append(c)
+    limited: list[tuple[str, float, Config]] = []
+    listings = [("schedule", scheduled)] + ([] if args.no_unscheduled
+                                            else [("no schedule", unscheduled)])
+    for frac in fractions:
+        limit = int(frac * peak)
+        for lname, listing in listings:
+            probe_l = Executor(listing, JaxBackend())
+            need = smallest_limit(probe_l, binding, limit)
+            use, note = limit, ""
+            if need is not None:
+                use = need
+                note = (f"{frac}x = {format_size(limit)} is below the feasible minimum; "
+                        f"ran at the minimum {format_size(need)} = {need / peak:.2f}x")
+            for fuse in fuses:
+                c = bladec_config(f"(d) bladec, {lname}, {frac}x, fuse={'on' if fuse else 'off'}",
+                                  listing, fuse, inputs, binding, use, note)
+                configs.append(c)
+                limited.append((lname, frac, c))
+    log(f"table 1: {len(configs)} configurations, first steps")
+    measure(configs, args.repeats, args.seed)
+    log("table 1: done")
+
+    lines: list[str] = []
+    say = lines.append
+    dev = jax.devices()[0]
+    say(f"## bench_run: {rel} ({ops} compute ops), "
+        + ", ".join(f"{k}={v}" for k, v in binding.items())
+        + f", {dev.platform} ({jax.__version__}), {args.repeats} interleaved rounds")
+    say("")
+    say(f"Unconstrained peak of the scheduled listing: {format_size(peak)} ({peak} bytes); "
+        f"without schedule: {format_size(unsched_peak)}; unoptimized listing: "
+        f"{format_size(ref_report.planned_peak_bytes)}. Passes: {SCHEDULED} "
+        f"{t_sched * 1e3:.0f} ms, {UNSCHEDULED} {t_unsched * 1e3:.0f} ms.")
+    for c in configs:
+        if c.note:
+            say(f"- {c.label}: {c.note}")
+    say("")
+    say("### 1. Throughput (compile excluded)")
+    say("")
+    say("| configuration | limit | steps/s (median) | best ms | median ms | vs jit (a) "
+        "| vs bladec no limit | segments | evict/reload/recompute per step | host ms/step "
+        "| peak (model) | plan ms | first step s | compilations |")
+    say("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    results = []
+    for c in configs:
+        med = statistics.median(c.times)
+        vs_jit = median_ratio(jit_on.times, c.times)
+        ref = base.get(c.fuse) if c.kind == "bladec" else None
+        vs_base = median_ratio(ref.times, c.times) if ref is not None else None
+        if c.reports:
+            r = c.reports[-1]
+            erc = (f"{per_step(c, 'evictions'):.0f}/{per_step(c, 'reloads'):.0f}/"
+                   f"{per_step(c, 'recomputes'):.0f}")
+            segs, pk = f"{per_step(c, 'segments'):.0f}", format_size(r.peak_bytes)
+            hm, pm = f"{host_ms(c):.1f}", f"{c.plan_seconds * 1e3:.1f}"
+        else:
+            erc, segs, pk, hm, pm = "-", "1", "-", "-", "-"
+        lim = "none" if c.limit is None else f"{format_size(c.limit)} ({c.limit / peak:.2f}x)"
+        say(f"| {c.label} | {lim} | {1 / med:.2f} | {min(c.times) * 1e3:.1f} | "
+            f"{med * 1e3:.1f} | {fmt_ratio(vs_jit)} | "
+            f"{fmt_ratio(vs_base) if vs_base is not None else '-'} | {segs} | {erc} | {hm} | "
+            f"{pk} | {pm} | {c.first_seconds:.2f} | {c.compilations} |")
+        results.append({"label": c.label, "limit": c.limit, "median_s": med,
+                        "vs_jit": vs_jit, "vs_base": vs_base,
+                        "first_s": c.first_seconds, "compilations": c.compilations})
+    say("")
+    say("vs jit / vs bladec no limit: speed ratios (>1 is faster), medians of per-round "
+        "ratios; 'vs bladec no limit' is against the same fuse setting. host ms/step: "
+        "Report.seconds minus the segments' seconds (binding, plan lookup, simulation, "
+        "copies to and from host, puts and fetches). first step: trace, plan, compile, run.")
+
+    # -- 3. bitwise ----------------------------------------------------------------------
+    def same(out: list[np.ndarray] | None) -> bool:
+        return out is not None and len(out) == len(reference) and all(
+            a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+            for a, b in zip(out, reference))
+
+    def maxdiff(out: list[np.ndarray]) -> float:
+        return max(float(np.max(np.abs(a.astype(np.float64) - b.astype(np.float64))
+                             / (np.max(np.abs(b.astype(np.float64))) or 1.0)))
+                   for a, b in zip(out, reference))
+
+    bitwise_b = same(base[False].outputs) if False in base else False
+    # -- 2. compilations over a stream ---------------------------------------------------
+    lengths, source = record_lengths(args.seed)
+    lo, hi = probe.info.ranges.get(args.seq_symbol, (1, None))
+    seqs = batch_stream(lengths, args.stream_steps, args.stream_batch, args.seed,
+                        max(lo or 1, 1), min(hi or 1 << 30, args.stream_max_seq or 1 << 30))
+    stream_fuse = fuses[0]
+    log(f"table 2: {len(seqs)} steps, three paddings")
+    rows = [
+        run_stream(scheduled, stream_fuse, seqs, args.stream_batch, args.seq_symbol,
+                   args.batch_symbol, None, None, "no padding", seed=args.seed),
+        run_stream(scheduled, stream_fuse, seqs, args.stream_batch, args.seq_symbol,
+                   args.batch_symbol, args.pad_multiple, {args.seq_symbol},
+                   f"pad {args.seq_symbol} to a multiple of {args.pad_multiple}",
+                   seed=args.seed),
+        run_stream(scheduled, stream_fuse, seqs, args.stream_batch, args.seq_symbol,
+                   args.batch_symbol, args.pad_multiple, None,
+                   f"--pad-multiple {args.pad_multiple} as `bladec run` pads "
+                   f"(every plain symbolic dim, {args.batch_symbol} too)",
+                   execute=False, seed=args.seed),
+    ]
+    say("")
+    say(f"### 2. Compilations over {args.stream_steps} steps of varying shapes (no limit, "
+        f"fuse={'on' if stream_fuse else 'off'})")
+    say("")
+    say(f"Sequence lengths: the longest of {args.stream_batch} random records per batch, "
+        f"{source}, seed {args.seed}: min {min(seqs)}, median {int(np.median(seqs))}, "
+        f"max {max(seqs)}, {len(set(seqs))} distinct.")
+    say("")
+    say("| padding | compilations (sum of Report.compilations) | distinct bindings | "
+        "tokens computed / real | stream seconds | of which first-seen bindings |")
+    say("|---|---|---|---|---|---|")
+    for r in rows:
+        secs = f"{r.seconds:.1f}" if r.ran else "not run"
+        first = f"{r.first_seconds:.1f}" if r.ran else "-"
+        comp = str(r.compilations) if r.ran else \
+            f"{r.compilations} (one per distinct binding; not run)"
+        if r.error:
+            comp = f"fails: {r.error}"
+        tokens = f"{r.padded_tokens / r.tokens:.2f}x" if r.tokens and not r.error else "-"
+        say(f"| {r.label} | {comp} | {r.distinct} | {tokens} | {secs} | {first} |")
+    say("")
+    say("### 3. Bitwise check")
+    say("")
+    say(f"(b) bladec no limit, fuse=off, equals the unoptimized listing on "
+        f"JaxBackend(fuse=False) bit for bit: {'yes' if bitwise_b else 'no'}")
+    bitwise_all = bitwise_b
+    for lname, frac, c in limited:
+        if not c.fuse:
+            ok = same(c.outputs)
+            bitwise_all = bitwise_all and ok
+            say(f"- {c.label}: {'yes' if ok else 'no'}")
+    for c in configs:
+        if c.fuse and c.outputs is not None:
+            say(f"- {c.label} (fusion on; not expected bitwise): max relative difference "
+                f"{maxdiff(c.outputs):.1e}")
+
+    # -- goals ---------------------------------------------------------------------------
+    say("")
+    say("### Goals")
+    say("")
+    goals: dict[str, bool] = {}
+    for fuse in fuses:
+        r = median_ratio(jit_on.times, base[fuse].times)
+        key = f"no limit >= 0.8x whole-graph jit (fuse={'on' if fuse else 'off'})"
+        goals[key] = r >= 0.8
+        say(f"- {key}: {fmt_ratio(r)} -> {'met' if r >= 0.8 else 'NOT met'}")
+    low = min(fractions) if fractions else None
+    for lname, frac, c in limited:
+        if frac != low:
+            continue
+        slow = median_ratio(c.times, base[c.fuse].times)  # time ratio: >1 is slower
+        key = (f"{lname}, {frac}x{' (feasible minimum)' if c.note else ''}, "
+               f"fuse={'on' if c.fuse else 'off'}: at most 1.3x the no-limit step time")
+        goals[key] = slow <= 1.3
+        say(f"- {key}: {slow:.2f}x -> {'met' if slow <= 1.3 else 'NOT met'}")
+    say(f"- bitwise (b) == unoptimized: {'yes' if bitwise_b else 'no'}")
+    say("")
+    say(f"Total benchmark time: {time.perf_counter() - t_start:.0f} s. Command: "
+        f"python benchmarks/bench_run.py {' '.join(argv if argv is not None else sys.argv[1:])}")
+    text = "\n".join(lines)
+    print(text)
+    return {"text": text, "bitwise": bitwise_b, "bitwise_all_fuse_off": bitwise_all,
+            "goals": goals, "results": results, "stream": [r.__dict__ for r in rows],
+            "peak": peak}
+
+
+if __name__ == "__main__":
+    main()
