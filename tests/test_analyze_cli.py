@@ -171,9 +171,6 @@ def test_analysis_error_has_a_location(runner, tmp_path):
     assert line.startswith(f"{bad}:3:")
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: equating symbols with disjoint declared ranges "
-                   "crashes with 'internal error: ValueError: empty range' (exit 3) instead "
-                   "of a located contradiction (exit 1)")
 def test_disjoint_ranges_are_a_user_error(runner, tmp_path):
     bad = tmp_path / "bad.mlir"
     bad.write_text("func.func @main(%a: tensor<?, [@S0]>, %b: tensor<?, [@S1]>) {\n"

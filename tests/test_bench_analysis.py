@@ -110,9 +110,6 @@ class _Timeout(Exception):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, raises=_Timeout, reason="PERF BUG: analyze_shapes is "
-                   "quadratic; _Solver.add re-substitutes every solved symbol on each new "
-                   "solution (160 s for 10k ops, goal 5 s)")
 def test_benchmark_analysis_goal(capsys):
     """A 10,000-op graph is parsed and analyzed (shapes, timeline, peak) in < 5 s."""
     text = bench.generate_listing(10_000)

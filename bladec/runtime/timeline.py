@@ -19,7 +19,11 @@ def write_timeline(path: str, original: list[int], optimized: list[int],
         return
     if not path.endswith(".png"):
         raise BladecError(f"--timeline {path}: use a .csv or .png file name")
-    import matplotlib
+    try:
+        import matplotlib
+    except ImportError:
+        raise BladecError("--timeline .png needs matplotlib (pip install matplotlib); "
+                          "or write a .csv") from None
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     fig, ax = plt.subplots(figsize=(9, 4))

@@ -1,0 +1,112 @@
+"""benchmarks/bench_run.py: a tiny run of every table, and (slow) the real benchmark."""
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("jax")
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _load_bench():
+    spec = importlib.util.spec_from_file_location("bench_run", ROOT / "benchmarks" / "bench_run.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("bench_run", module)
+    spec.loader.exec_module(module)
+    return module
+
+
+bench = _load_bench()
+
+# A training step of one tanh layer: few ops, so every compilation is quick.
+TINY = """\
+func.func @main(%x: tensor<?x?x8, [@S0, @S1, @C8]>, %y: tensor<?x?x8, [@S0, @S1, @C8]>, %w: tensor<8x8>) {
+  %one = constant() {value = 1.0} -> tensor<f32>
+  %oneb = broadcast_in_dim(%one) {dims = []} -> tensor<?x8, [@S2, @C8]>
+  %x2 = reshape(%x) -> tensor<?x8, [@S2, @C8]>
+  %y2 = reshape(%y) -> tensor<?x8, [@S2, @C8]>
+  %h = dot(%x2, %w) -> tensor<?x8, [@S2, @C8]>
+  %t = tanh(%h) -> tensor<?x8, [@S2, @C8]>
+  %d = sub(%t, %y2) -> tensor<?x8, [@S2, @C8]>
+  %sq = mul(%d, %d) -> tensor<?x8, [@S2, @C8]>
+  %loss = reduce(%sq) {dims = [0, 1], kind = "sum"} -> tensor<f32>
+  %t2 = mul(%t, %t) -> tensor<?x8, [@S2, @C8]>
+  %dt = sub(%oneb, %t2) -> tensor<?x8, [@S2, @C8]>
+  %dh = mul(%d, %dt) -> tensor<?x8, [@S2, @C8]>
+  %dw = dot_general(%x2, %dh) {lhs_contract = [0], rhs_contract = [0]} -> tensor<8x8>
+  %wn = sub(%w, %dw) -> tensor<8x8>
+  return %loss, %wn
+}
+func.func @symbolic_shape_graph() {
+  SymbolicDim @S0 {min = 1, max = 64}
+  SymbolicDim @S1 {min = 16, max = 2048}
+  SymbolicDim @S2
+  @S2 = Mul @S0, @S1
+}
+"""
+
+
+def _check_tables(text: str) -> None:
+    for heading in ("### 1. Throughput", "### 2. Compilations", "### 3. Bitwise check",
+                    "### Goals"):
+        assert heading in text
+    assert "| (a) whole-graph jax.jit, fusion on | none |" in text
+    assert "| (b) bladec, no limit | none |" in text
+    assert "(d) bladec, schedule, 0.5x" in text
+    assert "| no padding |" in text
+    assert "bit for bit: yes" in text
+
+
+def test_tiny_benchmark(tmp_path, capsys):
+    listing = tmp_path / "tiny-train.mlir"
+    listing.write_text(TINY)
+    result = bench.main(["--sample", str(listing), "--dims", "S0=2,S1=16", "--repeats", "2",
+                         "--limits", "0.5", "--fuse", "0", "--no-unscheduled",
+                         "--no-jit-nofuse", "--stream-steps", "3", "--stream-batch", "1",
+                         "--stream-max-seq", "40"])
+    text = capsys.readouterr().out
+    _check_tables(text)
+    assert result["bitwise"] and result["bitwise_all_fuse_off"]
+    assert [r["label"] for r in result["stream"]][0] == "no padding"
+    unpadded, padded = result["stream"][0], result["stream"][1]
+    assert unpadded["compilations"] == unpadded["distinct"] >= 1
+    assert padded["compilations"] <= unpadded["compilations"]
+
+
+def test_padding_matches_the_session():
+    """pad_inputs(symbols=None) pads exactly as `bladec run --pad-multiple` does."""
+    from bladec.parse import parse_module
+    from bladec.runtime.backend import NumpyBackend
+    from bladec.runtime.executor import Executor
+    from bladec.runtime.session import _pad
+    ex = Executor(parse_module(TINY), NumpyBackend())
+    inputs = ex.random_inputs({"S0": 3, "S1": 17})
+    ours, theirs = bench.pad_inputs(ex, inputs, 8, None), _pad(ex, inputs, 8)
+    assert {n: a.shape for n, a in ours.items()} == {n: a.shape for n, a in theirs.items()}
+    only_seq = bench.pad_inputs(ex, inputs, 8, {"S1"})
+    assert only_seq["%x"].shape == (3, 24, 8) and only_seq["%w"].shape == (8, 8)
+    assert np.array_equal(only_seq["%x"][:, :17], inputs["%x"])
+
+
+def test_batch_stream_is_seeded_and_clipped():
+    lengths = np.arange(10, 1000, 7)
+    a = bench.batch_stream(lengths, 20, 4, seed=1, lo=16, hi=500)
+    assert a == bench.batch_stream(lengths, 20, 4, seed=1, lo=16, hi=500)
+    assert len(a) == 20 and all(16 <= s <= 500 for s in a)
+
+
+@pytest.mark.slow
+def test_benchmark_run(capsys):
+    """The real benchmark with fewer rounds: every table, and bitwise equality."""
+    result = bench.main(["--repeats", "3"])
+    text = capsys.readouterr().out
+    with capsys.disabled():
+        print("\n" + text)
+    _check_tables(text)
+    assert result["bitwise"] and result["bitwise_all_fuse_off"]
+    assert len(result["stream"]) == 3
