@@ -59,7 +59,8 @@ NUMPY_LAYOUT_BUG = (
     "bladec/runtime/backend.py NumpyBackend: op results are strided views "
     "(np.broadcast_to/np.transpose); reload returns a contiguous copy and np.einsum/np.sum "
     "sum in a layout-dependent order, so a reloaded operand changes the last bits of a dot "
-    "or reduce (fix: np.require(result, requirements="C") on every op result; not np.ascontiguousarray, which makes 0-d results 1-d). If this XPASSes, the backend "
+    "or reduce (fix: np.require(x, requirements='C') on every op result; not "
+    "np.ascontiguousarray, which turns 0-d results into 1-d). If this XPASSes, the backend "
     "or the plan changed: drop the seed from NUMPY_LAYOUT_SEEDS")
 NUMPY_LAYOUT_SEEDS = {30, 125, 161, 187}
 

@@ -472,9 +472,6 @@ def test_slice_past_the_declared_max_is_an_error():
     assert err.loc.line == 2
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: a solved symbol with no declared range is not "
-                   "checked to be >= 1: with S1 = 100 - S0 (concatenate to a known total), "
-                   "bind(S0=200) gives S1 = -100 and exact_sizes a negative byte count")
 def test_a_solved_symbol_stays_positive():
     _, info = analyze("""
         func.func @main(%a: tensor<?x8, [@S0, @C8]>, %b: tensor<?x8>) {

@@ -169,8 +169,7 @@ class _Solver:
                 raise BladecError(f"contradiction: {eq.what} makes {target} = {value.const}, "
                                   f"outside [{lo}, {hi if hi else 'inf'}]", eq.loc)
             return
-        if (lo, hi) != (1, None):
-            self.derived_ranges[target] = (lo, hi)
+        self.derived_ranges[target] = (lo, hi)  # checked by bind(): dims are at least 1
         if len(value.terms) == 1:
             (m, c), = value.terms.items()
             if len(m) == 1 and m[0][1] == 1 and c > 0:  # target = c*s
