@@ -73,6 +73,24 @@ def log(msg: str) -> None:
     print(f"[{time.perf_counter() - _T0:6.1f} s] {msg}", file=sys.stderr, flush=True)
 
 
+def keep_freed_memory() -> bool:
+    """glibc: serve big buffers from the heap and never give it back to the kernel.
+
+    By default glibc maps every allocation over its (adaptive, at most 32 MiB) mmap
+    threshold afresh and unmaps it on free, so each such buffer pays a page fault per
+    4 KiB on first touch on every step; on a VM that costs about 1 ms per MiB.
+    """
+    import ctypes
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+    except OSError:
+        return False
+    m_trim_threshold, m_top_pad, m_mmap_threshold = -1, -2, -3
+    return bool(libc.mallopt(m_mmap_threshold, 1 << 30)
+                and libc.mallopt(m_trim_threshold, (1 << 31) - 1)
+                and libc.mallopt(m_top_pad, 256 << 20))
+
+
 # -- the workload --------------------------------------------------------------------------
 def pick_sample(root: Path = ROOT) -> Path:
     """The training sample with the most compute ops."""
@@ -171,6 +189,60 @@ def bladec_config(label: str, module: Module, fuse: bool, inputs: dict[str, np.n
         out, report = ex.run(inputs, limit)
         return [out[n] for n in ex.outputs], report
     return Config(label, step, fuse, "bladec", limit, note, plan_seconds)
+
+
+def split_only_config(label: str, module: Module, fuse: bool, inputs: dict[str, np.ndarray],
+                      binding: dict[str, int], limit: int) -> Config:
+    """The compute ops of the plan at ``limit`` cut into the same segments, but with no
+    eviction: what the segmentation alone costs, without copies or recomputes."""
+    ex = Executor(module, JaxBackend(fuse=fuse))
+    plan = ex.plan(binding, limit)
+    shapes = ex.shapes_for(binding)
+    groups: list[list] = [[]]
+    for s in plan.trace:
+        if s.kind == "op":
+            groups[-1].append(s.op)
+        elif groups[-1]:
+            groups.append([])
+    groups = [g for g in groups if g]
+    last: dict[str, int] = {}
+    for i, g in enumerate(groups):
+        for op in g:
+            for n in op.operands:
+                last[n] = i
+    known = set(ex.inputs) | {r for op in ex.ops for r in op.result_names}
+    keep = set(ex.inputs) | set(ex.outputs)
+    segments = []
+    for i, g in enumerate(groups):
+        made = {r for op in g for r in op.result_names}
+        ins = list(dict.fromkeys(n for op in g for n in op.operands
+                                 if n not in made and n in known))
+        outs = [r for r in dict.fromkeys(r for op in g for r in op.result_names)
+                if r in ex.outputs or last.get(r, -1) > i]
+        specs = {id(op): [(shapes[r], ex.info.dtypes[r]) for r in op.result_names] for op in g}
+        segments.append((ex.backend.segment(g, ins, outs, specs), ins, outs))
+
+    def step() -> tuple[list[np.ndarray], Report]:
+        report = Report(limit=limit)
+        start = time.perf_counter()
+        before = ex.backend.compilations
+        env = {n: ex.backend.put(np.asarray(inputs[n])) for n in ex.inputs}
+        for i, (fn, ins, outs) in enumerate(segments):
+            t = time.perf_counter()
+            results = fn([env[n] for n in ins])
+            for x in results:
+                x.block_until_ready()
+            report.segment_seconds.append(time.perf_counter() - t)
+            env.update(zip(outs, results))
+            for n in [n for n in env if n not in keep and last.get(n, -1) <= i]:
+                ex.backend.delete(env.pop(n))
+        out = [ex.backend.fetch(env[n]) for n in ex.outputs]
+        report.segments = len(segments)
+        report.compilations = ex.backend.compilations - before
+        report.seconds = time.perf_counter() - start
+        report.peak_bytes = plan.measure.peak
+        return out, report
+    return Config(label, step, fuse, "bladec", limit, "")
 
 
 def measure(configs: list[Config], repeats: int, seed: int) -> None:
@@ -347,7 +419,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--sample", default=None, help="listing (default: the largest training "
                     "sample of " + ", ".join(TRAINING_SAMPLES) + ")")
     ap.add_argument("--dims", default=None, help="binding for table 1, e.g. S0=8,S1=256")
-    ap.add_argument("--repeats", type=int, default=15, help="timed rounds per configuration")
+    ap.add_argument("--repeats", type=int, default=20, help="timed rounds per configuration")
     ap.add_argument("--limits", default="0.7,0.5", help="fractions of the unconstrained peak")
     ap.add_argument("--fuse", default="0,1", help="JaxBackend fuse settings to measure")
     ap.add_argument("--no-unscheduled", action="store_true",
@@ -362,11 +434,19 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--seq-symbol", default="S1")
     ap.add_argument("--pad-multiple", type=int, default=64)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--no-explain", action="store_true",
+                    help="skip the split-only rows (the lowest-limit plan's segments, no "
+                    "evictions), which separate the cost of segmentation from that of copies")
+    ap.add_argument("--malloc", choices=["default", "keep"], default="default",
+                    help="keep: mallopt so freed memory stays in the process (no mmap/munmap "
+                    "and page faults per large buffer); default: glibc's own behaviour")
     ap.add_argument("--profile", type=int, default=0, metavar="N",
                     help="also cProfile N steps of (b) and of the lowest-limit fuse=off run")
     args = ap.parse_args(argv)
 
     t_start = time.perf_counter()
+    if args.malloc == "keep":
+        keep_freed_memory()
     path = Path(args.sample) if args.sample else pick_sample()
     if not path.is_absolute() and not path.exists():
         path = ROOT / path
@@ -427,6 +507,14 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                                   listing, fuse, inputs, binding, use, note)
                 configs.append(c)
                 limited.append((lname, frac, c))
+    if not args.no_explain and fractions:
+        low_frac = min(fractions)
+        for lname, frac, c in limited:
+            if lname == "schedule" and frac == low_frac:
+                configs.append(split_only_config(
+                    f"(e) split only: the segments of {lname} {frac}x, no eviction, "
+                    f"fuse={'on' if c.fuse else 'off'}", scheduled, c.fuse, inputs, binding,
+                    c.limit))
     log(f"table 1: {len(configs)} configurations, first steps")
     measure(configs, args.repeats, args.seed)
     log("table 1: done")
@@ -436,7 +524,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     dev = jax.devices()[0]
     say(f"## bench_run: {rel} ({ops} compute ops), "
         + ", ".join(f"{k}={v}" for k, v in binding.items())
-        + f", {dev.platform} ({jax.__version__}), {args.repeats} interleaved rounds")
+        + f", {dev.platform} (jax {jax.__version__}), {args.repeats} interleaved rounds, "
+        f"malloc: {args.malloc}")
     say("")
     say(f"Unconstrained peak of the scheduled listing: {format_size(peak)} ({peak} bytes); "
         f"without schedule: {format_size(unsched_peak)}; unoptimized listing: "

@@ -100,6 +100,7 @@ class Val:
     dtype: str
     index: int          # position of the defining op (-1: graph input)
     uses: int = 0
+    users: list[int] = field(default_factory=list)  # positions of the ops that use it
 
 
 @dataclass
@@ -111,6 +112,11 @@ class Listing:
     outputs: list[str]
     num_ops: int
     op_names: list[str] = field(default_factory=list)
+
+    def far_reuses(self, distance: int = 4) -> list[str]:
+        """Computed values used at least twice, the last use ``distance`` ops after the def."""
+        return [n for n, v in self.values.items() if v.index >= 0 and v.uses >= 2
+                and v.users[-1] - v.index >= distance]
 
     def shapes(self, binding: dict[str, int]) -> dict[str, tuple[int, ...]]:
         """Every value's concrete shape under a binding of S0 and S1 (the generator's own)."""
@@ -183,6 +189,7 @@ class _Gen:
         self.counter += 1
         for o in operands:
             self.values[o].uses += 1
+            self.values[o].users.append(len(self.order))
         args = ", ".join(operands)
         attr_text = f" {{{attrs}}}" if attrs else ""
         self.lines.append(f"  {name} = {opname}({args}){attr_text} -> {self.type_of(dims, dtype)}")

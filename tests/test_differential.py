@@ -255,6 +255,37 @@ def check_graph(seed: int) -> tuple[Counter, list[str]]:
     return stats, mismatches
 
 
+def test_generator_makes_valid_varied_listings() -> None:
+    """randlisting: valid, deterministic, 5-40 ops, 1-3 outputs, every op family, and
+    the analysis derives the same shapes (with product and sum relations) on its own."""
+    from bladec.symbolic.shapes import analyze_shapes
+    seen: Counter = Counter()
+    relations: set[str] = set()
+    for seed in range(150):
+        listing = generate(seed)
+        assert generate(seed).text == listing.text
+        assert 5 <= listing.num_ops <= 40 and 1 <= len(listing.outputs) <= 3
+        module = parse_module(listing.text, f"<seed {seed}>")
+        verify(module)
+        info = analyze_shapes(module)
+        assert info.free == ["S0", "S1"], (seed, info.free)
+        relations.update(info.relations())
+        seen.update(listing.op_names)
+        ex = Executor(module, NumpyBackend())
+        for binding in listing.bindings(random.Random(seed), 2):
+            assert ex.shapes_for(binding) == listing.shapes(binding)
+            ranges = ex.info.ranges
+            assert all(ranges[s][0] <= v <= (ranges[s][1] or v) for s, v in binding.items())
+        seen["far reuse"] += bool(listing.far_reuses())
+    for op in ("tanh", "add", "compare", "select", "convert", "dot", "dot_general",
+               "broadcast_in_dim", "reshape", "transpose", "concatenate", "reduce", "slice"):
+        assert seen[op] >= 10, (op, seen[op])
+    assert seen["far reuse"] >= 0.75 * 150  # values used again far away: remat candidates
+    assert any("S0*S1" in r for r in relations)          # a merge of two symbolic dims
+    assert any(re.search(r"= \d+\*S[01]$", r) for r in relations)   # a static factor
+    assert any(" + " in r for r in relations)            # a concatenation
+
+
 def _seed_param(seed: int):
     if seed in NUMPY_LAYOUT_SEEDS:
         return pytest.param(seed, marks=pytest.mark.xfail(
@@ -326,10 +357,12 @@ func.func @main(%x: tensor<?x?, [@S0, @S1]>) {
 
 
 # -- JAX --------------------------------------------------------------------------------
-JAX_SEEDS = range(10_000, 10_020)
+JAX_SEEDS = list(range(10_000, 10_020)) + [
+    # reduce(reshape(x)) + itself: XLA's simplifier rewrites the whole-graph run only
+    _mark((10_041,), JAX_ALGSIMP_BUG)]
 
 
-@pytest.mark.parametrize("seed", list(JAX_SEEDS))
+@pytest.mark.parametrize("seed", JAX_SEEDS)
 def test_random_graph_jax(seed: int) -> None:
     rng = random.Random(seed)
     listing = generate(seed, num_ops=rng.randint(5, 14))
