@@ -61,7 +61,6 @@ func.func @main(%x: tensor<?x?x64, [@S0, @S1, @C64]>, %y: tensor<?x?x64, [@S0, @
   %db2 = reduce(%dob) {dims = [0], kind = "sum"} -> tensor<64>
   %at = transpose(%a) {perm = [1, 0]} -> tensor<512x?, [@C512, @S2]>
   %dw2 = dot(%at, %dob) -> tensor<512x64>
-  %dw1_x = transpose(%x2) {perm = [1, 0]} -> tensor<64x?, [@C64, @S2]>
   %w2t = transpose(%w2) {perm = [1, 0]} -> tensor<64x512>
   %da = dot(%dob, %w2t) -> tensor<?x512, [@S2, @C512]>
   // SiLU': sg * (1 + hb * (1 - sg)).
@@ -71,7 +70,7 @@ func.func @main(%x: tensor<?x?x64, [@S0, @S1, @C64]>, %y: tensor<?x?x64, [@S0, @
   %t3 = mul(%sg, %t2) -> tensor<?x512, [@S2, @C512]>
   %dhb = mul(%da, %t3) -> tensor<?x512, [@S2, @C512]>
   %db1 = reduce(%dhb) {dims = [0], kind = "sum"} -> tensor<512>
-  %dw1 = dot(%dw1_x, %dhb) -> tensor<64x512>
+  %dw1 = dot_general(%x2, %dhb) {lhs_contract = [0], rhs_contract = [0]} -> tensor<64x512>
   // SGD.
   %u1 = mul(%dw1, %lrw1) -> tensor<64x512>
   %w1n = sub(%w1, %u1) -> tensor<64x512>

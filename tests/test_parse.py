@@ -476,9 +476,6 @@ def test_error_locations(text: str, line: int, col: int):
     assert err.value.loc == Loc("f", line, col)
 
 
-@pytest.mark.xfail(strict=True, reason="grammar/listing.lark: the REGION terminal's lookahead "
-                   "(?=[ \\t\\r\\n]*\\{) does not skip comments, so a comment between a region "
-                   "name and its '{' is a syntax error")
 def test_comment_between_region_name_and_brace():
     text = ("func.func @main(%a: tensor<4>) {\n  remat.regenerate(%a) recompute // why\n  {\n"
             "    %a = copy(%a) -> tensor<4>\n  }\n}\n")
