@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import re
 import statistics
@@ -440,6 +441,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--malloc", choices=["default", "keep"], default="default",
                     help="keep: mallopt so freed memory stays in the process (no mmap/munmap "
                     "and page faults per large buffer); default: glibc's own behaviour")
+    ap.add_argument("--pin-cpu", type=int, default=None, metavar="CPU",
+                    help="run on that one CPU only (set before JAX starts its threads): "
+                    "steadier numbers on a shared machine, no inter-op concurrency")
     ap.add_argument("--profile", type=int, default=0, metavar="N",
                     help="also cProfile N steps of (b) and of the lowest-limit fuse=off run")
     args = ap.parse_args(argv)
@@ -447,6 +451,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     t_start = time.perf_counter()
     if args.malloc == "keep":
         keep_freed_memory()
+    if args.pin_cpu is not None:
+        os.sched_setaffinity(0, {args.pin_cpu})
     path = Path(args.sample) if args.sample else pick_sample()
     if not path.is_absolute() and not path.exists():
         path = ROOT / path
@@ -525,7 +531,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     say(f"## bench_run: {rel} ({ops} compute ops), "
         + ", ".join(f"{k}={v}" for k, v in binding.items())
         + f", {dev.platform} (jax {jax.__version__}), {args.repeats} interleaved rounds, "
-        f"malloc: {args.malloc}")
+        f"malloc: {args.malloc}, CPUs: "
+        + (f"1 (pinned to CPU {args.pin_cpu})" if args.pin_cpu is not None
+           else str(len(os.sched_getaffinity(0)))))
     say("")
     say(f"Unconstrained peak of the scheduled listing: {format_size(peak)} ({peak} bytes); "
         f"without schedule: {format_size(unsched_peak)}; unoptimized listing: "

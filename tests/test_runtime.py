@@ -120,12 +120,6 @@ def test_bind_outside_declared_range() -> None:
         ex.bind({"%x": (9, 5), "%y": (5,)})
 
 
-@pytest.mark.xfail(strict=True, raises=BladecError, reason="bladec/symbolic/shapes.py: "
-                   "reshape [S0, S1, S1] -> [S2, S1] gives the equation S0*S1^2 - S1*S2 = 0, "
-                   "which _Solver._pick can not solve (S2 shares a monomial with S1), so it is "
-                   "kept as a fact and S2 stays a free symbol; the analysis could divide out "
-                   "the common factor S1 (>= 1) and solve S2 = S0*S1. The executor then can "
-                   "not bind S2 from the inputs ('no value for symbol(s) S2')")
 def test_bind_reshape_that_keeps_a_symbolic_dim() -> None:
     text = """
 func.func @main(%x: tensor<?x?x?, [@S0, @S1, @S1]>) {
@@ -160,9 +154,6 @@ def test_missing_input() -> None:
         ex.run({"%x": np.zeros((3, 5), np.float32)})
 
 
-@pytest.mark.xfail(strict=True, reason="bladec/runtime/executor.py Executor.run ignores inputs "
-                   "the listing does not take (a misspelled or stale name passes silently); "
-                   "it checks only for missing ones")
 def test_extra_input_is_an_error() -> None:
     ex = Executor(_module(TWO_INPUTS), NumpyBackend())
     inputs = {"%x": np.zeros((3, 5), np.float32), "%y": np.zeros(5, np.float32),

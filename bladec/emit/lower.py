@@ -22,6 +22,7 @@ class Kernels(Protocol):
     def dot_general(self, a: Any, b: Any, op: Op) -> Any: ...
     def scatter_add(self, base: Any, ids: Any, updates: Any) -> Any: ...
     def rng_uniform(self, seed: int, shape: Shape, dtype: Any) -> Any: ...
+    def materialize(self, x: Any) -> Any: ...
 
 
 Lowering = Callable[[Kernels, Op, list, OutSpec], Any]
@@ -198,5 +199,5 @@ def run_op(K: Kernels, op: Op, args: list, out: OutSpec) -> list:
         want = K.dtype(dtype)
         if value.dtype != want:
             value = value.astype(want)
-        fixed.append(value)
+        fixed.append(K.materialize(value))
     return fixed

@@ -113,9 +113,9 @@ class ListScheduler(Generic[T]):
         best, how = ready[0], "only"
         for i in ready[1:]:
             order = self.cmp(self.impact(i), self.impact(best))
-            if order is Order.GT:
+            if order in (Order.GT, Order.GE):  # a proved >= is as good as > here
                 best, how = i, "compare"
-            elif order is Order.LT:
+            elif order in (Order.LT, Order.LE):
                 how = "compare" if how == "only" else how
             elif order is Order.EQ:
                 if self._lifetime_key(i) > self._lifetime_key(best):

@@ -57,6 +57,12 @@ class _NumpyKernels:
     np = np
 
     @staticmethod
+    def materialize(x: Any) -> Any:
+        """A C-ordered result: NumPy's sums depend on the layout of their operands, and a
+        reloaded copy is always contiguous, so every result is made so."""
+        return np.require(x, requirements="C")
+
+    @staticmethod
     def dtype(name: str) -> Any:
         return numpy_dtype(name)
 
@@ -146,6 +152,10 @@ class _JaxKernels:
     def scatter_add(base: Any, ids: Any, updates: Any) -> Any:
         return base.at[ids].add(updates)
 
+    @staticmethod
+    def materialize(x: Any) -> Any:
+        return x
+
     def rng_uniform(self, seed: int, shape: tuple, dtype: Any) -> Any:
         return self.jax.random.uniform(self.jax.random.key(seed), shape, dtype)
 
@@ -223,7 +233,9 @@ class _LazyCompiled:
 
     def __call__(self, args: list) -> list:
         if self.executable is None:
-            options = {} if self.backend.fuse else {"xla_disable_hlo_passes": "fusion"}
+            # algsimp too: it rewrites across ops (reduce(broadcast(x)) as x*n) only when
+            # they share a segment, which would make results depend on the plan
+            options = {} if self.backend.fuse else {"xla_disable_hlo_passes": "fusion,algsimp"}
             lowered = self.backend.jax.jit(self.fn).lower(*args)
             self.executable = lowered.compile(compiler_options=options)
             self.backend.compilations += 1

@@ -189,6 +189,10 @@ class Executor:
         missing = [n for n in self.inputs if n not in inputs]
         if missing:
             raise BladecError(f"missing input(s) {', '.join(missing)}")
+        extra = [n for n in inputs if n not in self.inputs]
+        if extra:
+            raise BladecError(f"unknown input(s) {', '.join(extra)} (the graph takes "
+                              f"{', '.join(self.inputs)})")
         for name in self.inputs:
             want = numpy_dtype(self.info.dtypes[name])
             if np.asarray(inputs[name]).dtype != want:

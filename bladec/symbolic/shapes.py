@@ -104,6 +104,24 @@ class ShapeInfo:
         return full
 
 
+def _without_common_factor(e: SymbolicExpr) -> SymbolicExpr:
+    """Divide out the symbols every term shares (they are positive, so = 0 is kept)."""
+    monos = list(e.terms)
+    common = {s: p for s, p in monos[0]}
+    for m in monos[1:]:
+        powers = dict(m)
+        common = {s: min(p, powers[s]) for s, p in common.items() if s in powers}
+        if not common:
+            return e
+    if not common:
+        return e
+    out = {}
+    for m, c in e.terms.items():
+        reduced = tuple((s, p - common.get(s, 0)) for s, p in m if p - common.get(s, 0) > 0)
+        out[reduced] = c
+    return SymbolicExpr(out)
+
+
 def _fact_key(e: SymbolicExpr) -> tuple:
     """The same equation up to sign."""
     lead = max(e.terms.items(), key=lambda mc: (sum(p for _, p in mc[0]), str(mc[0])))[1]
@@ -137,6 +155,7 @@ class _Solver:
         e = eq.expr.subs(self.subst)
         if not e.terms:
             return
+        e = _without_common_factor(e)  # S0*S1^2 = S1*S2 is S0*S1 = S2: symbols are >= 1
         if e.is_const:
             raise BladecError(f"contradiction: {eq.what}", eq.loc)
         target = self._pick(e, eq.prefer)
