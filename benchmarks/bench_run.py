@@ -9,10 +9,12 @@ Three tables, every ratio measured side by side in one process (the machines are
    ``JaxBackend(fuse=False)``; (c) the same with ``fuse=True``; (d) the Executor at 0.7x
    and 0.5x of the unconstrained peak of the scheduled listing (or the smallest limit the
    planner meets, when 0.5x is below it), for both fuse settings, on the listing of
-   ``analyze,schedule,remat`` and on that of ``analyze,remat``. Configurations run in
-   interleaved rounds (a shuffled order per round); steps/s comes from the median step,
-   ratios are medians of per-round ratios. Compilation (and planning) is excluded from
-   steps/s: the first step of each configuration is timed apart.
+   ``analyze,schedule,remat`` and on that of ``analyze,remat``; (e) the segments of the
+   lowest-limit plan run without any eviction, which separates what the segmentation
+   costs from what the copies cost. Configurations run in interleaved rounds (a shuffled
+   order per round); steps/s from the best and the median step; ratios best-of against
+   best-of and, beside them, the median of per-round ratios. Compilation (and planning)
+   is excluded from steps/s: the first step of each configuration is timed apart.
 2. Compilations over a stream of steps whose sequence lengths are those of random batches
    of CodeAlpaca records (Llama-2 tokenizer and Alpaca template when sentencepiece and
    the data are there; a seeded log-normal fit of them otherwise), unpadded and padded
@@ -24,7 +26,12 @@ Goals (from the issue): at no limit at least 0.8x the steps/s of the whole-graph
 at 0.5x the peak at most 30% slower than at no limit.
 
     python benchmarks/bench_run.py [--sample samples/attention.mlir] [--dims S0=8,S1=256]
-                                   [--repeats 7] [--stream-steps 50] [--pad-multiple 64]
+        [--repeats 20] [--stream-steps 50] [--pad-multiple 64] [--pin-cpu 0]
+        [--malloc keep] [--profile 5]
+
+On a shared 2-core machine ``--pin-cpu 0`` gives steady numbers (best ~ median), at the
+price of XLA's inter-op concurrency; ``--malloc keep`` stops glibc from unmapping big
+freed buffers, whose page faults otherwise cost every freshly allocated segment output.
 """
 from __future__ import annotations
 
