@@ -24,6 +24,8 @@ MAX_NESTING = 64
 MAX_INT_DIGITS = 30
 _OPERAND = re.compile(r"%[A-Za-z0-9_.$]+")
 _TYPE = re.compile(r"tensor<[^>\n]*>")
+_INT = re.compile(r"-?[0-9]+")
+_ATTR_ITEM = re.compile(r'([A-Za-z_][A-Za-z0-9_.]*)[ \t]*=[ \t]*("[^"\\\n]*"|\[[^\]]*\]|[^,}\s]+)')
 _TOKEN_NAMES = {
     "VALUE": "a value like '%x'", "SYMREF": "a symbol like '@S0'", "TYPE": "a tensor type",
     "NAME": "a name", "INT": "an integer", "FLOAT": "a number", "STRING": "a string",
@@ -116,7 +118,32 @@ class _Builder(Transformer):
             (i.loc for i in items if isinstance(i, _DeepTuple)), Loc(self.file))
         return out
 
+    def _split_attrs(self, tok: Token) -> list[tuple[Token, Any]]:
+        """The ``key = value`` pairs of a one-token attribute dict, as the rules give them."""
+        pairs = []
+        for m in _ATTR_ITEM.finditer(tok):
+            key = Token("NAME", m.group(1), tok.start_pos + m.start(1), tok.line,
+                        tok.column + m.start(1))
+            raw, at = m.group(2), m.start(2)
+            if raw.startswith("["):
+                items = [self._scalar(Token("INT", n.group(), 0, tok.line,
+                                            tok.column + at + n.start()))
+                         for n in _INT.finditer(raw)]
+                value: Any = _DeepTuple(items)
+            else:
+                kind = ("STRING" if raw.startswith('"') else "SYMREF" if raw.startswith("@")
+                        else "TRUE" if raw == "true" else "FALSE" if raw == "false"
+                        else "INT" if _INT.fullmatch(raw) else "FLOAT")
+                value = self._scalar(Token(kind, raw, 0, tok.line, tok.column + at))
+            pairs.append((key, value))
+        return pairs
+
+    def _scalar(self, tok: Token) -> Any:
+        return self._attr_value(tok)
+
     def attrdict(self, *attrs: Any) -> dict:
+        if len(attrs) == 1 and isinstance(attrs[0], Token) and attrs[0].type == "ATTRS":
+            attrs = tuple(self._split_attrs(attrs[0]))
         out: dict[str, Any] = {}
         for item in attrs:
             if item is None:

@@ -50,10 +50,6 @@ def test_measure_reports_every_figure():
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="bladec/parse.py + grammar/listing.lark: on the 2-core "
-                   "machine the mixed 100,000-line listing parses at about 13,000 lines/s of CPU "
-                   "time; every token of an attribute dict goes through Lark (a dot_general line "
-                   "with four dim lists is ~30 tokens)")
 def test_parse_speed(capsys):
     bench = _bench()
     text = bench.generate(100_000)

@@ -1,0 +1,1 @@
+"""Models in plain JAX whose training steps the importer turns into listings."""

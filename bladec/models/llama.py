@@ -1,0 +1,173 @@
+"""A Llama-2-style decoder and its training step, in plain JAX (params are a dict of arrays).
+
+The model is written so that :mod:`bladec.frontend.jax_import` can translate its jaxpr
+into a listing whose only symbolic inputs are the batch and sequence lengths:
+
+- the token embedding is ``embed[tokens]`` (a gather; its gradient is a scatter-add);
+- the attention projections are ``[D, H, Dh]`` / ``[H, Dh, D]`` weights contracted with
+  ``einsum``, so no reshape ever splits or merges a dynamic dim (a reshape's result dims
+  are not a function of its operand's, so they would have to be rediscovered from uses);
+- rotary embeddings are computed inside the function from an ``iota`` over the sequence
+  length (they depend on the symbolic length), and ``rotate_half`` is a product with a
+  fixed signed permutation matrix built from iotas (exact, and no slicing of a
+  dynamic-shaped tensor);
+- the causal mask comes from iota comparisons; the softmax and the log-sum-exp of the
+  loss subtract a ``stop_gradient`` of ``reduce_max``;
+- the cross-entropy picks the target logit with a one-hot made by comparing an iota with
+  the targets, and averages over the tokens where ``mask`` is non-zero.
+
+``train_step(params, tokens, targets, mask, lr, cfg)`` is one SGD step: the loss and
+``jax.value_and_grad`` of it, and ``p - lr * g`` for every parameter.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+Params = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Config:
+    vocab: int = 256
+    hidden: int = 64
+    intermediate: int = 172
+    heads: int = 4
+    layers: int = 2
+    rope_theta: float = 10000.0
+    eps: float = 1e-5
+    mask_value: float = -1e9  # added to the scores of future positions (finite: no inf-inf)
+
+    def __post_init__(self) -> None:
+        if self.hidden % self.heads:
+            raise ValueError(f"hidden {self.hidden} is not a multiple of heads {self.heads}")
+        if (self.hidden // self.heads) % 2:
+            raise ValueError("the head dim must be even for rotary embeddings")
+
+    @property
+    def head_dim(self) -> int:
+        return self.hidden // self.heads
+
+
+SMALL = Config(vocab=256, hidden=64, intermediate=172, heads=4, layers=2)
+PAPER = Config(vocab=32000, hidden=4096, intermediate=11008, heads=32, layers=4)
+
+
+def param_shapes(cfg: Config) -> Params:
+    """The parameter tree as shapes: ``{"embed": (V, D), "layers": [{...}, ...], ...}``."""
+    d, f, h, k, v = cfg.hidden, cfg.intermediate, cfg.heads, cfg.head_dim, cfg.vocab
+    layer = {"attn_norm": (d,), "wq": (d, h, k), "wk": (d, h, k), "wv": (d, h, k),
+             "wo": (h, k, d), "mlp_norm": (d,), "w_gate": (d, f), "w_up": (d, f),
+             "w_down": (f, d)}
+    return {"embed": (v, d), "layers": [dict(layer) for _ in range(cfg.layers)],
+            "final_norm": (d,), "lm_head": (d, v)}
+
+
+def init_params(cfg: Config, seed: int = 0) -> Params:
+    """Random parameters (NumPy float32): normal(0, 1/sqrt(fan_in)), norm scales 1."""
+    rng = np.random.default_rng(seed)
+
+    def make(path: tuple, shape: tuple) -> np.ndarray:
+        name = path[-1]
+        if name.endswith("norm"):
+            return np.ones(shape, np.float32)
+        fan_in = shape[0] if name not in ("wo",) else shape[0] * shape[1]
+        if name == "embed":
+            fan_in = 1
+        return (rng.standard_normal(shape) / np.sqrt(fan_in)).astype(np.float32)
+
+    def walk(tree: Any, path: tuple) -> Any:
+        if isinstance(tree, dict):
+            return {k: walk(v, path + (k,)) for k, v in tree.items()}
+        if isinstance(tree, list):
+            return [walk(v, path + (i,)) for i, v in enumerate(tree)]
+        return make(path, tree)
+    return walk(param_shapes(cfg), ())
+
+
+def rms_norm(x: jax.Array, w: jax.Array, eps: float) -> jax.Array:
+    var = jnp.mean(x * x, axis=-1, keepdims=True)
+    return x * jax.lax.rsqrt(var + eps) * w
+
+
+def rotary(seq: int, cfg: Config) -> tuple[jax.Array, jax.Array, jax.Array]:
+    """cos and sin tables [S, Dh] for positions 0..S-1, and the rotate_half matrix [Dh, Dh]."""
+    k = cfg.head_dim
+    half = k // 2
+    pos = jnp.arange(seq, dtype=jnp.float32)                       # iota over the sequence
+    freq_idx = jnp.arange(half, dtype=jnp.float32)
+    inv_freq = 1.0 / jnp.power(jnp.float32(cfg.rope_theta), freq_idx * (2.0 / k))
+    angles = pos[:, None] * inv_freq[None, :]                      # [S, Dh/2]
+    angles = jnp.concatenate([angles, angles], axis=-1)            # [S, Dh]
+    # rotate_half(x) = concat(-x[half:], x[:half]) = x @ R with R a signed permutation
+    i = jax.lax.broadcasted_iota(jnp.int32, (k, k), 0)
+    j = jax.lax.broadcasted_iota(jnp.int32, (k, k), 1)
+    rot = (jnp.where(i == j + half, -1.0, 0.0) + jnp.where(i + half == j, 1.0, 0.0))
+    return jnp.cos(angles), jnp.sin(angles), rot.astype(jnp.float32)
+
+
+def apply_rotary(x: jax.Array, cos: jax.Array, sin: jax.Array, rot: jax.Array) -> jax.Array:
+    """x [B, S, H, Dh]; cos/sin [S, Dh]."""
+    rotated = jnp.einsum("bshk,kj->bshj", x, rot)
+    return x * cos[None, :, None, :] + rotated * sin[None, :, None, :]
+
+
+def attention(x: jax.Array, layer: Params, rope: tuple, cfg: Config) -> jax.Array:
+    cos, sin, rot = rope
+    q = apply_rotary(jnp.einsum("bsd,dhk->bshk", x, layer["wq"]), cos, sin, rot)
+    k = apply_rotary(jnp.einsum("bsd,dhk->bshk", x, layer["wk"]), cos, sin, rot)
+    v = jnp.einsum("bsd,dhk->bshk", x, layer["wv"])
+    scores = jnp.einsum("bshk,bthk->bhst", q, k) * (1.0 / np.sqrt(cfg.head_dim))
+    seq = x.shape[1]
+    row = jax.lax.broadcasted_iota(jnp.int32, (seq, seq), 0)
+    col = jax.lax.broadcasted_iota(jnp.int32, (seq, seq), 1)
+    causal = row >= col
+    scores = jnp.where(causal[None, None], scores, jnp.float32(cfg.mask_value))
+    m = jax.lax.stop_gradient(jnp.max(scores, axis=-1, keepdims=True))
+    e = jnp.exp(scores - m)
+    p = e / jnp.sum(e, axis=-1, keepdims=True)
+    out = jnp.einsum("bhst,bthk->bshk", p, v)
+    return jnp.einsum("bshk,hkd->bsd", out, layer["wo"])
+
+
+def mlp(x: jax.Array, layer: Params) -> jax.Array:
+    gate = jnp.einsum("bsd,df->bsf", x, layer["w_gate"])
+    up = jnp.einsum("bsd,df->bsf", x, layer["w_up"])
+    act = gate * jax.lax.logistic(gate) * up                       # SwiGLU
+    return jnp.einsum("bsf,fd->bsd", act, layer["w_down"])
+
+
+def forward(params: Params, tokens: jax.Array, cfg: Config) -> jax.Array:
+    """Logits [B, S, V] for tokens [B, S] (int32)."""
+    x = params["embed"][tokens]
+    rope = rotary(tokens.shape[1], cfg)
+    for layer in params["layers"]:
+        x = x + attention(rms_norm(x, layer["attn_norm"], cfg.eps), layer, rope, cfg)
+        x = x + mlp(rms_norm(x, layer["mlp_norm"], cfg.eps), layer)
+    x = rms_norm(x, params["final_norm"], cfg.eps)
+    return jnp.einsum("bsd,dv->bsv", x, params["lm_head"])
+
+
+def loss_fn(params: Params, tokens: jax.Array, targets: jax.Array, mask: jax.Array,
+            cfg: Config) -> jax.Array:
+    """Mean cross-entropy over the tokens where ``mask`` (f32 [B, S]) is 1."""
+    logits = forward(params, tokens, cfg)
+    m = jax.lax.stop_gradient(jnp.max(logits, axis=-1, keepdims=True))
+    lse = jnp.log(jnp.sum(jnp.exp(logits - m), axis=-1)) + m[..., 0]
+    vocab = jax.lax.broadcasted_iota(jnp.int32, logits.shape, 2)
+    onehot = (vocab == targets[..., None]).astype(logits.dtype)
+    target_logit = jnp.sum(logits * onehot, axis=-1)
+    nll = (lse - target_logit) * mask
+    return jnp.sum(nll) / jnp.maximum(jnp.sum(mask), 1.0)
+
+
+def train_step(params: Params, tokens: jax.Array, targets: jax.Array, mask: jax.Array,
+               lr: jax.Array, cfg: Config = SMALL) -> tuple[jax.Array, Params]:
+    """One SGD step: (loss, params - lr * grad)."""
+    loss, grads = jax.value_and_grad(loss_fn)(params, tokens, targets, mask, cfg)
+    new_params = jax.tree_util.tree_map(lambda p, g: p - lr * g, params, grads)
+    return loss, new_params
