@@ -194,7 +194,10 @@ class _Builder(Transformer):
             eq = first.index("=")
             paren = first.index("(", eq)
             name = first[eq + 1:paren].strip()
-            (_, name_loc), = self._split(first, re.compile(re.escape(name)), eq, first)[:1]
+            at = first.index(name, eq)
+            nl = first.rfind("\n", 0, at)
+            name_loc = (Loc(self.file, first.line, first.column + at) if nl < 0 else
+                        Loc(self.file, first.line + first.count("\n", 0, at), at - nl))
             return (self._split(first[:eq], _OPERAND, 0, first), name, name_loc,
                     self._split(first, _OPERAND, paren, first))
         return (first or [], *callee)
