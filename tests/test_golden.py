@@ -18,21 +18,11 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from clirunner import make_runner
 
 from bladec.cli import main
 
 
-def make_runner() -> CliRunner:
-    """A runner that keeps stderr apart from stdout, whatever the click version.
-
-    click 8.2 and later (8.4 here) always capture stderr separately (``result.stderr``;
-    ``result.output`` interleaves both) and dropped ``mix_stderr``; click 8.1 needs
-    ``mix_stderr=False`` for ``result.stderr`` to exist.
-    """
-    try:
-        return CliRunner(mix_stderr=False)
-    except TypeError:
-        return CliRunner()
 
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -32,6 +32,9 @@ class Report:
     peak_bytes: int = 0            # the memory model over the executed trace
     planned_peak_bytes: int = 0    # the same trace with nothing evicted
     held_peak_bytes: int = 0       # bytes of the arrays the runtime held, between segments
+    xla_temp_peak_bytes: int = 0   # XLA's own figure: the most temporary bytes any segment
+    #                                run needs beside its inputs and outputs (its memory
+    #                                analysis; 0 on NumPy), not counted in peak_bytes
     limit: int | None = None
     evictions: int = 0
     reloads: int = 0
@@ -39,7 +42,7 @@ class Report:
     segments: int = 0
     compilations: int = 0
     seconds: float = 0.0
-    segment_seconds: list[float] = field(default_factory=list)
+    segment_seconds: list[float] = field(default_factory=list)  # only with profile=True
     binding: dict[str, int] = field(default_factory=dict)
     timeline: list[int] = field(default_factory=list)
 

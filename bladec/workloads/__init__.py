@@ -1,0 +1,1 @@
+"""Real workloads for the benchmarks: data pipelines that feed the training listings."""
