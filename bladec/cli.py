@@ -148,6 +148,9 @@ def _analysis_text(report: dict) -> str:
                                              if "peak_bytes" in report else ""))
     lines.append(f"lower bound: {report['lower_bound']}" + (
         f"  = {format_size(report['lower_bound_bytes'])}" if "lower_bound_bytes" in report else ""))
+    if "fits" in report:
+        verdict = "fits within" if report["fits"] else "does NOT fit"
+        lines.append(f"the peak {verdict} {format_size(report['mem_limit'])}")
     for s, v in report.get("solution", {}).items():
         lines.append(f"largest {s} within {format_size(report['mem_limit'])}: {v}")
     return "\n".join(lines)

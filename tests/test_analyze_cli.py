@@ -181,3 +181,17 @@ def test_disjoint_ranges_are_a_user_error(runner, tmp_path):
                    "  SymbolicDim @S1 {min = 100, max = 200}\n"
                    "}\n")
     _one_line_error(analyze(runner, str(bad)), "bad.mlir:2:")
+
+
+def test_mem_limit_with_dims_says_whether_the_peak_fits():
+    path = str(Path(__file__).resolve().parent.parent / "samples" / "listing1.mlir")
+    small = CliRunner().invoke(main, ["analyze", path, "--dims", "S1=100", "--mem-limit",
+                                      "10MiB", "--json"])
+    assert small.exit_code == 0
+    report = json.loads(small.stdout)
+    assert report["fits"] is False and report["mem_limit"] == 10 * 2**20
+    big = CliRunner().invoke(main, ["analyze", path, "--dims", "S1=100", "--mem-limit", "1GiB",
+                                    "--json"])
+    assert json.loads(big.stdout)["fits"] is True
+    alone = CliRunner().invoke(main, ["analyze", path, "--mem-limit", "1GiB"])
+    assert alone.exit_code == 1 and "needs --dims" in alone.stderr

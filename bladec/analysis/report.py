@@ -56,6 +56,11 @@ def analysis_report(module: Module, dims: dict[str, int] | None = None,
         report["step_bytes"] = exact_timeline(func, sizes).steps
         report["peak_bytes"] = exact_peak(func, sizes)
         report["lower_bound_bytes"] = exact_lower_bound(func, sizes)
+        if limit is not None:
+            report["mem_limit"] = limit
+            report["fits"] = report["peak_bytes"] <= limit
+    elif limit is not None and solve is None:
+        raise BladecError("--mem-limit needs --dims (to say whether the peak fits) or --solve")
     elif binding:
         missing = [s for s in info.free if s not in binding]
         raise BladecError(f"--dims must give every free symbol; missing {', '.join(missing)}")

@@ -212,6 +212,8 @@ class _Translator:
         self.shapes: dict[str, tuple] = {}     # value -> JAX shape (ints / dim exprs)
         self.counter = itertools.count()
         self.expanded: dict[str, str] = {}     # value -> source it only appended 1-dims to
+        self.broadcasts: dict[str, tuple[str, list[int]]] = {}  # broadcast_in_dim results
+        self.inputs: set[str] = set()
         self.decomposed: Counter = Counter()
 
     # values ---------------------------------------------------------------------------
@@ -222,12 +224,14 @@ class _Translator:
              attrs: dict | None = None) -> str:
         out = f"%{next(self.counter)}"
         t = self._type(shape, dtype)
-        self.ops.append(Op(name, list(operands), [Value(out, t)], dict(attrs or {})))
+        attrs = {k: tuple(v) if isinstance(v, list) else v for k, v in (attrs or {}).items()}
+        self.ops.append(Op(name, list(operands), [Value(out, t)], attrs))
         self.types[out] = t
         self.shapes[out] = tuple(shape)
         return out
 
     def add_input(self, name: str, shape: Sequence, dtype: str) -> Value:
+        self.inputs.add(name)
         binds = tuple(f"C{int(d)}" if not _is_symbolic(d) else self._input_symbol(d)
                       for d in shape)
         t = TensorType(tuple(None if _is_symbolic(d) else int(d) for d in shape), dtype,
@@ -279,6 +283,9 @@ class _Translator:
             dims = list(range(len(shape)))
         else:
             raise ImportError_(f"cannot broadcast {have} to {tuple(shape)}")
+        if x in self.broadcasts:  # broadcast of a broadcast: one op from the source
+            x, inner = self.broadcasts[x]
+            dims = [dims[d] for d in inner] if dims else []
         return self.emit("broadcast_in_dim", [x], shape, self.types[x].dtype, {"dims": dims})
 
     # primitives -----------------------------------------------------------------------
@@ -414,6 +421,7 @@ class _Translator:
         if _same_shape(have, shape) and dims == list(range(len(shape))):
             return x
         out = self.emit("broadcast_in_dim", [x], shape, dtype, {"dims": dims})
+        self.broadcasts[out] = (x, dims)
         if (dims == list(range(len(have))) and _same_shape(have, shape[:len(have)])
                 and all(not _is_symbolic(d) and int(d) == 1 for d in shape[len(have):])):
             self.expanded[out] = x
@@ -750,7 +758,7 @@ def trace(fn: Callable, arg_specs: Sequence[Any], *, arg_names: Sequence[str] | 
     output_names = _unique(list(output_names), set(names))
     returns = _outputs(tr, results, [a.name for a in args], output_names,
                        [tuple(v.aval.shape) for v in closed.jaxpr.outvars])
-    ops = _dce(tr.ops, returns)
+    ops = _renumber(_dce(tr.ops, returns), set(returns), tr)
 
     decls = []
     rng = {symmap.get(k, k): v for k, v in (ranges or {}).items()}
@@ -823,6 +831,22 @@ def _dce(ops: list[Op], returns: list[str]) -> list[Op]:
             live.update(op.operands)
     kept.reverse()
     return kept
+
+
+def _renumber(ops: list[Op], keep: set[str], tr: _Translator) -> list[Op]:
+    """Name the intermediate values %0, %1, ... in program order."""
+    rename: dict[str, str] = {}
+    counter = itertools.count()
+    for op in ops:
+        op.operands = [rename.get(o, o) for o in op.operands]
+        for i, r in enumerate(op.results):
+            if r.name in keep:
+                continue
+            new = rename[r.name] = f"%{next(counter)}"
+            op.results[i] = Value(new, r.type)
+    tr.shapes = {rename.get(n, n): s for n, s in tr.shapes.items() if n in rename or n in keep
+                 or n in tr.inputs}
+    return ops
 
 
 # -- completing and checking the shapes ---------------------------------------------------
