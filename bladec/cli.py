@@ -203,3 +203,44 @@ def run(file: str, mem_limit: str | None, dims: str | None, inputs_path: str | N
     if timeline:
         result.write_timeline(timeline)
     click.echo(json.dumps(result.summary(), indent=2) if as_json else result.text())
+
+
+@main.command("import")
+@click.argument("target", metavar="MODULE:FUNCTION")
+@click.option("--shapes", default=None, metavar="SPECS",
+              help="One spec per parameter, ';'-separated: NAME:DIMS[:DTYPE], DIMS "
+                   "comma-separated numbers or JAX dimension variables, DTYPE default f32: "
+                   "'tokens:B,S:i32;w:64,64;lr::f32'. Without it, FUNCTION is called with no "
+                   "arguments and returns an import spec (a dict of bladec.frontend.trace "
+                   "arguments: fn, arg_specs, ranges, ...).")
+@click.option("--range", "ranges", default=None, metavar="RANGES",
+              help="Ranges of the dimension variables: 'B=1:32,S=1:512'.")
+@click.option("--no-hints", is_flag=True,
+              help="Fail instead of binding dims the analysis can not rediscover.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None,
+              help="Write the listing here instead of stdout.")
+@_reports_errors
+def import_cmd(target: str, shapes: str | None, ranges: str | None, no_hints: bool,
+               output: str | None) -> None:
+    """Trace a JAX function with symbolic dims and print it as a listing.
+
+    The inputs' dimension variables become @S0, @S1, ... (in order of appearance); every
+    other dynamic dim is written '?', for bladec's analysis to rediscover. A summary
+    (ops, symbols, hints) goes to stderr.
+
+    \b
+    Examples:
+      bladec import mymodel:loss --shapes 'x:B,S,64;w:64,64' --range B=1:32
+      bladec import bladec.models.llama:small_train_spec -o samples/llama-train-small.mlir
+    """
+    from bladec.frontend.jax_import import import_target
+    imported = import_target(target, shapes, ranges, hints=not no_hints)
+    text = format_module(imported.module)
+    if output:
+        with open(output, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    else:
+        click.echo(text, nl=False)
+    symbols = ", ".join(f"{k} -> @{v}" for k, v in imported.symbols.items()) or "none"
+    click.echo(f"imported {len(imported.module.main.ops)} ops; symbols: {symbols}; "
+               f"hints: {len(imported.hints)}", err=True)

@@ -1,4 +1,4 @@
-"""Frontends: importing graphs written in other frameworks (JAX) as bladec listings."""
-from bladec.frontend.jax_import import Imported, import_function, trace
+"""Frontends: graphs written with other tools, imported as bladec listings (JAX)."""
+from bladec.frontend.jax_import import Imported, JaxImportError, import_function, trace
 
-__all__ = ["Imported", "import_function", "trace"]
+__all__ = ["Imported", "JaxImportError", "import_function", "trace"]

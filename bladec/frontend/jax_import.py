@@ -73,7 +73,7 @@ _SOURCES = {"reshape", "dynamic_reshape", "iota", "constant", "rng_uniform",
             "broadcast_in_dim", "broadcast"}
 
 
-class ImportError_(BladecError):
+class JaxImportError(BladecError):
     """A JAX function that can not be imported (an unsupported primitive, a bad spec)."""
 
 
@@ -134,11 +134,11 @@ def parse_shapes(text: str) -> list[tuple[str, str, str]]:
     for item in filter(None, (s.strip() for s in text.split(";"))):
         parts = [p.strip() for p in item.split(":")]
         if len(parts) not in (2, 3) or not parts[0]:
-            raise ImportError_(f"bad shape spec '{item}': expected NAME:DIMS[:DTYPE]")
+            raise JaxImportError(f"bad shape spec '{item}': expected NAME:DIMS[:DTYPE]")
         dtype = parts[2] if len(parts) == 3 and parts[2] else "f32"
         if dtype not in _SHORT_DTYPES:
-            raise ImportError_(f"unknown dtype '{dtype}' in '{item}' "
-                               f"(known: {', '.join(_SHORT_DTYPES)})")
+            raise JaxImportError(f"unknown dtype '{dtype}' in '{item}' "
+                                 f"(known: {', '.join(_SHORT_DTYPES)})")
         out.append((parts[0], parts[1], dtype))
     return out
 
@@ -153,7 +153,7 @@ def specs_from_text(text: str) -> dict[str, Any]:
         try:
             shape = export.symbolic_shape(f"({dims})" if dims else "()", scope=scope)
         except Exception as exc:  # jax raises ValueError/TypeError with its own text
-            raise ImportError_(f"bad dims '{dims}' for {name}: {exc}") from None
+            raise JaxImportError(f"bad dims '{dims}' for {name}: {exc}") from None
         specs[name] = jax.ShapeDtypeStruct(shape, np.dtype(_SHORT_DTYPES[dtype])
                                            if dtype != "bf16" else jax.numpy.bfloat16)
     return specs
@@ -162,8 +162,8 @@ def specs_from_text(text: str) -> dict[str, Any]:
 def _bladec_dtype(dtype: Any) -> str:
     name = np.dtype(dtype).name
     if name not in _DTYPES:
-        raise ImportError_(f"element type {name} has no listing equivalent "
-                           f"(supported: {', '.join(_DTYPES)})")
+        raise JaxImportError(f"element type {name} has no listing equivalent "
+                             f"(supported: {', '.join(_DTYPES)})")
     return _DTYPES[name]
 
 
@@ -194,8 +194,8 @@ def dim_to_expr(d: Any, symbols: dict[str, str]) -> SymbolicExpr:
         part = const(int(coeff))
         for factor, power in term._factors:
             if factor.var is None:
-                raise ImportError_(f"dimension {d} uses '{factor.operation}', which the "
-                                   "listing's polynomial shapes can not express")
+                raise JaxImportError(f"dimension {d} uses '{factor.operation}', which the "
+                                     "listing's polynomial shapes can not express")
             for _ in range(int(power)):
                 part = part * sym(symbols[factor.var])
         total = total + part
@@ -214,6 +214,7 @@ class _Translator:
         self.expanded: dict[str, str] = {}     # value -> source it only appended 1-dims to
         self.broadcasts: dict[str, tuple[str, list[int]]] = {}  # broadcast_in_dim results
         self.inputs: set[str] = set()
+        self.known: dict[str, np.ndarray] = {}  # values known at import time (static shape)
         self.decomposed: Counter = Counter()
 
     # values ---------------------------------------------------------------------------
@@ -246,8 +247,8 @@ class _Translator:
             (m,) = e.terms
             if len(m) == 1 and m[0][1] == 1:
                 return m[0][0]
-        raise ImportError_(f"input dimension {d} must be a single dimension variable "
-                           "(derive compound sizes inside the function)")
+        raise JaxImportError(f"input dimension {d} must be a single dimension variable "
+                             "(derive compound sizes inside the function)")
 
     def dtype(self, x: str | _Lit) -> str:
         return x.dtype if isinstance(x, _Lit) else self.types[x].dtype
@@ -262,7 +263,10 @@ class _Translator:
             v = int(value)
         else:
             v = float(value)
-        return self.emit("constant", [], shape, dtype, {"value": v})
+        out = self.emit("constant", [], shape, dtype, {"value": v})
+        if not any(_is_symbolic(d) for d in shape):
+            self.known[out] = np.full(tuple(int(d) for d in shape), v)
+        return out
 
     def materialize(self, x: str | _Lit, shape: Sequence | None = None) -> str:
         """A value name for ``x``; a literal becomes a constant of ``shape``."""
@@ -282,7 +286,7 @@ class _Translator:
         elif len(have) == len(shape):
             dims = list(range(len(shape)))
         else:
-            raise ImportError_(f"cannot broadcast {have} to {tuple(shape)}")
+            raise JaxImportError(f"cannot broadcast {have} to {tuple(shape)}")
         if x in self.broadcasts:  # broadcast of a broadcast: one op from the source
             x, inner = self.broadcasts[x]
             dims = [dims[d] for d in inner] if dims else []
@@ -315,11 +319,12 @@ class _Translator:
         if arr.ndim == 0:
             return _Lit(arr.item(), dtype)
         flat = arr.reshape(-1)
-        if flat.size and np.all(flat == flat[0]) and not np.isnan(flat[0]).any():
+        if flat.size and np.array_equal(flat, np.full_like(flat, flat[0]),
+                                        equal_nan=arr.dtype.kind == "f"):
             return self.constant(flat[0].item(), arr.shape, dtype)
-        raise ImportError_(f"the function closes over a non-uniform constant array of shape "
-                           f"{arr.shape}; the listing's constants are fills: pass it as an "
-                           "argument, or build it inside the function (e.g. from an iota)")
+        raise JaxImportError(f"the function closes over a non-uniform constant array of "
+                             f"shape {arr.shape}; the listing's constants are fills: pass it "
+                             "as an argument, or build it inside the function (from iotas)")
 
     def eqn(self, eqn: Any, ins: list) -> list:
         name = eqn.primitive.name
@@ -331,7 +336,7 @@ class _Translator:
             if sub is None:
                 sub = next((p[k] for k in ("jaxpr", "call_jaxpr", "fun_jaxpr") if k in p), None)
             if sub is None:
-                raise ImportError_(f"cannot find the body of '{name}' to inline")
+                raise JaxImportError(f"cannot find the body of '{name}' to inline")
             inner, consts = (sub.jaxpr, sub.consts) if hasattr(sub, "consts") else (sub, [])
             return self.run(inner, consts, ins)
         if name in _IDENTITY:
@@ -351,8 +356,8 @@ class _Translator:
             return [self.emit("compare", [a, b], shape, "i1", {"direction": _COMPARE[name]})]
         handler = getattr(self, "p_" + name.replace("-", "_"), None)
         if handler is None:
-            raise ImportError_(f"cannot import JAX primitive '{name}': no listing op or "
-                               "decomposition for it (see bladec/frontend/jax_import.py)")
+            raise JaxImportError(f"cannot import JAX primitive '{name}': no listing op or "
+                                 "decomposition for it (see bladec/frontend/jax_import.py)")
         result = handler(ins, p, shape, dtype, outs)
         return result if isinstance(result, list) else [result]
 
@@ -371,18 +376,36 @@ class _Translator:
 
     def _logical(self, op, what, ins, shape, dtype):
         if dtype != "i1":
-            raise ImportError_(f"cannot import bitwise '{what}' on {dtype} (only booleans)")
+            raise JaxImportError(f"cannot import bitwise '{what}' on {dtype} (only booleans)")
         self.decomposed[what] += 1
         a, b = (self.broadcast_to(x, shape) for x in ins)
         return self.emit(op, [a, b], shape, dtype)
 
     def p_not(self, ins, p, shape, dtype, outs):
         if dtype != "i1":
-            raise ImportError_(f"cannot import bitwise 'not' on {dtype} (only booleans)")
+            raise JaxImportError(f"cannot import bitwise 'not' on {dtype} (only booleans)")
         self.decomposed["not"] += 1
         x = self.materialize(ins[0])
         false = self.constant(0, shape, "i1")
         return self.emit("compare", [x, false], shape, "i1", {"direction": "EQ"})
+
+    def p_is_finite(self, ins, p, shape, dtype, outs):
+        """x - x is 0 exactly when x is finite (inf - inf and nan - nan are nan)."""
+        x = self.materialize(ins[0])
+        self.decomposed["is_finite"] += 1
+        d = self.emit("sub", [x, x], shape, self.dtype(x))
+        zero = self.constant(0, shape, self.dtype(x))
+        return self.emit("compare", [d, zero], shape, "i1", {"direction": "EQ"})
+
+    def p_sign(self, ins, p, shape, dtype, outs):
+        """1 where x > 0, -1 where x < 0, else x itself (0, -0.0 and nan stay)."""
+        x = self.materialize(ins[0])
+        self.decomposed["sign"] += 1
+        zero = self.constant(0, shape, dtype)
+        pos = self.emit("compare", [x, zero], shape, "i1", {"direction": "GT"})
+        neg = self.emit("compare", [x, zero], shape, "i1", {"direction": "LT"})
+        minus = self.emit("select", [neg, self.constant(-1, shape, dtype), x], shape, dtype)
+        return self.emit("select", [pos, self.constant(1, shape, dtype), minus], shape, dtype)
 
     def p_clamp(self, ins, p, shape, dtype, outs):
         lo, x, hi = (self.broadcast_to(v, shape) for v in ins)
@@ -395,7 +418,7 @@ class _Translator:
         if len(cases) == 1:
             return self.broadcast_to(cases[0], shape)
         if len(cases) != 2:
-            raise ImportError_(f"cannot import select_n with {len(cases)} cases (only 2)")
+            raise JaxImportError(f"cannot import select_n with {len(cases)} cases (only 2)")
         pred = self.broadcast_to(pred, shape)
         if self.dtype(pred) != "i1":  # an integer selector: case 1 where it is non-zero
             zero = self.constant(0, shape, self.dtype(pred))
@@ -430,7 +453,8 @@ class _Translator:
     def p_reshape(self, ins, p, shape, dtype, outs):
         x = self.materialize(ins[0])
         if p.get("dimensions") is not None:
-            raise ImportError_("cannot import reshape with 'dimensions' (a transposing reshape)")
+            raise JaxImportError("cannot import reshape with 'dimensions' (a transposing "
+                                 "reshape)")
         return self._reshape(x, shape, dtype)
 
     def _reshape(self, x: str, shape: Sequence, dtype: str) -> str:
@@ -508,7 +532,10 @@ class _Translator:
         xs = [self.materialize(x) for x in ins]
         if len(xs) == 1:
             return xs[0]
-        return self.emit("concatenate", xs, shape, dtype, {"dim": int(p["dimension"])})
+        out = self.emit("concatenate", xs, shape, dtype, {"dim": int(p["dimension"])})
+        if all(x in self.known for x in xs):
+            self.known[out] = np.concatenate([self.known[x] for x in xs], int(p["dimension"]))
+        return out
 
     def p_iota(self, ins, p, shape, dtype, outs):
         return self.emit("iota", [], shape, dtype, {"dim": int(p["dimension"])})
@@ -518,15 +545,56 @@ class _Translator:
         dn = p["dimension_numbers"]
         tshape, ishape = self.shapes[table], self.shapes[ids]
         r, k = len(tshape), len(ishape)
-        ok = (k >= 1 and _is_one(ishape[-1]) and tuple(dn.collapsed_slice_dims) == (0,)
-              and tuple(dn.start_index_map) == (0,)
-              and not tuple(getattr(dn, "operand_batching_dims", ()))
-              and tuple(dn.offset_dims) == tuple(range(k - 1, k - 1 + r - 1))
-              and _same_shape(tuple(p["slice_sizes"]), (1,) + tuple(tshape[1:])))
-        if not ok:
-            raise ImportError_("cannot import this 'gather': only the row lookup "
-                               "table[ids] (jnp.take(table, ids, axis=0)) maps to the listing")
-        return self.emit("gather", [table, self._drop_index_dim(ids)], shape, dtype)
+        sizes = tuple(p["slice_sizes"])
+        batching = tuple(getattr(dn, "operand_batching_dims", ()))
+        if (k >= 1 and _is_one(ishape[-1]) and len(dn.start_index_map) == 1
+                and tuple(dn.collapsed_slice_dims) == tuple(dn.start_index_map) and not batching
+                and len(dn.offset_dims) == r - 1):
+            a = int(dn.start_index_map[0])
+            if _same_shape(sizes, tuple(tshape[:a]) + (1,) + tuple(tshape[a + 1:])):
+                return self._take_along(table, self._drop_index_dim(ids), a,
+                                        [int(d) for d in dn.offset_dims], shape, dtype)
+        if (k == 1 and ids in self.known and not batching
+                and tuple(dn.offset_dims) == tuple(range(len(shape)))):
+            return self._static_gather(table, self.known[ids], dn, sizes, shape, dtype)
+        raise JaxImportError("cannot import this 'gather': only picking along one dim by "
+                             "an index array (table[ids], jnp.take(x, ids, axis)) and slices "
+                             "at constant indices (x[..., 0], x[..., :3]) map to the listing")
+
+    def _take_along(self, x: str, ids: str, a: int, offset_dims: list[int], shape: Sequence,
+                    dtype: str) -> str:
+        """``jnp.take(x, ids, axis=a)`` with JAX's result dim order (``offset_dims``)."""
+        have = list(self.shapes[x])
+        order = [a] + [j for j in range(len(have)) if j != a]
+        if a != 0:
+            self.decomposed["gather (axis > 0)"] += 1
+            x = self.emit("transpose", [x], [have[j] for j in order], dtype, {"perm": order})
+        batch = list(self.shapes[ids])
+        rows = batch + [have[j] for j in order[1:]]
+        if len(shape) == len(rows) and offset_dims == list(range(len(batch), len(rows))):
+            return self.emit("gather", [x, ids], shape, dtype)
+        g = self.emit("gather", [x, ids], rows, dtype)
+        positions = [i for i in range(len(shape)) if i not in offset_dims]
+        perm = [0] * len(shape)
+        for i, pos in enumerate(positions):
+            perm[pos] = i
+        for i, pos in enumerate(offset_dims):
+            perm[pos] = len(batch) + i
+        return self.emit("transpose", [g], shape, dtype, {"perm": perm})
+
+    def _static_gather(self, x: str, index: np.ndarray, dn: Any, sizes: Sequence,
+                       shape: Sequence, dtype: str) -> str:
+        """A gather at constant start indices: a slice, then the collapsed dims dropped."""
+        have = self.shapes[x]
+        start = [0] * len(have)
+        for i, d in enumerate(dn.start_index_map):
+            start[d] = int(index.reshape(-1)[i])
+            if not _is_symbolic(have[d]) and not _is_symbolic(sizes[d]):  # XLA clamps
+                start[d] = max(0, min(start[d], int(have[d]) - int(sizes[d])))
+        limit = [st + n for st, n in zip(start, sizes)]
+        self.decomposed["gather (constant indices)"] += 1
+        cut = self._slice(x, start, limit, [1] * len(have), list(sizes), dtype)
+        return self._reshape(cut, shape, dtype)
 
     def p_scatter_add(self, ins, p, shape, dtype, outs):
         base, ids, upd = (self.materialize(x) for x in ins)
@@ -537,10 +605,44 @@ class _Translator:
               and tuple(dn.scatter_dims_to_operand_dims) == (0,)
               and not tuple(getattr(dn, "operand_batching_dims", ()))
               and tuple(dn.update_window_dims) == tuple(range(k - 1, k - 1 + r - 1)))
-        if not ok:
-            raise ImportError_("cannot import this 'scatter-add': only the row update "
-                               "base.at[ids].add(rows) maps to the listing")
-        return self.emit("scatter_add", [base, self._drop_index_dim(ids), upd], shape, dtype)
+        if ok:
+            return self.emit("scatter_add", [base, self._drop_index_dim(ids), upd], shape,
+                             dtype)
+        ushape = self.shapes[upd]
+        if (k == 1 and ids in self.known and not tuple(dn.inserted_window_dims)
+                and not tuple(getattr(dn, "operand_batching_dims", ()))
+                and tuple(dn.update_window_dims) == tuple(range(r)) and len(ushape) == r):
+            # the gradient of a slice at constant indices: pad the update, add it
+            self.decomposed["scatter-add (constant indices)"] += 1
+            index = self.known[ids].reshape(-1)
+            x = upd
+            for i, d in enumerate(dn.scatter_dims_to_operand_dims):
+                lo = int(index[i])
+                if not _is_symbolic(bshape[d]) and not _is_symbolic(ushape[d]):  # XLA clamps
+                    lo = max(0, min(lo, int(bshape[d]) - int(ushape[d])))
+                x = self._pad_dim(x, int(d), lo, bshape[d] - lo - ushape[d], _Lit(0, dtype))
+            return self.emit("add", [base, x], shape, dtype)
+        raise JaxImportError("cannot import this 'scatter-add': only the row update "
+                             "base.at[ids].add(rows) and updates at constant indices map "
+                             "to the listing")
+
+    def _pad_dim(self, x: str, j: int, lo: Any, hi: Any, value: Any) -> str:
+        """x with ``lo`` and ``hi`` elements of ``value`` around dim j (a concatenate)."""
+        have = list(self.shapes[x])
+        dtype = self.types[x].dtype
+        parts = []
+        for n in (lo, None, hi):
+            if n is None:
+                parts.append(x)
+            elif _is_symbolic(n) or int(n) > 0:
+                block = list(have)
+                block[j] = n
+                parts.append(self.broadcast_to(value, block))
+        if len(parts) == 1:
+            return x
+        total = list(have)
+        total[j] = have[j] + lo + hi
+        return self.emit("concatenate", parts, total, dtype, {"dim": j})
 
     def _drop_index_dim(self, ids: str) -> str:
         if ids in self.expanded:
@@ -603,7 +705,7 @@ class _Translator:
             start = [0] * len(have)
             limit = list(have)
             if _is_symbolic(offset):
-                raise ImportError_("cannot import 'split' at a symbolic offset")
+                raise JaxImportError("cannot import 'split' at a symbolic offset")
             start[axis] = int(offset)
             limit[axis] = offset + size
             results.append(self._slice(x, start, limit, [1] * len(have), out_shape, out_dtype))
@@ -616,7 +718,7 @@ class _Translator:
         x = self.materialize(x)
         config = [(int(lo), int(hi), int(mid)) for lo, hi, mid in p["padding_config"]]
         if any(mid for _, _, mid in config):
-            raise ImportError_("cannot import 'pad' with interior padding")
+            raise JaxImportError("cannot import 'pad' with interior padding")
         self.decomposed["pad"] += 1
         for j, (lo, hi, _) in enumerate(config):
             have = list(self.shapes[x])
@@ -630,19 +732,7 @@ class _Translator:
                 x = self._slice(x, start, limit, [1] * len(have), cut, dtype)
                 lo, hi = max(lo, 0), max(hi, 0)
                 have = cut
-            if not lo and not hi:
-                continue
-            parts = []
-            for n, where in ((lo, "lo"), (None, "x"), (hi, "hi")):
-                if where == "x":
-                    parts.append(x)
-                elif n:
-                    block = list(have)
-                    block[j] = n
-                    parts.append(self.broadcast_to(value, block))
-            total = list(have)
-            total[j] = have[j] + lo + hi
-            x = self.emit("concatenate", parts, total, dtype, {"dim": j})
+            x = self._pad_dim(x, j, lo, hi, value)
         return x
 
 
@@ -737,8 +827,8 @@ def trace(fn: Callable, arg_specs: Sequence[Any], *, arg_names: Sequence[str] | 
     try:
         closed = jax.make_jaxpr(fn)(*jax.tree_util.tree_unflatten(in_tree, structs))
     except Exception as exc:  # the function does not trace with symbolic shapes
-        raise ImportError_(f"tracing {getattr(fn, '__name__', fn)} failed: "
-                           f"{type(exc).__name__}: {str(exc).splitlines()[0]}") from exc
+        raise JaxImportError(f"tracing {getattr(fn, '__name__', fn)} failed: "
+                             f"{type(exc).__name__}: {str(exc).splitlines()[0]}") from exc
     out_shapes = jax.eval_shape(fn, *jax.tree_util.tree_unflatten(in_tree, structs))
     out_flat, out_tree = jax.tree_util.tree_flatten_with_path(out_shapes)
 
@@ -746,15 +836,13 @@ def trace(fn: Callable, arg_specs: Sequence[Any], *, arg_names: Sequence[str] | 
     args = [tr.add_input(n, leaf.shape, _bladec_dtype(leaf.dtype))
             for n, leaf in zip(names, leaves)]
     results = tr.run(closed.jaxpr, closed.consts, [a.name for a in args])
-    if output_names is None:
-        output_names = [_path_name(f"out{path[0].idx}" if path and hasattr(path[0], "idx")
-                                   else "out", tuple(path[1:]) if path else ())
+    if output_names is None:  # out0, out1_layers_0_wq, ... after the output's pytree
+        output_names = [_path_name(f"out{path[0].idx}", tuple(path[1:]))
+                        if path and hasattr(path[0], "idx") else _path_name("out", tuple(path))
                         for path, _ in out_flat]
-        if len(out_flat) == 1 and not out_flat[0][0]:
-            output_names = ["%out"]
     output_names = [n if n.startswith("%") else "%" + n for n in output_names]
     if len(output_names) != len(results):
-        raise ImportError_(f"{len(output_names)} output names for {len(results)} outputs")
+        raise JaxImportError(f"{len(output_names)} output names for {len(results)} outputs")
     output_names = _unique(list(output_names), set(names))
     returns = _outputs(tr, results, [a.name for a in args], output_names,
                        [tuple(v.aval.shape) for v in closed.jaxpr.outvars])
@@ -767,15 +855,18 @@ def trace(fn: Callable, arg_specs: Sequence[Any], *, arg_names: Sequence[str] | 
         decls.append(SymbolDecl(s, int(lo), None if hi is None else int(hi)))
     unknown = set(rng) - set(symmap.values())
     if unknown:
-        raise ImportError_(f"ranges given for unknown dimension(s) {', '.join(sorted(unknown))}"
-                           f" (known: {', '.join(symmap)})")
+        raise JaxImportError(f"ranges given for unknown dimension(s) {', '.join(sorted(unknown))}"
+                             f" (known: {', '.join(symmap)})")
     module = Module([Func("main", args, ops, returns)], ShapeGraph(decls, []))
+    static = not decls
     jax_dims = {n: [dim_to_expr(d, symmap) for d in shp] for n, shp in tr.shapes.items()}
     imported = Imported(module, closed, symmap, names, list(returns), in_tree, out_tree,
                         jax_dims, [], tr.decomposed)
     _complete(imported, hints)
     if check:
         check_dims(imported)
+    if static and not module.shape_graph.decls:
+        module.shape_graph = None  # a static graph: no symbols to declare
     return imported
 
 
@@ -792,6 +883,18 @@ def _param_names(fn: Callable, n: int) -> list[str]:
     except (TypeError, ValueError):
         params = []
     return [params[i] if i < len(params) else f"arg{i}" for i in range(n)]
+
+
+def _signature(fn: Callable) -> tuple[list[str], list[str]]:
+    """The positional parameters of ``fn`` and those of them without a default."""
+    import inspect
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return [], []
+    params = [p for p in sig.parameters.values()
+              if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return [p.name for p in params], [p.name for p in params if p.default is p.empty]
 
 
 def _outputs(tr: _Translator, results: list, inputs: list[str], names: list[str],
@@ -889,8 +992,8 @@ def _complete(imp: Imported, allow_hints: bool) -> None:
             break
         if not allow_hints:
             names = ", ".join(r.name for op in targets[:5] for r in op.results)
-            raise ImportError_(f"the analysis can not relate the dims of {names} to the "
-                               "inputs' (hints=False)")
+            raise JaxImportError(f"the analysis can not relate the dims of {names} to the "
+                                 "inputs' (hints=False)")
         for op in targets:
             for i, r in enumerate(op.results):
                 if r.type.binds is None and any(d is None for d in r.type.dims):
@@ -898,8 +1001,8 @@ def _complete(imp: Imported, allow_hints: bool) -> None:
                     op.results[i] = Value(r.name, r.type.with_binds(binds))
                     imp.hints.append(r.name)
     info = analyze_shapes(imp.module)
-    raise ImportError_(f"the analysis leaves symbol(s) {', '.join(sorted(info.free))} "
-                       "undetermined by the input shapes")
+    raise JaxImportError(f"the analysis leaves symbol(s) {', '.join(sorted(info.free))} "
+                         "undetermined by the input shapes")
 
 
 def _hint_symbol(imp: Imported, e: SymbolicExpr) -> str:
@@ -959,7 +1062,7 @@ def _hint_symbol(imp: Imported, e: SymbolicExpr) -> str:
 
 def check_dims(imp: Imported, bindings: list[dict[str, int]] | None = None) -> None:
     """Every value's dims from bladec's analysis equal JAX's at each binding (of the
-    input symbols); raise :class:`ImportError_` naming the first difference."""
+    input symbols); raise :class:`JaxImportError` naming the first difference."""
     from bladec.symbolic.shapes import analyze_shapes
     info = analyze_shapes(imp.module)
     graph = imp.module.shape_graph
@@ -983,8 +1086,8 @@ def check_dims(imp: Imported, bindings: list[dict[str, int]] | None = None) -> N
             got = [d.evaluate(full) for d in dims]
             want = [e.evaluate(b) for e in imp.jax_dims[name]]
             if got != want:
-                raise ImportError_(f"bladec's analysis gives {name} the shape {got} at "
-                                   f"{b}, JAX gives {want}")
+                raise JaxImportError(f"bladec's analysis gives {name} the shape {got} at "
+                                     f"{b}, JAX gives {want}")
 
 
 def bind_free(info: Any, args: list[Value], shapes: dict[str, list[int]]) -> dict[str, int]:
@@ -1004,3 +1107,97 @@ def bind_free(info: Any, args: list[Value], shapes: dict[str, list[int]]) -> dic
                 binding[s] = (shapes[a.name][j] - rest.evaluate(binding)) // coef.evaluate(binding)
                 changed = True
     return binding
+
+
+# -- the command line's entry point -------------------------------------------------------
+
+def parse_ranges(text: str | None) -> dict[str, tuple[int, int | None]]:
+    """``"B=1:32,S=1:512"`` (``S=:512`` and ``S=4:`` too) to ``{"B": (1, 32), ...}``."""
+    out: dict[str, tuple[int, int | None]] = {}
+    for item in filter(None, (t.strip() for t in (text or "").split(","))):
+        name, eq, span = item.partition("=")
+        lo, colon, hi = span.partition(":")
+        try:
+            low = int(lo) if lo.strip() else 1
+            high = int(hi) if hi.strip() else None
+        except ValueError:
+            low, high = 0, None
+        if not eq or not colon or not name.strip() or low < 1 or (high is not None and high < low):
+            raise JaxImportError(f"bad --range entry '{item}' (expected NAME=MIN:MAX, MIN >= 1)")
+        out[name.strip()] = (low, high)
+    return out
+
+
+def load_target(target: str) -> Any:
+    """``package.module:attribute`` to the attribute (the current directory is importable)."""
+    import importlib
+    import os
+    import sys
+    module_name, colon, attr = target.partition(":")
+    if not colon or not module_name or not attr:
+        raise JaxImportError(f"bad target '{target}': expected MODULE:FUNCTION")
+    if os.getcwd() not in sys.path and "" not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    try:
+        obj: Any = importlib.import_module(module_name)
+    except Exception as exc:
+        raise JaxImportError(f"cannot import module '{module_name}': "
+                             f"{type(exc).__name__}: {exc}") from None
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            raise JaxImportError(f"module '{module_name}' has no attribute '{attr}'")
+        obj = getattr(obj, part)
+    if not callable(obj):
+        raise JaxImportError(f"'{target}' is not callable")
+    return obj
+
+
+def import_target(target: str, shapes: str | None = None, ranges: str | None = None,
+                  hints: bool = True) -> Imported:
+    """What ``bladec import`` does: trace ``MODULE:FUNCTION`` and translate it.
+
+    With ``shapes`` (``"tokens:B,S:i32;lr::f32"``), FUNCTION is traced with one spec per
+    named positional parameter. Without, FUNCTION is an *import spec*: called with no
+    arguments, it returns ``{"fn": ..., "arg_specs": (...), "ranges": ..., ...}`` (the
+    keyword arguments of :func:`trace`) or a tuple ``(fn, arg_specs)``.
+    """
+    obj = load_target(target)
+    kwargs: dict[str, Any] = {}
+    if shapes is None:
+        try:
+            spec = obj()
+        except TypeError as exc:
+            raise JaxImportError(f"'{target}' is called without arguments as an import "
+                                 f"spec and failed ({exc}); give --shapes to trace it "
+                                 "directly") from None
+        if isinstance(spec, dict):
+            kwargs = dict(spec)
+            if "fn" not in kwargs or "arg_specs" not in kwargs:
+                raise JaxImportError(f"the import spec of '{target}' needs 'fn' and 'arg_specs'")
+        elif isinstance(spec, tuple) and len(spec) == 2 and callable(spec[0]):
+            kwargs = {"fn": spec[0], "arg_specs": spec[1]}
+        else:
+            raise JaxImportError(f"'{target}' returned {type(spec).__name__}, not an import spec "
+                                 "(a dict with 'fn' and 'arg_specs'); give --shapes to trace it")
+    else:
+        specs = specs_from_text(shapes)
+        params, required = _signature(obj)
+        unknown = [n for n in specs if n not in params]
+        if not unknown:
+            order = [p for p in params if p in specs]
+            missing = [p for p in required if p not in specs]
+            if missing or order != params[:len(order)]:
+                absent = missing or [p for p in params[:len(order)] if p not in specs]
+                raise JaxImportError(f"--shapes names {', '.join(specs)}; the function takes "
+                                     f"{', '.join(params)} (missing {', '.join(absent)})")
+        elif params and len(specs) == len(params) and not set(specs) & set(params):
+            order = list(specs)  # other names than the function's: take them in order
+        else:
+            raise JaxImportError(f"--shapes names {', '.join(unknown)}, which the function's "
+                                 f"parameters ({', '.join(params) or 'none'}) do not")
+        kwargs = {"fn": obj, "arg_specs": tuple(specs[n] for n in order),
+                  "arg_names": [n.lstrip("%") for n in order]}
+    if ranges:
+        kwargs["ranges"] = {**kwargs.get("ranges", {}), **parse_ranges(ranges)}
+    kwargs["hints"] = hints
+    return trace(**kwargs)

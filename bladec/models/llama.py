@@ -156,8 +156,8 @@ def loss_fn(params: Params, tokens: jax.Array, targets: jax.Array, mask: jax.Arr
             cfg: Config) -> jax.Array:
     """Mean cross-entropy over the tokens where ``mask`` (f32 [B, S]) is 1."""
     logits = forward(params, tokens, cfg)
-    m = jax.lax.stop_gradient(jnp.max(logits, axis=-1, keepdims=True))
-    lse = jnp.log(jnp.sum(jnp.exp(logits - m), axis=-1)) + m[..., 0]
+    m = jax.lax.stop_gradient(jnp.max(logits, axis=-1))
+    lse = jnp.log(jnp.sum(jnp.exp(logits - m[..., None]), axis=-1)) + m
     vocab = jax.lax.broadcasted_iota(jnp.int32, logits.shape, 2)
     onehot = (vocab == targets[..., None]).astype(logits.dtype)
     target_logit = jnp.sum(logits * onehot, axis=-1)
@@ -171,3 +171,52 @@ def train_step(params: Params, tokens: jax.Array, targets: jax.Array, mask: jax.
     loss, grads = jax.value_and_grad(loss_fn)(params, tokens, targets, mask, cfg)
     new_params = jax.tree_util.tree_map(lambda p, g: p - lr * g, params, grads)
     return loss, new_params
+
+
+# -- import specs (``bladec import bladec.models.llama:small_train_spec``) ----------------
+
+def train_specs(cfg: Config, batch: str = "B", seq: str = "S") -> tuple:
+    """Argument specs of :func:`train_step` with symbolic batch and sequence lengths."""
+    from jax import export
+    b, s = export.symbolic_shape(f"{batch}, {seq}")
+    params = jax.tree_util.tree_map(lambda shape: jax.ShapeDtypeStruct(shape, jnp.float32),
+                                    param_shapes(cfg), is_leaf=lambda x: isinstance(x, tuple))
+    return (params, jax.ShapeDtypeStruct((b, s), jnp.int32),
+            jax.ShapeDtypeStruct((b, s), jnp.int32), jax.ShapeDtypeStruct((b, s), jnp.float32),
+            jax.ShapeDtypeStruct((), jnp.float32))
+
+
+def import_spec(cfg: Config, max_batch: int, max_seq: int) -> dict[str, Any]:
+    """What ``bladec import`` needs to import ``train_step`` at ``cfg``."""
+    def step(params, tokens, targets, mask, lr):
+        return train_step(params, tokens, targets, mask, lr, cfg)
+    return {"fn": step, "arg_specs": train_specs(cfg),
+            "ranges": {"B": (1, max_batch), "S": (1, max_seq)},
+            "output_names": ["loss"] + [n.replace("%params", "%new") for n in
+                                        _leaf_names(param_shapes(cfg), "params")]}
+
+
+def _leaf_names(tree: Any, prefix: str) -> list[str]:
+    out: list[str] = []
+
+    def walk(t: Any, path: str) -> None:
+        if isinstance(t, dict):
+            for k in sorted(t):  # jax flattens dicts in sorted key order
+                walk(t[k], f"{path}_{k}")
+        elif isinstance(t, list):
+            for i, v in enumerate(t):
+                walk(v, f"{path}_{i}")
+        else:
+            out.append("%" + path)
+    walk(tree, prefix)
+    return out
+
+
+def small_train_spec() -> dict[str, Any]:
+    """The small config of the test listing: batch in [1, 32], sequence in [1, 512]."""
+    return import_spec(SMALL, 32, 512)
+
+
+def paper_train_spec() -> dict[str, Any]:
+    """The paper's config (4 layers, hidden 4096, ...): sequence up to 4096."""
+    return import_spec(PAPER, 32, 4096)
