@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench clean
+.PHONY: demo test bench bench-paper clean
 
 $(STAMP): setup.cfg setup.py
 	$(PYTHON) -m venv $(VENV)
@@ -20,6 +20,9 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m pytest -q -m slow -s
+
+bench-paper: $(STAMP)
+	$(BIN)/python benchmarks/bench_paper.py --out out/bench-paper.md
 
 clean:
 	rm -rf $(VENV) *.egg-info
