@@ -175,8 +175,12 @@ def _int_cmp(a: int, b: int) -> Order:
 
 
 def exact_order(func: Func, sizes: dict[str, int]) -> list[Op]:
-    """The exact-shape oracle: the same walk with the numbers of one binding."""
-    return ListScheduler(func, sizes.__getitem__, _int_cmp, 0).run()
+    """The exact-shape oracle: what :class:`SchedulePass` does, with the numbers of one
+    binding: the same walk, kept only when it is no worse than the listing's order."""
+    from bladec.analysis.memory import exact_peak
+    order = ListScheduler(func, sizes.__getitem__, _int_cmp, 0).run()
+    plain = [op for op in func.ops if is_compute(op)]
+    return order if exact_peak(func, sizes, order) <= exact_peak(func, sizes, plain) else plain
 
 
 def provably_no_worse(new: list, old: list, info: ShapeInfo) -> bool:
