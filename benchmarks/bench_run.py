@@ -27,11 +27,15 @@ at 0.5x the peak at most 30% slower than at no limit.
 
     python benchmarks/bench_run.py [--sample samples/attention.mlir] [--dims S0=8,S1=256]
         [--repeats 20] [--stream-steps 50] [--pad-multiple 64] [--pin-cpu 0]
-        [--malloc keep] [--profile 5]
+        [--malloc keep|default] [--ablate] [--profile 5]
 
 On a shared 2-core machine ``--pin-cpu 0`` gives steady numbers (best ~ median), at the
-price of XLA's inter-op concurrency; ``--malloc keep`` stops glibc from unmapping big
-freed buffers, whose page faults otherwise cost every freshly allocated segment output.
+price of XLA's inter-op concurrency. ``--malloc default`` turns off what JaxBackend does
+by default (keep freed memory in the process, so that big buffers are not unmapped and
+faulted in again on every step); it is process-wide, so compare two runs. ``--ablate``
+adds the lowest-limit plan with its cut points left where the planner chose them and
+with every segment awaited, to show what sharing cut points and asynchronous dispatch
+buy, side by side.
 """
 from __future__ import annotations
 
@@ -60,7 +64,6 @@ from bladec.parse import parse_module  # noqa: E402
 from bladec.passes import parse_pipeline, run_pipeline  # noqa: E402
 from bladec.runtime.backend import JaxBackend  # noqa: E402
 from bladec.runtime.executor import Executor, Report, unoptimized  # noqa: E402
-from bladec.symbolic.expr import sym  # noqa: E402
 from bladec.units import format_size  # noqa: E402
 
 TRAINING_SAMPLES = ["samples/attention.mlir", "samples/mlp-train.mlir"]
@@ -82,21 +85,10 @@ def log(msg: str) -> None:
 
 
 def keep_freed_memory() -> bool:
-    """glibc: serve big buffers from the heap and never give it back to the kernel.
-
-    By default glibc maps every allocation over its (adaptive, at most 32 MiB) mmap
-    threshold afresh and unmaps it on free, so each such buffer pays a page fault per
-    4 KiB on first touch on every step; on a VM that costs about 1 ms per MiB.
-    """
-    import ctypes
-    try:
-        libc = ctypes.CDLL("libc.so.6")
-    except OSError:
-        return False
-    m_trim_threshold, m_top_pad, m_mmap_threshold = -1, -2, -3
-    return bool(libc.mallopt(m_mmap_threshold, 1 << 30)
-                and libc.mallopt(m_trim_threshold, (1 << 31) - 1)
-                and libc.mallopt(m_top_pad, 256 << 20))
+    """glibc: keep freed memory in the process (what JaxBackend does by default; see
+    bladec.runtime.backend.keep_freed_memory_in_process)."""
+    from bladec.runtime.backend import keep_freed_memory_in_process
+    return keep_freed_memory_in_process()
 
 
 # -- the workload --------------------------------------------------------------------------
@@ -153,7 +145,7 @@ def whole_graph_jit(module: Module, ex: Executor, binding: dict[str, int],
 @dataclass
 class Config:
     label: str
-    step: Callable[[], tuple[list[np.ndarray], Report | None]]
+    step: Callable[..., tuple[list[np.ndarray], Report | None]]  # step(profile=False)
     fuse: bool
     kind: str                 # "jit" or "bladec"
     limit: int | None = None
@@ -163,6 +155,7 @@ class Config:
     compilations: int = 0
     times: list[float] = field(default_factory=list)
     reports: list[Report] = field(default_factory=list)
+    profiled: list[Report] = field(default_factory=list)  # steps run with profile=True
     outputs: list[np.ndarray] | None = None
 
 
@@ -187,73 +180,57 @@ def smallest_limit(ex: Executor, binding: dict[str, int], limit: int) -> int | N
 
 
 def bladec_config(label: str, module: Module, fuse: bool, inputs: dict[str, np.ndarray],
-                  binding: dict[str, int], limit: int | None, note: str = "") -> Config:
-    ex = Executor(module, JaxBackend(fuse=fuse))
+                  binding: dict[str, int], limit: int | None, note: str = "",
+                  consolidate: bool = True) -> Config:
+    ex = Executor(module, JaxBackend(fuse=fuse), consolidate=consolidate)
+    ex.cost  # the copy bandwidth is measured once per process: not part of planning
     t = time.perf_counter()
     ex.plan(binding, limit)
     plan_seconds = time.perf_counter() - t
 
-    def step() -> tuple[list[np.ndarray], Report]:
-        out, report = ex.run(inputs, limit)
+    def step(profile: bool = False) -> tuple[list[np.ndarray], Report]:
+        out, report = ex.run(inputs, limit, profile=profile)
         return [out[n] for n in ex.outputs], report
     return Config(label, step, fuse, "bladec", limit, note, plan_seconds)
 
 
 def split_only_config(label: str, module: Module, fuse: bool, inputs: dict[str, np.ndarray],
                       binding: dict[str, int], limit: int) -> Config:
-    """The compute ops of the plan at ``limit`` cut into the same segments, but with no
-    eviction: what the segmentation alone costs, without copies or recomputes."""
+    """The compiled segments of the plan at ``limit`` (recomputed ops included), run with
+    no eviction and no reload: what the segmentation alone costs, without the copies."""
+    from bladec.runtime.executor import SEGMENT
     ex = Executor(module, JaxBackend(fuse=fuse))
-    plan = ex.plan(binding, limit)
-    shapes = ex.shapes_for(binding)
-    groups: list[list] = [[]]
-    for s in plan.trace:
-        if s.kind == "op":
-            groups[-1].append(s.op)
-        elif groups[-1]:
-            groups.append([])
-    groups = [g for g in groups if g]
-    last: dict[str, int] = {}
-    for i, g in enumerate(groups):
-        for op in g:
-            for n in op.operands:
-                last[n] = i
-    known = set(ex.inputs) | {r for op in ex.ops for r in op.result_names}
+    prepared = ex.prepare(binding, limit)
+    segments = [(s[1], s[2], s[3], s[4]) for s in prepared.steps if s[0] == SEGMENT]
     keep = set(ex.inputs) | set(ex.outputs)
-    segments = []
-    for i, g in enumerate(groups):
-        made = {r for op in g for r in op.result_names}
-        ins = list(dict.fromkeys(n for op in g for n in op.operands
-                                 if n not in made and n in known))
-        outs = [r for r in dict.fromkeys(r for op in g for r in op.result_names)
-                if r in ex.outputs or last.get(r, -1) > i]
-        specs = {id(op): [(shapes[r], ex.info.dtypes[r]) for r in op.result_names] for op in g}
-        segments.append((ex.backend.segment(g, ins, outs, specs), ins, outs))
 
-    def step() -> tuple[list[np.ndarray], Report]:
+    def step(profile: bool = False) -> tuple[list[np.ndarray], Report]:
         report = Report(limit=limit)
         start = time.perf_counter()
         before = ex.backend.compilations
         env = {n: ex.backend.put(np.asarray(inputs[n])) for n in ex.inputs}
-        for i, (fn, ins, outs) in enumerate(segments):
+        for fn, ins, outs, free in segments:
             t = time.perf_counter()
             results = fn([env[n] for n in ins])
-            for x in results:
-                x.block_until_ready()
-            report.segment_seconds.append(time.perf_counter() - t)
+            if profile:
+                for x in results:
+                    x.block_until_ready()
+                report.segment_seconds.append(time.perf_counter() - t)
             env.update(zip(outs, results))
-            for n in [n for n in env if n not in keep and last.get(n, -1) <= i]:
-                ex.backend.delete(env.pop(n))
+            for n in free:
+                if n not in keep and n in env:
+                    ex.backend.delete(env.pop(n))
         out = [ex.backend.fetch(env[n]) for n in ex.outputs]
         report.segments = len(segments)
         report.compilations = ex.backend.compilations - before
         report.seconds = time.perf_counter() - start
-        report.peak_bytes = plan.measure.peak
+        report.peak_bytes = prepared.plan.peak
         return out, report
     return Config(label, step, fuse, "bladec", limit, "")
 
 
-def measure(configs: list[Config], repeats: int, seed: int) -> None:
+def measure(configs: list[Config], repeats: int, seed: int, profile_rounds: int = 3
+            ) -> None:
     for c in configs:  # the first step: tracing, planning, compilation
         log(f"  first step: {c.label}")
         t = time.perf_counter()
@@ -271,6 +248,10 @@ def measure(configs: list[Config], repeats: int, seed: int) -> None:
             c.times.append(time.perf_counter() - t)
             if report is not None:
                 c.reports.append(report)
+    for c in configs:  # the split between compiled segments and the host, apart
+        if c.kind == "bladec":
+            for _ in range(profile_rounds):
+                c.profiled.append(c.step(profile=True)[1])
 
 
 def median_ratio(num: list[float], den: list[float]) -> float:
@@ -309,9 +290,9 @@ def per_step(c: Config, attr: str) -> float:
 
 
 def host_ms(c: Config) -> float:
-    if not c.reports:
+    if not c.profiled:
         return 0.0
-    return 1e3 * statistics.median(r.seconds - sum(r.segment_seconds) for r in c.reports)
+    return 1e3 * statistics.median(r.seconds - sum(r.segment_seconds) for r in c.profiled)
 
 
 # -- table 2 -------------------------------------------------------------------------------
@@ -349,22 +330,15 @@ def batch_stream(lengths: np.ndarray, steps: int, batch: int, seed: int,
 
 def pad_inputs(ex: Executor, inputs: dict[str, np.ndarray], multiple: int,
                symbols: set[str] | None) -> dict[str, np.ndarray]:
-    """Zero-pad input dims that are one plain symbol (``symbols``: only those) to a multiple.
-
-    With ``symbols=None`` this is exactly what ``bladec run --pad-multiple`` does
-    (``session._pad``): every plain free-symbol dim, the batch dim included.
-    """
-    out = {}
-    for name, array in inputs.items():
-        widths = []
-        for j, expr in enumerate(ex.info.dims[name]):
-            syms = list(expr.symbols)
-            plain = len(syms) == 1 and expr == sym(syms[0])
-            pad = plain and (symbols is None or syms[0] in symbols)
-            size = array.shape[j]
-            widths.append((0, (-(-size // multiple) * multiple if pad else size) - size))
-        out[name] = np.pad(array, widths) if any(w for _, w in widths) else array
-    return out
+    """Zero-pad the inputs so that each of ``symbols`` (None: every free symbol) becomes
+    a multiple of ``multiple``, at most its declared maximum: what ``bladec run`` does
+    with ``pad={s: multiple}`` (``--pad S=N``), or with ``--pad-multiple N`` for None."""
+    from bladec.runtime.session import pad_inputs as session_pad, padding_multiples
+    if symbols is None:
+        multiples = padding_multiples(ex, None, multiple)
+    else:
+        multiples = padding_multiples(ex, {s: multiple for s in symbols}, None)
+    return session_pad(ex, inputs, multiples)
 
 
 @dataclass
@@ -445,9 +419,17 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--no-explain", action="store_true",
                     help="skip the split-only rows (the lowest-limit plan's segments, no "
                     "evictions), which separate the cost of segmentation from that of copies")
-    ap.add_argument("--malloc", choices=["default", "keep"], default="default",
-                    help="keep: mallopt so freed memory stays in the process (no mmap/munmap "
-                    "and page faults per large buffer); default: glibc's own behaviour")
+    ap.add_argument("--malloc", choices=["default", "keep"], default="keep",
+                    help="keep (what JaxBackend does unless told not to): mallopt so freed "
+                    "memory stays in the process (no mmap/munmap and page faults per large "
+                    "buffer); default: glibc's own behaviour (BLADEC_KEEP_FREED_MEMORY=0)")
+    ap.add_argument("--profile-rounds", type=int, default=3,
+                    help="steps per configuration run with profile=True, for the split of "
+                    "time between compiled segments and the host")
+    ap.add_argument("--ablate", action="store_true",
+                    help="also run the lowest limit with the planner's cut points left "
+                    "where it chose them (Executor(consolidate=False)) and with every "
+                    "segment awaited (profile=True), side by side")
     ap.add_argument("--pin-cpu", type=int, default=None, metavar="CPU",
                     help="run on that one CPU only (set before JAX starts its threads): "
                     "steadier numbers on a shared machine, no inter-op concurrency")
@@ -458,6 +440,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     t_start = time.perf_counter()
     if args.malloc == "keep":
         keep_freed_memory()
+    else:
+        os.environ["BLADEC_KEEP_FREED_MEMORY"] = "0"
     if args.pin_cpu is not None:
         os.sched_setaffinity(0, {args.pin_cpu})
     path = Path(args.sample) if args.sample else pick_sample()
@@ -529,7 +513,23 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                     f"fuse={'on' if c.fuse else 'off'}", scheduled, c.fuse, inputs, binding,
                     c.limit))
     log(f"table 1: {len(configs)} configurations, first steps")
-    measure(configs, args.repeats, args.seed)
+    if args.ablate and fractions:
+        low_frac = min(fractions)
+        for lname, frac, c in list(limited):
+            if lname != "schedule" or frac != low_frac:
+                continue
+            tag = f"{lname}, {frac}x, fuse={'on' if c.fuse else 'off'}"
+            loose = bladec_config(f"(f) bladec, {tag}, cut points not shared", scheduled,
+                                  c.fuse, inputs, binding, c.limit, consolidate=False)
+            configs.append(loose)
+            limited.append((lname + " (cuts not shared)", frac, loose))
+            blocking = bladec_config(f"(g) bladec, {tag}, every segment awaited", scheduled,
+                                     c.fuse, inputs, binding, c.limit)
+            plain_step = blocking.step
+            blocking.step = lambda profile=False, f=plain_step: f(profile=True)
+            configs.append(blocking)
+            limited.append((lname + " (awaited)", frac, blocking))
+    measure(configs, args.repeats, args.seed, args.profile_rounds)
     log("table 1: done")
 
     lines: list[str] = []
@@ -554,9 +554,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     say("")
     say("| configuration | limit | steps/s (best) | steps/s (median) | vs jit (a) "
         "| vs bladec no limit | segments | evict/reload/recompute per step "
-        "| segments ms/step | host ms/step | peak (model) | plan ms | first step s "
+        "| segments ms/step | host ms/step | peak (model) | XLA temp | plan ms | first step s "
         "| compilations |")
-    say("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    say("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     results = []
     for c in configs:
         best, med = min(c.times), statistics.median(c.times)
@@ -568,14 +568,17 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             erc = (f"{per_step(c, 'evictions'):.0f}/{per_step(c, 'reloads'):.0f}/"
                    f"{per_step(c, 'recomputes'):.0f}")
             segs, pk = f"{per_step(c, 'segments'):.0f}", format_size(r.peak_bytes)
-            sm = f"{1e3 * min(sum(r.segment_seconds) for r in c.reports):.1f}"
+            sm = (f"{1e3 * min(sum(r.segment_seconds) for r in c.profiled):.1f}"
+                  if c.profiled else "-")
+            xt = format_size(max(r.xla_temp_peak_bytes for r in c.reports))
             hm, pm = f"{host_ms(c):.1f}", f"{c.plan_seconds * 1e3:.1f}"
         else:
-            erc, segs, pk, sm, hm, pm = "-", "1", "-", "-", "-", "-"
+            erc, segs, pk, sm, hm, pm, xt = "-", "1", "-", "-", "-", "-", "-"
         lim = "none" if c.limit is None else f"{format_size(c.limit)} ({c.limit / peak:.2f}x)"
         say(f"| {c.label} | {lim} | {1 / best:.2f} | {1 / med:.2f} | "
             f"{fmt_pair(vs_jit)} | {fmt_pair(vs_base) if vs_base else '-'} | {segs} | "
-            f"{erc} | {sm} | {hm} | {pk} | {pm} | {c.first_seconds:.2f} | {c.compilations} |")
+            f"{erc} | {sm} | {hm} | {pk} | {xt} | {pm} | {c.first_seconds:.2f} "
+            f"| {c.compilations} |")
         results.append({"label": c.label, "limit": c.limit, "best_s": best, "median_s": med,
                         "vs_jit": vs_jit, "vs_base": vs_base,
                         "first_s": c.first_seconds, "compilations": c.compilations})
@@ -583,10 +586,16 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     say("Ratios are speed ratios (>1 is faster): best-of-rounds step time against best-of, "
         "then in parentheses the median over rounds of the per-round ratio (the rounds "
         "interleave every configuration, so the two see the same load). 'vs bladec no "
-        "limit' is against the same fuse setting. segments ms/step: the best step's time "
-        "inside compiled segments; host ms/step: Report.seconds minus that (median; "
-        "binding, plan lookup, simulation, copies to and from host memory, puts, fetches). "
-        "first step: trace, plan, compile and run; planning alone is the plan ms column.")
+        "limit' is against the same fuse setting. Timed steps dispatch asynchronously; "
+        f"{args.profile_rounds} more steps per configuration run with profile=True (each "
+        "segment awaited and timed): segments ms/step is the best of their time inside "
+        "compiled segments, host ms/step the median of Report.seconds minus that (binding "
+        "and plan lookup, puts, fetches, offloads and reloads not overlapped with a "
+        "segment). peak (model): the memory model's peak over the executed trace; XLA "
+        "temp: XLA's own figure beside it, the most temporary bytes one segment's "
+        "executable needs (Report.xla_temp_peak_bytes, from its memory analysis; not in "
+        "the model's peak). first step: trace, plan, compile and run; planning alone is "
+        "the plan ms column.")
 
     # -- 3. bitwise ----------------------------------------------------------------------
     def same(out: list[np.ndarray] | None) -> bool:
@@ -612,12 +621,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                    args.batch_symbol, None, None, "no padding", seed=args.seed),
         run_stream(scheduled, stream_fuse, seqs, args.stream_batch, args.seq_symbol,
                    args.batch_symbol, args.pad_multiple, {args.seq_symbol},
-                   f"pad {args.seq_symbol} to a multiple of {args.pad_multiple}",
-                   seed=args.seed),
+                   f"--pad {args.seq_symbol}={args.pad_multiple}: {args.seq_symbol} to a "
+                   f"multiple of {args.pad_multiple}", seed=args.seed),
         run_stream(scheduled, stream_fuse, seqs, args.stream_batch, args.seq_symbol,
                    args.batch_symbol, args.pad_multiple, None,
-                   f"--pad-multiple {args.pad_multiple} as `bladec run` pads "
-                   f"(every plain symbolic dim, {args.batch_symbol} too)",
+                   f"--pad-multiple {args.pad_multiple}: every free symbol "
+                   f"({args.batch_symbol} too), each at most its declared maximum",
                    execute=False, seed=args.seed),
     ]
     say("")
@@ -676,7 +685,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             f"{verdict(best >= 0.8, med >= 0.8)}")
     low = min(fractions) if fractions else None
     for lname, frac, c in limited:
-        if frac != low:
+        if frac != low or "(" in lname:  # not the ablation rows
             continue
         best, med = (1 / x for x in speed(base[c.fuse], c))  # time ratios: >1 is slower
         key = (f"{lname}, {frac}x{' (feasible minimum)' if c.note else ''}, "

@@ -172,16 +172,21 @@ def _analysis_text(report: dict) -> str:
               show_default=True)
 @click.option("--fuse", is_flag=True, help="Let XLA fuse ops (faster; results then match "
               "other plans only to rounding).")
+@click.option("--pad", "pad", multiple=True, metavar="SYM=N",
+              help="Zero-pad the inputs so that symbol SYM becomes a multiple of N, at most "
+                   "its declared max (repeatable, or S0=8,S1=64); bounds compilations (the "
+                   "listing must mask padding itself).")
 @click.option("--pad-multiple", type=click.IntRange(min=1), default=None,
-              help="Zero-pad symbolic input dims to a multiple of N to bound compilations "
-                   "(the listing must mask padding itself).")
+              help="The same multiple for every free symbol not given by --pad (each at "
+                   "most its declared max).")
 @click.option("--timeline", type=click.Path(dir_okay=False), default=None,
               help="Write memory per step, original vs optimized, as .csv or .png.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout.")
 @_reports_errors
 def run(file: str, mem_limit: str | None, dims: str | None, inputs_path: str | None,
         outputs_path: str | None, seed: int, pipeline: str, backend: str, fuse: bool,
-        pad_multiple: int | None, timeline: str | None, as_json: bool) -> None:
+        pad: tuple[str, ...], pad_multiple: int | None, timeline: str | None,
+        as_json: bool) -> None:
     """Optimize FILE (or '-') and run it under a memory limit; print a report.
 
     \b
@@ -189,7 +194,7 @@ def run(file: str, mem_limit: str | None, dims: str | None, inputs_path: str | N
       bladec run samples/listing1-runnable.mlir --dims S1=64 --mem-limit 4MiB
       bladec optimize model.mlir | bladec run - --mem-limit 40GiB --json
     """
-    from bladec.runtime.session import run_listing
+    from bladec.runtime.session import parse_pad, run_listing
     try:
         passes = parse_pipeline(pipeline)
     except BladecError as exc:
@@ -197,7 +202,7 @@ def run(file: str, mem_limit: str | None, dims: str | None, inputs_path: str | N
     result = run_listing(_load_verified(file), passes, limit=parse_size(mem_limit)
                          if mem_limit else None, dims=parse_dims(dims),
                          inputs_path=inputs_path, seed=seed, backend=backend, fuse=fuse,
-                         pad_multiple=pad_multiple)
+                         pad=parse_pad(pad), pad_multiple=pad_multiple)
     if outputs_path:
         result.save_outputs(outputs_path)
     if timeline:

@@ -68,9 +68,11 @@ def test_tiny_benchmark(tmp_path, capsys):
     result = bench.main(["--sample", str(listing), "--dims", "S0=2,S1=16", "--repeats", "2",
                          "--limits", "0.5", "--fuse", "0", "--no-unscheduled",
                          "--no-jit-nofuse", "--stream-steps", "3", "--stream-batch", "1",
-                         "--stream-max-seq", "40"])
+                         "--stream-max-seq", "40", "--ablate", "--profile-rounds", "1"])
     text = capsys.readouterr().out
     _check_tables(text)
+    assert "cut points not shared" in text and "every segment awaited" in text
+    assert "| XLA temp |" in text
     assert result["bitwise"] and result["bitwise_all_fuse_off"]
     assert [r["label"] for r in result["stream"]][0] == "no padding"
     unpadded, padded = result["stream"][0], result["stream"][1]
@@ -79,18 +81,24 @@ def test_tiny_benchmark(tmp_path, capsys):
 
 
 def test_padding_matches_the_session():
-    """pad_inputs(symbols=None) pads exactly as `bladec run --pad-multiple` does."""
+    """pad_inputs pads as `bladec run` does: symbols=None as --pad-multiple (every free
+    symbol, each at most its declared max), a set as --pad S=N for each."""
     from bladec.parse import parse_module
     from bladec.runtime.backend import NumpyBackend
     from bladec.runtime.executor import Executor
-    from bladec.runtime.session import _pad
+    from bladec.runtime.session import pad_inputs, padding_multiples
     ex = Executor(parse_module(TINY), NumpyBackend())
     inputs = ex.random_inputs({"S0": 3, "S1": 17})
-    ours, theirs = bench.pad_inputs(ex, inputs, 8, None), _pad(ex, inputs, 8)
+    ours = bench.pad_inputs(ex, inputs, 8, None)
+    theirs = pad_inputs(ex, inputs, padding_multiples(ex, None, 8))
     assert {n: a.shape for n, a in ours.items()} == {n: a.shape for n, a in theirs.items()}
+    assert ours["%x"].shape == (8, 24, 8)
     only_seq = bench.pad_inputs(ex, inputs, 8, {"S1"})
     assert only_seq["%x"].shape == (3, 24, 8) and only_seq["%w"].shape == (8, 8)
     assert np.array_equal(only_seq["%x"][:, :17], inputs["%x"])
+    assert not only_seq["%x"][:, 17:].any()
+    # S0 is at most 64: a multiple of 100 stops there
+    assert bench.pad_inputs(ex, inputs, 100, {"S0"})["%x"].shape == (64, 17, 8)
 
 
 def test_batch_stream_is_seeded_and_clipped():

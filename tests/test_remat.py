@@ -165,3 +165,35 @@ def test_bad_remat_ops_are_errors(bad: str, message: str) -> None:
             "  %b = neg(%a) -> tensor<4>\n}\n")
     with pytest.raises(BladecError, match=message):
         verify(parse_module(text))
+
+
+def test_recompute_region_takes_a_constant_along() -> None:
+    """A producer with no operands (a constant) joins the region instead of being kept
+    alive for it: the broadcast of a constant is recomputed from nothing."""
+    text = """
+func.func @main(%x: tensor<?x?, [@S0, @S1]>) {
+  %c = constant() {value = 2.0} -> tensor<f32>
+  %cb = broadcast_in_dim(%c) {dims = []} -> tensor<?x?, [@S0, @S1]>
+  %a = mul(%x, %cb) -> tensor<?x?, [@S0, @S1]>
+  %big = broadcast_in_dim(%a) {dims = [1, 2]} -> tensor<64x?x?, [@C64, @S0, @S1]>
+  %r = reduce(%big) {dims = [0], kind = "max"} -> tensor<?x?, [@S0, @S1]>
+  %o = mul(%r, %cb) -> tensor<?x?, [@S0, @S1]>
+  return %o
+}
+"""
+    module = parse_module(text)
+    info = analyze_shapes(module)
+    planner = RematPlanner(module.main, info)
+    use = next(i for i, op in enumerate(planner.ops) if op.result_names == ["%o"])
+    trail = planner.recompute_search("%cb", use)
+    assert [op.name for op in trail[-1].ops] == ["constant", "broadcast_in_dim"]
+    assert trail[-1].keep == [] and trail[-1].impact == info.nbytes("%cb")
+    regen = next(op for op in _optimized(text, "analyze,remat").main.ops
+                 if op.name == "remat.regenerate" and op.operands == ["%cb"])
+    assert [o.result_names for o in regen.regions["recompute"]] == [["%c"], ["%cb"]]
+    # the attention sample's scale broadcast likewise
+    attention = _optimized((SAMPLES / "attention.mlir").read_text())
+    regens = [op for op in attention.main.ops
+              if op.name == "remat.regenerate" and op.operands == ["%scb"]]
+    assert regens and all([o.name for o in r.regions["recompute"]] ==
+                          ["constant", "broadcast_in_dim"] for r in regens)

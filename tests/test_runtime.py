@@ -418,3 +418,311 @@ def test_cli_stdin_and_pipeline_none(runner) -> None:
     assert json.loads(result.stdout)["binding"] == {"S1": 2}
     bad = _run(runner, "-", "--dims", "S1=2", "-p", "nosuchpass", input=text)
     assert bad.exit_code == 2
+
+
+# -- planning for speed: shared cut points, recompute weighing, host copies -------------
+ATTENTION = ROOT / "samples" / "attention.mlir"
+
+# %a can not be recomputed (a random draw) and is needed between three big steps: under
+# the smallest limit it is evicted three times, and copied to the host only once
+REEVICT = """
+func.func @main(%x: tensor<?x8, [@S0, @C8]>) {
+  %a = rng_uniform() {seed = 1} -> tensor<?x8, [@S0, @C8]>
+  %b = broadcast_in_dim(%x) {dims = [0, 1]} -> tensor<?x8x16, [@S0, @C8, @C16]>
+  %c = reduce(%b) {dims = [2], kind = "max"} -> tensor<?x8, [@S0, @C8]>
+  %d = add(%c, %a) -> tensor<?x8, [@S0, @C8]>
+  %e = broadcast_in_dim(%d) {dims = [0, 1]} -> tensor<?x8x16, [@S0, @C8, @C16]>
+  %f = reduce(%e) {dims = [2], kind = "sum"} -> tensor<?x8, [@S0, @C8]>
+  %g = add(%f, %a) -> tensor<?x8, [@S0, @C8]>
+  %h = broadcast_in_dim(%g) {dims = [0, 1]} -> tensor<?x8x16, [@S0, @C8, @C16]>
+  %i = reduce(%h) {dims = [2], kind = "max"} -> tensor<?x8, [@S0, @C8]>
+  %j = add(%i, %a) -> tensor<?x8, [@S0, @C8]>
+  return %j
+}
+"""
+
+# recomputing the big %v needs the small %s, dead by then: worth keeping %s alive
+WEIGH = """
+func.func @main(%x: tensor<?x8, [@S0, @C8]>) {
+  %s = reduce(%x) {dims = [1], kind = "sum"} -> tensor<?, [@S0]>
+  %v = broadcast_in_dim(%s) {dims = [0]} -> tensor<?x8x16, [@S0, @C8, @C16]>
+  %w = reduce(%v) {dims = [2], kind = "max"} -> tensor<?x8, [@S0, @C8]>
+  %t = tanh(%x) -> tensor<?x8, [@S0, @C8]>
+  %big = broadcast_in_dim(%t) {dims = [0, 1]} -> tensor<?x8x32, [@S0, @C8, @C32]>
+  %r = reduce(%big) {dims = [2], kind = "sum"} -> tensor<?x8, [@S0, @C8]>
+  %u = reduce(%v) {dims = [2], kind = "sum"} -> tensor<?x8, [@S0, @C8]>
+  %o = add(%r, %u) -> tensor<?x8, [@S0, @C8]>
+  %o2 = add(%o, %w) -> tensor<?x8, [@S0, @C8]>
+  return %o2
+}
+"""
+
+
+class CountingNumpy(NumpyBackend):
+    def __init__(self) -> None:
+        super().__init__()
+        self.offloads = self.reloads = 0
+
+    def offload(self, x):
+        self.offloads += 1
+        return super().offload(x)
+
+    def reload(self, h):
+        self.reloads += 1
+        return super().reload(h)
+
+
+def _smallest(ex: Executor, binding: dict[str, int]) -> int:
+    with pytest.raises(BladecError) as err:
+        ex.plan(binding, 0)
+    return int(SMALLEST.search(str(err.value)).group(1))
+
+
+def test_second_eviction_reuses_the_host_copy() -> None:
+    module = run_pipeline(_module(REEVICT), parse_pipeline("analyze,remat"))
+    backend = CountingNumpy()
+    ex = Executor(module, backend)
+    inputs = ex.random_inputs({"S0": 5})
+    ref, _ = Executor(_module(REEVICT), NumpyBackend()).run(inputs)
+    out, report = ex.run(inputs, _smallest(ex, {"S0": 5}))
+    assert report.evictions == 3 and report.reloads == 3 and report.recomputes == 0
+    assert backend.offloads == 1 and backend.reloads == 3
+    assert out["%j"].tobytes() == ref["%j"].tobytes()
+
+
+def test_recompute_may_keep_a_small_dead_value_alive() -> None:
+    module = run_pipeline(_module(WEIGH), parse_pipeline("analyze,remat"))
+    ex = Executor(module, NumpyBackend())
+    binding = {"S0": 5}
+    limit = ex.plan(binding, None).peak - 1
+    plan = ex.plan(binding, limit)
+    site = ex._bound(binding).program.sites[("%v", 6)]
+    assert site.region_inputs == ["%s"]  # the region reads %s, dead after %v otherwise
+    assert [(s.kind, s.value, s.method) for s in plan.trace if s.kind != "op"] == [
+        ("evict", "%v", "recompute"), ("regen", "%v", "recompute")]
+    inputs = ex.random_inputs(binding)
+    ref, _ = Executor(_module(WEIGH), NumpyBackend()).run(inputs)
+    out, report = ex.run(inputs, limit)
+    assert report.recomputes == 1 and report.reloads == 0 and report.peak_bytes <= limit
+    assert report.held_peak_bytes <= report.peak_bytes
+    assert out["%o2"].tobytes() == ref["%o2"].tobytes()
+
+
+def _attention(pipeline: str = "analyze,schedule,remat"):
+    return run_pipeline(_module(path=ATTENTION), parse_pipeline(pipeline))
+
+
+def _cut_points(plan) -> set[int]:
+    """Compute-op indices before which the trace leaves compiled code."""
+    cuts, pending = set(), False
+    for step in plan.trace:
+        if step.kind == "evict" or (step.kind == "regen" and step.method == "reload"):
+            pending = True
+        elif step.kind == "op" and pending:
+            cuts.add(step.index)
+            pending = False
+    return cuts
+
+
+def test_consolidation_shares_cut_points_within_the_limit() -> None:
+    from bladec.runtime.policy import CostModel
+    from bladec.runtime.trace import simulate
+    binding = {"S0": 8, "S1": 256}
+    shared = Executor(_attention(), NumpyBackend(), cost=CostModel())
+    loose = Executor(_attention(), NumpyBackend(), cost=CostModel(), consolidate=False)
+    limit = _smallest(shared, binding)
+    a, b = shared.plan(binding, limit), loose.plan(binding, limit)
+    assert a.peak <= limit and b.peak <= limit
+    sizes = shared._bound(binding).sizes
+    assert simulate(a.trace, sizes, shared.inputs, set(shared.outputs)).peak == a.peak
+    assert len(_cut_points(a)) == a.cuts < len(_cut_points(b)) == b.cuts
+    assert shared.prepare(binding, limit).segments == a.cuts + 1
+    # the constant broadcast is recomputed (its region starts at the constant), not copied
+    assert ("regen", "%scb", "recompute") in [(s.kind, s.value, s.method) for s in a.trace]
+    # a reload may run before the op that asks for it: a prefetch to a shared cut point
+    assert any(e.before < e.use for e in a.evictions if e.how == "reload")
+
+
+def test_attention_at_the_smallest_limit_is_bitwise_equal() -> None:
+    binding = {"S0": 2, "S1": 128}
+    original = Executor(_module(path=ATTENTION), NumpyBackend())
+    inputs = original.random_inputs(binding, 1)
+    ref, _ = original.run(inputs)
+    for consolidate in (True, False):
+        ex = Executor(_attention(), NumpyBackend(), consolidate=consolidate)
+        limit = _smallest(ex, binding)
+        out, report = ex.run(inputs, limit)
+        assert report.evictions > 0 and report.peak_bytes <= limit
+        assert report.held_peak_bytes <= report.peak_bytes
+        assert all(out[k].tobytes() == ref[k].tobytes() for k in ref), consolidate
+
+
+def test_runs_are_cached_per_input_shapes(monkeypatch) -> None:
+    ex = Executor(run_pipeline(_module(CHAIN), parse_pipeline("analyze,remat")), NumpyBackend())
+    inputs = ex.random_inputs({"S0": 6})
+    limit = _tight(ex, {"S0": 6})
+    first, report = ex.run(inputs, limit)
+
+    def fail(*args, **kwargs):
+        raise AssertionError("worked out again")
+    for name in ("bind", "plan", "_prepare", "shapes_for"):
+        monkeypatch.setattr(ex, name, fail)
+    monkeypatch.setattr("bladec.runtime.executor.exact_sizes", fail)
+    monkeypatch.setattr("bladec.runtime.executor.simulate", fail)
+    again, report2 = ex.run(inputs, limit)
+    assert again["%g"].tobytes() == first["%g"].tobytes()
+    assert report2.peak_bytes == report.peak_bytes and report2.evictions == report.evictions
+    with pytest.raises(AssertionError, match="worked out again"):
+        ex.run(ex.random_inputs({"S0": 7}), limit)  # new shapes: bound afresh
+
+
+@pytest.mark.parametrize("backend", [JaxBackend, NumpyBackend])
+def test_segment_times_only_when_profiling(backend) -> None:
+    ex = Executor(run_pipeline(_module(CHAIN), parse_pipeline("analyze,remat")), backend())
+    inputs = ex.random_inputs({"S0": 6})
+    limit = _tight(ex, {"S0": 6})
+    out, fast = ex.run(inputs, limit)
+    out2, timed = ex.run(inputs, limit, profile=True)
+    assert fast.segments == timed.segments > 1
+    assert fast.segment_seconds == []
+    assert len(timed.segment_seconds) == timed.segments
+    assert all(t >= 0 for t in timed.segment_seconds)
+    assert out["%g"].tobytes() == out2["%g"].tobytes()
+
+
+def test_xla_temp_bytes_are_reported() -> None:
+    from bladec.runtime.executor import SEGMENT
+    ex = Executor(run_pipeline(_module(CHAIN), parse_pipeline("analyze,remat")), JaxBackend())
+    inputs = ex.random_inputs({"S0": 64})
+    _, report = ex.run(inputs)
+    fns = [s[1] for s in ex.prepare({"S0": 64}, None).steps if s[0] == SEGMENT]
+    assert report.xla_temp_peak_bytes == max(fn.temp_bytes for fn in fns) > 0
+    _, numpy_report = Executor(_module(CHAIN), NumpyBackend()).run(inputs)
+    assert numpy_report.xla_temp_peak_bytes == 0
+
+
+def test_copy_bandwidth_is_measured_once() -> None:
+    import time
+
+    from bladec.runtime.policy import CostModel
+    backend = JaxBackend()
+    bw = backend.copy_bandwidth()
+    assert isinstance(bw, float) and 1e7 < bw < 1e13
+    t = time.perf_counter()
+    assert JaxBackend().copy_bandwidth() == bw
+    assert time.perf_counter() - t < 0.5
+    assert Executor(_module(CHAIN), backend).cost.copy_bandwidth == bw
+    assert Executor(_module(CHAIN), NumpyBackend()).cost == CostModel()
+    mine = CostModel(copy_bandwidth=1.0)
+    assert Executor(_module(CHAIN), backend, cost=mine).cost is mine
+
+
+def test_keep_freed_memory_is_opt_out(monkeypatch) -> None:
+    import platform
+
+    from bladec.runtime.backend import keep_freed_memory_in_process
+    assert not JaxBackend(keep_freed_memory=False).keeps_freed_memory
+    monkeypatch.setenv("BLADEC_KEEP_FREED_MEMORY", "0")
+    assert not JaxBackend().keeps_freed_memory
+    if platform.system() == "Linux" and platform.libc_ver()[0] == "glibc":
+        assert keep_freed_memory_in_process() is True
+        monkeypatch.delenv("BLADEC_KEEP_FREED_MEMORY")
+        assert JaxBackend().keeps_freed_memory
+
+
+# -- padding per symbol -------------------------------------------------------------------
+PADDABLE = """
+func.func @main(%x: tensor<?x?, [@S0, @S1]>, %y: tensor<?, [@S1]>) {
+  %b = broadcast_in_dim(%y) {dims = [1]} -> tensor<?x?, [@S0, @S1]>
+  %s = add(%x, %b) -> tensor<?x?, [@S0, @S1]>
+  return %s
+}
+func.func @symbolic_shape_graph() {
+  SymbolicDim @S0 {max = 6}
+  SymbolicDim @S1 {max = 100}
+}
+"""
+
+
+def _run_padded(**kwargs):
+    from bladec.runtime.session import run_listing
+    return run_listing(_module(PADDABLE), [], dims={"S0": 3, "S1": 70}, backend="numpy",
+                       **kwargs)
+
+
+def test_pad_one_symbol_clamped_to_its_max() -> None:
+    plain = _run_padded()
+    padded = _run_padded(pad={"S1": 64})
+    assert padded.report.binding == {"S0": 3, "S1": 100}  # 128, at most 100
+    assert padded.summary()["unpadded_binding"] == {"S0": 3, "S1": 70}
+    assert plain.summary()["unpadded_binding"] is None
+    a, b = plain.outputs["%s"], padded.outputs["%s"]
+    assert a.shape == (3, 70) and b.shape == (3, 100)
+    assert b[:, :70].tobytes() == a.tobytes() and not b[:, 70:].any()
+    assert "padded from S0=3, S1=70" in padded.text()
+    assert _run_padded(pad={"@S1": 7}).report.binding == {"S0": 3, "S1": 70}  # already
+
+
+def test_pad_multiple_pads_every_symbol_clamped() -> None:
+    assert _run_padded(pad_multiple=4).report.binding == {"S0": 4, "S1": 72}
+    assert _run_padded(pad_multiple=8).report.binding == {"S0": 6, "S1": 72}
+    assert _run_padded(pad_multiple=64, pad={"S0": 1}).report.binding == {"S0": 3, "S1": 100}
+
+
+@pytest.mark.parametrize("pad, message", [
+    ({"S9": 8}, "S9: not a free symbol"),
+    ({"S1": 0}, "positive"),
+])
+def test_pad_bad_symbol_or_multiple(pad, message) -> None:
+    with pytest.raises(BladecError, match=message):
+        _run_padded(pad=pad)
+
+
+def test_pad_refuses_a_dim_it_would_pad_inside() -> None:
+    from bladec.runtime.session import pad_inputs
+    text = """
+func.func @main(%x: tensor<?x?, [@S0, @S1]>, %z: tensor<?, [@S2]>) {
+  %r = reshape(%x) -> tensor<?, [@S2]>
+  %s = add(%r, %z) -> tensor<?, [@S2]>
+  return %s
+}
+func.func @symbolic_shape_graph() {
+  SymbolicDim @S2
+  @S2 = Mul @S0, @S1
+}
+"""
+    ex = Executor(_module(text), NumpyBackend())
+    inputs = ex.random_inputs({"S0": 3, "S1": 5})
+    with pytest.raises(BladecError, match=r"cannot pad input %z: its dim 0 is S0\*S1"):
+        pad_inputs(ex, inputs, {"S1": 8})
+    assert pad_inputs(ex, inputs, {"S1": 5})["%z"].shape == (15,)  # nothing to pad
+
+
+def test_parse_pad() -> None:
+    from bladec.runtime.session import parse_pad
+    assert parse_pad(None) is None and parse_pad(()) is None
+    assert parse_pad("S1=64") == {"S1": 64}
+    assert parse_pad(("@S1=64", "S0=8")) == {"S1": 64, "S0": 8}
+    assert parse_pad(["S0=8,S1=16"]) == {"S0": 8, "S1": 16}
+    for bad in ("S1", "S1=x", "S1=0", "=4", "S1=-2"):
+        with pytest.raises(BladecError, match="bad --pad entry"):
+            parse_pad(bad)
+
+
+def test_cli_pad_per_symbol(runner, tmp_path) -> None:
+    """`bladec run --pad S1=64`: the library side is run_listing(pad=...); the option
+    itself lives in bladec/cli.py."""
+    path = tmp_path / "listing.mlir"
+    path.write_text(PADDABLE)
+    common = [str(path), "--dims", "S0=3,S1=70", "--backend", "numpy", "--json"]
+    result = _run(runner, *common, "--pad", "S1=64")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["binding"] == {"S0": 3, "S1": 100}
+    assert data["unpadded_binding"] == {"S0": 3, "S1": 70}
+    both = _run(runner, *common, "--pad", "S1=64", "--pad-multiple", "4")
+    assert json.loads(both.stdout)["binding"] == {"S0": 4, "S1": 100}
+    bad = _run(runner, *common, "--pad", "S1=x")
+    assert bad.exit_code == 1 and "bad --pad entry" in bad.stderr
+    unknown = _run(runner, *common, "--pad", "S7=8")
+    assert unknown.exit_code == 1 and "S7" in unknown.stderr

@@ -8,7 +8,9 @@ writes down every choice the runtime may make, with what each costs in symbolic 
 * before each later use of a candidate, ``remat.regenerate(%t) {reload = true}`` with,
   where one pays off, a ``recompute { ... }`` region: the smallest producer subgraph,
   grown op by op, whose memory impact (bytes of %t minus bytes kept alive only to
-  recompute it) is provably positive;
+  recompute it) is provably positive; a producer with no operands (a constant, an
+  iota) joins the subgraph as soon as it is needed, since keeping its value alive
+  would cost memory and recomputing it costs nothing it depends on;
 * candidates whose eviction can not lower the peak for any binding are pruned: every
   step during which they would be away is provably no higher than memory that no plan
   can avoid (the inputs, operands and results of some op). ``remat.plan`` at the top of
@@ -72,6 +74,14 @@ class RematPlanner:
         trail: list[RecomputeStep] = []
         while True:
             keep = self._kept(members, j)
+            # a value made from nothing (a constant, an iota) is recomputed along with
+            # the rest rather than kept alive for it
+            made_from_nothing = [self.producer[k] for k in keep
+                                 if not self.ops[self.producer[k]].operands
+                                 and REGISTRY[self.ops[self.producer[k]].name].recomputable]
+            if made_from_nothing:
+                members.update(made_from_nothing)
+                keep = self._kept(members, j)
             impact = self.info.nbytes(target) - sum((self.info.nbytes(k) for k in keep), const(0))
             trail.append(RecomputeStep([self.ops[i] for i in sorted(members)], keep, impact))
             if self.info.compare(impact, const(0)) is Order.GT or len(members) >= self.max_ops:

@@ -8,6 +8,8 @@ between optimized and unoptimized runs; the two need not agree with each other.
 """
 from __future__ import annotations
 
+import os
+import time
 from typing import Any, Callable, Protocol
 
 import numpy as np
@@ -171,8 +173,11 @@ class JaxBackend:
     """
     name = "jax"
 
-    def __init__(self, fuse: bool = False) -> None:
+    def __init__(self, fuse: bool = False, keep_freed_memory: bool | None = None) -> None:
         self.fuse = fuse
+        if keep_freed_memory is None:
+            keep_freed_memory = os.environ.get("BLADEC_KEEP_FREED_MEMORY", "1") != "0"
+        self.keeps_freed_memory = keep_freed_memory and keep_freed_memory_in_process()
         import jax
         self.jax = jax
         self.K = _JaxKernels()
@@ -184,7 +189,7 @@ class JaxBackend:
         kinds = {m.kind for m in device.addressable_memories()}
         self._host = (SingleDeviceSharding(device, memory_kind="pinned_host")
                       if "pinned_host" in kinds else None)
-        self.temp_bytes: dict[tuple, int] = {}
+        self._platform = device.platform
 
     def segment(self, ops: list[Op], inputs: list[str], outputs: list[str],
                 specs: dict[int, OutSpec]) -> Segment:
@@ -211,15 +216,65 @@ class JaxBackend:
             x.delete()
 
     def offload(self, x: Any) -> Any:
+        """A host copy of ``x``, queued behind whatever computes ``x`` (not awaited)."""
         if self._host is not None:
-            h = self.jax.device_put(x, self._host)
-        else:
-            h = np.asarray(x)
-        h.block_until_ready() if hasattr(h, "block_until_ready") else None
-        return h
+            return self.jax.device_put(x, self._host)
+        return np.asarray(x)
 
     def reload(self, h: Any) -> Any:
         return self.jax.device_put(h, self._device)
+
+    def copy_bandwidth(self) -> float:
+        """Bytes per second of one copy to the host or back, measured once per process
+        and platform: the best of a few round trips of a 4 MiB array (the first ones
+        pay for fresh memory; later ones show the steady state, as the runs will)."""
+        bw = _BANDWIDTH.get(self._platform)
+        if bw is None:
+            x = self.put(np.ones(1 << 20, np.float32))
+            best = float("inf")
+            for _ in range(8):
+                t = time.perf_counter()
+                h = self.offload(x)
+                if hasattr(h, "block_until_ready"):
+                    h.block_until_ready()
+                y = self.reload(h)
+                y.block_until_ready()
+                best = min(best, time.perf_counter() - t)
+                self.delete(y)
+                if hasattr(h, "delete"):
+                    h.delete()
+            self.delete(x)
+            bw = _BANDWIDTH[self._platform] = float(f"{2 * x.nbytes / max(best, 1e-9):.1g}")
+        return bw
+
+
+_BANDWIDTH: dict[str, float] = {}
+_MALLOC: list[bool] = []
+
+
+def keep_freed_memory_in_process() -> bool:
+    """glibc: serve big buffers from the heap and keep freed memory in the process.
+
+    By default glibc maps each allocation over its mmap threshold (adaptive, at most
+    32 MiB) afresh and unmaps it on free, and trims the heap's top, so a buffer as big
+    as a segment's output pays one page fault per 4 KiB on first touch, on every run
+    (about 1 ms per MiB on a VM). With the threshold raised and trimming off, freed
+    buffers are reused. Process-wide and once; False where there is no glibc. Opt out
+    with ``JaxBackend(keep_freed_memory=False)`` or ``BLADEC_KEEP_FREED_MEMORY=0``.
+    """
+    if not _MALLOC:
+        ok = False
+        try:
+            import ctypes
+            libc = ctypes.CDLL("libc.so.6")
+            m_trim_threshold, m_top_pad, m_mmap_threshold = -1, -2, -3
+            ok = bool(libc.mallopt(m_mmap_threshold, 1 << 30)
+                      and libc.mallopt(m_trim_threshold, (1 << 31) - 1)
+                      and libc.mallopt(m_top_pad, 64 << 20))
+        except (OSError, AttributeError):
+            ok = False
+        _MALLOC.append(ok)
+    return _MALLOC[0]
 
 
 class _LazyCompiled:

@@ -2,15 +2,22 @@
 
 Per binding: bind the symbols from the input shapes (checked against the relations),
 plan the run (policy.py), and execute the plan's trace as segments: maximal runs of ops
-with no eviction or regeneration between them, each one compiled function. A plan with
-no eviction is one segment, the whole graph, at the cost of a whole-graph ``jax.jit``:
-the zero-overhead path. Dead tensors are freed explicitly after the segment that last
-uses them; evicted tensors are offloaded to host memory or dropped for recompute.
+(recomputed ones included) with no eviction or reload between them, each one compiled
+function. A plan with no eviction is one segment, the whole graph, at the cost of a
+whole-graph ``jax.jit``: the zero-overhead path. Dead tensors are freed explicitly after
+the segment that last uses them; evicted tensors are offloaded to host memory (once: a
+second eviction of the same tensor reuses the host copy) or dropped for recompute.
+
+Everything that depends only on the input shapes (the binding, sizes, shapes, the plan,
+the segments with their compiled functions) is worked out on the first run with those
+shapes and cached, so a later run only dispatches. Dispatch is asynchronous: segments,
+offloads and reloads are queued without waiting for each other (the backend orders them
+by their data), unless ``profile=True`` asks for each segment's time.
 """
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -61,20 +68,79 @@ def flops_of(op: Op, shapes: dict[str, tuple[int, ...]]) -> int:
     return max(out, sum(int(np.prod(shapes[n])) for n in op.operands if n in shapes))
 
 
-class Executor:
-    """Runs one listing on one backend; plans and compiled segments are cached per binding."""
+SEGMENT, EVICT, RELOAD = "segment", "evict", "reload"
 
-    def __init__(self, module: Module, backend: Backend, cost: CostModel = CostModel()) -> None:
+
+@dataclass
+class PreparedRun:
+    """A plan for one binding and limit, ready to dispatch.
+
+    ``steps`` holds ``(SEGMENT, fn, inputs, outputs, free, ops)``: run one compiled
+    segment, then delete the arrays ``free`` (their last use was in it);
+    ``(EVICT, value, copy)``: take ``value`` off the device (``copy``: offload it first,
+    unless a host copy exists already); ``(RELOAD, value, drop)``: copy it back
+    (``drop``: the host copy is not needed again).
+    """
+    plan: Plan
+    steps: list[tuple]
+    evictions: int = 0
+    reloads: int = 0
+    recomputes: int = 0
+    segments: int = 0
+
+    def segment_ops(self) -> list[list[Op]]:
+        return [s[5] for s in self.steps if s[0] == SEGMENT]
+
+
+@dataclass
+class _Bound:
+    """What one binding of the symbols fixes: sizes, shapes, the unevicted peak."""
+    binding: dict[str, int]
+    sizes: dict[str, int]
+    shapes: dict[str, tuple[int, ...]]
+    planned_peak: int
+    program: Program | None = None
+    runs: dict[int | None, PreparedRun] = field(default_factory=dict)
+
+
+class Executor:
+    """Runs one listing on one backend; plans and compiled segments are cached per binding.
+
+    ``cost``: the planner's cost model; by default the backend's own measurement of its
+    copy bandwidth (``copy_bandwidth()``, taken once, when a plan first needs it) with
+    the default FLOP rate, or the defaults where the backend measures nothing.
+    ``consolidate=False`` keeps the planner's evictions where it chose them (policy.py),
+    one cut per eviction and per reload: for comparison.
+    """
+
+    def __init__(self, module: Module, backend: Backend, cost: CostModel | None = None,
+                 consolidate: bool = True) -> None:
         self.module = module
         self.backend = backend
-        self.cost = cost
+        self._cost = cost
+        self.consolidate = consolidate
         self.func = module.main
         self.info: ShapeInfo = analyze_shapes(module)
         self.ops = [op for op in self.func.ops if is_compute(op)]
         self.inputs = [a.name for a in self.func.args]
         self.outputs = list(self.func.outputs())
+        self._keep = set(self.inputs) | set(self.outputs)
+        self._producer = {r: i for i, op in enumerate(self.ops) for r in op.result_names}
         self._read_remat_plan()
         self._plans: dict[tuple, Plan] = {}
+        self._by_shapes: dict[tuple, _Bound] = {}
+        self._by_binding: dict[tuple, _Bound] = {}
+
+    @property
+    def cost(self) -> CostModel:
+        if self._cost is None:
+            measure = getattr(self.backend, "copy_bandwidth", None)
+            self._cost = CostModel(copy_bandwidth=measure()) if measure else CostModel()
+        return self._cost
+
+    @cost.setter
+    def cost(self, value: CostModel) -> None:
+        self._cost = value
 
     def _read_remat_plan(self) -> None:
         candidates: dict[int, list[str]] = {}
@@ -148,15 +214,39 @@ class Executor:
                 out[name] = rng.standard_normal(shape).astype(numpy_dtype(dtype))
         return out
 
+    def _bound(self, binding: dict[str, int]) -> _Bound:
+        key = tuple(sorted(binding.items()))
+        bound = self._by_binding.get(key)
+        if bound is None:
+            sizes = exact_sizes(self.info, binding)
+            planned = simulate(_plain(self.program), sizes, self.inputs, set(self.outputs))
+            bound = self._by_binding[key] = _Bound(dict(binding), sizes,
+                                                   self.shapes_for(binding), planned.peak)
+        return bound
+
+    def _bound_for_inputs(self, shapes: dict[str, tuple[int, ...]],
+                          dims: dict[str, int] | None) -> _Bound:
+        key = (tuple(shapes[n] for n in self.inputs), tuple(sorted((dims or {}).items())))
+        bound = self._by_shapes.get(key)
+        if bound is None:
+            bound = self._by_shapes[key] = self._bound(self.bind(shapes, dims))
+        return bound
+
     # -- planning -------------------------------------------------------------------
     def plan(self, binding: dict[str, int], limit: int | None) -> Plan:
         key = (tuple(sorted(binding.items())), limit)
         plan = self._plans.get(key)
         if plan is None:
-            sizes = exact_sizes(self.info, binding)
-            shapes = self.shapes_for(binding)
-            self.program.sites = self._sites(shapes)
-            plan = self._plans[key] = plan_run(self.program, sizes, limit, self.cost)
+            bound = self._bound(binding)
+            if limit is None:  # nothing to evict: no cost model, no sites
+                program = self.program
+            else:
+                if bound.program is None:
+                    bound.program = replace(self.program, sites=self._sites(bound.shapes))
+                program = bound.program
+            cost = self.cost if limit is not None else CostModel()
+            plan = self._plans[key] = plan_run(program, bound.sizes, limit, cost,
+                                               self.consolidate)
         return plan
 
     def _sites(self, shapes: dict[str, tuple[int, ...]]) -> dict[tuple[str, int], RematSite]:
@@ -174,110 +264,166 @@ class Executor:
                     inner.update(rop.result_names)
                 kept = [n for n in external if not self._resident_at(n, use)]
             flops = sum(flops_of(rop, shapes) for rop in region or [])
-            sites[(value, use)] = RematSite(value, use, region or None, kept, external, flops)
+            nbytes = sum(int(np.prod(shapes[r], dtype=np.int64)) * DTYPE_BYTES[self.info.dtypes[r]]
+                         for rop in region or [] for r in rop.result_names)
+            sites[(value, use)] = RematSite(value, use, region or None, kept, external, flops,
+                                            nbytes)
         return sites
 
     def _resident_at(self, name: str, use: int) -> bool:
         if name in self.inputs:
             return True
-        producer = next((i for i, op in enumerate(self.ops) if name in op.result_names), None)
+        producer = self._producer.get(name)
         if name in self.outputs and producer is not None and producer < use:
             return True
         return any(u >= use for u in self.program.uses.get(name, ()))
 
+    def prepare(self, binding: dict[str, int], limit: int | None) -> PreparedRun:
+        """The plan for ``binding`` under ``limit`` as segments and copies (cached)."""
+        bound = self._bound(binding)
+        run = bound.runs.get(limit)
+        if run is None:
+            run = bound.runs[limit] = self._prepare(self.plan(binding, limit), bound.shapes)
+        return run
+
+    def _prepare(self, plan: Plan, shapes: dict[str, tuple[int, ...]]) -> PreparedRun:
+        trace = plan.trace
+        last = last_uses(trace)
+        run = PreparedRun(plan, [])
+        later_offloads: dict[str, int] = {}   # evictions by reload still ahead, per value
+        for step in trace:
+            if step.kind == "evict" and step.method == "reload":
+                later_offloads[step.value] = later_offloads.get(step.value, 0) + 1
+        on_host: set[str] = set()
+        ops: list[Op] = []
+        made: list[str] = []   # values this segment defines for later steps
+
+        def close(end: int) -> None:
+            if not ops:
+                return
+            inputs: list[str] = []
+            defined: set[str] = set()
+            for op in ops:  # read before the segment defines it: from outside
+                for n in op.operands:
+                    if n in shapes and n not in defined and n not in inputs:
+                        inputs.append(n)
+                defined.update(op.result_names)
+            outputs = [n for n in dict.fromkeys(made)
+                       if n in self._keep or last.get(n, -1) > end]
+            free = [n for n in inputs if n not in self._keep and last.get(n, -1) <= end]
+            specs = {id(op): [(shapes[r], self.info.dtypes[r]) for r in op.result_names]
+                     for op in ops}
+            fn = self.backend.segment(list(ops), inputs, outputs, specs)
+            run.steps.append((SEGMENT, fn, inputs, outputs, free, list(ops)))
+            run.segments += 1
+            ops.clear()
+            made.clear()
+
+        for pos, step in enumerate(trace):
+            if step.kind == "op":
+                ops.append(step.op)
+                made.extend(step.op.result_names)
+            elif step.kind == "regen" and step.method == "recompute":
+                ops.extend(step.region)
+                made.append(step.value)
+                run.recomputes += 1
+            else:
+                close(pos - 1)
+                if step.kind == "evict":
+                    copy = step.method == "reload" and step.value not in on_host
+                    if step.method == "reload":
+                        on_host.add(step.value)
+                        later_offloads[step.value] -= 1
+                    run.steps.append((EVICT, step.value, copy))
+                    run.evictions += 1
+                else:
+                    drop = later_offloads.get(step.value, 0) == 0
+                    if drop:
+                        on_host.discard(step.value)
+                    run.steps.append((RELOAD, step.value, drop))
+                    run.reloads += 1
+        close(len(trace) - 1)
+        return run
+
     # -- execution ------------------------------------------------------------------
     def run(self, inputs: dict[str, np.ndarray], limit: int | None = None,
-            dims: dict[str, int] | None = None) -> tuple[dict[str, np.ndarray], Report]:
+            dims: dict[str, int] | None = None, profile: bool = False
+            ) -> tuple[dict[str, np.ndarray], Report]:
+        """Outputs and a report. ``profile``: wait for each segment and time it
+        (``Report.segment_seconds``); otherwise everything is dispatched asynchronously."""
         start = time.perf_counter()
         missing = [n for n in self.inputs if n not in inputs]
         if missing:
             raise BladecError(f"missing input(s) {', '.join(missing)}")
-        extra = [n for n in inputs if n not in self.inputs]
-        if extra:
+        if len(inputs) != len(self.inputs):
+            extra = [n for n in inputs if n not in self.inputs]
             raise BladecError(f"unknown input(s) {', '.join(extra)} (the graph takes "
                               f"{', '.join(self.inputs)})")
+        arrays = {n: np.asarray(inputs[n]) for n in self.inputs}
         for name in self.inputs:
             want = numpy_dtype(self.info.dtypes[name])
-            if np.asarray(inputs[name]).dtype != want:
-                raise BladecError(f"input {name} is {np.asarray(inputs[name]).dtype}, "
+            if arrays[name].dtype != want:
+                raise BladecError(f"input {name} is {arrays[name].dtype}, "
                                   f"the listing says {self.info.dtypes[name]}")
-        shapes_in = {n: tuple(np.shape(inputs[n])) for n in self.inputs}
-        binding = self.bind(shapes_in, dims)
-        plan = self.plan(binding, limit)
-        sizes = exact_sizes(self.info, binding)
-        shapes = self.shapes_for(binding)
-        report = Report(limit=limit, binding=binding, peak_bytes=plan.peak,
-                        planned_peak_bytes=simulate(_plain(self.program), sizes, self.inputs,
-                                                    set(self.outputs)).peak,
-                        timeline=list(plan.measure.memory))
+        bound = self._bound_for_inputs({n: a.shape for n, a in arrays.items()}, dims)
+        prepared = self.prepare(bound.binding, limit)
+        plan = prepared.plan
+        report = Report(limit=limit, binding=dict(bound.binding), peak_bytes=plan.peak,
+                        planned_peak_bytes=bound.planned_peak,
+                        timeline=list(plan.measure.memory), evictions=prepared.evictions,
+                        reloads=prepared.reloads, recomputes=prepared.recomputes,
+                        segments=prepared.segments)
         before = self.backend.compilations
-        env = {n: self.backend.put(np.asarray(inputs[n])) for n in self.inputs}
-        outputs = self._execute(plan.trace, env, shapes, report)
+        env = {n: self.backend.put(arrays[n]) for n in self.inputs}
+        outputs = self._execute(prepared, env, report, profile)
         report.compilations = self.backend.compilations - before
+        report.xla_temp_peak_bytes = max(
+            (int(getattr(s[1], "temp_bytes", 0) or 0) for s in prepared.steps
+             if s[0] == SEGMENT), default=0)
         report.seconds = time.perf_counter() - start
         return outputs, report
 
-    def _execute(self, trace: list[Step], env: dict[str, Any],
-                 shapes: dict[str, tuple[int, ...]], report: Report) -> dict[str, np.ndarray]:
-        last = last_uses(trace)
-        keep = set(self.inputs) | set(self.outputs)
+    def _execute(self, prepared: PreparedRun, env: dict[str, Any], report: Report,
+                 profile: bool) -> dict[str, np.ndarray]:
+        backend = self.backend
+        nbytes = backend.nbytes
         host: dict[str, Any] = {}
-        held = sum(self.backend.nbytes(env[n]) for n in self.inputs)
-        report.held_peak_bytes = held
-        pos = 0
-        while pos < len(trace):
-            step = trace[pos]
-            if step.kind == "op":
-                end = pos
-                while end < len(trace) and trace[end].kind == "op":
-                    end += 1
-                ops = [s.op for s in trace[pos:end]]
-                self._run_segment(ops, env, shapes, last, end - 1, report)
-                for n in [n for n in env if n not in keep and last.get(n, -1) < end]:
-                    self.backend.delete(env.pop(n))
-                pos = end
-            elif step.kind == "evict":
-                value = env.pop(step.value)
-                if step.method == "reload":
-                    host[step.value] = self.backend.offload(value)
-                self.backend.delete(value)
-                report.evictions += 1
-                pos += 1
+        held = sum(nbytes(env[n]) for n in self.inputs)
+        peak = held
+        for step in prepared.steps:
+            kind = step[0]
+            if kind == SEGMENT:
+                _, fn, names, outs, free, _ = step
+                if profile:
+                    t = time.perf_counter()
+                results = fn([env[n] for n in names])
+                if profile:
+                    for x in results:
+                        if hasattr(x, "block_until_ready"):
+                            x.block_until_ready()
+                    report.segment_seconds.append(time.perf_counter() - t)
+                for n, x in zip(outs, results):
+                    env[n] = x
+                    held += nbytes(x)
+                for n in free:
+                    x = env.pop(n)
+                    held -= nbytes(x)
+                    backend.delete(x)
+            elif kind == EVICT:
+                _, name, copy = step
+                x = env.pop(name)
+                if copy:
+                    host[name] = backend.offload(x)
+                held -= nbytes(x)
+                backend.delete(x)
             else:
-                if step.method == "reload":
-                    env[step.value] = self.backend.reload(host.pop(step.value))
-                    report.reloads += 1
-                else:
-                    self._run_segment(step.region, env, shapes, {}, pos, report,
-                                      only=[step.value])
-                    report.recomputes += 1
-                pos += 1
-            held = sum(self.backend.nbytes(x) for x in env.values())
-            report.held_peak_bytes = max(report.held_peak_bytes, held)
-        return {n: self.backend.fetch(env[n]) for n in self.outputs}
-
-    def _run_segment(self, ops: list[Op], env: dict[str, Any], shapes: dict[str, tuple],
-                     last: dict[str, int], end: int, report: Report,
-                     only: list[str] | None = None) -> None:
-        made = {r for op in ops for r in op.result_names}
-        inputs = list(dict.fromkeys(n for op in ops for n in op.operands
-                                    if n not in made and n in env))
-        if only is not None:
-            outputs = only
-        else:
-            outputs = [r for r in dict.fromkeys(r for op in ops for r in op.result_names)
-                       if r in self.outputs or last.get(r, -1) > end]
-        specs = {id(op): [(shapes[r], self.info.dtypes[r]) for r in op.result_names]
-                 for op in ops}
-        fn = self.backend.segment(ops, inputs, outputs, specs)
-        t = time.perf_counter()
-        results = fn([env[n] for n in inputs])
-        for x in results:
-            if hasattr(x, "block_until_ready"):
-                x.block_until_ready()
-        report.segment_seconds.append(time.perf_counter() - t)
-        report.segments += 1
-        env.update(zip(outputs, results))
+                _, name, drop = step
+                x = env[name] = backend.reload(host.pop(name) if drop else host[name])
+                held += nbytes(x)
+            if held > peak:
+                peak = held
+        report.held_peak_bytes = peak
+        return {n: backend.fetch(env[n]) for n in self.outputs}
 
 
 def _plain(program: Program) -> list[Step]:

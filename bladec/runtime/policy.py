@@ -137,7 +137,7 @@ def plan_run(program: Program, sizes: dict[str, int], limit: int | None,
     plan = _greedy(program, sizes, limit, cost) or _greedy(program, sizes, limit, cost, False)
     if plan is not None:
         if consolidate and plan.evictions and limit is not None:
-            plan = _consolidate(program, sizes, limit, plan)
+            plan = _consolidate(program, sizes, limit, plan, cost)
         return plan
     unconstrained = simulate(base_trace(program), sizes, program.inputs, program.outputs).peak
     lo, hi = 0, unconstrained
@@ -268,8 +268,8 @@ class _State:
         self.op_at: dict[int, int] = {}
         pos = 0
         for t, step in enumerate(self.trace):
-            n = (1 if step.kind == "op" or step.method == "reload"
-                 else len(step.region) if step.kind == "regen" else 0)
+            n = (0 if step.kind == "evict" else 1 if step.kind == "op"
+                 or step.method == "reload" else len(step.region))
             self.span.append((pos, pos + n))
             pos += n
             if step.kind == "op":
@@ -277,10 +277,10 @@ class _State:
         return self.measure.peak <= self.limit and _valid(self.trace, self.program)
 
     def step_of(self, e: Eviction, kind: str) -> int:
+        """The trace position of the eviction ("evict") or regeneration ("regen") of e."""
         for t, step in enumerate(self.trace):
             if step.kind == kind and step.value == e.value:
-                if kind == "evict" and t > 0 and self.trace[t - 1].kind in ("op", "evict") \
-                        and self._op_before(t) == e.after:
+                if kind == "evict" and self._op_before(t) == e.after:
                     return t
                 if kind == "regen" and self._op_after(t) == e.before:
                     return t
@@ -344,10 +344,25 @@ def _valid(trace: list[Step], program: Program) -> bool:
     return True
 
 
-def _consolidate(program: Program, sizes: dict[str, int], limit: int, plan: Plan) -> Plan:
+def _consolidate(program: Program, sizes: dict[str, int], limit: int, plan: Plan,
+                 cost: CostModel) -> Plan:
     events = [e.copy() for e in plan.evictions]
     state = _State(program, sizes, limit, events)
-    # 1. evictions that later choices made unnecessary
+    # 1. reloads that a recompute can replace, cheaper and still within the limit (the
+    #    planner falls back to reloads only when its recompute choices led nowhere)
+    for e in list(events):
+        site = program.sites[(e.value, e.use)]
+        if e.how != "reload" or site.region is None:
+            continue
+        offloaded = any(o.value == e.value and o.how == "reload" and o.before <= e.after
+                        for o in events if o is not e)
+        if cost.recompute(site.flops, site.nbytes) >= cost.reload(sizes[e.value], offloaded):
+            continue
+        e.how = "recompute"
+        if not state.refresh():
+            e.how = "reload"
+            state.refresh()
+    # 2. evictions that later choices made unnecessary
     for e in sorted(events, key=lambda e: -e.order):
         t0, t1 = state.step_of(e, "evict"), state.step_of(e, "regen")
         if not state.fits_with(t0, t1, sizes[e.value]):
@@ -356,7 +371,7 @@ def _consolidate(program: Program, sizes: dict[str, int], limit: int, plan: Plan
         if not state.refresh():
             events.append(e)
             state.refresh()
-    # 2. share cut points: empty the least used ones into the others
+    # 3. share cut points: empty the least used ones into the others
     order = len(events)
     changed = True
     while changed:

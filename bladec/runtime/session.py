@@ -20,13 +20,16 @@ class RunResult:
     report: Report
     original_timeline: list[int]
     device: str
+    unpadded_binding: dict[str, int] | None = None  # the inputs' own, when padded
 
     def summary(self) -> dict[str, Any]:
         r = self.report
         return {
-            "binding": r.binding, "limit": r.limit, "peak_bytes": r.peak_bytes,
+            "binding": r.binding, "unpadded_binding": self.unpadded_binding,
+            "limit": r.limit, "peak_bytes": r.peak_bytes,
             "unoptimized_peak_bytes": max(self.original_timeline, default=0),
             "planned_peak_bytes": r.planned_peak_bytes, "held_peak_bytes": r.held_peak_bytes,
+            "xla_temp_peak_bytes": r.xla_temp_peak_bytes,
             "evictions": r.evictions, "reloads": r.reloads, "recomputes": r.recomputes,
             "segments": r.segments, "compilations": r.compilations, "seconds": r.seconds,
             "segment_seconds": r.segment_seconds, "device": self.device,
@@ -36,12 +39,18 @@ class RunResult:
     def text(self) -> str:
         s = self.summary()
         lim = format_size(s["limit"]) if s["limit"] is not None else "none"
+        binding = "binding: " + ", ".join(f"{k}={v}" for k, v in s["binding"].items())
+        if s["unpadded_binding"]:
+            binding += " (padded from " + ", ".join(
+                f"{k}={v}" for k, v in s["unpadded_binding"].items()) + ")"
         lines = [
-            "binding: " + ", ".join(f"{k}={v}" for k, v in s["binding"].items()),
+            binding,
             f"limit: {lim}",
             f"peak (tracked): {format_size(s['peak_bytes'])} ({s['peak_bytes']} bytes)",
             f"peak without eviction: {format_size(s['planned_peak_bytes'])}; "
             f"original order: {format_size(s['unoptimized_peak_bytes'])}",
+            f"XLA temporaries (largest segment, beside the tracked peak): "
+            f"{format_size(s['xla_temp_peak_bytes'])}",
             f"evictions: {s['evictions']}, reloads: {s['reloads']}, "
             f"recomputes: {s['recomputes']}",
             f"segments: {s['segments']}, compilations: {s['compilations']}, "
@@ -60,7 +69,16 @@ class RunResult:
 def run_listing(module: Module, passes: list[Pass], limit: int | None = None,
                 dims: dict[str, int] | None = None, inputs_path: str | None = None,
                 seed: int = 0, backend: str = "jax", fuse: bool = False,
-                pad_multiple: int | None = None) -> RunResult:
+                pad: dict[str, int] | None = None, pad_multiple: int | None = None,
+                profile: bool = True) -> RunResult:
+    """Optimize, bind, plan, execute, report.
+
+    ``pad``: zero-pad the inputs so that each named free symbol (``{"S1": 64}``) becomes
+    the next multiple of its number, at most the symbol's declared maximum: fewer
+    distinct shapes, fewer compilations (the listing must mask the padding itself).
+    ``pad_multiple``: the same multiple for every free symbol not in ``pad``.
+    ``profile``: time each segment (``Report.segment_seconds``), waiting for each.
+    """
     optimized = run_pipeline(module, passes)
     make = (lambda: JaxBackend(fuse=fuse)) if backend == "jax" else NumpyBackend
     executor = Executor(optimized, make())
@@ -73,14 +91,107 @@ def run_listing(module: Module, passes: list[Pass], limit: int | None = None,
                               f"{','.join(f'{s}=N' for s in missing)}")
         inputs = executor.random_inputs(dict(dims or {}), seed)
         dims = None
-    if pad_multiple:
-        inputs = _pad(executor, inputs, pad_multiple)
+    multiples = padding_multiples(executor, pad, pad_multiple)
+    unpadded = None
+    if multiples:
+        unpadded = executor.bind({n: np.shape(a) for n, a in inputs.items()
+                                  if n in executor.inputs}, dims)
+        inputs = pad_inputs(executor, inputs, multiples, unpadded)
         dims = None
-    outputs, report = executor.run(inputs, limit, dims)
+    outputs, report = executor.run(inputs, limit, dims, profile=profile)
     original = Executor(unoptimized(module), NumpyBackend())
     sizes_timeline = original.plan(report.binding, None).measure.memory
     device = _device_name(backend)
-    return RunResult(outputs, report, sizes_timeline, device)
+    return RunResult(outputs, report, sizes_timeline, device,
+                     unpadded if unpadded != report.binding else None)
+
+
+def parse_pad(values: str | tuple[str, ...] | list[str] | None) -> dict[str, int] | None:
+    """``--pad S1=64`` (repeatable, or comma-separated: ``S0=8,S1=64``) to ``{"S1": 64}``;
+    None when nothing is given. A bad entry is a BladecError naming it."""
+    if not values:
+        return None
+    items = [values] if isinstance(values, str) else list(values)
+    out: dict[str, int] = {}
+    for item in (t.strip() for v in items for t in v.split(",")):
+        if not item:
+            continue
+        key, eq, value = item.partition("=")
+        key = key.strip().lstrip("@")
+        if not eq or not key or not value.strip().isdigit() or int(value) < 1:
+            raise BladecError(f"bad --pad entry '{item}' (expected SYMBOL=MULTIPLE, a "
+                              f"positive multiple: S1=64)")
+        out[key] = int(value)
+    return out or None
+
+
+def padding_multiples(executor: Executor, pad: dict[str, int] | None,
+                      pad_multiple: int | None) -> dict[str, int]:
+    """The multiple for each free symbol to pad: ``pad`` by name, ``pad_multiple`` for
+    the others. Only free symbols can be padded (derived ones follow from them)."""
+    free = executor.info.free
+    out: dict[str, int] = {}
+    for name, m in (pad or {}).items():
+        s = name.lstrip("@")
+        if s not in free:
+            raise BladecError(f"cannot pad {name}: not a free symbol of the listing "
+                              f"(free symbols: {', '.join(free) or 'none'})")
+        if int(m) < 1:
+            raise BladecError(f"cannot pad {s} to a multiple of {m}: give a positive number")
+        out[s] = int(m)
+    if pad_multiple:
+        if pad_multiple < 1:
+            raise BladecError(f"cannot pad to a multiple of {pad_multiple}: give a positive "
+                              "number")
+        for s in free:
+            out.setdefault(s, pad_multiple)
+    return out
+
+
+def padded_binding(executor: Executor, binding: dict[str, int],
+                   multiples: dict[str, int]) -> dict[str, int]:
+    """Each symbol of ``multiples`` rounded up to its multiple, at most its declared max
+    (never below its value)."""
+    out = dict(binding)
+    for s, m in multiples.items():
+        v = binding[s]
+        target = -(-v // m) * m
+        hi = executor.info.ranges.get(s, (1, None))[1]
+        if hi is not None:
+            target = max(v, min(target, hi))
+        out[s] = target
+    return out
+
+
+def pad_inputs(executor: Executor, inputs: dict[str, np.ndarray], multiples: dict[str, int],
+               binding: dict[str, int] | None = None) -> dict[str, np.ndarray]:
+    """Zero-pad ``inputs`` (at the end of each dim) to the shapes of the padded binding.
+
+    ``binding``: the inputs' own, when known. A dim that is a product or sum of several
+    symbols, one of them padded, can not be padded at its end (the padding would have to
+    go inside it): that is an error naming the input.
+    """
+    if binding is None:
+        binding = executor.bind({n: np.shape(a) for n, a in inputs.items()})
+    target = padded_binding(executor, binding, multiples)
+    if target == binding:
+        return dict(inputs)
+    changed = {s for s in multiples if target[s] != binding[s]}
+    shapes = executor.shapes_for(target)
+    out = {}
+    for name, array in inputs.items():
+        widths = []
+        for j, expr in enumerate(executor.info.dims[name]):
+            size, want = array.shape[j], shapes[name][j]
+            if want != size and len(expr.symbols) > 1 and expr.symbols & changed:
+                from bladec.symbolic.expr import format_expr
+                raise BladecError(
+                    f"cannot pad input {name}: its dim {j} is {format_expr(expr)}, and "
+                    f"padding {', '.join(sorted(expr.symbols & changed))} would go inside it; "
+                    f"pad only symbols that are whole input dims")
+            widths.append((0, want - size))
+        out[name] = np.pad(array, widths) if any(w for _, w in widths) else array
+    return out
 
 
 def _load_inputs(path: str, names: list[str]) -> dict[str, np.ndarray]:
@@ -96,26 +207,6 @@ def _load_inputs(path: str, names: list[str]) -> dict[str, np.ndarray]:
                               f"(it has: {', '.join(data.files) or 'nothing'})")
         out[name] = data[key]
     return out
-
-
-def _pad(executor: Executor, inputs: dict[str, np.ndarray], multiple: int
-         ) -> dict[str, np.ndarray]:
-    """Zero-pad every input dim that is a plain free symbol up to a multiple."""
-    out = {}
-    for name, array in inputs.items():
-        widths = []
-        for j, expr in enumerate(executor.info.dims[name]):
-            plain = len(expr.symbols) == 1 and expr == expr.lift(0) + _sym_of(expr)
-            size = array.shape[j]
-            target = -(-size // multiple) * multiple if plain else size
-            widths.append((0, target - size))
-        out[name] = np.pad(array, widths) if any(w for _, w in widths) else array
-    return out
-
-
-def _sym_of(expr: Any) -> Any:
-    from bladec.symbolic.expr import sym
-    return sym(next(iter(expr.symbols)))
 
 
 def _device_name(backend: str) -> str:

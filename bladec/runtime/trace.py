@@ -95,4 +95,7 @@ def simulate(trace: list[Step], sizes: dict[str, int], inputs: list[str],
             for r in temps:
                 if r != step.value:
                     total -= sizes[r]
+            # what the region read from outside and nothing later reads is freed
+            inner = {r for op in step.region for r in op.result_names}
+            free_dead([n for op in step.region for n in op.operands if n not in inner], pos)
     return Measure(memory, max(memory, default=base), base)
