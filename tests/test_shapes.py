@@ -787,12 +787,16 @@ def test_symbolic_and_exact_memory_agree(name):
     peak = peak_terms(sym_tl, info.compare)
     lower = symbolic_lower_bound(func, info)
     rng = random.Random(name + "mem")
+    # sympy is slow: cross-check a sample of the values (all of them on small graphs)
+    checked = sorted(info.dims)
+    checked = rng.sample(checked, min(40, len(checked)))
+    as_sympy = {v: _sympy(info.nbytes(v)) for v in checked}
     for _ in range(8):
         full = info.bind(_random_binding(info, rng))
         sizes = exact_sizes(info, {s: full[s] for s in info.free})
-        for v, n in sizes.items():
-            assert int(_sympy(info.nbytes(v)).subs(
-                {sympy.Symbol(s): x for s, x in full.items()})) == n
+        for v in checked:
+            assert int(as_sympy[v].subs({sympy.Symbol(s): x for s, x in full.items()})) \
+                == sizes[v]
         ex = exact_timeline(func, sizes)
         assert [s.evaluate(full) for s in sym_tl.steps] == ex.steps
         assert sym_tl.inputs.evaluate(full) == ex.inputs
