@@ -234,7 +234,7 @@ def main() -> None:
                      + " |")
     lines += ["", "jit rows: peak is XLA's own figure (arguments + outputs + temporaries), and "
               "no limit is applied to them."]
-    for title, table in ((f"a 40 GB card", card),
+    for title, table in (("a 40 GB card", card),
                          (f"limit {scaled_limit / GIB:.2f} GiB = dynamic's peak at batch 14",
                           scaled)):
         lines += ["", f"## Paper size (4 layers, hidden 4096, vocab 32000), peak from the "

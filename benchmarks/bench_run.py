@@ -57,12 +57,11 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 
 from bladec.analysis.liveness import is_compute  # noqa: E402
-from bladec.emit.lower import run_op  # noqa: E402
 from bladec.errors import BladecError  # noqa: E402
 from bladec.ir import Module  # noqa: E402
 from bladec.parse import parse_module  # noqa: E402
 from bladec.passes import parse_pipeline, run_pipeline  # noqa: E402
-from bladec.runtime.backend import JaxBackend  # noqa: E402
+from bladec.runtime.backend import interpret, JaxBackend  # noqa: E402
 from bladec.runtime.executor import Executor, Report, unoptimized  # noqa: E402
 from bladec.units import format_size  # noqa: E402
 
@@ -123,12 +122,7 @@ def whole_graph_jit(module: Module, ex: Executor, binding: dict[str, int],
     specs = {id(op): [(shapes[r], ex.info.dtypes[r]) for r in op.result_names] for op in ops}
     names, outs = list(ex.inputs), list(ex.outputs)
 
-    def fn(*args: Any) -> list:
-        env = dict(zip(names, args))
-        for op in ops:
-            results = run_op(K, op, [env[n] for n in op.operands if n in env], specs[id(op)])
-            env.update(zip(op.result_names, results))
-        return [env[n] for n in outs]
+    fn = interpret(K, ops, names, outs, specs)
 
     options = {} if fuse else {"xla_disable_hlo_passes": "fusion"}
     state: dict[str, Any] = {}

@@ -126,7 +126,7 @@ class _Builder(Transformer):
                         tok.column + m.start(1))
             raw, at = m.group(2), m.start(2)
             if raw.startswith("["):
-                items = [self._scalar(Token("INT", n.group(), 0, tok.line,
+                items = [self._attr_value(Token("INT", n.group(), 0, tok.line,
                                             tok.column + at + n.start()))
                          for n in _INT.finditer(raw)]
                 value: Any = _DeepTuple(items)
@@ -134,12 +134,9 @@ class _Builder(Transformer):
                 kind = ("STRING" if raw.startswith('"') else "SYMREF" if raw.startswith("@")
                         else "TRUE" if raw == "true" else "FALSE" if raw == "false"
                         else "INT" if _INT.fullmatch(raw) else "FLOAT")
-                value = self._scalar(Token(kind, raw, 0, tok.line, tok.column + at))
+                value = self._attr_value(Token(kind, raw, 0, tok.line, tok.column + at))
             pairs.append((key, value))
         return pairs
-
-    def _scalar(self, tok: Token) -> Any:
-        return self._attr_value(tok)
 
     def attrdict(self, *attrs: Any) -> dict:
         if len(attrs) == 1 and isinstance(attrs[0], Token) and attrs[0].type == "ATTRS":

@@ -22,7 +22,7 @@ into a listing whose only symbolic inputs are the batch and sequence lengths:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import jax
 import jax.numpy as jnp

@@ -43,7 +43,7 @@ class Backend(Protocol):
     def reload(self, h: Any) -> Any: ...
 
 
-def _interpret(K: Any, ops: list[Op], inputs: list[str], outputs: list[str],
+def interpret(K: Any, ops: list[Op], inputs: list[str], outputs: list[str],
                specs: dict[str, OutSpec]) -> Callable[..., list]:
     """The segment as a Python function of its inputs (traced by JAX, or run by NumPy)."""
     def fn(*args: Any) -> list:
@@ -111,7 +111,7 @@ class NumpyBackend:
 
     def segment(self, ops: list[Op], inputs: list[str], outputs: list[str],
                 specs: dict[int, OutSpec]) -> Segment:
-        fn = _interpret(_NumpyKernels, ops, inputs, outputs, specs)
+        fn = interpret(_NumpyKernels, ops, inputs, outputs, specs)
         return lambda args: fn(*args)
 
     def put(self, array: np.ndarray) -> Any:
@@ -197,7 +197,7 @@ class JaxBackend:
                tuple(tuple(specs[id(op)]) for op in ops))
         compiled = self._cache.get(key)
         if compiled is None:
-            fn = _interpret(self.K, ops, inputs, outputs, specs)
+            fn = interpret(self.K, ops, inputs, outputs, specs)
 
             compiled = self._cache[key] = _LazyCompiled(self, fn)
         return compiled

@@ -440,5 +440,3 @@ def unoptimized(module: Module) -> Module:
     return Module([func if f is module.main else f for f in module.funcs], module.shape_graph,
                   module.file)
 
-
-__all__ = ["Executor", "Report", "unoptimized", "DTYPE_BYTES"]

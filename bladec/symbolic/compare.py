@@ -29,7 +29,7 @@ that steps 2 and 3 rely on fails, so such ranges are rejected with ``ValueError`
 from __future__ import annotations
 
 import enum
-from typing import Callable, Iterable, Mapping, Optional, Sequence
+from typing import Callable, Iterable, Mapping, Optional
 
 from .expr import Monomial, SymbolicExpr
 
