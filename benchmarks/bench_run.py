@@ -457,7 +457,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     probe = Executor(scheduled, JaxBackend())
     binding = {s: binding[s] for s in probe.info.free if s in binding} or binding
     inputs = probe.random_inputs(binding, args.seed)
-    ops = len(probe.ops)
+    ops = len(probe.versions[0].ops)
 
     log(f"{rel}: {ops} compute ops at {binding}")
     # the reference: the unoptimized listing, fuse=False

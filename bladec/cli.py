@@ -138,7 +138,9 @@ def _analysis_text(report: dict) -> str:
         shape = "[" + ", ".join(v["shape"]) + "]"
         extra = f"  = {format_size(exact[name])}" if name in exact else ""
         lines.append(f"  {name:<{width}}  {shape} {v['dtype']}  {v['bytes']} bytes{extra}")
-    lines.append("memory by step (current order):")
+    for name, peak in report.get("versions", {}).items():
+        lines.append(f"version @{name}: peak {peak}")
+    lines.append(f"memory by step (order of @{report['version']}):")
     step_bytes = report.get("step_bytes")
     for i, step in enumerate(report["steps"]):
         extra = f"  = {format_size(step_bytes[i])}" if step_bytes else ""

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from typing import Callable
 
+from bladec.analysis.liveness import is_compute
 from bladec.errors import BladecError, Diagnostic
 from bladec.ir import Func, Module, Op, TensorType
 from bladec.ops import OpDef, ShapeCtx, apply_rule, lookup
 from bladec.ops.remat import REGENERATE
+from bladec.ops.schedule import VERSIONS
 from bladec.symbolic.expr import SymbolicExpr, const, sym
 
 
@@ -51,7 +53,36 @@ def verify(module: Module) -> list[Diagnostic]:
     _verify_shape_graph(module)
     for func in module.funcs:
         _verify_func(func, warnings)
+    _verify_versions(module)
     return warnings
+
+
+def _verify_versions(module: Module) -> None:
+    """``schedule.versions`` names functions that hold the same ops in another order."""
+    by_name = {f.name: f for f in module.funcs}
+    for func in module.funcs:
+        for op in func.ops:
+            if op.name != VERSIONS.name:
+                continue
+            if func.ops.index(op) != 0:
+                raise BladecError("'schedule.versions' must be the first op of its function",
+                                  op.loc)
+            mine = _signature(func)
+            for ref in op.attrs["funcs"]:
+                other = by_name.get(ref.name)
+                if other is None or other is func:
+                    what = "itself" if other is func else "no function"
+                    raise BladecError(f"'schedule.versions': @{ref.name} names {what}", op.loc)
+                if _signature(other) != mine:
+                    raise BladecError(f"'schedule.versions': @{ref.name} does not hold the same "
+                                      f"arguments, ops and results as @{func.name}", other.loc)
+
+
+def _signature(func: Func) -> tuple:
+    """What versions share: arguments, returns, and the compute ops in any order."""
+    ops = sorted((op.name, tuple(op.operands), repr(op.results), repr(sorted(op.attrs.items())))
+                 for op in func.ops if is_compute(op))
+    return tuple(func.args), tuple(func.returns or ()), tuple(ops)
 
 
 def _verify_shape_graph(module: Module) -> None:

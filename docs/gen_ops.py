@@ -29,9 +29,11 @@ FAMILIES = [
     ("reduction", "Reductions"),
     ("indexing", "Indexing"),
     ("remat", "Rematerialization"),
+    ("schedule", "Scheduling"),
 ]
 KIND_TEXT = {"int": "integer", "ints": "list of integers", "float": "number",
-             "number": "number", "str": "string", "bool": "`true` or `false`"}
+             "number": "number", "str": "string", "bool": "`true` or `false`",
+             "symrefs": "list of `@names`"}
 
 
 def _family(opdef: OpDef) -> str:
@@ -84,8 +86,8 @@ def render() -> str:
         "An op is written `%r = name(%a, %b) {key = value, ...} -> type`; see the README for",
         "the whole language. Attribute kinds: an integer (`3`, `-1`), a number (`0.5`, `1e-5`,",
         "`inf`, `nan`, or an integer), a string (`\"LT\"`), `true`/`false`, a list of integers",
-        "(`[0, 2]`). An unknown attribute, a missing required one, or one of the wrong kind is",
-        "an error at the op. Every result's type is written out; the shape rules check it.",
+        "(`[0, 2]`), a list of `@names` (`[@main.v1]`). An unknown attribute, a missing required",
+        "one, or one of the wrong kind is an error at the op. Every result's type is written out; the shape rules check it.",
         "",
         f"{len(REGISTRY)} ops:",
         "",

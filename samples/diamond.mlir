@@ -9,12 +9,17 @@
 //
 // The fallback keeps each tower in one piece (never interleaved: that would hold both
 // towers' temporaries at once) and, the impacts being unordered, runs the query tower
-// first; for bindings with @S1 > @S0 the key tower first would be better.
+// first; for bindings with @S1 > @S0 the key tower first would be better. No single order
+// suits every binding, so the pass keeps the other one as a schedule version, @main.v1,
+// and for each binding the runtime (and `bladec analyze --dims`) takes the lower peak.
 //
 // RUN: bladec optimize -p analyze,schedule %s | filecheck %s
 // RUN: bladec optimize -p analyze,schedule %s | bladec optimize -p schedule - | filecheck %s
+// RUN: bladec optimize -p analyze,schedule %s | bladec analyze - --dims S0=4000,S1=100 | filecheck --check-prefix=WIDE-Q %s
+// RUN: bladec optimize -p analyze,schedule %s | bladec analyze - --dims S0=100,S1=4000 | filecheck --check-prefix=WIDE-K %s
 //
 // CHECK-LABEL: func.func @main(
+// CHECK-NEXT:    schedule.versions() {funcs = [@main.v1]}
 // CHECK-NEXT:    %wn = tanh(%w)
 // CHECK-NEXT:    %a1 = dot(%q, %wn)
 // CHECK-NEXT:    %a2 = logistic(%a1)
@@ -23,7 +28,21 @@
 // CHECK-NEXT:    %b2 = logistic(%b1)
 // CHECK-NEXT:    %b3 = dot(%b2, %w2)
 // CHECK-NEXT:    %c = concatenate(%a3, %b3) {dim = 0} -> tensor<?x128, [@S2, @C128]>
+// CHECK-LABEL: func.func @main.v1(
+// CHECK-NEXT:    %wn = tanh(%w)
+// CHECK-NEXT:    %b1 = dot(%k, %wn)
+// CHECK-NEXT:    %b2 = logistic(%b1)
+// CHECK-NEXT:    %b3 = dot(%b2, %w2)
+// CHECK-NEXT:    %a1 = dot(%q, %wn)
 // CHECK:       @S2 = Add @S0, @S1
+//
+// WIDE-Q: version @main.v1: peak
+// WIDE-Q: memory by step (order of @main):
+// WIDE-Q-NEXT: 0 %wn = tanh
+// WIDE-Q-NEXT: 1 %a1 = dot
+// WIDE-K: memory by step (order of @main.v1):
+// WIDE-K-NEXT: 0 %wn = tanh
+// WIDE-K-NEXT: 1 %b1 = dot
 func.func @main(%q: tensor<?x16, [@S0, @C16]>, %k: tensor<?x16, [@S1, @C16]>, %w: tensor<16x256>, %w2: tensor<256x128>, %w3: tensor<128x16>) {
   %wn = tanh(%w) -> tensor<16x256>
   %a1 = dot(%q, %wn) -> tensor<?x256, [@S0, @C256]>

@@ -8,11 +8,14 @@
 // through the whole forward pass; a good schedule sinks each broadcast to its use and
 // frees the forward activations as early as the backward pass allows.
 //
+// A second order is kept as a schedule version (@main.v1), better for some bindings.
+//
 // RUN: bladec optimize -p analyze,schedule %s | filecheck %s
 // RUN: bladec optimize -p analyze,schedule %s | bladec optimize -p schedule - | filecheck %s
 //
 // No hoisted constant or broadcast stays at the top:
 // CHECK-LABEL: func.func @main(
+// CHECK-NEXT:    schedule.versions() {funcs = [@main.v1]}
 // CHECK-NEXT:    %x2 = reshape(%x)
 // CHECK-NOT:     %oneb =
 // CHECK:         %hb = add(%h, %b1b)

@@ -44,18 +44,21 @@ def test_bindings_cover_the_declared_ranges():
 def test_small_graph_table():
     module = bench.load(ROOT / "samples" / "diamond.mlir")
     res = bench.evaluate(module, n=8, seed=0, name="diamond.mlir")
-    assert res.ops == 10 and len(res.rows) == 8 and res.kept
+    assert res.ops == 10 and len(res.rows) == 8 and res.kept and res.versions == 2
     for r in res.rows:
-        assert r.lower <= r.optimum <= min(r.oracle, r.symbolic, r.raw, r.original)
-        assert r.symbolic <= r.original
-    # The two towers' order is a fallback decision: wrong for some bindings of 8.
-    assert 0 < res.ties < len(res.rows)
+        assert r.lower <= r.optimum <= min(r.oracle, r.symbolic, r.single, r.raw, r.original)
+        assert r.symbolic <= min(r.single, r.original)
+    # The two towers' order is a fallback decision: with one order it is wrong for some
+    # bindings of 8; with both orders kept as versions, never.
+    assert 0 < res.single_ties < len(res.rows)
+    assert res.ties == len(res.rows)
     table = bench.graph_table(res)
     assert table.startswith("### diamond.mlir")
-    for label in ("symbolic / oracle", "symbolic / original", "symbolic / optimum",
-                  "symbolic / lower bound", f"ties {res.ties}/8"):
+    for label in ("symbolic / oracle", "single order / oracle", "symbolic / original",
+                  "symbolic / optimum", "symbolic / lower bound", "ties 8/8",
+                  f"ties {res.single_ties}/8", "2 order(s) kept"):
         assert label in table
-    worst = max(res.ratios)
+    worst = max(r.single / r.oracle for r in res.rows)
     assert f"{worst:.4f}" in table and worst > 1.0
 
 
@@ -86,24 +89,26 @@ def summary():
     return bench.run(24, (1000, 2000, 5000, 10000))
 
 
-GOALS_MISSED = (
-    "diamond.mlir: the towers' impacts (-512*S0, -512*S1) are unordered and the fallback "
-    "runs the @S0 tower first, up to 16% above the oracle when S1 > S0; attention.mlir: "
-    "the list scheduler's order is above the listing's at every binding (loss placed "
-    "last keeps %diff live through the backward pass), so the pass keeps the listing, "
-    "which differs from the oracle; ops.mlir: 4-byte differences from where a scalar goes")
-
-
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason=GOALS_MISSED)
 def test_goal_ties_with_the_oracle(summary):
-    assert summary.tie_fraction >= bench.GOAL_TIE_FRACTION
+    """Read as "no worse than the oracle": with versions, the order run for a binding is
+    sometimes below the exact-size walk's (an order found at a corner does better)."""
+    assert summary.at_most_oracle_fraction >= bench.GOAL_TIE_FRACTION
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason=GOALS_MISSED)
 def test_goal_worst_ratio_to_the_oracle(summary):
     assert summary.worst_ratio <= bench.GOAL_WORST_RATIO
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason=(
+    "one order can not suit every binding: diamond.mlir's towers' impacts (-512*S0, "
+    "-512*S1) are unordered and the fallback runs the @S0 tower first, up to 16% above the "
+    "oracle when S1 > S0; on the Llama listings the walk's order is not provably no worse "
+    "than the listing's, which is kept"))
+def test_single_order_does_not_reach_the_goal(summary):
+    assert summary.single_at_most_oracle_fraction >= bench.GOAL_TIE_FRACTION
 
 
 @pytest.mark.slow

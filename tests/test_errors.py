@@ -223,6 +223,25 @@ CASES = {
                              "'SymbolicDim' may appear only in @symbolic_shape_graph"),
     "second_shape_graph": (H + "  return %a\n}\n" + SG + "}\n¦" + SG + "}\n",
                            "second @symbolic_shape_graph function"),
+    # -- schedule versions ------------------------------------------------------------
+    "version_names_no_function": (
+        H + "  ¦schedule.versions() {funcs = [@main.v1]}\n  %c = exp(%a) -> tensor<4>\n"
+        "  return %c\n}\n", "'schedule.versions': @main.v1 names no function"),
+    "version_names_itself": (
+        H + "  ¦schedule.versions() {funcs = [@main]}\n  return %a\n}\n",
+        "'schedule.versions': @main names itself"),
+    "version_not_first": (
+        H + "  %c = exp(%a) -> tensor<4>\n  ¦schedule.versions() {funcs = [@v]}\n"
+        "  return %c\n}\n", "'schedule.versions' must be the first op of its function"),
+    "version_funcs_not_names": (
+        H + "  ¦schedule.versions() {funcs = [1, 2]}\n  return %a\n}\n",
+        "attribute 'funcs' must be a list of @names"),
+    "version_with_other_ops": (
+        H + "  schedule.versions() {funcs = [@v]}\n  %c = exp(%a) -> tensor<4>\n"
+        "  %d = neg(%c) -> tensor<4>\n  return %d\n}\n"
+        "¦func.func @v(%a: tensor<4xf32>, %b: tensor<4x8>) {\n  %c = exp(%a) -> tensor<4>\n"
+        "  %d = abs(%c) -> tensor<4>\n  return %d\n}\n",
+        "@v does not hold the same arguments, ops and results as @main"),
 }
 
 

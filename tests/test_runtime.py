@@ -726,3 +726,40 @@ def test_cli_pad_per_symbol(runner, tmp_path) -> None:
     assert bad.exit_code == 1 and "bad --pad entry" in bad.stderr
     unknown = _run(runner, *common, "--pad", "S7=8")
     assert unknown.exit_code == 1 and "S7" in unknown.stderr
+
+
+# -- schedule versions --------------------------------------------------------------------
+DIAMOND = ROOT / "samples" / "diamond.mlir"
+
+
+@pytest.mark.parametrize("dims, version", [({"S0": 4000, "S1": 100}, "main"),
+                                           ({"S0": 100, "S1": 4000}, "main.v1")])
+def test_the_version_with_the_lower_peak_runs(dims, version) -> None:
+    """diamond.mlir's two tower orders: each binding runs the better one, bitwise equal."""
+    from bladec.analysis.memory import exact_peak, exact_sizes
+    from bladec.analysis.version import versions
+
+    module = _module(path=DIAMOND)
+    optimized = run_pipeline(module, parse_pipeline("analyze,schedule,remat"))
+    assert len(versions(optimized)) == 2
+    original = Executor(module, NumpyBackend())
+    inputs = original.random_inputs(dims, 3)
+    ref, ref_report = original.run(inputs)
+    ex = Executor(optimized, NumpyBackend())
+    sizes = exact_sizes(ex.info, dims)
+    peaks = {f.name: exact_peak(f, sizes) for f in versions(optimized)}
+    assert peaks[version] == min(peaks.values()) and len(set(peaks.values())) == 2
+    for limit in (None, _smallest(ex, dims)):
+        out, report = ex.run(inputs, limit)
+        assert report.version == version
+        assert report.planned_peak_bytes == peaks[version] < ref_report.peak_bytes
+        assert all(out[k].tobytes() == ref[k].tobytes() for k in ref)
+
+
+def test_cli_names_the_version_it_ran(runner) -> None:
+    result = _run(runner, str(DIAMOND), "--dims", "S0=100,S1=4000", "--backend", "numpy")
+    assert result.exit_code == 0, result.output
+    assert "order: @main.v1 (a schedule version)" in result.stdout
+    result = _run(runner, str(DIAMOND), "--dims", "S0=100,S1=4000", "--backend", "numpy",
+                  "--json")
+    assert json.loads(result.stdout)["version"] == "main.v1"

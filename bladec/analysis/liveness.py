@@ -2,8 +2,8 @@
 
 This is the memory model of DESIGN.md section 4 in one walk: graph inputs are resident
 throughout, outputs from their definition to the end, every other value from the op
-that defines it to its last use. ``remat.*`` ops are bookkeeping, not uses: the plan
-they describe evicts nothing unless the runtime decides to.
+that defines it to its last use. ``remat.*`` and ``schedule.*`` ops are bookkeeping, not
+uses: the plan they describe evicts nothing unless the runtime decides to.
 """
 from __future__ import annotations
 
@@ -15,8 +15,12 @@ from bladec.ir import Func, Op
 T = TypeVar("T")
 
 
+BOOKKEEPING = ("remat.", "schedule.")
+
+
 def is_compute(op: Op) -> bool:
-    return not op.name.startswith("remat.")
+    """False for the ops passes write for the runtime to read (remat plans, versions)."""
+    return not op.name.startswith(BOOKKEEPING)
 
 
 @dataclass

@@ -1,4 +1,8 @@
-"""What ``bladec analyze`` reports, as one plain dict (printed as text or JSON by the CLI)."""
+"""What ``bladec analyze`` reports, as one plain dict (printed as text or JSON by the CLI).
+
+The per-step figures are main's; with schedule versions, ``versions`` gives each one's
+symbolic peak and, for a binding, ``version`` and ``peak_bytes`` are of the version the
+runtime would run (the lowest peak)."""
 from __future__ import annotations
 
 from typing import Any
@@ -6,6 +10,7 @@ from typing import Any
 from bladec.analysis.liveness import is_compute
 from bladec.analysis.memory import (exact_lower_bound, exact_peak, exact_sizes, exact_timeline,
                                     peak_terms, symbolic_lower_bound, symbolic_timeline)
+from bladec.analysis.version import choose, versions
 from bladec.errors import BladecError
 from bladec.ir import Func, Module, Op
 from bladec.symbolic.expr import SymbolicExpr, format_expr
@@ -25,9 +30,26 @@ def formula(terms: list[SymbolicExpr]) -> str:
 def analysis_report(module: Module, dims: dict[str, int] | None = None,
                     limit: int | None = None, solve: str | None = None) -> dict[str, Any]:
     func = module.main
+    orders = versions(module)
     info = analyze_shapes(module)
-    timeline = symbolic_timeline(func, info)
     types = func.value_types()
+    binding = dict(dims or {})
+    solution = None
+    if solve is not None:
+        if limit is None:
+            raise BladecError("--solve needs --mem-limit")
+        solution = solve_max(module, info, binding, limit, solve)
+        binding[solve] = solution
+    bound = bool(binding) and all(s in binding for s in info.free)
+    if not bound and limit is not None and solve is None:
+        raise BladecError("--mem-limit needs --dims (to say whether the peak fits) or --solve")
+    if binding and not bound:
+        missing = [s for s in info.free if s not in binding]
+        raise BladecError(f"--dims must give every free symbol; missing {', '.join(missing)}")
+    sizes = exact_sizes(info, binding) if bound else None
+    index, peak = choose(orders, sizes) if sizes is not None else (0, None)
+    shown = orders[index]  # the order the runtime would run for this binding
+    timeline = symbolic_timeline(shown, info)
     report: dict[str, Any] = {
         "symbols": sorted([*info.free, *info.subst], key=_key),
         "free_symbols": list(info.free),
@@ -37,33 +59,27 @@ def analysis_report(module: Module, dims: dict[str, int] | None = None,
                           "type": format_type(types[name]) if name in types else None,
                           "bytes": format_expr(info.nbytes(name))}
                    for name, ds in info.dims.items()},
+        "version": shown.name,
         "steps": [{"op": op_label(op), "bytes": format_expr(b)}
-                  for op, b in zip(_compute_ops(func), timeline.steps)],
+                  for op, b in zip(_compute_ops(shown), timeline.steps)],
         "peak": formula(peak_terms(timeline, info.compare)),
         "lower_bound": formula(symbolic_lower_bound(func, info)),
     }
-    binding = dict(dims or {})
-    if solve is not None:
-        if limit is None:
-            raise BladecError("--solve needs --mem-limit")
-        report["solution"] = {solve: solve_max(module, info, binding, limit, solve)}
+    if len(orders) > 1:
+        report["versions"] = {f.name: formula(peak_terms(symbolic_timeline(f, info), info.compare))
+                              for f in orders}
+    if solution is not None:
+        report["solution"] = {solve: solution}
         report["mem_limit"] = limit
-        binding[solve] = report["solution"][solve]
-    if binding and all(s in binding for s in info.free):
-        sizes = exact_sizes(info, binding)
+    if sizes is not None:
         report["dims"] = info.bind(binding)
         report["bytes_at"] = sizes
-        report["step_bytes"] = exact_timeline(func, sizes).steps
-        report["peak_bytes"] = exact_peak(func, sizes)
+        report["step_bytes"] = exact_timeline(shown, sizes).steps
+        report["peak_bytes"] = peak
         report["lower_bound_bytes"] = exact_lower_bound(func, sizes)
         if limit is not None:
             report["mem_limit"] = limit
-            report["fits"] = report["peak_bytes"] <= limit
-    elif limit is not None and solve is None:
-        raise BladecError("--mem-limit needs --dims (to say whether the peak fits) or --solve")
-    elif binding:
-        missing = [s for s in info.free if s not in binding]
-        raise BladecError(f"--dims must give every free symbol; missing {', '.join(missing)}")
+            report["fits"] = peak <= limit
     return report
 
 
@@ -79,11 +95,16 @@ def solve_max(module: Module, info: ShapeInfo, binding: dict[str, int], limit: i
     lo, hi = info.ranges.get(symbol, (1, None))
     hi = SEARCH_CAP if hi is None else hi
 
+    orders = versions(module)
+
+    def peak(v: int) -> int:
+        return choose(orders, exact_sizes(info, {**binding, symbol: v}))[1]
+
     def fits(v: int) -> bool:
-        return exact_peak(module.main, exact_sizes(info, {**binding, symbol: v})) <= limit
+        return peak(v) <= limit
 
     if not fits(lo):
-        need = exact_peak(module.main, exact_sizes(info, {**binding, symbol: lo}))
+        need = peak(lo)
         raise BladecError(f"no value of {symbol} fits: even {symbol}={lo} peaks at {need} bytes")
     while lo < hi:
         mid = (lo + hi + 1) // 2

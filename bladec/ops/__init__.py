@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Protocol, Sequence
 
 from bladec.errors import BladecError
-from bladec.ir import DTYPE_BYTES, Attr, Op, TensorType
+from bladec.ir import DTYPE_BYTES, Attr, Op, SymRef, TensorType
 from bladec.symbolic.expr import SymbolicExpr, product
 
 Dims = list[SymbolicExpr]
@@ -21,7 +21,7 @@ Dims = list[SymbolicExpr]
 # its dtype (None: whatever the declared type says).
 RuleResult = tuple[list[SymbolicExpr] | None, str | None]
 
-ATTR_KINDS = ("int", "ints", "float", "number", "str", "bool")
+ATTR_KINDS = ("int", "ints", "float", "number", "str", "bool", "symrefs")
 
 
 class RelationSink(Protocol):
@@ -104,7 +104,8 @@ class OpDef:
 
 
 _KIND_TEXT = {"int": "an integer", "ints": "a list of integers", "float": "a number",
-              "number": "a number", "str": "a string", "bool": "true or false"}
+              "number": "a number", "str": "a string", "bool": "true or false",
+              "symrefs": "a list of @names"}
 
 
 def _attr_is(value: Attr, kind: str) -> bool:
@@ -118,6 +119,8 @@ def _attr_is(value: Attr, kind: str) -> bool:
         return is_int or isinstance(value, float)
     if kind == "str":
         return isinstance(value, str)
+    if kind == "symrefs":
+        return isinstance(value, tuple) and all(isinstance(v, SymRef) for v in value)
     return isinstance(value, bool)
 
 
@@ -159,4 +162,5 @@ def numel(dims: Dims) -> SymbolicExpr:
     return product(dims)
 
 
-from bladec.ops import elementwise, shape, contraction, reduction, indexing, remat  # noqa: E402,F401
+from bladec.ops import (elementwise, shape, contraction, reduction, indexing, remat,  # noqa: E402,F401
+                        schedule)

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from bladec.analysis.liveness import is_compute
 from bladec.analysis.memory import lower_bound_steps, symbolic_timeline
+from bladec.analysis.version import map_versions
 from bladec.ir import Func, Module, Op
 from bladec.ops import REGISTRY
 from bladec.passes import register
@@ -146,8 +147,8 @@ class RematPlanner:
 
 
 def strip_remat(func: Func) -> Func:
-    return Func(func.name, func.args, [op for op in func.ops if is_compute(op)], func.returns,
-                func.loc, func.return_loc)
+    return Func(func.name, func.args, [op for op in func.ops if not op.name.startswith("remat.")],
+                func.returns, func.loc, func.return_loc)
 
 
 def rematerialize(func: Func, info: ShapeInfo, max_ops: int = MAX_RECOMPUTE_OPS) -> Func:
@@ -160,7 +161,8 @@ def rematerialize(func: Func, info: ShapeInfo, max_ops: int = MAX_RECOMPUTE_OPS)
         before.setdefault(j, []).append(Op(
             "remat.regenerate", [name], [], {"reload": True},
             {"recompute": [_copy(op) for op in region]} if region else {}))
-    out: list[Op] = [Op("remat.plan", [], [], {
+    head = [op for op in func.ops if not is_compute(op)]  # schedule.versions stays first
+    out: list[Op] = head + [Op("remat.plan", [], [], {
         "evict_points": len(evict), "candidates": sum(map(len, evict.values())),
         "pruned": sum(pruned.values())})]
     for i, op in enumerate(planner.ops):
@@ -185,7 +187,5 @@ class RematPass:
         self.max_ops = int(max_recompute)
 
     def apply(self, module: Module) -> Module:
-        func = module.main
-        new = rematerialize(func, analyze_shapes(module), self.max_ops)
-        return Module([new if f is func else f for f in module.funcs], module.shape_graph,
-                      module.file)
+        info = analyze_shapes(module)
+        return map_versions(module, lambda f: rematerialize(f, info, self.max_ops))

@@ -15,12 +15,14 @@ The same scheduler over exact sizes for one binding is the exact-shape oracle
 """
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Callable, Generic, TypeVar
 
 from bladec.analysis.liveness import is_compute
-from bladec.analysis.memory import peak_terms, symbolic_timeline
+from bladec.analysis.memory import exact_sizes, peak_terms, symbolic_timeline
+from bladec.analysis.version import corners, log_grid, versions, with_versions
 from bladec.ir import Func, Module, Op
 from bladec.passes import register
 from bladec.symbolic.compare import Order
@@ -28,6 +30,8 @@ from bladec.symbolic.shapes import ShapeInfo, analyze_shapes
 
 T = TypeVar("T")
 _NUM = re.compile(r"(\d+)")
+MAX_VERSIONS = 4    # orders kept at most, main included
+MIN_GAIN = 0.001    # a version must lower some binding's peak by this fraction
 
 
 def natural_key(name: str) -> tuple:
@@ -68,6 +72,8 @@ class ListScheduler(Generic[T]):
                     consumers[self.producer[name]].add(i)
         self.pending = [len(c) for c in consumers]
         self.depth = self._depths()
+        self.names = [natural_key(op.results[0].name if op.results else op.name)
+                      for op in self.ops]
         self.live: set[str] = {o for o in self.outputs if o in self.producer}
         self._impact: dict[int, T] = {}
 
@@ -104,8 +110,7 @@ class ListScheduler(Generic[T]):
     def _lifetime_key(self, i: int) -> tuple:
         op = self.ops[i]
         ended = sum(1 for r in op.results if r.name in self.live)
-        return (ended - len(self._newly_live(op)), self.depth[i],
-                natural_key(op.results[0].name if op.results else op.name))
+        return (ended - len(self._newly_live(op)), self.depth[i], self.names[i])
 
     # -- the walk -------------------------------------------------------------------
     def choose(self, ready: list[int]) -> tuple[int, str]:
@@ -161,8 +166,7 @@ class ListScheduler(Generic[T]):
         return [self.ops[i] for i in placed]
 
     def _name_key(self, i: int) -> tuple:
-        op = self.ops[i]
-        return natural_key(op.results[0].name if op.results else op.name)
+        return self.names[i]
 
 
 def symbolic_scheduler(func: Func, info: ShapeInfo, log: bool = False) -> ListScheduler:
@@ -193,24 +197,86 @@ def reorder(func: Func, order: list[Op]) -> Func:
     return Func(func.name, func.args, order, func.returns, func.loc, func.return_loc)
 
 
+def candidate_orders(plain: Func, info: ShapeInfo) -> list[list[Op]]:
+    """Orders worth keeping as versions: the exact-size walk at each corner of the
+    declared ranges (where sizes that cross inside the ranges are furthest apart)."""
+    out = []
+    for binding in corners(info):
+        sizes = exact_sizes(info, binding)
+        out.append(ListScheduler(plain, sizes.__getitem__, _int_cmp, 0).run())
+    return out
+
+
+def pick_versions(plain: Func, info: ShapeInfo, primary: list[Op],
+                  candidates: list[list[Op]], most: int) -> list[list[Op]]:
+    """Up to ``most`` orders that, beside ``primary``, lower the peak the most over a grid
+    of the declared ranges (greedy set cover by the sum of log peaks).
+
+    An order joins only if it lowers the best peak of some grid point by at least
+    :data:`MIN_GAIN`; ties are broken by the order's names, so the result depends on the
+    graph and not on the order candidates come in.
+    """
+    grid = [info.bind(b) for b in log_grid(info)]
+    pkey = _order_key(primary)
+    unique: dict[tuple, list[Op]] = {}
+    for order in candidates:
+        unique.setdefault(_order_key(order), order)
+    unique.pop(pkey, None)
+    if most <= 0 or not unique:
+        return []
+
+    def peaks(order: list[Op]) -> list[float]:
+        terms = peak_terms(symbolic_timeline(plain, info, order), info.compare)
+        return [math.log(max(1, max(t.evaluate(b) for t in terms))) for b in grid]
+
+    best = peaks(primary)
+    pool = {k: peaks(order) for k, order in sorted(unique.items())}
+    chosen: list[list[Op]] = []
+    while pool and len(chosen) < most:
+        gains = {k: (sum(max(0.0, b - v) for b, v in zip(best, vals)),
+                     max(b - v for b, v in zip(best, vals))) for k, vals in pool.items()}
+        k = max(pool, key=lambda k: gains[k][0])  # the first in name order on ties
+        if gains[k][1] < math.log1p(MIN_GAIN):
+            break
+        best = [min(b, v) for b, v in zip(best, pool.pop(k))]
+        chosen.append(unique[k])
+    return chosen
+
+
+def _order_key(order: list[Op]) -> tuple:
+    return tuple(op.results[0].name if op.results else op.name for op in order)
+
+
 @register
 class SchedulePass:
     """Reorder the main function's ops to lower peak memory for every binding.
 
+    Main gets the symbolic walk's order when its peak is provably no worse than the
+    current one (else it keeps the current order). When orders found at the ends of the
+    declared ranges do better for some bindings, up to ``versions - 1`` of them are kept
+    as versions (bladec/analysis/version.py) and the runtime picks the lowest peak per
+    binding; ``schedule{versions=1}`` gives the single order of the paper's Algorithm 1.
     A remat plan already in the listing is dropped: it describes the order it was made
-    for (run ``remat`` after ``schedule``). The new order is kept only when its symbolic
-    peak is provably no worse than the current one.
+    for (run ``remat`` after ``schedule``).
     """
     name = "schedule"
+
+    def __init__(self, versions: str = str(MAX_VERSIONS)) -> None:
+        self.versions = int(versions)
+        if self.versions < 1:
+            raise ValueError("versions must be at least 1")
 
     def apply(self, module: Module) -> Module:
         func = module.main
         plain = reorder(func, [op for op in func.ops if is_compute(op)])
         info = analyze_shapes(module)
         order = symbolic_scheduler(plain, info).run()
-        new = reorder(plain, order)
         old_peak = peak_terms(symbolic_timeline(plain, info), info.compare)
-        new_peak = peak_terms(symbolic_timeline(new, info), info.compare)
-        chosen = new if provably_no_worse(new_peak, old_peak, info) else plain
-        funcs = [chosen if f is func else f for f in module.funcs]
-        return Module(funcs, module.shape_graph, module.file)
+        new_peak = peak_terms(symbolic_timeline(plain, info, order), info.compare)
+        primary = order if provably_no_worse(new_peak, old_peak, info) else plain.ops
+        others: list[list[Op]] = []
+        if self.versions > 1:
+            earlier = [[op for op in f.ops if is_compute(op)] for f in versions(module)[1:]]
+            candidates = [plain.ops, order, *candidate_orders(plain, info), *earlier]
+            others = pick_versions(plain, info, primary, candidates, self.versions - 1)
+        return with_versions(module, primary, others)

@@ -25,7 +25,8 @@ import numpy as np
 from bladec.analysis.liveness import is_compute
 from bladec.analysis.memory import exact_sizes
 from bladec.errors import BladecError
-from bladec.ir import DTYPE_BYTES, Module, Op
+from bladec.analysis.version import map_versions, versions
+from bladec.ir import DTYPE_BYTES, Func, Module, Op
 from bladec.passes.remat import strip_remat
 from bladec.runtime.backend import Backend, numpy_dtype
 from bladec.runtime.policy import CostModel, Plan, Program, RematSite, plan_run
@@ -51,6 +52,7 @@ class Report:
     seconds: float = 0.0
     segment_seconds: list[float] = field(default_factory=list)  # only with profile=True
     binding: dict[str, int] = field(default_factory=dict)
+    version: str = ""              # the function run: main or one of its schedule versions
     timeline: list[int] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
@@ -93,11 +95,50 @@ class PreparedRun:
 
 
 @dataclass
+class _Version:
+    """One order of the listing's ops (main, or one of its schedule versions) as the
+    runtime walks it: the compute ops, the remat plan read from it, who produces what."""
+    func: Func
+    ops: list[Op]
+    program: Program
+    regen_ops: dict[tuple[str, int], Op]
+    producer: dict[str, int]
+
+    @classmethod
+    def read(cls, func: Func) -> "_Version":
+        ops = [op for op in func.ops if is_compute(op)]
+        candidates: dict[int, list[str]] = {}
+        regens: dict[tuple[str, int], Op] = {}
+        index = -1
+        pending: list[Op] = []
+        for op in func.ops:
+            if op.name == "remat.evict" and index >= 0:
+                candidates.setdefault(index, []).extend(op.operands)
+            elif op.name == "remat.regenerate":
+                pending.append(op)
+            elif is_compute(op):
+                index += 1
+                for r in pending:
+                    regens[(r.operands[0], index)] = r
+                pending = []
+        uses: dict[str, list[int]] = {}
+        for i, op in enumerate(ops):
+            for n in dict.fromkeys(op.operands):
+                uses.setdefault(n, []).append(i)
+        inputs = [a.name for a in func.args]
+        program = Program(ops, inputs, set(func.outputs()), candidates, {}, uses)
+        producer = {r: i for i, op in enumerate(ops) for r in op.result_names}
+        return cls(func, ops, program, regens, producer)
+
+
+@dataclass
 class _Bound:
-    """What one binding of the symbols fixes: sizes, shapes, the unevicted peak."""
+    """What one binding of the symbols fixes: sizes, shapes, the version to run (the
+    lowest unevicted peak) and that peak."""
     binding: dict[str, int]
     sizes: dict[str, int]
     shapes: dict[str, tuple[int, ...]]
+    version: _Version
     planned_peak: int
     program: Program | None = None
     runs: dict[int | None, PreparedRun] = field(default_factory=dict)
@@ -121,12 +162,10 @@ class Executor:
         self.consolidate = consolidate
         self.func = module.main
         self.info: ShapeInfo = analyze_shapes(module)
-        self.ops = [op for op in self.func.ops if is_compute(op)]
+        self.versions = [_Version.read(f) for f in versions(module)]
         self.inputs = [a.name for a in self.func.args]
         self.outputs = list(self.func.outputs())
         self._keep = set(self.inputs) | set(self.outputs)
-        self._producer = {r: i for i, op in enumerate(self.ops) for r in op.result_names}
-        self._read_remat_plan()
         self._plans: dict[tuple, Plan] = {}
         self._by_shapes: dict[tuple, _Bound] = {}
         self._by_binding: dict[tuple, _Bound] = {}
@@ -141,28 +180,6 @@ class Executor:
     @cost.setter
     def cost(self, value: CostModel) -> None:
         self._cost = value
-
-    def _read_remat_plan(self) -> None:
-        candidates: dict[int, list[str]] = {}
-        regens: dict[tuple[str, int], Op] = {}
-        index = -1
-        pending: list[Op] = []
-        for op in self.func.ops:
-            if op.name == "remat.evict" and index >= 0:
-                candidates.setdefault(index, []).extend(op.operands)
-            elif op.name == "remat.regenerate":
-                pending.append(op)
-            elif is_compute(op):
-                index += 1
-                for r in pending:
-                    regens[(r.operands[0], index)] = r
-                pending = []
-        uses: dict[str, list[int]] = {}
-        for i, op in enumerate(self.ops):
-            for n in dict.fromkeys(op.operands):
-                uses.setdefault(n, []).append(i)
-        self._regen_ops = regens
-        self.program = Program(self.ops, self.inputs, set(self.outputs), candidates, {}, uses)
 
     # -- binding --------------------------------------------------------------------
     def bind(self, shapes: dict[str, tuple[int, ...]], dims: dict[str, int] | None = None
@@ -219,9 +236,12 @@ class Executor:
         bound = self._by_binding.get(key)
         if bound is None:
             sizes = exact_sizes(self.info, binding)
-            planned = simulate(_plain(self.program), sizes, self.inputs, set(self.outputs))
+            peaks = [simulate(_plain(v.program), sizes, self.inputs, set(self.outputs)).peak
+                     for v in self.versions]
+            best = peaks.index(min(peaks))  # main on ties
             bound = self._by_binding[key] = _Bound(dict(binding), sizes,
-                                                   self.shapes_for(binding), planned.peak)
+                                                   self.shapes_for(binding),
+                                                   self.versions[best], peaks[best])
         return bound
 
     def _bound_for_inputs(self, shapes: dict[str, tuple[int, ...]],
@@ -239,19 +259,21 @@ class Executor:
         if plan is None:
             bound = self._bound(binding)
             if limit is None:  # nothing to evict: no cost model, no sites
-                program = self.program
+                program = bound.version.program
             else:
                 if bound.program is None:
-                    bound.program = replace(self.program, sites=self._sites(bound.shapes))
+                    bound.program = replace(bound.version.program,
+                                            sites=self._sites(bound.version, bound.shapes))
                 program = bound.program
             cost = self.cost if limit is not None else CostModel()
             plan = self._plans[key] = plan_run(program, bound.sizes, limit, cost,
                                                self.consolidate)
         return plan
 
-    def _sites(self, shapes: dict[str, tuple[int, ...]]) -> dict[tuple[str, int], RematSite]:
+    def _sites(self, version: _Version, shapes: dict[str, tuple[int, ...]]
+               ) -> dict[tuple[str, int], RematSite]:
         sites = {}
-        for (value, use), op in self._regen_ops.items():
+        for (value, use), op in version.regen_ops.items():
             region = op.regions.get("recompute")
             external: list[str] = []
             kept: list[str] = []
@@ -262,7 +284,7 @@ class Executor:
                         if n not in inner and n in shapes and n not in external:
                             external.append(n)
                     inner.update(rop.result_names)
-                kept = [n for n in external if not self._resident_at(n, use)]
+                kept = [n for n in external if not self._resident_at(version, n, use)]
             flops = sum(flops_of(rop, shapes) for rop in region or [])
             nbytes = sum(int(np.prod(shapes[r], dtype=np.int64)) * DTYPE_BYTES[self.info.dtypes[r]]
                          for rop in region or [] for r in rop.result_names)
@@ -270,13 +292,13 @@ class Executor:
                                             nbytes)
         return sites
 
-    def _resident_at(self, name: str, use: int) -> bool:
+    def _resident_at(self, version: _Version, name: str, use: int) -> bool:
         if name in self.inputs:
             return True
-        producer = self._producer.get(name)
+        producer = version.producer.get(name)
         if name in self.outputs and producer is not None and producer < use:
             return True
-        return any(u >= use for u in self.program.uses.get(name, ()))
+        return any(u >= use for u in version.program.uses.get(name, ()))
 
     def prepare(self, binding: dict[str, int], limit: int | None) -> PreparedRun:
         """The plan for ``binding`` under ``limit`` as segments and copies (cached)."""
@@ -368,7 +390,8 @@ class Executor:
         bound = self._bound_for_inputs({n: a.shape for n, a in arrays.items()}, dims)
         prepared = self.prepare(bound.binding, limit)
         plan = prepared.plan
-        report = Report(limit=limit, binding=dict(bound.binding), peak_bytes=plan.peak,
+        report = Report(limit=limit, binding=dict(bound.binding), version=bound.version.func.name,
+                        peak_bytes=plan.peak,
                         planned_peak_bytes=bound.planned_peak,
                         timeline=list(plan.measure.memory), evictions=prepared.evictions,
                         reloads=prepared.reloads, recomputes=prepared.recomputes,
@@ -436,7 +459,5 @@ def _show(binding: dict[str, int], info: ShapeInfo) -> str:
 
 def unoptimized(module: Module) -> Module:
     """The listing with any remat plan removed: the reference a differential test runs."""
-    func = strip_remat(module.main)
-    return Module([func if f is module.main else f for f in module.funcs], module.shape_graph,
-                  module.file)
+    return map_versions(module, strip_remat)
 

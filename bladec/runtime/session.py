@@ -26,7 +26,7 @@ class RunResult:
         r = self.report
         return {
             "binding": r.binding, "unpadded_binding": self.unpadded_binding,
-            "limit": r.limit, "peak_bytes": r.peak_bytes,
+            "version": r.version, "limit": r.limit, "peak_bytes": r.peak_bytes,
             "unoptimized_peak_bytes": max(self.original_timeline, default=0),
             "planned_peak_bytes": r.planned_peak_bytes, "held_peak_bytes": r.held_peak_bytes,
             "xla_temp_peak_bytes": r.xla_temp_peak_bytes,
@@ -43,6 +43,8 @@ class RunResult:
         if s["unpadded_binding"]:
             binding += " (padded from " + ", ".join(
                 f"{k}={v}" for k, v in s["unpadded_binding"].items()) + ")"
+        if s["version"] and s["version"] != "main":
+            binding += f"; order: @{s['version']} (a schedule version)"
         lines = [
             binding,
             f"limit: {lim}",

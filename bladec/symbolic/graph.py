@@ -7,6 +7,7 @@ every ``?`` dim of the listing is bound to a symbol whose meaning is in the grap
 """
 from __future__ import annotations
 
+from bladec.analysis.version import versions
 from bladec.ir import Func, Module, Op, Relation, ShapeGraph, SymbolDecl, TensorType, Value
 from bladec.symbolic.expr import ONE, SymbolicExpr, sym
 from bladec.symbolic.shapes import ShapeInfo, _key
@@ -91,7 +92,8 @@ class _Writer:
 
 
 def write_back(module: Module, info: ShapeInfo, func: Func | None = None) -> Module:
-    """Bind every dim of ``func`` (default: main) and complete the shape graph."""
+    """Bind every dim of ``func`` (default: main) and of its versions, and complete the
+    shape graph."""
     func = func or module.main
     known: dict[SymbolicExpr, str] = {}  # an expression -> the first symbol that names it
     for s, e in sorted(info.subst.items(), key=lambda se: _key(se[0])):
@@ -127,8 +129,8 @@ def write_back(module: Module, info: ShapeInfo, func: Func | None = None) -> Mod
                    {k: retype_ops(body) for k, body in op.regions.items()}, op.loc,
                    op.operand_locs) for op in ops]
 
-    new_func = Func(func.name, [retype(a) for a in func.args], retype_ops(func.ops),
-                    func.returns, func.loc, func.return_loc)
+    new_funcs = {id(f): Func(f.name, [retype(a) for a in f.args], retype_ops(f.ops),
+                             f.returns, f.loc, f.return_loc) for f in versions(module, func)}
     old = module.shape_graph
     writer = _Writer(info, old, used)
     derived = sorted((s for s in info.subst if s in used or s in info.declared), key=_key)
@@ -148,5 +150,5 @@ def write_back(module: Module, info: ShapeInfo, func: Func | None = None) -> Mod
         lo, hi = info.ranges.get(name, writer.old_ranges.get(name, (1, None)))
         decls.append(SymbolDecl(name, lo, hi))
     graph = ShapeGraph(decls, writer.relations, old.loc if old else func.loc)
-    funcs = [new_func if f is func else f for f in module.funcs]
+    funcs = [new_funcs.get(id(f), f) for f in module.funcs]
     return Module(funcs, graph, module.file)

@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass, field
 
 from bladec.errors import BladecError
+from bladec.analysis.liveness import is_compute
 from bladec.ir import DTYPE_BYTES, Func, Loc, Module, Op, TensorType
 from bladec.ops import ShapeCtx, apply_rule, lookup
 from bladec.symbolic.compare import Comparator
@@ -298,7 +299,7 @@ def analyze_shapes(module: Module, func: Func | None = None) -> ShapeInfo:
         for r in op.results:
             define(r.name, r.type)
         known = [o for o in op.operands if o in dims]
-        if op.name.startswith("remat."):
+        if not is_compute(op):
             continue
         ctx = ShapeCtx(op, [dims[o] for o in known], [dtypes[o] for o in known],
                        [r.type for r in op.results], [dims[r.name] for r in op.results], sink)
