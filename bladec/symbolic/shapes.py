@@ -48,6 +48,7 @@ class ShapeInfo:
     declared: set[str] = field(default_factory=set)
     derived_ranges: dict[str, tuple[int, int | None]] = field(default_factory=dict)
     _cmp: Comparator | None = None
+    _nbytes: dict[str, SymbolicExpr] = field(default_factory=dict, repr=False)
 
     def canon(self, expr: SymbolicExpr) -> SymbolicExpr:
         return expr.subs(self.subst)
@@ -59,7 +60,11 @@ class ShapeInfo:
         return out
 
     def nbytes(self, value: str) -> SymbolicExpr:
-        return self.numel(value) * DTYPE_BYTES[self.dtypes[value]]
+        """Bytes of a value (cached: every memory walk asks for every value)."""
+        out = self._nbytes.get(value)
+        if out is None:
+            out = self._nbytes[value] = self.numel(value) * DTYPE_BYTES[self.dtypes[value]]
+        return out
 
     @property
     def compare(self) -> Comparator:
