@@ -216,7 +216,7 @@ def paper_columns(steps: int, seed: int, limit: int | None = None
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--steps", type=int, default=3)
+    ap.add_argument("--steps", type=int, default=4)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default="out/bench-paper.md")
     args = ap.parse_args()

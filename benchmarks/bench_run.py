@@ -118,7 +118,7 @@ def whole_graph_jit(module: Module, ex: Executor, binding: dict[str, int],
     import jax
     shapes = ex.shapes_for(binding)
     ops = [op for op in module.main.ops if is_compute(op)]
-    K = JaxBackend().K
+    K = JaxBackend(fuse=fuse).K  # fuse=False: the same barriers as bladec's segments
     specs = {id(op): [(shapes[r], ex.info.dtypes[r]) for r in op.result_names] for op in ops}
     names, outs = list(ex.inputs), list(ex.outputs)
 
