@@ -763,3 +763,20 @@ def test_cli_names_the_version_it_ran(runner) -> None:
     result = _run(runner, str(DIAMOND), "--dims", "S0=100,S1=4000", "--backend", "numpy",
                   "--json")
     assert json.loads(result.stdout)["version"] == "main.v1"
+
+
+def test_device_peak_is_reported_where_the_device_keeps_statistics(runner, monkeypatch) -> None:
+    """CPU keeps no memory statistics: None; a GPU's peak_bytes_in_use is passed through."""
+    backend = JaxBackend()
+    assert backend.device_peak_bytes() is None  # these tests run on CPU
+
+    class FakeGpu:
+        def memory_stats(self):
+            return {"bytes_in_use": 10, "peak_bytes_in_use": 12345}
+
+    monkeypatch.setattr(backend, "_stats_device", FakeGpu())
+    assert backend.device_peak_bytes() == 12345
+    result = _run(runner, str(LISTING1), "--dims", "S1=8", "--json")
+    assert json.loads(result.stdout)["device_peak_bytes"] is None
+    result = _run(runner, str(LISTING1), "--dims", "S1=8")
+    assert "device peak (its own statistics): not reported by this device" in result.stdout

@@ -205,6 +205,14 @@ class JaxBackend:
         self._host = (SingleDeviceSharding(device, memory_kind="pinned_host")
                       if "pinned_host" in kinds else None)
         self._platform = device.platform
+        self._stats_device = device
+
+    def device_peak_bytes(self) -> int | None:
+        """The device's own peak bytes in use (``memory_stats()['peak_bytes_in_use']``,
+        GPUs report it), or None where the device keeps no statistics (CPU)."""
+        stats = self._stats_device.memory_stats()
+        peak = (stats or {}).get("peak_bytes_in_use")
+        return int(peak) if peak is not None else None
 
     def segment(self, ops: list[Op], inputs: list[str], outputs: list[str],
                 specs: dict[int, OutSpec]) -> Segment:

@@ -21,6 +21,7 @@ class RunResult:
     original_timeline: list[int]
     device: str
     unpadded_binding: dict[str, int] | None = None  # the inputs' own, when padded
+    device_peak_bytes: int | None = None  # the device's own statistics (GPU), else None
 
     def summary(self) -> dict[str, Any]:
         r = self.report
@@ -30,6 +31,7 @@ class RunResult:
             "unoptimized_peak_bytes": max(self.original_timeline, default=0),
             "planned_peak_bytes": r.planned_peak_bytes, "held_peak_bytes": r.held_peak_bytes,
             "xla_temp_peak_bytes": r.xla_temp_peak_bytes,
+            "device_peak_bytes": self.device_peak_bytes,
             "evictions": r.evictions, "reloads": r.reloads, "recomputes": r.recomputes,
             "segments": r.segments, "compilations": r.compilations, "seconds": r.seconds,
             "segment_seconds": r.segment_seconds, "device": self.device,
@@ -53,6 +55,9 @@ class RunResult:
             f"original order: {format_size(s['unoptimized_peak_bytes'])}",
             f"XLA temporaries (largest segment, beside the tracked peak): "
             f"{format_size(s['xla_temp_peak_bytes'])}",
+            "device peak (its own statistics): " + (
+                format_size(s["device_peak_bytes"]) if s["device_peak_bytes"] is not None
+                else "not reported by this device"),
             f"evictions: {s['evictions']}, reloads: {s['reloads']}, "
             f"recomputes: {s['recomputes']}",
             f"segments: {s['segments']}, compilations: {s['compilations']}, "
@@ -104,8 +109,10 @@ def run_listing(module: Module, passes: list[Pass], limit: int | None = None,
     original = Executor(unoptimized(module), NumpyBackend())
     sizes_timeline = original.plan(report.binding, None).measure.memory
     device = _device_name(backend)
+    peak_of = getattr(executor.backend, "device_peak_bytes", None)
     return RunResult(outputs, report, sizes_timeline, device,
-                     unpadded if unpadded != report.binding else None)
+                     unpadded if unpadded != report.binding else None,
+                     peak_of() if peak_of else None)
 
 
 def parse_pad(values: str | tuple[str, ...] | list[str] | None) -> dict[str, int] | None:
