@@ -31,6 +31,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -41,8 +42,8 @@ from bladec.analysis.optimal import optimal_order  # noqa: E402
 from bladec.analysis.version import choose, symbol_range, versions  # noqa: E402
 from bladec.ir import Module  # noqa: E402
 from bladec.parse import parse_module  # noqa: E402
-from bladec.passes.schedule import (SchedulePass, exact_order, reorder,  # noqa: E402
-                                    symbolic_scheduler)
+from bladec.passes.schedule import (SchedulePass, exact_order, op_name,  # noqa: E402
+                                    reorder, symbolic_scheduler)
 from bladec.symbolic.shapes import ShapeInfo, analyze_shapes  # noqa: E402
 from bladec.verify import verify  # noqa: E402
 
@@ -171,7 +172,7 @@ def evaluate(module: Module, bindings: list[dict[str, int]] | None = None, n: in
 
 
 def _names(ops) -> list[str]:
-    return [op.results[0].name if op.results else op.name for op in ops]
+    return [op_name(op) for op in ops]
 
 
 # -- transformer-like graphs for the timing -----------------------------------------------
@@ -343,32 +344,35 @@ class Summary:
     timings: list[tuple[int, float]]
 
     @property
+    def rows(self) -> list[Row]:
+        return [r for g in self.graphs for r in g.rows]
+
+    def fraction(self, test: Callable[[Row], bool]) -> float:
+        return sum(map(test, self.rows)) / len(self.rows)
+
+    @property
     def tie_fraction(self) -> float:
-        rows = [r for g in self.graphs for r in g.rows]
-        return sum(r.symbolic == r.oracle for r in rows) / len(rows)
+        return self.fraction(lambda r: r.symbolic == r.oracle)
 
     @property
     def at_most_oracle_fraction(self) -> float:
-        rows = [r for g in self.graphs for r in g.rows]
-        return sum(r.symbolic <= r.oracle for r in rows) / len(rows)
+        return self.fraction(lambda r: r.symbolic <= r.oracle)
 
     @property
     def worst_ratio(self) -> float:
-        return max(x for g in self.graphs for x in g.ratios)
+        return max(r.symbolic / r.oracle for r in self.rows)
 
     @property
     def single_tie_fraction(self) -> float:
-        rows = [r for g in self.graphs for r in g.rows]
-        return sum(r.single == r.oracle for r in rows) / len(rows)
+        return self.fraction(lambda r: r.single == r.oracle)
 
     @property
     def single_at_most_oracle_fraction(self) -> float:
-        rows = [r for g in self.graphs for r in g.rows]
-        return sum(r.single <= r.oracle for r in rows) / len(rows)
+        return self.fraction(lambda r: r.single <= r.oracle)
 
     @property
     def single_worst_ratio(self) -> float:
-        return max(r.single / r.oracle for g in self.graphs for r in g.rows)
+        return max(r.single / r.oracle for r in self.rows)
 
     @property
     def never_worse_than_original(self) -> bool:

@@ -34,6 +34,11 @@ MAX_VERSIONS = 4    # orders kept at most, main included
 MIN_GAIN = 0.001    # a version must lower some binding's peak by this fraction
 
 
+def op_name(op: Op) -> str:
+    """What names an op in an order: its first result, else the op's own name."""
+    return op.results[0].name if op.results else op.name
+
+
 def natural_key(name: str) -> tuple:
     """``%2`` before ``%10``: names compared with their numbers as numbers."""
     return tuple(int(p) if p.isdigit() else p for p in _NUM.split(name))
@@ -72,8 +77,7 @@ class ListScheduler(Generic[T]):
                     consumers[self.producer[name]].add(i)
         self.pending = [len(c) for c in consumers]
         self.depth = self._depths()
-        self.names = [natural_key(op.results[0].name if op.results else op.name)
-                      for op in self.ops]
+        self.names = [natural_key(op_name(op)) for op in self.ops]
         self.live: set[str] = {o for o in self.outputs if o in self.producer}
         self._impact: dict[int, T] = {}
 
@@ -244,7 +248,7 @@ def pick_versions(plain: Func, info: ShapeInfo, primary: list[Op],
 
 
 def _order_key(order: list[Op]) -> tuple:
-    return tuple(op.results[0].name if op.results else op.name for op in order)
+    return tuple(map(op_name, order))
 
 
 @register

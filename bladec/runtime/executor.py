@@ -25,7 +25,7 @@ import numpy as np
 from bladec.analysis.liveness import is_compute
 from bladec.analysis.memory import exact_sizes
 from bladec.errors import BladecError
-from bladec.analysis.version import map_versions, versions
+from bladec.analysis.version import choose, map_versions, versions
 from bladec.ir import DTYPE_BYTES, Func, Module, Op
 from bladec.passes.remat import strip_remat
 from bladec.runtime.backend import Backend, numpy_dtype
@@ -236,12 +236,13 @@ class Executor:
         bound = self._by_binding.get(key)
         if bound is None:
             sizes = exact_sizes(self.info, binding)
-            peaks = [simulate(_plain(v.program), sizes, self.inputs, set(self.outputs)).peak
-                     for v in self.versions]
-            best = peaks.index(min(peaks))  # main on ties
+            best = choose([v.func for v in self.versions], sizes)[0] \
+                if len(self.versions) > 1 else 0
+            version = self.versions[best]
+            planned = simulate(_plain(version.program), sizes, self.inputs, set(self.outputs))
             bound = self._by_binding[key] = _Bound(dict(binding), sizes,
-                                                   self.shapes_for(binding),
-                                                   self.versions[best], peaks[best])
+                                                   self.shapes_for(binding), version,
+                                                   planned.peak)
         return bound
 
     def _bound_for_inputs(self, shapes: dict[str, tuple[int, ...]],
