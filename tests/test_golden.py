@@ -14,6 +14,7 @@ from __future__ import annotations
 import shlex
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -64,7 +65,9 @@ def run_pipeline(command: str, sample: Path) -> tuple[int, str]:
                 return result.exit_code, f"`{shlex.join(stage)}` failed:\n{result.stderr}"
             data = result.stdout
         elif tool == "filecheck":
-            exe = shutil.which("filecheck")
+            # the venv's own scripts first: `make test` runs its python without activating it
+            exe = shutil.which("filecheck", path=str(Path(sys.executable).parent)) or \
+                shutil.which("filecheck")
             assert exe is not None, "the `filecheck` command (PyPI package filecheck) is missing"
             proc = subprocess.run([exe, *args], input=data, capture_output=True, text=True,
                                   timeout=60)
