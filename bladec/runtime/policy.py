@@ -21,7 +21,9 @@ Recomputes need no cut: their region's ops run inside the next segment.
 """
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from bladec.errors import BladecError
 from bladec.ir import Op
@@ -101,11 +103,18 @@ class Program:
     sites: dict[tuple[str, int], RematSite]  # (value, use) -> regeneration branches
     uses: dict[str, list[int]]
 
+    @cached_property
+    def evictable(self) -> list[tuple[int, str, int]]:
+        """Every ``(i, value, use)``: ``value`` is a candidate after op i, ``use`` its next
+        use, and a ``remat.regenerate`` brings it back there; latest i first."""
+        return [(i, value, use) for i in sorted(self.candidates, reverse=True)
+                for value in self.candidates[i]
+                if (use := self.next_use(value, i)) is not None and (value, use) in self.sites]
+
     def next_use(self, value: str, after: int) -> int | None:
-        for u in self.uses.get(value, ()):
-            if u > after:
-                return u
-        return None
+        uses = self.uses.get(value, ())
+        j = bisect_right(uses, after)  # uses are in op order
+        return uses[j] if j < len(uses) else None
 
 
 def base_trace(program: Program) -> list[Step]:
@@ -199,43 +208,46 @@ def _next_op(trace: list[Step], t: int) -> int:
 def _best_option(program: Program, sizes: dict[str, int], cost: CostModel, k: int,
                  evicted: set[tuple[int, str]], chosen: list[Eviction],
                  recompute: bool) -> Eviction | None:
-    """The cheapest eviction that makes op k's step lighter: after some op i < k."""
+    """The cheapest eviction that makes op k's step lighter: after some op i < k.
+
+    Called once per eviction the planner adds, over every candidate before op k: what
+    it asks of the plan so far (which spans are away, what a recompute reads) is indexed
+    once per call, so each candidate costs a few lookups."""
     # what a chosen recompute reads must be there when it runs
     protected = {n for e in chosen if e.how == "recompute"
                  for n in program.sites[(e.value, e.use)].external}
     offloaded = {e.value for e in chosen if e.how == "reload"}
+    away = {(e.value, e.use) for e in chosen}
+    spans: dict[str, list[tuple[int, int]]] = {}
+    for e in chosen:
+        spans.setdefault(e.value, []).append((e.after, e.before))
     best: tuple[float, Eviction] | None = None
-    for i in range(k - 1, -1, -1):
-        for value in program.candidates.get(i, ()):
-            if (i, value) in evicted or value in protected:
-                continue
-            use = program.next_use(value, i)
-            if use is None or use <= k or (value, use) not in program.sites:
-                continue
-            if any(e.value == value and e.use == use for e in chosen):
-                continue  # already away over this span
-            site = program.sites[(value, use)]
-            size = sizes[value]
-            if size == 0:
-                continue
-            how, seconds, freed = "reload", cost.reload(size, value in offloaded), size
-            if recompute and site.region is not None \
-                    and not _away_at(program, chosen, site.external, use):
-                # the values it keeps alive are weighed against what it frees
-                net = size - sum(sizes[n] for n in site.region_inputs)
-                t = cost.recompute(site.flops, site.nbytes)
-                if net > 0 and t / net < seconds / size:
-                    how, seconds, freed = "recompute", t, net
-            score = seconds / (freed * (use - i))
-            if best is None or score < best[0]:
-                best = (score, Eviction(value, how, i, use))
+    for i, value, use in program.evictable:
+        if i >= k or use <= k or (i, value) in evicted or value in protected \
+                or (value, use) in away:
+            continue  # not resident over op k, evicted there already, or needed by a recompute
+        size = sizes[value]
+        if size == 0:
+            continue
+        site = program.sites[(value, use)]
+        how, seconds, freed = "reload", cost.reload(size, value in offloaded), size
+        if recompute and site.region is not None \
+                and not _away_at(spans, site.external, use):
+            # the values it keeps alive are weighed against what it frees
+            net = size - sum(sizes[n] for n in site.region_inputs)
+            t = cost.recompute(site.flops, site.nbytes)
+            if net > 0 and t / net < seconds / size:
+                how, seconds, freed = "recompute", t, net
+        score = seconds / (freed * (use - i))
+        if best is None or score < best[0]:
+            best = (score, Eviction(value, how, i, use))
     return best[1] if best else None
 
 
-def _away_at(program: Program, chosen: list[Eviction], names: list[str], use: int) -> bool:
-    """Whether any of ``names`` is evicted over op ``use`` by the plan so far."""
-    wanted = set(names)
-    return any(e.value in wanted and e.after < use <= e.before for e in chosen)
+def _away_at(spans: dict[str, list[tuple[int, int]]], names: list[str], use: int) -> bool:
+    """Whether any of ``names`` is evicted over op ``use`` (``spans``: value -> the
+    (after, before) of its evictions in the plan so far)."""
+    return any(a < use <= b for n in names for a, b in spans.get(n, ()))
 
 
 # -- consolidation: fewer cut points ------------------------------------------------------
