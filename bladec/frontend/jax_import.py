@@ -38,6 +38,7 @@ JAX's own at two bindings.
 from __future__ import annotations
 
 import itertools
+import math
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -75,6 +76,12 @@ _SOURCES = {"reshape", "dynamic_reshape", "iota", "constant", "rng_uniform",
 
 class JaxImportError(BladecError):
     """A JAX function that can not be imported (an unsupported primitive, a bad spec)."""
+
+
+# Values known at import time are kept only to fold index arrays (gathers and scatters with
+# constant indices), which are small; a constant the size of a weight (an optimizer's
+# ``0.9 * m`` at hidden 4096) would cost gigabytes of host memory for nothing.
+_KNOWN_MAX_ELEMENTS = 1 << 16
 
 
 @dataclass
@@ -264,7 +271,8 @@ class _Translator:
         else:
             v = float(value)
         out = self.emit("constant", [], shape, dtype, {"value": v})
-        if not any(_is_symbolic(d) for d in shape):
+        if not any(_is_symbolic(d) for d in shape) and \
+                math.prod(int(d) for d in shape) <= _KNOWN_MAX_ELEMENTS:
             self.known[out] = np.full(tuple(int(d) for d in shape), v)
         return out
 
@@ -533,7 +541,8 @@ class _Translator:
         if len(xs) == 1:
             return xs[0]
         out = self.emit("concatenate", xs, shape, dtype, {"dim": int(p["dimension"])})
-        if all(x in self.known for x in xs):
+        if all(x in self.known for x in xs) and \
+                sum(self.known[x].size for x in xs) <= _KNOWN_MAX_ELEMENTS:
             self.known[out] = np.concatenate([self.known[x] for x in xs], int(p["dimension"]))
         return out
 

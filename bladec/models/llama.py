@@ -18,6 +18,9 @@ into a listing whose only symbolic inputs are the batch and sequence lengths:
 
 ``train_step(params, tokens, targets, mask, lr, cfg)`` is one SGD step: the loss and
 ``jax.value_and_grad`` of it, and ``p - lr * g`` for every parameter.
+``adam_step(params, state, tokens, targets, mask, lr, cfg)`` is one Adam step: it also
+reads and writes the two moment trees, the optimizer state that fine-tuning keeps in
+memory beside the parameters (three times the parameters' bytes in, three times out).
 """
 from __future__ import annotations
 
@@ -173,6 +176,38 @@ def train_step(params: Params, tokens: jax.Array, targets: jax.Array, mask: jax.
     return loss, new_params
 
 
+@dataclass(frozen=True)
+class Adam:
+    """Adam's constants (Kingma and Ba, arXiv 1412.6980, Algorithm 1)."""
+    b1: float = 0.9
+    b2: float = 0.999
+    eps: float = 1e-8
+
+    def lr_at(self, lr: float, step: int) -> np.float32:
+        """The step size with both bias corrections folded in (the paper's section 2
+        form), so that the step itself needs no step counter."""
+        return np.float32(lr * np.sqrt(1 - self.b2 ** step) / (1 - self.b1 ** step))
+
+
+def adam_state(params: Params) -> Params:
+    """Zero first and second moments, one tree each: ``{"m": ..., "v": ...}``."""
+    def zeros(tree: Any) -> Any:
+        return jax.tree_util.tree_map(lambda p: np.zeros(np.shape(p), np.float32), tree)
+    return {"m": zeros(params), "v": zeros(params)}
+
+
+def adam_step(params: Params, state: Params, tokens: jax.Array, targets: jax.Array,
+              mask: jax.Array, lr: jax.Array, cfg: Config = SMALL, opt: Adam = Adam()
+              ) -> tuple[jax.Array, Params, Params]:
+    """One Adam step: (loss, new params, new moments); ``lr`` from :meth:`Adam.lr_at`."""
+    loss, grads = jax.value_and_grad(loss_fn)(params, tokens, targets, mask, cfg)
+    tree_map = jax.tree_util.tree_map
+    m = tree_map(lambda m, g: opt.b1 * m + (1 - opt.b1) * g, state["m"], grads)
+    v = tree_map(lambda v, g: opt.b2 * v + (1 - opt.b2) * (g * g), state["v"], grads)
+    new_params = tree_map(lambda p, m, v: p - lr * m / (jnp.sqrt(v) + opt.eps), params, m, v)
+    return loss, new_params, {"m": m, "v": v}
+
+
 # -- import specs (``bladec import bladec.models.llama:small_train_spec``) ----------------
 
 def train_specs(cfg: Config, batch: str = "B", seq: str = "S") -> tuple:
@@ -186,14 +221,29 @@ def train_specs(cfg: Config, batch: str = "B", seq: str = "S") -> tuple:
             jax.ShapeDtypeStruct((), jnp.float32))
 
 
-def import_spec(cfg: Config, max_batch: int, max_seq: int) -> dict[str, Any]:
-    """What ``bladec import`` needs to import ``train_step`` at ``cfg``."""
-    def step(params, tokens, targets, mask, lr):
-        return train_step(params, tokens, targets, mask, lr, cfg)
-    return {"fn": step, "arg_specs": train_specs(cfg),
+def import_spec(cfg: Config, max_batch: int, max_seq: int, optimizer: str = "sgd"
+                ) -> dict[str, Any]:
+    """What ``bladec import`` needs to import ``train_step`` (``optimizer="sgd"``) or
+    ``adam_step`` (``"adam"``) at ``cfg``."""
+    params, tokens, targets, mask, lr = train_specs(cfg)
+    new_params = [n.replace("%params", "%new") for n in _leaf_names(param_shapes(cfg), "params")]
+    if optimizer == "sgd":
+        def step(params, tokens, targets, mask, lr):
+            return train_step(params, tokens, targets, mask, lr, cfg)
+        specs: tuple = (params, tokens, targets, mask, lr)
+        outputs = new_params
+    elif optimizer == "adam":
+        def step(params, state, tokens, targets, mask, lr):  # type: ignore[misc]
+            return adam_step(params, state, tokens, targets, mask, lr, cfg)
+        specs = (params, {"m": params, "v": params}, tokens, targets, mask, lr)
+        outputs = new_params + [n.replace("%state", "%new_state") for n in
+                                _leaf_names({"m": param_shapes(cfg), "v": param_shapes(cfg)},
+                                            "state")]
+    else:
+        raise ValueError(f"unknown optimizer {optimizer!r}: sgd or adam")
+    return {"fn": step, "arg_specs": specs,
             "ranges": {"B": (1, max_batch), "S": (1, max_seq)},
-            "output_names": ["loss"] + [n.replace("%params", "%new") for n in
-                                        _leaf_names(param_shapes(cfg), "params")]}
+            "output_names": ["loss"] + outputs}
 
 
 def _leaf_names(tree: Any, prefix: str) -> list[str]:
@@ -220,3 +270,13 @@ def small_train_spec() -> dict[str, Any]:
 def paper_train_spec() -> dict[str, Any]:
     """The paper's config (4 layers, hidden 4096, ...): sequence up to 4096."""
     return import_spec(PAPER, 32, 4096)
+
+
+def small_adam_spec() -> dict[str, Any]:
+    """:func:`small_train_spec` with Adam: the optimizer state in and out as well."""
+    return import_spec(SMALL, 32, 512, "adam")
+
+
+def paper_adam_spec() -> dict[str, Any]:
+    """:func:`paper_train_spec` with Adam: what fine-tuning at the paper's size holds."""
+    return import_spec(PAPER, 32, 4096, "adam")
