@@ -29,8 +29,8 @@ from bladec.analysis.version import choose, map_versions, versions
 from bladec.ir import DTYPE_BYTES, Func, Module, Op
 from bladec.passes.remat import strip_remat
 from bladec.runtime.backend import Backend, numpy_dtype
-from bladec.runtime.policy import CostModel, Plan, Program, RematSite, plan_run
-from bladec.runtime.trace import Step, last_uses, simulate
+from bladec.runtime.policy import CostModel, Plan, Program, RematSite, base_trace, plan_run
+from bladec.runtime.trace import last_uses, simulate
 from bladec.symbolic.expr import format_expr
 from bladec.symbolic.shapes import ShapeInfo, analyze_shapes
 
@@ -239,7 +239,7 @@ class Executor:
             best = choose([v.func for v in self.versions], sizes)[0] \
                 if len(self.versions) > 1 else 0
             version = self.versions[best]
-            planned = simulate(_plain(version.program), sizes, self.inputs, set(self.outputs))
+            planned = simulate(base_trace(version.program), sizes, self.inputs, set(self.outputs))
             bound = self._by_binding[key] = _Bound(dict(binding), sizes,
                                                    self.shapes_for(binding), version,
                                                    planned.peak)
@@ -448,10 +448,6 @@ class Executor:
                 peak = held
         report.held_peak_bytes = peak
         return {n: backend.fetch(env[n]) for n in self.outputs}
-
-
-def _plain(program: Program) -> list[Step]:
-    return [Step("op", op, index=i) for i, op in enumerate(program.ops)]
 
 
 def _show(binding: dict[str, int], info: ShapeInfo) -> str:

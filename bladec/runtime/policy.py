@@ -21,7 +21,7 @@ Recomputes need no cut: their region's ops run inside the next segment.
 """
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -104,12 +104,26 @@ class Program:
     uses: dict[str, list[int]]
 
     @cached_property
-    def evictable(self) -> list[tuple[int, str, int]]:
-        """Every ``(i, value, use)``: ``value`` is a candidate after op i, ``use`` its next
-        use, and a ``remat.regenerate`` brings it back there; latest i first."""
-        return [(i, value, use) for i in sorted(self.candidates, reverse=True)
-                for value in self.candidates[i]
-                if (use := self.next_use(value, i)) is not None and (value, use) in self.sites]
+    def op_steps(self) -> list[Step]:
+        """One trace step per compute op, in order."""
+        return [Step("op", op, index=i) for i, op in enumerate(self.ops)]
+
+    @cached_property
+    def evictable(self) -> list[tuple[str, int, list[tuple[int, int]]]]:
+        """Each ``(value, use, points)``: ``value`` is needed again by op ``use`` and a
+        ``remat.regenerate`` brings it back there; ``points`` are the ops ``i`` after
+        which it is a candidate with that next use, in increasing order, each with its
+        rank in the order the planner visits the candidates (latest op first), which
+        breaks ties between equally good evictions."""
+        groups: dict[tuple[str, int], list[tuple[int, int]]] = {}
+        rank = 0
+        for i in sorted(self.candidates, reverse=True):
+            for value in self.candidates[i]:
+                use = self.next_use(value, i)
+                if use is not None and (value, use) in self.sites:
+                    groups.setdefault((value, use), []).append((i, rank))
+                rank += 1
+        return [(value, use, points[::-1]) for (value, use), points in groups.items()]
 
     def next_use(self, value: str, after: int) -> int | None:
         uses = self.uses.get(value, ())
@@ -118,7 +132,7 @@ class Program:
 
 
 def base_trace(program: Program) -> list[Step]:
-    return [Step("op", op, index=i) for i, op in enumerate(program.ops)]
+    return list(program.op_steps)
 
 
 def build_trace(program: Program, chosen: list[Eviction]) -> list[Step]:
@@ -130,12 +144,14 @@ def build_trace(program: Program, chosen: list[Eviction]) -> list[Step]:
         after.setdefault(e.after, []).append(e)
         before.setdefault(e.before, []).append(e)
     trace: list[Step] = []
-    for i, op in enumerate(program.ops):
-        for e in sorted(before.get(i, ()), key=lambda e: (e.how != "reload", e.order)):
-            region = program.sites[(e.value, e.use)].region if e.how == "recompute" else None
-            trace.append(Step("regen", value=e.value, method=e.how, region=list(region or [])))
-        trace.append(Step("op", op, index=i))
-        trace.extend(Step("evict", value=e.value, method=e.how) for e in after.get(i, ()))
+    for i, step in enumerate(program.op_steps):  # shared by every trace: nobody writes them
+        if i in before:
+            for e in sorted(before[i], key=lambda e: (e.how != "reload", e.order)):
+                region = program.sites[(e.value, e.use)].region if e.how == "recompute" else None
+                trace.append(Step("regen", value=e.value, method=e.how, region=list(region or [])))
+        trace.append(step)
+        if i in after:
+            trace.extend(Step("evict", value=e.value, method=e.how) for e in after[i])
     return trace
 
 
@@ -221,13 +237,16 @@ def _best_option(program: Program, sizes: dict[str, int], cost: CostModel, k: in
     spans: dict[str, list[tuple[int, int]]] = {}
     for e in chosen:
         spans.setdefault(e.value, []).append((e.after, e.before))
-    best: tuple[float, Eviction] | None = None
-    for i, value, use in program.evictable:
-        if i >= k or use <= k or (i, value) in evicted or value in protected \
-                or (value, use) in away:
-            continue  # not resident over op k, evicted there already, or needed by a recompute
+    best: tuple[tuple[float, int], Eviction] | None = None
+    for value, use, points in program.evictable:
+        if use <= k or value in protected or (value, use) in away:
+            continue  # not needed over op k, needed by a chosen recompute, or away already
         size = sizes[value]
         if size == 0:
+            continue
+        open_points = [p for p in points[:bisect_left(points, (k, -1))]
+                       if (p[0], value) not in evicted]
+        if not open_points:
             continue
         site = program.sites[(value, use)]
         how, seconds, freed = "reload", cost.reload(size, value in offloaded), size
@@ -238,9 +257,12 @@ def _best_option(program: Program, sizes: dict[str, int], cost: CostModel, k: in
             t = cost.recompute(site.flops, site.nbytes)
             if net > 0 and t / net < seconds / size:
                 how, seconds, freed = "recompute", t, net
-        score = seconds / (freed * (use - i))
-        if best is None or score < best[0]:
-            best = (score, Eviction(value, how, i, use))
+        # the cost is the same from every point, the steps away are not: the earliest
+        # point scores best (with a free regeneration all score 0 and the latest is first)
+        i, rank = open_points[-1] if seconds == 0 else open_points[0]
+        key = (seconds / (freed * (use - i)), rank)
+        if best is None or key < best[0]:
+            best = (key, Eviction(value, how, i, use))
     return best[1] if best else None
 
 
@@ -270,6 +292,14 @@ class _State:
         self.program, self.sizes, self.limit = program, sizes, limit
         self.events = events
         self.refresh()
+
+    def saved(self) -> tuple:
+        """What :meth:`refresh` derives from the events, to put back with :meth:`restore`
+        when a what-if is undone (cheaper than deriving it again)."""
+        return self.trace, self.measure, self.span, self.op_at
+
+    def restore(self, saved: tuple) -> None:
+        self.trace, self.measure, self.span, self.op_at = saved
 
     def refresh(self) -> bool:
         self.trace = build_trace(self.program, self.events)
@@ -371,18 +401,20 @@ def _consolidate(program: Program, sizes: dict[str, int], limit: int, plan: Plan
         if cost.recompute(site.flops, site.nbytes) >= cost.reload(sizes[e.value], offloaded):
             continue
         e.how = "recompute"
+        saved = state.saved()
         if not state.refresh():
             e.how = "reload"
-            state.refresh()
+            state.restore(saved)
     # 2. evictions that later choices made unnecessary
     for e in sorted(events, key=lambda e: -e.order):
         t0, t1 = state.step_of(e, "evict"), state.step_of(e, "regen")
         if not state.fits_with(t0, t1, sizes[e.value]):
             continue
         events.remove(e)
+        saved = state.saved()
         if not state.refresh():
             events.append(e)
-            state.refresh()
+            state.restore(saved)
     # 3. share cut points: empty the least used ones into the others
     order = len(events)
     changed = True
@@ -392,6 +424,7 @@ def _consolidate(program: Program, sizes: dict[str, int], limit: int, plan: Plan
         for b in sorted(cuts, key=lambda b: (cuts[b], b)):
             others = sorted((c for c in cuts if c != b), key=lambda c: abs(c - b))
             saved = [(e, e.after, e.before, e.order) for e in events]
+            derived = state.saved()
             ok = True
             parts = [(e, "evict") for e in events if e.after + 1 == b] + \
                 [(e, "regen") for e in events if e.how == "reload" and e.before == b]
@@ -405,7 +438,7 @@ def _consolidate(program: Program, sizes: dict[str, int], limit: int, plan: Plan
                 break
             for e, after, before, o in saved:
                 e.after, e.before, e.order = after, before, o
-            state.refresh()
+            state.restore(derived)
     return Plan(state.trace, state.measure, events)
 
 
@@ -443,6 +476,7 @@ def _move(state: _State, e: Eviction, part: str, b: int, targets: list[int],
             old = e.before
             e.before = c
         old_order, e.order = e.order, order
+        saved = state.saved()
         if state.refresh():
             return True
         if part == "evict":
@@ -450,5 +484,5 @@ def _move(state: _State, e: Eviction, part: str, b: int, targets: list[int],
         else:
             e.before = old
         e.order = old_order
-        state.refresh()
+        state.restore(saved)
     return False

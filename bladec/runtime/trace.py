@@ -66,11 +66,13 @@ def simulate(trace: list[Step], sizes: dict[str, int], inputs: list[str],
 
     for pos, step in enumerate(trace):
         if step.kind == "op":
-            for r in step.op.result_names:
+            results = step.op.result_names
+            for r in results:
                 resident.add(r)
                 total += sizes[r]
             memory.append(total)
-            free_dead(list(step.op.operands) + step.op.result_names, pos)
+            free_dead(step.op.operands, pos)
+            free_dead(results, pos)
         elif step.kind == "evict":
             if step.value in resident:
                 resident.discard(step.value)
