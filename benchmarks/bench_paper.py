@@ -1,12 +1,13 @@
 """The paper's Table 1 on this machine: Llama-2 SFT on CodeAlpaca, three modes side by side.
 
-    python benchmarks/bench_paper.py [--steps N] [--out out/bench-paper.md]
+    python benchmarks/bench_paper.py [--steps 12] [--optimizer adam|sgd] [--out FILE]
 
 Batches of 14, 16 and 18 random CodeAlpaca records (Alpaca prompt, Llama-2 tokenizer;
-the sequence length of a batch is its longest record) are trained for ``--steps`` steps in
-each mode, all on the same executor (bladec's JAX runtime with XLA fusion on: with it off
-every op is its own kernel, and a 2,000-op training step then takes 30-70 s to compile per
-shape on this CPU) and differing only in what the paper varies:
+the sequence length of a batch is its longest record) are trained for ``--steps`` steps
+per batch size in each mode. Every mode trains its own copy of the model (Adam by
+default: the optimizer state is what fine-tuning holds beside the parameters), all on the
+same executor (bladec's JAX runtime with XLA fusion on: with it off every op is its own
+kernel and compiles far slower), differing only in what the paper varies:
 
 - dynamic: exact shapes, the imported order, no rematerialization;
 - static: sequence padded to the next power of two, the order and remat plan made with
@@ -17,11 +18,14 @@ shape on this CPU) and differing only in what the paper varies:
   staying the same symbolic one (the loss masks the padding).
 
 As the reference a JAX user would reach for, whole-graph ``jax.jit`` of the same training
-step at exact shapes and at power-of-two padding. On CPU the model is narrowed (see
-CPU_CONFIG; token ids are folded into its vocabulary) and the limit is the dynamic mode's
-largest peak at batch 14, so that the comparison is the paper's: dynamic fits 14 only.
-The paper-size memory columns (4 layers, hidden 4096, 40 GB card) are computed exactly
-from the plans, without running.
+step at exact shapes and at power-of-two padding; ``jax.jit`` applies no limit, so a jit
+row whose peak (XLA's own figure) exceeds the limit is marked OOM beside what it reached.
+Tokens/s count real tokens and include compilation; a second table gives the steady
+state (steps that compiled nothing). On CPU the model is narrowed (see CPU_CONFIG; token
+ids are folded into its vocabulary) and the limit is the dynamic mode's largest peak at
+batch 14, so that the comparison is the paper's: dynamic fits 14. The paper-size memory
+columns (4 layers, hidden 4096, a 40 GB card) are computed exactly from the plans of the
+committed paper-size listing, without running.
 """
 from __future__ import annotations
 
@@ -46,7 +50,7 @@ from bladec.passes.schedule import exact_order, reorder
 from bladec.runtime.backend import JaxBackend, NumpyBackend
 from bladec.runtime.executor import Executor, unoptimized
 from bladec.symbolic.shapes import analyze_shapes
-from bladec.workloads.codealpaca import batches, load_examples, make_batch, next_pow2
+from bladec.workloads.codealpaca import Batch, batches, load_examples, make_batch, next_pow2
 
 CPU_CONFIG = Config(vocab=2048, hidden=128, intermediate=344, heads=4, layers=4)
 BATCH_SIZES = (14, 16, 18)
@@ -229,7 +233,6 @@ def _xla_peak(jitted, args: tuple) -> int:
 
 def _pad(batch, multiple: int | None = None):
     """Zero-pad the sequence to the next power of two, or to a multiple of ``multiple``."""
-    from bladec.workloads.codealpaca import Batch
     b, s = batch.shape
     target = next_pow2(s) if multiple is None else -(-s // multiple) * multiple
     pad = ((0, 0), (0, target - s))
