@@ -29,6 +29,7 @@ from bladec.symbolic.shapes import analyze_shapes
 ROOT = Path(__file__).resolve().parent.parent
 SMALL = ROOT / "samples" / "llama-train-small.mlir"
 PAPER = ROOT / "samples" / "llama-train-paper.mlir"
+PAPER_ADAM = ROOT / "samples" / "llama-train-paper-adam.mlir"
 CFG = llama.SMALL
 
 
@@ -96,7 +97,7 @@ def test_paper_sample_has_the_small_ones_structure():
     assert sum(two.values()) == 546 and sum(paper.values()) == 972
 
 
-@pytest.mark.parametrize("path", [SMALL, PAPER], ids=["small", "paper"])
+@pytest.mark.parametrize("path", [SMALL, PAPER, PAPER_ADAM], ids=["small", "paper", "paper-adam"])
 def test_samples_optimize_and_analyze(path):
     runner = make_runner()
     result = runner.invoke(main, ["optimize", str(path)])
@@ -168,7 +169,6 @@ def test_loss_decreases_over_three_steps(small, optimized):
 
 # -- the Adam step ------------------------------------------------------------------------------
 
-PAPER_ADAM = ROOT / "samples" / "llama-train-paper-adam.mlir"
 _adam_step = jax.jit(llama.adam_step, static_argnames=("cfg", "opt"))
 
 
