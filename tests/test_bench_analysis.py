@@ -1,9 +1,7 @@
 """benchmarks/bench_analysis.py: its workload on a small graph, and (slow) its goals."""
 from __future__ import annotations
 
-import importlib.util
 import signal
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,19 +12,10 @@ from bladec.symbolic.compare import Order
 from bladec.symbolic.expr import sym
 from bladec.verify import verify
 
+from benchscript import load_bench
+
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def _load_bench():
-    spec = importlib.util.spec_from_file_location("bench_analysis",
-                                                  ROOT / "benchmarks" / "bench_analysis.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("bench_analysis", module)
-    spec.loader.exec_module(module)
-    return module
-
-
-bench = _load_bench()
+bench = load_bench("bench_analysis")
 S0, S1 = sym("S0"), sym("S1")
 
 

@@ -2,28 +2,14 @@
 padding) on small inputs; the benchmark itself is `make bench-paper`."""
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
+from benchscript import load_bench
+
 pytest.importorskip("jax")
 
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def _load_bench():
-    spec = importlib.util.spec_from_file_location("bench_paper",
-                                                  ROOT / "benchmarks" / "bench_paper.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("bench_paper", module)
-    spec.loader.exec_module(module)
-    return module
-
-
-bench = _load_bench()
+bench = load_bench("bench_paper")
 GIB = bench.GIB
 
 

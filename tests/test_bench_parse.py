@@ -2,24 +2,19 @@
 slow speed target (`make bench` runs it: `pytest -m slow`)."""
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pytest
 
 from bladec.parse import parse_module
 from bladec.printer import format_module
 from bladec.verify import verify
 
-ROOT = Path(__file__).resolve().parent.parent
+from benchscript import load_bench
+
 TARGET_LINES_PER_S = 20_000
 
 
 def _bench():
-    spec = importlib.util.spec_from_file_location("bench_parse", ROOT / "benchmarks" / "bench_parse.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_bench("bench_parse")
 
 
 def test_generated_listing_parses_verifies_and_round_trips():

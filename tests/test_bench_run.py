@@ -1,27 +1,14 @@
 """benchmarks/bench_run.py: a tiny run of every table, and (slow) the real benchmark."""
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
+from benchscript import load_bench
+
 pytest.importorskip("jax")
 
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def _load_bench():
-    spec = importlib.util.spec_from_file_location("bench_run", ROOT / "benchmarks" / "bench_run.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("bench_run", module)
-    spec.loader.exec_module(module)
-    return module
-
-
-bench = _load_bench()
+bench = load_bench("bench_run")
 
 # A training step of one tanh layer: few ops, so every compilation is quick.
 TINY = """\

@@ -7,9 +7,7 @@ are scheduled in under 10 s.
 """
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,12 +16,10 @@ from bladec.parse import parse_module
 from bladec.symbolic.shapes import analyze_shapes
 from bladec.verify import verify
 
+from benchscript import load_bench
+
 ROOT = Path(__file__).resolve().parent.parent
-_spec = importlib.util.spec_from_file_location("bench_schedule",
-                                               ROOT / "benchmarks" / "bench_schedule.py")
-bench = importlib.util.module_from_spec(_spec)
-sys.modules["bench_schedule"] = bench
-_spec.loader.exec_module(bench)
+bench = load_bench("bench_schedule")
 
 
 def test_bindings_cover_the_declared_ranges():
