@@ -46,11 +46,14 @@ def test_goal_lines_name_what_is_ahead_and_what_does_not_fit():
     rates = {"bladec": [50, 50, None], "dynamic": [60, None, None], "static": [40, 40, 40]}
     lines = bench.goal_lines(_cells(rates, {"bladec": [1.0, 0.9, 1], "static": [1.0, 1.0, 1]}))
     assert "NOT ahead of: dynamic 60" in lines[0]
-    assert "beats every other mode" in lines[1] and "(0.9000x)" in lines[1]
+    assert "beats every other mode that fits" in lines[1] and "(0.9000x)" in lines[1]
     assert lines[2] == "- batch 18: bladec OOM, static fits: NOT MET"
     cells = _cells({"bladec": [50] * 3, "jit-pow2": [70] * 3})
     cells["jit-pow2"][14].over = True
-    assert "jit-pow2 70 (over the limit)" in bench.goal_lines(cells)[0]
+    line = bench.goal_lines(cells)[0]
+    assert "beats every other mode that fits" in line
+    assert line.endswith("(faster only above the limit: jit-pow2 70)")
+    assert "NOT ahead of: jit-pow2 70" in bench.goal_lines(cells)[1]
 
 
 @pytest.mark.parametrize("optimizer", ["sgd", "adam"])
