@@ -205,8 +205,10 @@ def test_jax_compilation_cache_per_binding() -> None:
     inputs = ex.random_inputs({"S0": 6})
     out1, first = ex.run(inputs)
     assert first.compilations == 1 and first.segments == 1
+    assert 0 < first.compile_seconds <= first.seconds
     out2, again = ex.run(inputs)
-    assert again.compilations == 0 and again.segments == 1
+    assert again.compilations == 0 and again.segments == 1 and again.compile_seconds == 0
+    assert len(ex.backend.executables()) == 1
     assert out1["%g"].tobytes() == out2["%g"].tobytes()
     # under a limit: several segments, compiled once, then reused
     limit = _tight(ex, {"S0": 6})
@@ -225,7 +227,7 @@ def test_jax_compilation_cache_per_binding() -> None:
 def test_numpy_backend_never_compiles() -> None:
     ex = Executor(_module(CHAIN), NumpyBackend())
     _, report = ex.run(ex.random_inputs({"S0": 3}))
-    assert report.compilations == 0 and report.segments == 1
+    assert report.compilations == 0 and report.compile_seconds == 0 and report.segments == 1
 
 
 # -- bladec run -------------------------------------------------------------------------

@@ -32,6 +32,7 @@ def numpy_dtype(name: str) -> Any:
 class Backend(Protocol):
     name: str
     compilations: int
+    compile_seconds: float   # wall time spent lowering and compiling, over its life
 
     def segment(self, ops: list[Op], inputs: list[str], outputs: list[str],
                 specs: dict[str, OutSpec]) -> Segment: ...
@@ -108,6 +109,7 @@ class NumpyBackend:
 
     def __init__(self) -> None:
         self.compilations = 0
+        self.compile_seconds = 0.0
 
     def segment(self, ops: list[Op], inputs: list[str], outputs: list[str],
                 specs: dict[int, OutSpec]) -> Segment:
@@ -197,6 +199,7 @@ class JaxBackend:
         self.jax = jax
         self.K = _JaxKernels() if fuse else _BarrierJaxKernels()
         self.compilations = 0
+        self.compile_seconds = 0.0
         self._cache: dict[tuple, Any] = {}
         device = jax.devices()[0]
         from jax.sharding import SingleDeviceSharding
@@ -224,6 +227,10 @@ class JaxBackend:
 
             compiled = self._cache[key] = _LazyCompiled(self, fn)
         return compiled
+
+    def executables(self) -> list[Any]:
+        """The XLA executables compiled so far (``as_text()`` gives the optimized HLO)."""
+        return [c.executable for c in self._cache.values() if c.executable is not None]
 
     def put(self, array: np.ndarray) -> Any:
         return self.jax.device_put(array, self._device)
@@ -313,8 +320,10 @@ class _LazyCompiled:
         if self.executable is None:
             # the barriers keep algsimp from rewriting across ops (_BarrierJaxKernels)
             options = {} if self.backend.fuse else {"xla_disable_hlo_passes": "fusion"}
+            start = time.perf_counter()
             lowered = self.backend.jax.jit(self.fn).lower(*args)
             self.executable = lowered.compile(compiler_options=options)
+            self.backend.compile_seconds += time.perf_counter() - start
             self.backend.compilations += 1
             stats = self.executable.memory_analysis()
             self.temp_bytes = int(getattr(stats, "temp_size_in_bytes", 0) or 0)

@@ -49,6 +49,7 @@ class Report:
     recomputes: int = 0
     segments: int = 0
     compilations: int = 0
+    compile_seconds: float = 0.0   # lowering and compiling them, within ``seconds``
     seconds: float = 0.0
     segment_seconds: list[float] = field(default_factory=list)  # only with profile=True
     binding: dict[str, int] = field(default_factory=dict)
@@ -397,10 +398,11 @@ class Executor:
                         timeline=list(plan.measure.memory), evictions=prepared.evictions,
                         reloads=prepared.reloads, recomputes=prepared.recomputes,
                         segments=prepared.segments)
-        before = self.backend.compilations
+        before = self.backend.compilations, self.backend.compile_seconds
         env = {n: self.backend.put(arrays[n]) for n in self.inputs}
         outputs = self._execute(prepared, env, report, profile)
-        report.compilations = self.backend.compilations - before
+        report.compilations = self.backend.compilations - before[0]
+        report.compile_seconds = self.backend.compile_seconds - before[1]
         report.xla_temp_peak_bytes = max(
             (int(getattr(s[1], "temp_bytes", 0) or 0) for s in prepared.steps
              if s[0] == SEGMENT), default=0)

@@ -33,7 +33,8 @@ class RunResult:
             "xla_temp_peak_bytes": r.xla_temp_peak_bytes,
             "device_peak_bytes": self.device_peak_bytes,
             "evictions": r.evictions, "reloads": r.reloads, "recomputes": r.recomputes,
-            "segments": r.segments, "compilations": r.compilations, "seconds": r.seconds,
+            "segments": r.segments, "compilations": r.compilations,
+            "compile_seconds": r.compile_seconds, "seconds": r.seconds,
             "segment_seconds": r.segment_seconds, "device": self.device,
             "outputs": {k: list(v.shape) for k, v in self.outputs.items()},
         }
@@ -60,8 +61,8 @@ class RunResult:
                 else "not reported by this device"),
             f"evictions: {s['evictions']}, reloads: {s['reloads']}, "
             f"recomputes: {s['recomputes']}",
-            f"segments: {s['segments']}, compilations: {s['compilations']}, "
-            f"time: {s['seconds']:.3f} s on {s['device']}",
+            f"segments: {s['segments']}, compilations: {s['compilations']} "
+            f"({s['compile_seconds']:.3f} s), time: {s['seconds']:.3f} s on {s['device']}",
         ]
         return "\n".join(lines)
 
