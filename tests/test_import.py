@@ -1,4 +1,4 @@
-"""The JAX importer (bladec/frontend/jax_import.py): small functions in, listings out.
+"""The JAX importer (bladec/frontend/): small functions in, listings out.
 
 Each function is traced with symbolic batch/sequence dims; the listing must verify,
 print and parse back unchanged, run on both backends to what JAX computes, and bladec's
