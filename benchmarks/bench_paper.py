@@ -62,7 +62,10 @@ PAPER_TABLE = {  # Table 1 of the paper: tokens/s (peak GiB); None = OOM
     "bladec": [(5749.20, 35.76), (6078.71, 37.89), (5738.79, 39.18)],
 }
 PAPER_SAMPLES = {"adam": "llama-train-paper-adam.mlir", "sgd": "llama-train-paper.mlir"}
-BLADEC_PAD = 64
+# bladec's sequence bucket. Each new bucket costs a plan and XLA compilations (one per
+# segment, ~1-1.5 s each on 2 cores); a coarser bucket costs padded tokens every step. Over
+# 16 steps per batch size, multiples of 128 beat 64 here (BENCHMARKS.md, issue 7).
+BLADEC_PAD = 128
 MODES = ("dynamic", "static", "bladec", "jit-exact", "jit-pow2")
 
 
