@@ -48,6 +48,9 @@ _UNARY = {"neg": "neg", "exp": "exp", "log": "log", "sqrt": "sqrt", "rsqrt": "rs
 _BINARY = {"add": "add", "add_any": "add", "sub": "sub", "mul": "mul", "div": "div",
            "max": "max", "min": "min", "pow": "pow"}
 _COMPARE = {"eq": "EQ", "ne": "NE", "lt": "LT", "le": "LE", "gt": "GT", "ge": "GE"}
+# boolean and/or reductions are min/max over 0/1
+_REDUCE = {"reduce_sum": "sum", "reduce_max": "max", "reduce_min": "min",
+           "reduce_prod": "prod", "reduce_and": "min", "reduce_or": "max"}
 _IDENTITY = {"stop_gradient", "sharding_constraint", "device_put", "optimization_barrier",
              "mesh_cast", "reshard"}
 _INLINE = {"jit": "jaxpr", "pjit": "jaxpr", "closed_call": "call_jaxpr",
@@ -273,6 +276,8 @@ class Translator:
         if name in _COMPARE:
             a, b = (self.broadcast_to(x, shape) for x in ins)
             return [self.emit("compare", [a, b], shape, "i1", {"direction": _COMPARE[name]})]
+        if name in _REDUCE:
+            return [self._reduce(ins, p, shape, dtype, _REDUCE[name])]
         handler = getattr(self, "p_" + name.replace("-", "_"), None)
         if handler is None:
             raise JaxImportError(f"cannot import JAX primitive '{name}': no listing op or "
@@ -428,24 +433,6 @@ class Translator:
         if not axes:
             return x
         return self.emit("reduce", [x], shape, dtype, {"dims": axes, "kind": kind})
-
-    def p_reduce_sum(self, ins, p, shape, dtype, outs):
-        return self._reduce(ins, p, shape, dtype, "sum")
-
-    def p_reduce_max(self, ins, p, shape, dtype, outs):
-        return self._reduce(ins, p, shape, dtype, "max")
-
-    def p_reduce_min(self, ins, p, shape, dtype, outs):
-        return self._reduce(ins, p, shape, dtype, "min")
-
-    def p_reduce_prod(self, ins, p, shape, dtype, outs):
-        return self._reduce(ins, p, shape, dtype, "prod")
-
-    def p_reduce_and(self, ins, p, shape, dtype, outs):
-        return self._reduce(ins, p, shape, dtype, "min")
-
-    def p_reduce_or(self, ins, p, shape, dtype, outs):
-        return self._reduce(ins, p, shape, dtype, "max")
 
     def p_concatenate(self, ins, p, shape, dtype, outs):
         xs = [self.materialize(x) for x in ins]
