@@ -6,10 +6,10 @@ A plan that evicts runs as several XLA executables (one per segment), and every 
 binding compiles them anew; on the CPU Llama training step of bench_paper.py this is the
 cost that separates bladec from the static mode's fewer buckets. For each binding, a
 fresh executor compiles the step without a limit (one executable) and under bench_paper's
-limit (the dynamic mode's peak at 14x407), and this prints the seconds spent lowering and
-compiling, the first and the next run, the fusions XLA made, and how many of those fused kernels are distinct
-within each executable (XLA compiles a kernel once per executable, so kernels repeated
-across segments are compiled again).
+limit (the dynamic mode's peak at 14x407), and this prints the seconds spent lowering
+and compiling, the first and the next run, the fusions XLA made, and how many of those
+fused kernels are distinct within each executable (XLA compiles a kernel once per
+executable, so kernels repeated across segments are compiled again).
 """
 from __future__ import annotations
 
@@ -70,8 +70,7 @@ def main() -> None:
         return step.flatten_inputs(*start.args(Batch(zeros, zeros, np.ones((b, s), np.float32))))
 
     dynamic = Executor(unoptimized(step.module), JaxBackend(fuse=True))
-    limit = dynamic.plan(dynamic.bind({n: a.shape for n, a in inputs(14, 407).items()}),
-                         None).peak
+    limit = dynamic.plan({"S0": 14, "S1": 407}, None).peak
     print(f"{args.optimizer} step, {len(step.module.main.ops)} ops, limit {limit} bytes")
     print("| binding | plan | executables | compile s | first run s | next run s | fusions "
           "| distinct kernels |")

@@ -234,10 +234,16 @@ def _xla_peak(jitted, args: tuple) -> int:
             + cost.temp_size_in_bytes - cost.alias_size_in_bytes)
 
 
+def _padded_length(s: int, multiple: int | None = None) -> int:
+    """The next power of two (the static mode's bucket), or the next multiple of
+    ``multiple`` (bladec's)."""
+    return next_pow2(s) if multiple is None else -(-s // multiple) * multiple
+
+
 def _pad(batch, multiple: int | None = None):
-    """Zero-pad the sequence to the next power of two, or to a multiple of ``multiple``."""
+    """Zero-pad the sequence to its bucket (:func:`_padded_length`)."""
     b, s = batch.shape
-    target = next_pow2(s) if multiple is None else -(-s // multiple) * multiple
+    target = _padded_length(s, multiple)
     pad = ((0, 0), (0, target - s))
     return Batch(np.pad(batch.tokens, pad), np.pad(batch.targets, pad), np.pad(batch.mask, pad))
 
@@ -269,11 +275,11 @@ def paper_columns(steps: int, seed: int, optimizer: str, limit: int | None = Non
             binding = {"S0": bs, "S1": s}
             peak = exact_peak(plain.main, exact_sizes(info, binding))
             peaks["dynamic"].append(peak if peak <= limit else None)
-            key = (bs, next_pow2(s))
+            key = (bs, _padded_length(s))
             if key not in statics:
                 statics[key] = Executor(static_module(module, {"S0": key[0], "S1": key[1]}),
                                         NumpyBackend())
-            padded = {"S0": bs, "S1": -(-s // BLADEC_PAD) * BLADEC_PAD}  # as bladec runs it
+            padded = {"S0": bs, "S1": _padded_length(s, BLADEC_PAD)}  # as bladec runs it
             for mode, ex, b in (("static", statics[key], {"S0": key[0], "S1": key[1]}),
                                 ("bladec", bladec, padded)):
                 try:

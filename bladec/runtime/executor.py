@@ -398,11 +398,11 @@ class Executor:
                         timeline=list(plan.measure.memory), evictions=prepared.evictions,
                         reloads=prepared.reloads, recomputes=prepared.recomputes,
                         segments=prepared.segments)
-        before = self.backend.compilations, self.backend.compile_seconds
+        compilations, compile_seconds = self.backend.compilations, self.backend.compile_seconds
         env = {n: self.backend.put(arrays[n]) for n in self.inputs}
         outputs = self._execute(prepared, env, report, profile)
-        report.compilations = self.backend.compilations - before[0]
-        report.compile_seconds = self.backend.compile_seconds - before[1]
+        report.compilations = self.backend.compilations - compilations
+        report.compile_seconds = self.backend.compile_seconds - compile_seconds
         report.xla_temp_peak_bytes = max(
             (int(getattr(s[1], "temp_bytes", 0) or 0) for s in prepared.steps
              if s[0] == SEGMENT), default=0)
