@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_paper import CPU_CONFIG, Training, import_step  # noqa: E402
 
 from bladec.passes import parse_pipeline, run_pipeline  # noqa: E402
-from bladec.runtime.backend import JaxBackend  # noqa: E402
+from bladec.runtime.jax_backend import JaxBackend  # noqa: E402
 from bladec.runtime.executor import Executor, unoptimized  # noqa: E402
 from bladec.workloads.codealpaca import Batch  # noqa: E402
 
@@ -69,7 +69,7 @@ def main() -> None:
         zeros = np.zeros((b, s), np.int32)
         return step.flatten_inputs(*start.args(Batch(zeros, zeros, np.ones((b, s), np.float32))))
 
-    dynamic = Executor(unoptimized(step.module), JaxBackend(fuse=True))
+    dynamic = Executor(unoptimized(step.module), JaxBackend())
     limit = dynamic.plan({"S0": 14, "S1": 407}, None).peak
     print(f"{args.optimizer} step, {len(step.module.main.ops)} ops, limit {limit} bytes")
     print("| binding | plan | executables | compile s | first run s | next run s | fusions "
@@ -78,7 +78,7 @@ def main() -> None:
     for text in args.bindings.split(","):
         b, s = (int(x) for x in text.split("x"))
         for name, lim in (("whole step", None), ("under the limit", limit)):
-            row = compile_cost(Executor(optimized, JaxBackend(fuse=True)), inputs(b, s), lim)
+            row = compile_cost(Executor(optimized, JaxBackend()), inputs(b, s), lim)
             print(f"| {b}x{s} | {name} | {row['segments']} | {row['compile_s']:.2f} | "
                   f"{row['first_s']:.2f} | {row['second_s']:.2f} | {row['fusions']} | "
                   f"{row['distinct']} |", flush=True)

@@ -47,7 +47,8 @@ from bladec.models.llama import Adam, Config, adam_state, adam_step, import_spec
 from bladec.passes import parse_pipeline, run_pipeline
 from bladec.passes.remat import RematPass
 from bladec.passes.schedule import exact_order, reorder
-from bladec.runtime.backend import JaxBackend, NumpyBackend
+from bladec.runtime.backend import NumpyBackend
+from bladec.runtime.jax_backend import JaxBackend
 from bladec.runtime.executor import Executor, unoptimized
 from bladec.symbolic.shapes import analyze_shapes
 from bladec.workloads.codealpaca import Batch, batches, load_examples, make_batch, next_pow2
@@ -171,13 +172,13 @@ def run_modes(cfg: Config, steps: int, seed: int, optimizer: str
     optimized = run_pipeline(module, parse_pipeline("analyze,schedule,remat"))
     plan = {bs: [make_batch(b, vocab=cfg.vocab) for b in batches(examples, bs, steps, seed + bs)]
             for bs in BATCH_SIZES}
-    dynamic = Executor(unoptimized(module), JaxBackend(fuse=True))
+    dynamic = Executor(unoptimized(module), JaxBackend())
     # the limit: the dynamic mode's largest peak at batch 14 (so it fits 14, as in the paper)
     start = Training.start(cfg, optimizer, seed)
     limit = max(dynamic.plan(dynamic.bind({n: v.shape for n, v in
                                            step.flatten_inputs(*start.args(b)).items()}),
                              None).peak for b in plan[14])
-    bladec = Executor(optimized, JaxBackend(fuse=True))
+    bladec = Executor(optimized, JaxBackend())
     statics: dict[tuple, Executor] = {}
     jit_step = jax_step(cfg, optimizer)
     xla_peaks: dict[tuple[int, int], int] = {}
@@ -214,7 +215,7 @@ def run_modes(cfg: Config, steps: int, seed: int, optimizer: str
                     if b.shape not in statics:
                         statics[b.shape] = Executor(
                             static_module(module, {"S0": b.shape[0], "S1": b.shape[1]}),
-                            JaxBackend(fuse=True))
+                            JaxBackend())
                     executor = statics[b.shape]
                 try:
                     out, rep = executor.run(step.flatten_inputs(*model.args(b)), limit)

@@ -6,7 +6,7 @@ Three tables, every ratio measured side by side in one process (the machines are
    (a) a whole-graph ``jax.jit`` of the listing (every compute op lowered with
    ``bladec.emit.lower.run_op`` inside one jitted function, XLA fusion on), and the same
    with fusion off as a reference; (b) the bladec ``Executor`` at no limit with
-   ``JaxBackend(fuse=False)``; (c) the same with ``fuse=True``; (d) the Executor at 0.7x
+   ``JaxBackend(bitwise=True)``; (c) the same with ``fuse=True``; (d) the Executor at 0.7x
    and 0.5x of the unconstrained peak of the scheduled listing (or the smallest limit the
    planner meets, when 0.5x is below it), for both fuse settings, on the listing of
    ``analyze,schedule,remat`` and on that of ``analyze,remat``; (e) the segments of the
@@ -20,7 +20,7 @@ Three tables, every ratio measured side by side in one process (the machines are
    the data are there; a seeded log-normal fit of them otherwise), unpadded and padded
    to a multiple of 64, summing ``Report.compilations``.
 3. Bitwise: the outputs of (b) (and of every fuse=False limited run) against the
-   unoptimized listing run on ``JaxBackend(fuse=False)``.
+   unoptimized listing run on ``JaxBackend(bitwise=True)``.
 
 Goals (from the issue): at no limit at least 0.8x the steps/s of the whole-graph jit;
 at 0.5x the peak at most 30% slower than at no limit.
@@ -61,7 +61,8 @@ from bladec.errors import BladecError  # noqa: E402
 from bladec.ir import Module  # noqa: E402
 from bladec.parse import parse_module  # noqa: E402
 from bladec.passes import parse_pipeline, run_pipeline  # noqa: E402
-from bladec.runtime.backend import interpret, JaxBackend  # noqa: E402
+from bladec.runtime.backend import interpret  # noqa: E402
+from bladec.runtime.jax_backend import JaxBackend  # noqa: E402
 from bladec.runtime.executor import Executor, Report, unoptimized  # noqa: E402
 from bladec.units import format_size  # noqa: E402
 
@@ -85,8 +86,8 @@ def log(msg: str) -> None:
 
 def keep_freed_memory() -> bool:
     """glibc: keep freed memory in the process (what JaxBackend does by default; see
-    bladec.runtime.backend.keep_freed_memory_in_process)."""
-    from bladec.runtime.backend import keep_freed_memory_in_process
+    bladec.runtime.jax_backend.keep_freed_memory_in_process)."""
+    from bladec.runtime.jax_backend import keep_freed_memory_in_process
     return keep_freed_memory_in_process()
 
 
@@ -118,7 +119,7 @@ def whole_graph_jit(module: Module, ex: Executor, binding: dict[str, int],
     import jax
     shapes = ex.shapes_for(binding)
     ops = [op for op in module.main.ops if is_compute(op)]
-    K = JaxBackend(fuse=fuse).K  # fuse=False: the same barriers as bladec's segments
+    K = JaxBackend(bitwise=not fuse).K  # fuse=False: the same barriers as bladec's segments
     specs = {id(op): [(shapes[r], ex.info.dtypes[r]) for r in op.result_names] for op in ops}
     names, outs = list(ex.inputs), list(ex.outputs)
 
@@ -176,7 +177,7 @@ def smallest_limit(ex: Executor, binding: dict[str, int], limit: int) -> int | N
 def bladec_config(label: str, module: Module, fuse: bool, inputs: dict[str, np.ndarray],
                   binding: dict[str, int], limit: int | None, note: str = "",
                   consolidate: bool = True) -> Config:
-    ex = Executor(module, JaxBackend(fuse=fuse), consolidate=consolidate)
+    ex = Executor(module, JaxBackend(bitwise=not fuse), consolidate=consolidate)
     ex.cost  # the copy bandwidth is measured once per process: not part of planning
     t = time.perf_counter()
     ex.plan(binding, limit)
@@ -192,10 +193,9 @@ def split_only_config(label: str, module: Module, fuse: bool, inputs: dict[str, 
                       binding: dict[str, int], limit: int) -> Config:
     """The compiled segments of the plan at ``limit`` (recomputed ops included), run with
     no eviction and no reload: what the segmentation alone costs, without the copies."""
-    from bladec.runtime.executor import SEGMENT
-    ex = Executor(module, JaxBackend(fuse=fuse))
+    ex = Executor(module, JaxBackend(bitwise=not fuse))
     prepared = ex.prepare(binding, limit)
-    segments = [(s[1], s[2], s[3], s[4]) for s in prepared.steps if s[0] == SEGMENT]
+    segments = [(s.fn, s.inputs, s.outputs, s.free) for s in prepared.segment_steps()]
     keep = set(ex.inputs) | set(ex.outputs)
 
     def step(profile: bool = False) -> tuple[list[np.ndarray], Report]:
@@ -218,7 +218,7 @@ def split_only_config(label: str, module: Module, fuse: bool, inputs: dict[str, 
         report.segments = len(segments)
         report.compilations = ex.backend.compilations - before
         report.seconds = time.perf_counter() - start
-        report.peak_bytes = prepared.plan.peak
+        report.peak_bytes = prepared.device.peak
         return out, report
     return Config(label, step, fuse, "bladec", limit, "")
 
@@ -351,7 +351,7 @@ class StreamRow:
 def run_stream(module: Module, fuse: bool, seqs: list[int], batch: int, seq_sym: str,
                batch_sym: str, multiple: int | None, symbols: set[str] | None, label: str,
                execute: bool = True, seed: int = 0) -> StreamRow:
-    ex = Executor(module, JaxBackend(fuse=fuse))
+    ex = Executor(module, JaxBackend(bitwise=not fuse))
     row = StreamRow(label)
     seen: set[tuple] = set()
     for i, s in enumerate(seqs):
@@ -461,7 +461,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
     log(f"{rel}: {ops} compute ops at {binding}")
     # the reference: the unoptimized listing, fuse=False
-    ref_ex = Executor(unoptimized(original), JaxBackend(fuse=False))
+    ref_ex = Executor(unoptimized(original), JaxBackend(bitwise=True))
     ref_out, ref_report = ref_ex.run(inputs)
     reference = [ref_out[n] for n in ref_ex.outputs]
     peak = probe.plan(binding, None).peak
@@ -548,7 +548,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     say("")
     say("| configuration | limit | steps/s (best) | steps/s (median) | vs jit (a) "
         "| vs bladec no limit | segments | evict/reload/recompute per step "
-        "| segments ms/step | host ms/step | peak (model) | XLA temp | plan ms | first step s "
+        "| segments ms/step | host ms/step | device peak | XLA temp | plan ms | first step s "
         "| compilations |")
     say("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     results = []
@@ -564,7 +564,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             segs, pk = f"{per_step(c, 'segments'):.0f}", format_size(r.peak_bytes)
             sm = (f"{1e3 * min(sum(r.segment_seconds) for r in c.profiled):.1f}"
                   if c.profiled else "-")
-            xt = format_size(max(r.xla_temp_peak_bytes for r in c.reports))
+            xt = format_size(max((m["temp_bytes"] for r in c.reports
+                                  for m in r.segment_memory), default=0))
             hm, pm = f"{host_ms(c):.1f}", f"{c.plan_seconds * 1e3:.1f}"
         else:
             erc, segs, pk, sm, hm, pm, xt = "-", "1", "-", "-", "-", "-", "-"
@@ -585,10 +586,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "segment awaited and timed): segments ms/step is the best of their time inside "
         "compiled segments, host ms/step the median of Report.seconds minus that (binding "
         "and plan lookup, puts, fetches, offloads and reloads not overlapped with a "
-        "segment). peak (model): the memory model's peak over the executed trace; XLA "
-        "temp: XLA's own figure beside it, the most temporary bytes one segment's "
-        "executable needs (Report.xla_temp_peak_bytes, from its memory analysis; not in "
-        "the model's peak). first step: trace, plan, compile and run; planning alone is "
+        "segment). peak: the device peak (held arrays plus each running segment's XLA "
+        "outputs and temporaries, DESIGN.md section 4); XLA temp: the most temporary "
+        "bytes one segment's executable needs (from its memory analysis, part of the "
+        "peak). first step: trace, plan, compile and run; planning alone is "
         "the plan ms column.")
 
     # -- 3. bitwise ----------------------------------------------------------------------
@@ -647,7 +648,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     say("### 3. Bitwise check")
     say("")
     say(f"(b) bladec no limit, fuse=off, equals the unoptimized listing on "
-        f"JaxBackend(fuse=False) bit for bit: {'yes' if bitwise_b else 'no'}")
+        f"JaxBackend(bitwise=True) bit for bit: {'yes' if bitwise_b else 'no'}")
     bitwise_all = bitwise_b
     for lname, frac, c in limited:
         if not c.fuse:

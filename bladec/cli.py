@@ -172,8 +172,10 @@ def _analysis_text(report: dict) -> str:
               help="Passes to run first ('none': run the listing as it is).")
 @click.option("--backend", type=click.Choice(["jax", "numpy"]), default="jax",
               show_default=True)
-@click.option("--fuse", is_flag=True, help="Let XLA fuse ops (faster; results then match "
-              "other plans only to rounding).")
+@click.option("--bitwise", is_flag=True, help="Keep every op its own XLA kernel, so that "
+              "every plan computes bit for bit what the unoptimized listing computes "
+              "(slower; for verification). By default XLA fuses, and plans agree to rounding.")
+@click.option("--fuse", is_flag=True, hidden=True, help="The default now; kept for scripts.")
 @click.option("--pad", "pad", multiple=True, metavar="SYM=N",
               help="Zero-pad the inputs so that symbol SYM becomes a multiple of N, at most "
                    "its declared max (repeatable, or S0=8,S1=64); bounds compilations (the "
@@ -186,7 +188,8 @@ def _analysis_text(report: dict) -> str:
 @click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout.")
 @_reports_errors
 def run(file: str, mem_limit: str | None, dims: str | None, inputs_path: str | None,
-        outputs_path: str | None, seed: int, pipeline: str, backend: str, fuse: bool,
+        outputs_path: str | None, seed: int, pipeline: str, backend: str, bitwise: bool,
+        fuse: bool,
         pad: tuple[str, ...], pad_multiple: int | None, timeline: str | None,
         as_json: bool) -> None:
     """Optimize FILE (or '-') and run it under a memory limit; print a report.
@@ -203,7 +206,7 @@ def run(file: str, mem_limit: str | None, dims: str | None, inputs_path: str | N
         raise click.UsageError(exc.diagnostic.message) from None
     result = run_listing(_load_verified(file), passes, limit=parse_size(mem_limit)
                          if mem_limit else None, dims=parse_dims(dims),
-                         inputs_path=inputs_path, seed=seed, backend=backend, fuse=fuse,
+                         inputs_path=inputs_path, seed=seed, backend=backend, bitwise=bitwise,
                          pad=parse_pad(pad), pad_multiple=pad_multiple)
     if outputs_path:
         result.save_outputs(outputs_path)

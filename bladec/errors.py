@@ -31,3 +31,4 @@ class BladecError(Exception):
         if self.loc is NOWHERE or self.loc.line == 0:
             return f"error: {self.diagnostic.message}"
         return str(self.diagnostic)
+

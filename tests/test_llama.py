@@ -22,7 +22,8 @@ from bladec.frontend import trace
 from bladec.models import llama
 from bladec.passes import parse_pipeline, run_pipeline
 from bladec.printer import format_module
-from bladec.runtime.backend import JaxBackend, NumpyBackend
+from bladec.runtime.backend import NumpyBackend
+from bladec.runtime.jax_backend import JaxBackend
 from bladec.runtime.executor import Executor
 from bladec.symbolic.shapes import analyze_shapes
 

@@ -14,7 +14,8 @@ from bladec.cli import main
 from bladec.errors import BladecError
 from bladec.parse import parse_module
 from bladec.passes import parse_pipeline, run_pipeline
-from bladec.runtime.backend import JaxBackend, NumpyBackend
+from bladec.runtime.backend import NumpyBackend
+from bladec.runtime.jax_backend import JaxBackend
 from bladec.runtime.executor import Executor
 
 SMALLEST = re.compile(r"smallest limit that works is [^(]*\((\d+) bytes")
@@ -622,7 +623,7 @@ def test_copy_bandwidth_is_measured_once() -> None:
 def test_keep_freed_memory_is_opt_out(monkeypatch) -> None:
     import platform
 
-    from bladec.runtime.backend import keep_freed_memory_in_process
+    from bladec.runtime.jax_backend import keep_freed_memory_in_process
     assert not JaxBackend(keep_freed_memory=False).keeps_freed_memory
     monkeypatch.setenv("BLADEC_KEEP_FREED_MEMORY", "0")
     assert not JaxBackend().keeps_freed_memory

@@ -1,23 +1,28 @@
 """Array backends behind one small interface: compile a segment, measure, free, offload.
 
-``JaxBackend`` is the real one: a segment (ops between two runtime decision points)
-becomes one ``jax.jit`` function, so XLA fuses inside it, compiled once per shape
-signature. ``NumpyBackend`` runs the same lowering eagerly with no compilation, which
-keeps large differential test suites fast. Each backend must agree bitwise with itself
-between optimized and unoptimized runs; the two need not agree with each other.
+``JaxBackend`` (jax_backend.py) is the real one: a segment (ops between two runtime
+decision points) becomes one ``jax.jit`` function, so XLA fuses inside it, compiled once
+per shape signature. ``NumpyBackend`` runs the same lowering eagerly with no
+compilation, which keeps large differential test suites fast. Each backend must agree
+bitwise with itself between optimized and unoptimized runs in its bitwise mode; the two
+need not agree with each other.
+
+Every segment says how much memory it takes beside the arrays the runtime holds
+(:class:`SegmentMemory`): for JAX, the compiled executable's own memory analysis; for
+NumPy, the arrays its interpretation allocates. The executor adds them up into the
+device peak that a limit promises (DESIGN.md section 4).
 """
 from __future__ import annotations
 
-import os
-import time
+from dataclasses import dataclass
 from typing import Any, Callable, Protocol
 
 import numpy as np
 
 from bladec.emit.lower import OutSpec, run_op
-from bladec.ir import Op
+from bladec.ir import DTYPE_BYTES, Op
 
-Segment = Callable[[list], list]
+ArgSpec = tuple[tuple[int, ...], str]   # an argument's shape and dtype name
 _NP_DTYPES = {"f64": "float64", "f32": "float32", "f16": "float16", "i64": "int64",
               "i32": "int32", "i16": "int16", "i8": "int8", "u8": "uint8", "i1": "bool"}
 
@@ -29,13 +34,27 @@ def numpy_dtype(name: str) -> Any:
     return np.dtype(_NP_DTYPES[name])
 
 
+@dataclass(frozen=True)
+class SegmentMemory:
+    """What running a segment allocates beside its arguments: its outputs that do not
+    reuse a donated argument's buffer, and its temporaries."""
+    output_bytes: int
+    temp_bytes: int
+
+
+class Segment(Protocol):
+    def __call__(self, args: list) -> list: ...
+    def memory(self) -> SegmentMemory: ...   # JAX compiles the segment to know
+
+
 class Backend(Protocol):
     name: str
     compilations: int
     compile_seconds: float   # wall time spent lowering and compiling, over its life
 
     def segment(self, ops: list[Op], inputs: list[str], outputs: list[str],
-                specs: dict[str, OutSpec]) -> Segment: ...
+                specs: dict[int, OutSpec], args: list[ArgSpec],
+                donate: tuple[int, ...] = ()) -> Segment: ...
     def put(self, array: np.ndarray) -> Any: ...
     def fetch(self, x: Any) -> np.ndarray: ...
     def nbytes(self, x: Any) -> int: ...
@@ -46,14 +65,56 @@ class Backend(Protocol):
 
 def interpret(K: Any, ops: list[Op], inputs: list[str], outputs: list[str],
                specs: dict[str, OutSpec]) -> Callable[..., list]:
-    """The segment as a Python function of its inputs (traced by JAX, or run by NumPy)."""
+    """The segment as a Python function of its inputs (traced by JAX, or run by NumPy);
+    a value is dropped after its last use inside, so NumPy frees it there."""
+    last = _last_reads(ops, outputs)
+
     def fn(*args: Any) -> list:
         env = dict(zip(inputs, args))
-        for op in ops:
+        for i, op in enumerate(ops):
             results = run_op(K, op, [env[n] for n in op.operands if n in env], specs[id(op)])
             env.update(zip(op.result_names, results))
+            for n in last.get(i, ()):
+                env.pop(n, None)
         return [env[n] for n in outputs]
     return fn
+
+
+def _last_reads(ops: list[Op], outputs: list[str]) -> dict[int, list[str]]:
+    """Op index -> the values (not outputs) whose last read is that op."""
+    keep = set(outputs)
+    last: dict[str, int] = {}
+    for i, op in enumerate(ops):
+        for n in op.operands:
+            last[n] = i
+        for r in op.result_names:
+            last.setdefault(r, i)
+    out: dict[int, list[str]] = {}
+    for n, i in last.items():
+        if n not in keep:
+            out.setdefault(i, []).append(n)
+    return out
+
+
+def spec_bytes(shape: tuple[int, ...], dtype: str) -> int:
+    return int(np.prod(shape, dtype=np.int64)) * DTYPE_BYTES[dtype]
+
+
+def interpreted_memory(ops: list[Op], inputs: list[str], outputs: list[str],
+                       specs: dict[int, OutSpec]) -> SegmentMemory:
+    """What :func:`interpret` allocates when run eagerly, beside its arguments: its
+    outputs, and the most bytes alive at once of outputs made so far and other results
+    not yet dropped (each is dropped after its last read); the part over the outputs
+    is reported as temporaries, so that outputs plus temporaries is that most."""
+    size = {r: spec_bytes(*spec) for op in ops for r, spec in zip(op.result_names, specs[id(op)])}
+    last = _last_reads(ops, outputs)
+    live = peak = 0
+    for i, op in enumerate(ops):
+        live += sum(size[r] for r in op.result_names)
+        peak = max(peak, live)
+        live -= sum(size[n] for n in last.get(i, ()) if n in size)
+    out = sum(size[n] for n in dict.fromkeys(outputs) if n in size)
+    return SegmentMemory(out, max(peak - out, 0))
 
 
 class _NumpyKernels:
@@ -112,9 +173,10 @@ class NumpyBackend:
         self.compile_seconds = 0.0
 
     def segment(self, ops: list[Op], inputs: list[str], outputs: list[str],
-                specs: dict[int, OutSpec]) -> Segment:
-        fn = interpret(_NumpyKernels, ops, inputs, outputs, specs)
-        return lambda args: fn(*args)
+                specs: dict[int, OutSpec], args: list[ArgSpec],
+                donate: tuple[int, ...] = ()) -> Segment:
+        return _NumpySegment(interpret(_NumpyKernels, ops, inputs, outputs, specs),
+                             interpreted_memory(ops, inputs, outputs, specs))
 
     def put(self, array: np.ndarray) -> Any:
         return array
@@ -135,199 +197,13 @@ class NumpyBackend:
         return np.array(h, copy=True)
 
 
-class _JaxKernels:
-    def __init__(self) -> None:
-        import jax
-        import jax.numpy as jnp
-        self.jax = jax
-        self.np = jnp
-
-    @staticmethod
-    def dtype(name: str) -> Any:
-        return numpy_dtype(name)
-
-    def dot_general(self, a: Any, b: Any, op: Op) -> Any:
-        lb, rb = tuple(op.attrs.get("lhs_batch", ())), tuple(op.attrs.get("rhs_batch", ()))
-        lc, rc = tuple(op.attrs["lhs_contract"]), tuple(op.attrs["rhs_contract"])
-        return self.jax.lax.dot_general(a, b, ((lc, rc), (lb, rb)),
-                                        precision=self.jax.lax.Precision.HIGHEST)
-
-    @staticmethod
-    def scatter_add(base: Any, ids: Any, updates: Any) -> Any:
-        return base.at[ids].add(updates)
-
-    def materialize(self, x: Any) -> Any:
-        return x
-
-    def rng_uniform(self, seed: int, shape: tuple, dtype: Any) -> Any:
-        return self.jax.random.uniform(self.jax.random.key(seed), shape, dtype)
-
-
-class _BarrierJaxKernels(_JaxKernels):
-    """Every op result behind ``lax.optimization_barrier``: no XLA pass can rewrite
-    across ops (the algebraic simplifier would turn a reduce of a broadcast into a
-    multiply, or a divide by a broadcast into a multiply by a reciprocal, but only when
-    both ops land in one segment), so each op computes what it computes alone and the
-    results do not depend on where a plan cuts the graph. The simplifier stays on within
-    each op: with it off (as before), XLA took 30 s instead of 4 s to compile the 546-op
-    Llama training step."""
-
-    def materialize(self, x: Any) -> Any:
-        return self.jax.lax.optimization_barrier(x)
-
-
-class JaxBackend:
-    """Segments compiled with ``jax.jit``, cached per (ops, shapes); counts compilations.
-
-    ``fuse=False`` (the default) compiles each segment with XLA's fusion pass off and
-    every op's result behind an optimization barrier (:class:`_BarrierJaxKernels`), so
-    every op is its own kernel whatever segment it lands in: a plan that splits the graph
-    differently computes bit for bit the same (XLA contracts ``a*b + c`` into an FMA
-    inside a fused loop, which changes the last bit, and guarding values with an opaque
-    identity instead does not stop XLA from moving elementwise ops past broadcasts and
-    then rewriting a divide as a multiply). ``fuse=True`` lets XLA fuse for speed;
-    results then agree only to rounding across different plans.
-    """
-    name = "jax"
-
-    def __init__(self, fuse: bool = False, keep_freed_memory: bool | None = None) -> None:
-        self.fuse = fuse
-        if keep_freed_memory is None:
-            keep_freed_memory = os.environ.get("BLADEC_KEEP_FREED_MEMORY", "1") != "0"
-        self.keeps_freed_memory = keep_freed_memory and keep_freed_memory_in_process()
-        import jax
-        self.jax = jax
-        self.K = _JaxKernels() if fuse else _BarrierJaxKernels()
-        self.compilations = 0
-        self.compile_seconds = 0.0
-        self._cache: dict[tuple, Any] = {}
-        device = jax.devices()[0]
-        from jax.sharding import SingleDeviceSharding
-        self._device = SingleDeviceSharding(device, memory_kind="device")
-        kinds = {m.kind for m in device.addressable_memories()}
-        self._host = (SingleDeviceSharding(device, memory_kind="pinned_host")
-                      if "pinned_host" in kinds else None)
-        self._platform = device.platform
-        self._stats_device = device
-
-    def device_peak_bytes(self) -> int | None:
-        """The device's own peak bytes in use (``memory_stats()['peak_bytes_in_use']``,
-        GPUs report it), or None where the device keeps no statistics (CPU)."""
-        stats = self._stats_device.memory_stats()
-        peak = (stats or {}).get("peak_bytes_in_use")
-        return int(peak) if peak is not None else None
-
-    def segment(self, ops: list[Op], inputs: list[str], outputs: list[str],
-                specs: dict[int, OutSpec]) -> Segment:
-        key = (tuple(id(op) for op in ops), tuple(inputs), tuple(outputs),
-               tuple(tuple(specs[id(op)]) for op in ops))
-        compiled = self._cache.get(key)
-        if compiled is None:
-            fn = interpret(self.K, ops, inputs, outputs, specs)
-
-            compiled = self._cache[key] = _LazyCompiled(self, fn)
-        return compiled
-
-    def executables(self) -> list[Any]:
-        """The XLA executables compiled so far (``as_text()`` gives the optimized HLO)."""
-        return [c.executable for c in self._cache.values() if c.executable is not None]
-
-    def put(self, array: np.ndarray) -> Any:
-        return self.jax.device_put(array, self._device)
-
-    def fetch(self, x: Any) -> np.ndarray:
-        return np.asarray(x)
-
-    def nbytes(self, x: Any) -> int:
-        return int(x.nbytes)
-
-    def delete(self, x: Any) -> None:
-        if not x.is_deleted():
-            x.delete()
-
-    def offload(self, x: Any) -> Any:
-        """A host copy of ``x``, queued behind whatever computes ``x`` (not awaited)."""
-        if self._host is not None:
-            return self.jax.device_put(x, self._host)
-        return np.asarray(x)
-
-    def reload(self, h: Any) -> Any:
-        return self.jax.device_put(h, self._device)
-
-    def copy_bandwidth(self) -> float:
-        """Bytes per second of one copy to the host or back, measured once per process
-        and platform: the best of a few round trips of a 4 MiB array (the first ones
-        pay for fresh memory; later ones show the steady state, as the runs will)."""
-        bw = _BANDWIDTH.get(self._platform)
-        if bw is None:
-            x = self.put(np.ones(1 << 20, np.float32))
-            best = float("inf")
-            for _ in range(8):
-                t = time.perf_counter()
-                h = self.offload(x)
-                if hasattr(h, "block_until_ready"):
-                    h.block_until_ready()
-                y = self.reload(h)
-                y.block_until_ready()
-                best = min(best, time.perf_counter() - t)
-                self.delete(y)
-                if hasattr(h, "delete"):
-                    h.delete()
-            self.delete(x)
-            bw = _BANDWIDTH[self._platform] = float(f"{2 * x.nbytes / max(best, 1e-9):.1g}")
-        return bw
-
-
-_BANDWIDTH: dict[str, float] = {}
-_MALLOC: list[bool] = []
-
-
-def keep_freed_memory_in_process() -> bool:
-    """glibc: serve big buffers from the heap and keep freed memory in the process.
-
-    By default glibc maps each allocation over its mmap threshold (adaptive, at most
-    32 MiB) afresh and unmaps it on free, and trims the heap's top, so a buffer as big
-    as a segment's output pays one page fault per 4 KiB on first touch, on every run
-    (about 1 ms per MiB on a VM). With the threshold raised and trimming off, freed
-    buffers are reused. Process-wide and once; False where there is no glibc. Opt out
-    with ``JaxBackend(keep_freed_memory=False)`` or ``BLADEC_KEEP_FREED_MEMORY=0``.
-    """
-    if not _MALLOC:
-        ok = False
-        try:
-            import ctypes
-            libc = ctypes.CDLL("libc.so.6")
-            m_trim_threshold, m_top_pad, m_mmap_threshold = -1, -2, -3
-            ok = bool(libc.mallopt(m_mmap_threshold, 1 << 30)
-                      and libc.mallopt(m_trim_threshold, (1 << 31) - 1)
-                      and libc.mallopt(m_top_pad, 64 << 20))
-        except (OSError, AttributeError):
-            ok = False
-        _MALLOC.append(ok)
-    return _MALLOC[0]
-
-
-class _LazyCompiled:
-    """Compiles on the first call, when the argument shapes are known."""
-
-    def __init__(self, backend: "JaxBackend", fn: Callable[..., list]) -> None:
-        self.backend = backend
-        self.fn = fn
-        self.executable: Any = None
-        self.temp_bytes = 0
+class _NumpySegment:
+    def __init__(self, fn: Callable[..., list], memory: SegmentMemory) -> None:
+        self.fn, self._memory = fn, memory
 
     def __call__(self, args: list) -> list:
-        if self.executable is None:
-            # the barriers keep algsimp from rewriting across ops (_BarrierJaxKernels)
-            options = {} if self.backend.fuse else {"xla_disable_hlo_passes": "fusion"}
-            start = time.perf_counter()
-            lowered = self.backend.jax.jit(self.fn).lower(*args)
-            self.executable = lowered.compile(compiler_options=options)
-            self.backend.compile_seconds += time.perf_counter() - start
-            self.backend.compilations += 1
-            stats = self.executable.memory_analysis()
-            self.temp_bytes = int(getattr(stats, "temp_size_in_bytes", 0) or 0)
-        return self.executable(*args)
+        return self.fn(*args)
 
+    def memory(self) -> SegmentMemory:
+        return self._memory
 
-BACKENDS: dict[str, Callable[[], Backend]] = {"jax": JaxBackend, "numpy": NumpyBackend}

@@ -1,12 +1,20 @@
 """Running an optimized listing under a memory limit.
 
 Per binding: bind the symbols from the input shapes (checked against the relations),
-plan the run (policy.py), and execute the plan's trace as segments: maximal runs of ops
-(recomputed ones included) with no eviction or reload between them, each one compiled
-function. A plan with no eviction is one segment, the whole graph, at the cost of a
-whole-graph ``jax.jit``: the zero-overhead path. Dead tensors are freed explicitly after
-the segment that last uses them; evicted tensors are offloaded to host memory (once: a
-second eviction of the same tensor reuses the host copy) or dropped for recompute.
+plan the run (policy.py), and execute the plan's trace as segments (segments.py): maximal
+runs of ops (recomputed ones included) with no eviction or reload between them, each one
+compiled function. A plan with no eviction is one segment, the whole graph, at the cost
+of a whole-graph ``jax.jit``: the zero-overhead path. Dead tensors are freed explicitly
+after the segment that last uses them (and donated to it); evicted tensors are offloaded
+to host memory or dropped for recompute.
+
+A limit holds for the device peak (device.py): the arrays held plus each running
+segment's own XLA outputs and temporaries. The planner works on the per-op model, so the
+executor closes the loop: it compiles the plan's segments, reads their figures, and
+where a segment is over the limit it gives the planner a margin at that segment's ops
+and plans again, until the device peak fits. When it can not, the smallest limit that
+works by the same accounting is searched and named (verified: it fits, one byte less
+does not).
 
 Everything that depends only on the input shapes (the binding, sizes, shapes, the plan,
 the segments with their compiled functions) is worked out on the first run with those
@@ -29,20 +37,27 @@ from bladec.analysis.version import choose, map_versions, versions
 from bladec.ir import DTYPE_BYTES, Func, Module, Op
 from bladec.passes.remat import strip_remat
 from bladec.runtime.backend import Backend, numpy_dtype
-from bladec.runtime.policy import CostModel, Plan, Program, RematSite, base_trace, plan_run
-from bladec.runtime.trace import last_uses, simulate
+from bladec.runtime.device import DeviceAccount, account, grow_margins
+from bladec.runtime.limit import LimitError
+from bladec.runtime.policy import CostModel, Plan, Program, RematSite, base_trace, plan_run, \
+    try_plan
+from bladec.runtime.segments import EvictStep, PreparedRun, ReloadStep, SegmentStep, split
+from bladec.runtime.trace import simulate
 from bladec.symbolic.expr import format_expr
 from bladec.symbolic.shapes import ShapeInfo, analyze_shapes
 
 
+MAX_ROUNDS = 8   # plans compiled and checked per limit before the closed loop gives up
+
+
 @dataclass
 class Report:
-    peak_bytes: int = 0            # the memory model over the executed trace
-    planned_peak_bytes: int = 0    # the same trace with nothing evicted
+    peak_bytes: int = 0            # the device peak (device.py): what a limit promises
+    model_peak_bytes: int = 0      # the per-op memory model over the executed trace
+    planned_peak_bytes: int = 0    # the model over the same order with nothing evicted
     held_peak_bytes: int = 0       # bytes of the arrays the runtime held, between segments
-    xla_temp_peak_bytes: int = 0   # XLA's own figure: the most temporary bytes any segment
-    #                                run needs beside its inputs and outputs (its memory
-    #                                analysis; 0 on NumPy), not counted in peak_bytes
+    host_peak_bytes: int = 0       # bytes of host copies of offloaded values
+    segment_memory: list[dict[str, int]] = field(default_factory=list)  # per segment run
     limit: int | None = None
     evictions: int = 0
     reloads: int = 0
@@ -69,30 +84,6 @@ def flops_of(op: Op, shapes: dict[str, tuple[int, ...]]) -> int:
         k = int(np.prod([a[d] for d in contract])) if contract else 1
         return 2 * out * k
     return max(out, sum(int(np.prod(shapes[n])) for n in op.operands if n in shapes))
-
-
-SEGMENT, EVICT, RELOAD = "segment", "evict", "reload"
-
-
-@dataclass
-class PreparedRun:
-    """A plan for one binding and limit, ready to dispatch.
-
-    ``steps`` holds ``(SEGMENT, fn, inputs, outputs, free, ops)``: run one compiled
-    segment, then delete the arrays ``free`` (their last use was in it);
-    ``(EVICT, value, copy)``: take ``value`` off the device (``copy``: offload it first,
-    unless a host copy exists already); ``(RELOAD, value, drop)``: copy it back
-    (``drop``: the host copy is not needed again).
-    """
-    plan: Plan
-    steps: list[tuple]
-    evictions: int = 0
-    reloads: int = 0
-    recomputes: int = 0
-    segments: int = 0
-
-    def segment_ops(self) -> list[list[Op]]:
-        return [s[5] for s in self.steps if s[0] == SEGMENT]
 
 
 @dataclass
@@ -143,6 +134,9 @@ class _Bound:
     planned_peak: int
     program: Program | None = None
     runs: dict[int | None, PreparedRun] = field(default_factory=dict)
+    fitted: dict[int, PreparedRun | None] = field(default_factory=dict)  # closed loops
+    good: list[PreparedRun] = field(default_factory=list)  # every run that fitted
+    smallest: int | None = None    # the smallest limit that works, once searched
 
 
 class Executor:
@@ -303,71 +297,94 @@ class Executor:
         return any(u >= use for u in version.program.uses.get(name, ()))
 
     def prepare(self, binding: dict[str, int], limit: int | None) -> PreparedRun:
-        """The plan for ``binding`` under ``limit`` as segments and copies (cached)."""
+        """The plan for ``binding`` under ``limit`` as segments and copies, checked
+        against the device accounting (cached); LimitError when no plan fits."""
         bound = self._bound(binding)
         run = bound.runs.get(limit)
         if run is None:
-            run = bound.runs[limit] = self._prepare(self.plan(binding, limit), bound.shapes)
+            run = self._fits(bound, limit) if limit is not None else \
+                self._checked(self.plan(binding, None), bound)
+            if run is None:
+                smallest = self._smallest_limit(bound, limit)
+                run = self._fits(bound, limit)  # the search may have found one
+                if run is None:
+                    raise LimitError(limit, smallest, "by the device accounting: held "
+                                     "arrays plus each segment's XLA outputs and "
+                                     "temporaries")
+            bound.runs[limit] = run
         return run
 
-    def _prepare(self, plan: Plan, shapes: dict[str, tuple[int, ...]]) -> PreparedRun:
-        trace = plan.trace
-        last = last_uses(trace)
-        run = PreparedRun(plan, [])
-        later_offloads: dict[str, int] = {}   # evictions by reload still ahead, per value
-        for step in trace:
-            if step.kind == "evict" and step.method == "reload":
-                later_offloads[step.value] = later_offloads.get(step.value, 0) + 1
-        on_host: set[str] = set()
-        ops: list[Op] = []
-        made: list[str] = []   # values this segment defines for later steps
+    def _checked(self, plan: Plan, bound: _Bound) -> PreparedRun:
+        """The plan cut into steps, with its device accounting (segments compiled)."""
+        run = split(plan, bound.shapes, self.info.dtypes, self._keep, self.backend)
+        run.device = account(run, bound.sizes, self.inputs)
+        return run
 
-        def close(end: int) -> None:
-            if not ops:
-                return
-            inputs: list[str] = []
-            defined: set[str] = set()
-            for op in ops:  # read before the segment defines it: from outside
-                for n in op.operands:
-                    if n in shapes and n not in defined and n not in inputs:
-                        inputs.append(n)
-                defined.update(op.result_names)
-            outputs = [n for n in dict.fromkeys(made)
-                       if n in self._keep or last.get(n, -1) > end]
-            free = [n for n in inputs if n not in self._keep and last.get(n, -1) <= end]
-            specs = {id(op): [(shapes[r], self.info.dtypes[r]) for r in op.result_names]
-                     for op in ops}
-            fn = self.backend.segment(list(ops), inputs, outputs, specs)
-            run.steps.append((SEGMENT, fn, inputs, outputs, free, list(ops)))
-            run.segments += 1
-            ops.clear()
-            made.clear()
+    def _fit(self, bound: _Bound, limit: int) -> PreparedRun | None:
+        """The closed loop: plan within the limit less the margins learned so far, check
+        the device peak, widen the margins at the segments over the limit, again. None
+        when the planner can not meet the margins (cached per binding and limit)."""
+        if limit in bound.fitted:
+            return bound.fitted[limit]
+        if bound.program is None:
+            bound.program = replace(bound.version.program,
+                                    sites=self._sites(bound.version, bound.shapes))
+        margins: dict[int, int] = {}
+        found = None
+        for _ in range(MAX_ROUNDS):
+            plan = try_plan(bound.program, bound.sizes, limit, self.cost, self.consolidate,
+                            margins)
+            if plan is None:
+                break
+            run = self._checked(plan, bound)
+            if run.device.peak <= limit:
+                found = run
+                bound.good.append(run)
+                break
+            if not grow_margins(run, run.device, plan.measure.memory, limit, margins):
+                break
+        bound.fitted[limit] = found
+        return found
 
-        for pos, step in enumerate(trace):
-            if step.kind == "op":
-                ops.append(step.op)
-                made.extend(step.op.result_names)
-            elif step.kind == "regen" and step.method == "recompute":
-                ops.extend(step.region)
-                made.append(step.value)
-                run.recomputes += 1
+    def _fits(self, bound: _Bound, limit: int) -> PreparedRun | None:
+        """What :meth:`prepare` runs under ``limit``: the closed loop's plan, or else the
+        fitting run of another limit with the highest device peak within this one."""
+        run = self._fit(bound, limit)
+        if run is None:
+            run = max((r for r in bound.good if r.device.peak <= limit),
+                      key=lambda r: r.device.peak, default=None)
+        return run
+
+    def _smallest_limit(self, bound: _Bound, refused: int) -> int:
+        """A limit that :meth:`_fits` meets for this binding such that one byte less is
+        refused (both tried), searched from the refused limit up to the peak with
+        nothing evicted (which always fits): a bisection down to a 1% bracket, then a
+        descent from its top, one byte under each fitting plan's device peak, until one
+        byte less is refused. Cached per binding.
+
+        The closed loop is not monotone in the limit (a plan found for one limit can
+        fit a smaller one): :meth:`_fits` falls back on every plan found so far, so the
+        answer holds within a process; a fresh process asked for one byte less may
+        find a plan this search did not."""
+        if bound.smallest is not None and bound.smallest > refused \
+                and self._fits(bound, bound.smallest - 1) is None:
+            return bound.smallest   # still true: no plan found since fits one byte less
+        lo = refused + 1
+        hi = max(self.prepare(bound.binding, None).device.peak, lo)
+        while hi - lo > hi // 100:
+            mid = (lo + hi) // 2
+            run = self._fits(bound, mid)
+            if run is None:
+                lo = mid + 1
             else:
-                close(pos - 1)
-                if step.kind == "evict":
-                    copy = step.method == "reload" and step.value not in on_host
-                    if step.method == "reload":
-                        on_host.add(step.value)
-                        later_offloads[step.value] -= 1
-                    run.steps.append((EVICT, step.value, copy))
-                    run.evictions += 1
-                else:
-                    drop = later_offloads.get(step.value, 0) == 0
-                    if drop:
-                        on_host.discard(step.value)
-                    run.steps.append((RELOAD, step.value, drop))
-                    run.reloads += 1
-        close(len(trace) - 1)
-        return run
+                hi = run.device.peak if self._fits(bound, run.device.peak) else mid
+        while hi > refused + 1:
+            below = self._fits(bound, hi - 1)
+            if below is None:
+                break
+            hi = below.device.peak if self._fits(bound, below.device.peak) else hi - 1
+        bound.smallest = hi
+        return hi
 
     # -- execution ------------------------------------------------------------------
     def run(self, inputs: dict[str, np.ndarray], limit: int | None = None,
@@ -390,65 +407,82 @@ class Executor:
                 raise BladecError(f"input {name} is {arrays[name].dtype}, "
                                   f"the listing says {self.info.dtypes[name]}")
         bound = self._bound_for_inputs({n: a.shape for n, a in arrays.items()}, dims)
+        compilations, compile_seconds = self.backend.compilations, self.backend.compile_seconds
         prepared = self.prepare(bound.binding, limit)
         plan = prepared.plan
+        device: DeviceAccount = prepared.device
         report = Report(limit=limit, binding=dict(bound.binding), version=bound.version.func.name,
-                        peak_bytes=plan.peak,
+                        peak_bytes=device.peak, model_peak_bytes=plan.peak,
                         planned_peak_bytes=bound.planned_peak,
+                        host_peak_bytes=device.host_peak,
                         timeline=list(plan.measure.memory), evictions=prepared.evictions,
                         reloads=prepared.reloads, recomputes=prepared.recomputes,
                         segments=prepared.segments)
-        compilations, compile_seconds = self.backend.compilations, self.backend.compile_seconds
         env = {n: self.backend.put(arrays[n]) for n in self.inputs}
         outputs = self._execute(prepared, env, report, profile)
+        if report.peak_bytes != device.peak:
+            raise AssertionError(f"the run held {report.peak_bytes} bytes at its peak, "
+                                 f"the plan's accounting said {device.peak}")
         report.compilations = self.backend.compilations - compilations
         report.compile_seconds = self.backend.compile_seconds - compile_seconds
-        report.xla_temp_peak_bytes = max(
-            (int(getattr(s[1], "temp_bytes", 0) or 0) for s in prepared.steps
-             if s[0] == SEGMENT), default=0)
         report.seconds = time.perf_counter() - start
         return outputs, report
 
     def _execute(self, prepared: PreparedRun, env: dict[str, Any], report: Report,
                  profile: bool) -> dict[str, np.ndarray]:
+        """Dispatch the steps, measuring what is held from the arrays themselves: the
+        device peak of the report is counted here, and must equal the plan's."""
         backend = self.backend
         nbytes = backend.nbytes
         host: dict[str, Any] = {}
         held = sum(nbytes(env[n]) for n in self.inputs)
-        peak = held
+        peak = held_peak = held
+        host_bytes = host_peak = 0
         for step in prepared.steps:
-            kind = step[0]
-            if kind == SEGMENT:
-                _, fn, names, outs, free, _ = step
+            if isinstance(step, SegmentStep):
+                memory = step.fn.memory()
+                figure = {"held_bytes": held, "output_bytes": memory.output_bytes,
+                          "temp_bytes": memory.temp_bytes}
+                report.segment_memory.append(figure)
+                peak = max(peak, held + memory.output_bytes + memory.temp_bytes)
+                args = [env[n] for n in step.inputs]
+                freed = [env.pop(n) for n in step.free]  # donated: the segment owns them
+                freed_bytes = sum(nbytes(x) for x in freed)
                 if profile:
                     t = time.perf_counter()
-                results = fn([env[n] for n in names])
+                results = step.fn(args)
+                del args
                 if profile:
                     for x in results:
                         if hasattr(x, "block_until_ready"):
                             x.block_until_ready()
                     report.segment_seconds.append(time.perf_counter() - t)
-                for n, x in zip(outs, results):
+                for n, x in zip(step.outputs, results):
                     env[n] = x
                     held += nbytes(x)
-                for n in free:
-                    x = env.pop(n)
-                    held -= nbytes(x)
+                for x in freed:
                     backend.delete(x)
-            elif kind == EVICT:
-                _, name, copy = step
-                x = env.pop(name)
-                if copy:
-                    host[name] = backend.offload(x)
+                del freed
+                held -= freed_bytes
+            elif isinstance(step, EvictStep):
+                x = env.pop(step.value)
+                if step.copy:
+                    host[step.value] = backend.offload(x)
+                    host_bytes += nbytes(x)
                 held -= nbytes(x)
                 backend.delete(x)
             else:
-                _, name, drop = step
-                x = env[name] = backend.reload(host.pop(name) if drop else host[name])
+                x = env[step.value] = backend.reload(
+                    host.pop(step.value) if step.drop else host[step.value])
+                if step.drop:
+                    host_bytes -= nbytes(x)
                 held += nbytes(x)
-            if held > peak:
-                peak = held
-        report.held_peak_bytes = peak
+                peak = max(peak, held)
+            held_peak = max(held_peak, held)
+            host_peak = max(host_peak, host_bytes)
+        report.peak_bytes = peak
+        report.held_peak_bytes = held_peak
+        report.host_peak_bytes = host_peak
         return {n: backend.fetch(env[n]) for n in self.outputs}
 
 

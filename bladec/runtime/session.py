@@ -9,7 +9,8 @@ import numpy as np
 from bladec.errors import BladecError
 from bladec.ir import Module
 from bladec.passes import Pass, run_pipeline
-from bladec.runtime.backend import JaxBackend, NumpyBackend
+from bladec.runtime.backend import NumpyBackend
+from bladec.runtime.jax_backend import JaxBackend
 from bladec.runtime.executor import Executor, Report, unoptimized
 from bladec.units import format_size
 
@@ -28,10 +29,12 @@ class RunResult:
         return {
             "binding": r.binding, "unpadded_binding": self.unpadded_binding,
             "version": r.version, "limit": r.limit, "peak_bytes": r.peak_bytes,
-            "unoptimized_peak_bytes": max(self.original_timeline, default=0),
-            "planned_peak_bytes": r.planned_peak_bytes, "held_peak_bytes": r.held_peak_bytes,
-            "xla_temp_peak_bytes": r.xla_temp_peak_bytes,
+            "model_peak_bytes": r.model_peak_bytes,
+            "unoptimized_model_peak_bytes": max(self.original_timeline, default=0),
+            "planned_model_peak_bytes": r.planned_peak_bytes,
+            "held_peak_bytes": r.held_peak_bytes, "host_peak_bytes": r.host_peak_bytes,
             "device_peak_bytes": self.device_peak_bytes,
+            "segment_memory": r.segment_memory,
             "evictions": r.evictions, "reloads": r.reloads, "recomputes": r.recomputes,
             "segments": r.segments, "compilations": r.compilations,
             "compile_seconds": r.compile_seconds, "seconds": r.seconds,
@@ -51,12 +54,13 @@ class RunResult:
         lines = [
             binding,
             f"limit: {lim}",
-            f"peak (tracked): {format_size(s['peak_bytes'])} ({s['peak_bytes']} bytes)",
-            f"peak without eviction: {format_size(s['planned_peak_bytes'])}; "
-            f"original order: {format_size(s['unoptimized_peak_bytes'])}",
-            f"XLA temporaries (largest segment, beside the tracked peak): "
-            f"{format_size(s['xla_temp_peak_bytes'])}",
-            "device peak (its own statistics): " + (
+            f"peak: {format_size(s['peak_bytes'])} ({s['peak_bytes']} bytes: held arrays "
+            f"plus each segment's XLA outputs and temporaries)",
+            f"model peak: {format_size(s['model_peak_bytes'])} (without eviction "
+            f"{format_size(s['planned_model_peak_bytes'])}; original order "
+            f"{format_size(s['unoptimized_model_peak_bytes'])})",
+            f"host copies: {format_size(s['host_peak_bytes'])} at most",
+            "allocator peak (the device's own statistics): " + (
                 format_size(s["device_peak_bytes"]) if s["device_peak_bytes"] is not None
                 else "not reported by this device"),
             f"evictions: {s['evictions']}, reloads: {s['reloads']}, "
@@ -76,7 +80,7 @@ class RunResult:
 
 def run_listing(module: Module, passes: list[Pass], limit: int | None = None,
                 dims: dict[str, int] | None = None, inputs_path: str | None = None,
-                seed: int = 0, backend: str = "jax", fuse: bool = False,
+                seed: int = 0, backend: str = "jax", bitwise: bool = False,
                 pad: dict[str, int] | None = None, pad_multiple: int | None = None,
                 profile: bool = True) -> RunResult:
     """Optimize, bind, plan, execute, report.
@@ -88,7 +92,7 @@ def run_listing(module: Module, passes: list[Pass], limit: int | None = None,
     ``profile``: time each segment (``Report.segment_seconds``), waiting for each.
     """
     optimized = run_pipeline(module, passes)
-    make = (lambda: JaxBackend(fuse=fuse)) if backend == "jax" else NumpyBackend
+    make = (lambda: JaxBackend(bitwise=bitwise)) if backend == "jax" else NumpyBackend
     executor = Executor(optimized, make())
     if inputs_path:
         inputs = _load_inputs(inputs_path, executor.inputs)

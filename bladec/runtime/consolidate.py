@@ -1,0 +1,220 @@
+"""Consolidation of a plan: fewer cut points, same budget.
+
+Every eviction and every reload cuts the run into one more compiled segment, so once the
+planner (policy.py) fits the budget, the plan is tidied: reloads that a recompute can
+replace cheaply become recomputes, evictions that later choices made unnecessary are
+dropped, and cut points are shared: an eviction may move to another ``remat.evict``
+point of the same span, and a reload may run earlier than the ``remat.regenerate`` that
+asks for it (a prefetch), as long as every step still fits.
+"""
+from __future__ import annotations
+
+from bladec.runtime.budget import Budget
+from bladec.runtime.plan import CostModel, Eviction, Plan, Program, build_trace, cut_points
+from bladec.runtime.trace import Step, simulate
+
+
+class _State:
+    """The events of a plan with their trace and its measure, for cheap what-ifs."""
+
+    def __init__(self, program: Program, sizes: dict[str, int], budget: Budget,
+                 events: list[Eviction]) -> None:
+        self.program, self.sizes, self.budget = program, sizes, budget
+        self.events = events
+        self.refresh()
+
+    def saved(self) -> tuple:
+        """What :meth:`refresh` derives from the events, to put back with :meth:`restore`
+        when a what-if is undone (cheaper than deriving it again)."""
+        return self.trace, self.measure, self.span, self.op_at, self.allowed
+
+    def restore(self, saved: tuple) -> None:
+        self.trace, self.measure, self.span, self.op_at, self.allowed = saved
+
+    def refresh(self) -> bool:
+        self.trace = build_trace(self.program, self.events)
+        self.measure = simulate(self.trace, self.sizes, self.program.inputs,
+                                self.program.outputs)
+        # memory entries of each trace step, and where each op's step is
+        self.span: list[tuple[int, int]] = []
+        self.op_at: dict[int, int] = {}
+        pos = 0
+        for t, step in enumerate(self.trace):
+            n = (0 if step.kind == "evict" else 1 if step.kind == "op"
+                 or step.method == "reload" else len(step.region))
+            self.span.append((pos, pos + n))
+            pos += n
+            if step.kind == "op":
+                self.op_at[step.index] = t
+        self.allowed = self.budget.allowed(self.trace)
+        return self.budget.fits(self.measure, self.allowed) and _valid(self.trace, self.program)
+
+    def step_of(self, e: Eviction, kind: str) -> int:
+        """The trace position of the eviction ("evict") or regeneration ("regen") of e."""
+        for t, step in enumerate(self.trace):
+            if step.kind == kind and step.value == e.value:
+                if kind == "evict" and self._op_before(t) == e.after:
+                    return t
+                if kind == "regen" and self._op_after(t) == e.before:
+                    return t
+        raise AssertionError(f"{kind} of {e.value} is not in the trace")
+
+    def _op_before(self, t: int) -> int:
+        while self.trace[t].kind != "op":
+            t -= 1
+        return self.trace[t].index
+
+    def _op_after(self, t: int) -> int:
+        while self.trace[t].kind != "op":
+            t += 1
+        return self.trace[t].index
+
+    def fits_with(self, lo: int, hi: int, extra: int) -> bool:
+        """Whether trace steps lo..hi-1 stay within the budget with ``extra`` more bytes."""
+        if lo >= hi:
+            return True
+        a, b = self.span[lo][0], self.span[hi - 1][1]
+        return self.budget.room(self.measure, self.allowed, a, b) >= extra
+
+    def reads(self, lo: int, hi: int, value: str) -> bool:
+        """Whether a step in lo..hi-1 reads ``value`` (an op or a recompute region)."""
+        for step in self.trace[lo:hi]:
+            if step.kind == "op" and value in step.op.operands:
+                return True
+            if step.kind == "regen" and any(value in op.operands for op in step.region):
+                return True
+        return False
+
+
+def _valid(trace: list[Step], program: Program) -> bool:
+    """Every op and region runs with its operands resident; evictions and reloads pair."""
+    resident = set(program.inputs)
+    known = {r for op in program.ops for r in op.result_names} | resident
+    offloaded: set[str] = set()
+    for step in trace:
+        if step.kind == "op":
+            if any(n in known and n not in resident for n in step.op.operands):
+                return False
+            resident.update(step.op.result_names)
+        elif step.kind == "evict":
+            if step.value not in resident:
+                return False
+            resident.discard(step.value)
+            if step.method == "reload":
+                offloaded.add(step.value)
+        elif step.method == "reload":
+            if step.value in resident or step.value not in offloaded:
+                return False
+            resident.add(step.value)
+        else:
+            temps: set[str] = set()
+            for op in step.region:
+                if any(n in known and n not in resident and n not in temps
+                       for n in op.operands):
+                    return False
+                temps.update(op.result_names)
+            resident.add(step.value)
+    return True
+
+
+def consolidate(program: Program, sizes: dict[str, int], budget: Budget, plan: Plan,
+                cost: CostModel) -> Plan:
+    """The plan with fewer evictions and cut points, every step still within ``budget``."""
+    events = [e.copy() for e in plan.evictions]
+    state = _State(program, sizes, budget, events)
+    # 1. reloads that a recompute can replace, cheaper and still within the limit (the
+    #    planner falls back to reloads only when its recompute choices led nowhere)
+    for e in list(events):
+        site = program.sites[(e.value, e.use)]
+        if e.how != "reload" or site.region is None:
+            continue
+        offloaded = any(o.value == e.value and o.how == "reload" and o.before <= e.after
+                        for o in events if o is not e)
+        if cost.recompute(site.flops, site.nbytes) >= cost.reload(sizes[e.value], offloaded):
+            continue
+        e.how = "recompute"
+        saved = state.saved()
+        if not state.refresh():
+            e.how = "reload"
+            state.restore(saved)
+    # 2. evictions that later choices made unnecessary
+    for e in sorted(events, key=lambda e: -e.order):
+        t0, t1 = state.step_of(e, "evict"), state.step_of(e, "regen")
+        if not state.fits_with(t0, t1, sizes[e.value]):
+            continue
+        events.remove(e)
+        saved = state.saved()
+        if not state.refresh():
+            events.append(e)
+            state.restore(saved)
+    # 3. share cut points: empty the least used ones into the others
+    order = len(events)
+    changed = True
+    while changed:
+        changed = False
+        cuts = cut_points(events)
+        for b in sorted(cuts, key=lambda b: (cuts[b], b)):
+            others = sorted((c for c in cuts if c != b), key=lambda c: abs(c - b))
+            saved = [(e, e.after, e.before, e.order) for e in events]
+            derived = state.saved()
+            ok = True
+            parts = [(e, "evict") for e in events if e.after + 1 == b] + \
+                [(e, "regen") for e in events if e.how == "reload" and e.before == b]
+            for e, part in parts:
+                if not _move(state, e, part, b, others, order):
+                    ok = False
+                    break
+                order += 1
+            if ok and parts:
+                changed = True
+                break
+            for e, after, before, o in saved:
+                e.after, e.before, e.order = after, before, o
+            state.restore(derived)
+    return Plan(state.trace, state.measure, events)
+
+
+def _move(state: _State, e: Eviction, part: str, b: int, targets: list[int],
+          order: int) -> bool:
+    """Move the eviction or the reload of ``e`` from cut point b to one of ``targets``."""
+    program, size = state.program, state.sizes[e.value]
+    for c in targets:
+        if part == "evict":
+            # another remat.evict point of the same span, before the regeneration
+            if not (c < e.before and e.value in program.candidates.get(c - 1, ())
+                    and program.next_use(e.value, c - 1) == e.use):
+                continue
+            t0 = state.step_of(e, "evict")
+            if c > b:  # later: resident over the ops in between
+                t1 = state.op_at[c - 1] + 1
+                if not state.fits_with(t0, t1, size) or state.reads(t0, t1, e.value):
+                    continue
+            else:      # earlier: nothing in between may read it
+                if state.reads(state.op_at[c - 1] + 1, t0, e.value):
+                    continue
+            old = e.after
+            e.after = c - 1
+        else:
+            # a reload earlier than asked: resident from there on
+            if not (e.after + 1 < c < e.before):
+                continue
+            t1 = state.step_of(e, "regen")
+            t0 = state.op_at[c]
+            while t0 > 0 and state.trace[t0 - 1].kind == "regen" \
+                    and state.trace[t0 - 1].method != "reload":
+                t0 -= 1   # before the recomputes there
+            if not state.fits_with(t0, t1, size):
+                continue
+            old = e.before
+            e.before = c
+        old_order, e.order = e.order, order
+        saved = state.saved()
+        if state.refresh():
+            return True
+        if part == "evict":
+            e.after = old
+        else:
+            e.before = old
+        e.order = old_order
+        state.restore(saved)
+    return False

@@ -1,0 +1,88 @@
+"""The device peak of a prepared run, by the backend's own accounting (DESIGN.md §4).
+
+At every moment of a run the device holds the arrays the runtime keeps (graph inputs,
+values made by earlier segments and not yet freed, reloaded copies), and while a
+compiled segment runs, also that segment's outputs and its temporaries as its compiled
+executable reports them (its arguments are among the held arrays; outputs written into
+donated arguments are not counted twice). The peak of that sum is what a memory limit
+promises, and it can be worked out before anything runs, from the sizes and each
+segment's figures; the executor checks a plan with it and tightens the plan where a
+segment is over (:func:`grow_margins`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from bladec.runtime.segments import EvictStep, PreparedRun, ReloadStep, SegmentStep
+
+
+@dataclass(frozen=True)
+class SegmentFigure:
+    """One segment as it runs: bytes held when it starts (its arguments included), its
+    outputs not aliased to donated arguments, its XLA temporaries."""
+    held_bytes: int
+    output_bytes: int
+    temp_bytes: int
+
+    @property
+    def total(self) -> int:
+        return self.held_bytes + self.output_bytes + self.temp_bytes
+
+    def as_dict(self) -> dict[str, int]:
+        return {"held_bytes": self.held_bytes, "output_bytes": self.output_bytes,
+                "temp_bytes": self.temp_bytes}
+
+
+@dataclass
+class DeviceAccount:
+    peak: int = 0                  # the device peak: the most bytes at any moment
+    held_peak: int = 0             # the most bytes held between segments
+    host_peak: int = 0             # the most bytes of host copies (offloaded values)
+    segments: list[SegmentFigure] = field(default_factory=list)
+
+
+def account(run: PreparedRun, sizes: dict[str, int], inputs: list[str],
+            donated: set[str] = frozenset()) -> DeviceAccount:
+    """The device accounting of ``run`` (compiles its segments to read their figures)."""
+    held = sum(sizes[n] for n in inputs)
+    acct = DeviceAccount(peak=held, held_peak=held)
+    host: dict[str, int] = {}
+    for step in run.steps:
+        if isinstance(step, SegmentStep):
+            memory = step.fn.memory()
+            figure = SegmentFigure(held, memory.output_bytes, memory.temp_bytes)
+            acct.segments.append(figure)
+            acct.peak = max(acct.peak, figure.total)
+            held += sum(sizes[n] for n in step.outputs) - sum(sizes[n] for n in step.free)
+        elif isinstance(step, EvictStep):
+            if step.copy:
+                host[step.value] = sizes[step.value]
+            held -= sizes[step.value]
+        elif isinstance(step, ReloadStep):
+            held += sizes[step.value]
+            acct.peak = max(acct.peak, held)
+            if step.drop:
+                host.pop(step.value, None)
+        acct.held_peak = max(acct.held_peak, held)
+        acct.host_peak = max(acct.host_peak, sum(host.values()))
+    return acct
+
+
+def grow_margins(run: PreparedRun, acct: DeviceAccount, memory: list[int], limit: int,
+                 margins: dict[int, int]) -> bool:
+    """Raise the margin of every compute op of every segment over ``limit`` to what the
+    device needed there beyond the model (``memory``: the model's bytes per position of
+    the plan's trace). True if some margin grew (it always does for a segment over the
+    limit whose model stayed within its budget)."""
+    grew = False
+    for step, figure in zip(run.segment_steps(), acct.segments):
+        if figure.total <= limit:
+            continue
+        a, b = step.positions
+        model = max(memory[a:b], default=0)
+        need = figure.total - model
+        for k in step.op_indices or [-1]:
+            if need > margins.get(k, 0):
+                margins[k] = need
+                grew = True
+    return grew

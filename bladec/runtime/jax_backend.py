@@ -1,0 +1,242 @@
+"""The JAX backend: segments compiled with ``jax.jit``, arrays held on the device.
+
+A segment's memory beside its arguments is read from its compiled executable
+(``memory_analysis()``: outputs not aliased to donated arguments, and temporaries), so
+the executor can check a plan against XLA's own accounting before running it.
+Arguments whose last use is a segment are donated to it, so XLA may write an output
+into their buffers.
+"""
+from __future__ import annotations
+
+import os
+import time
+import warnings
+from typing import Any, Callable
+
+import numpy as np
+
+from bladec.emit.lower import OutSpec
+from bladec.ir import Op
+from bladec.runtime.backend import ArgSpec, SegmentMemory, interpret, numpy_dtype
+
+
+class _JaxKernels:
+    def __init__(self) -> None:
+        import jax
+        import jax.numpy as jnp
+        self.jax = jax
+        self.np = jnp
+
+    @staticmethod
+    def dtype(name: str) -> Any:
+        return numpy_dtype(name)
+
+    def dot_general(self, a: Any, b: Any, op: Op) -> Any:
+        lb, rb = tuple(op.attrs.get("lhs_batch", ())), tuple(op.attrs.get("rhs_batch", ()))
+        lc, rc = tuple(op.attrs["lhs_contract"]), tuple(op.attrs["rhs_contract"])
+        return self.jax.lax.dot_general(a, b, ((lc, rc), (lb, rb)),
+                                        precision=self.jax.lax.Precision.HIGHEST)
+
+    @staticmethod
+    def scatter_add(base: Any, ids: Any, updates: Any) -> Any:
+        return base.at[ids].add(updates)
+
+    def materialize(self, x: Any) -> Any:
+        return x
+
+    def rng_uniform(self, seed: int, shape: tuple, dtype: Any) -> Any:
+        return self.jax.random.uniform(self.jax.random.key(seed), shape, dtype)
+
+
+class _BarrierJaxKernels(_JaxKernels):
+    """Every op result behind ``lax.optimization_barrier``: no XLA pass can rewrite
+    across ops (the algebraic simplifier would turn a reduce of a broadcast into a
+    multiply, or a divide by a broadcast into a multiply by a reciprocal, but only when
+    both ops land in one segment), so each op computes what it computes alone and the
+    results do not depend on where a plan cuts the graph. The simplifier stays on within
+    each op: with it off (as before), XLA took 30 s instead of 4 s to compile the 546-op
+    Llama training step."""
+
+    def materialize(self, x: Any) -> Any:
+        return self.jax.lax.optimization_barrier(x)
+
+
+class JaxBackend:
+    """Segments compiled with ``jax.jit``, cached per (ops, shapes, donation); counts
+    compilations.
+
+    By default XLA fuses inside each segment (fast; what users run): results of plans
+    that cut the graph differently then agree only to rounding (XLA contracts ``a*b + c``
+    into an FMA inside a fused loop, and fusion boundaries move with the cuts).
+    ``bitwise=True`` compiles each segment with XLA's fusion pass off and every op's
+    result behind an optimization barrier (:class:`_BarrierJaxKernels`), so every op is
+    its own kernel whatever segment it lands in, and every plan computes bit for bit
+    what the unoptimized listing computes (guarding values with an opaque identity
+    instead does not stop XLA from moving elementwise ops past broadcasts and then
+    rewriting a divide as a multiply). The differential tests run in that mode.
+    """
+    name = "jax"
+
+    def __init__(self, bitwise: bool = False, keep_freed_memory: bool | None = None) -> None:
+        self.bitwise = bitwise
+        self.fuse = not bitwise
+        if keep_freed_memory is None:
+            keep_freed_memory = os.environ.get("BLADEC_KEEP_FREED_MEMORY", "1") != "0"
+        self.keeps_freed_memory = keep_freed_memory and keep_freed_memory_in_process()
+        import jax
+        self.jax = jax
+        self.K = _BarrierJaxKernels() if bitwise else _JaxKernels()
+        self.compilations = 0
+        self.compile_seconds = 0.0
+        self._cache: dict[tuple, Any] = {}
+        device = jax.devices()[0]
+        from jax.sharding import SingleDeviceSharding
+        self._device = SingleDeviceSharding(device, memory_kind="device")
+        kinds = {m.kind for m in device.addressable_memories()}
+        self._host = (SingleDeviceSharding(device, memory_kind="pinned_host")
+                      if "pinned_host" in kinds else None)
+        self._platform = device.platform
+        self._stats_device = device
+
+    def device_peak_bytes(self) -> int | None:
+        """The device's own peak bytes in use (``memory_stats()['peak_bytes_in_use']``,
+        GPUs report it), or None where the device keeps no statistics (CPU)."""
+        stats = self._stats_device.memory_stats()
+        peak = (stats or {}).get("peak_bytes_in_use")
+        return int(peak) if peak is not None else None
+
+    def segment(self, ops: list[Op], inputs: list[str], outputs: list[str],
+                specs: dict[int, OutSpec], args: list[ArgSpec],
+                donate: tuple[int, ...] = ()) -> "_LazyCompiled":
+        key = (tuple(id(op) for op in ops), tuple(inputs), tuple(outputs),
+               tuple(tuple(specs[id(op)]) for op in ops), tuple(args), tuple(donate))
+        compiled = self._cache.get(key)
+        if compiled is None:
+            fn = interpret(self.K, ops, inputs, outputs, specs)
+            compiled = self._cache[key] = _LazyCompiled(self, fn, args, tuple(donate))
+        return compiled
+
+    def executables(self) -> list[Any]:
+        """The XLA executables compiled so far (``as_text()`` gives the optimized HLO)."""
+        return [c.executable for c in self._cache.values() if c.executable is not None]
+
+    def put(self, array: np.ndarray) -> Any:
+        return self.jax.device_put(array, self._device)
+
+    def fetch(self, x: Any) -> np.ndarray:
+        return np.asarray(x)
+
+    def nbytes(self, x: Any) -> int:
+        return int(x.nbytes)
+
+    def delete(self, x: Any) -> None:
+        if not x.is_deleted():
+            x.delete()
+
+    def offload(self, x: Any) -> Any:
+        """A host copy of ``x``, queued behind whatever computes ``x`` (not awaited)."""
+        if self._host is not None:
+            return self.jax.device_put(x, self._host)
+        return np.asarray(x)
+
+    def reload(self, h: Any) -> Any:
+        return self.jax.device_put(h, self._device)
+
+    def copy_bandwidth(self) -> float:
+        """Bytes per second of one copy to the host or back, measured once per process
+        and platform: the best of a few round trips of a 4 MiB array (the first ones
+        pay for fresh memory; later ones show the steady state, as the runs will)."""
+        bw = _BANDWIDTH.get(self._platform)
+        if bw is None:
+            x = self.put(np.ones(1 << 20, np.float32))
+            best = float("inf")
+            for _ in range(8):
+                t = time.perf_counter()
+                h = self.offload(x)
+                if hasattr(h, "block_until_ready"):
+                    h.block_until_ready()
+                y = self.reload(h)
+                y.block_until_ready()
+                best = min(best, time.perf_counter() - t)
+                self.delete(y)
+                if hasattr(h, "delete"):
+                    h.delete()
+            self.delete(x)
+            bw = _BANDWIDTH[self._platform] = float(f"{2 * x.nbytes / max(best, 1e-9):.1g}")
+        return bw
+
+
+_BANDWIDTH: dict[str, float] = {}
+_MALLOC: list[bool] = []
+
+
+def keep_freed_memory_in_process() -> bool:
+    """glibc: serve big buffers from the heap and keep freed memory in the process.
+
+    By default glibc maps each allocation over its mmap threshold (adaptive, at most
+    32 MiB) afresh and unmaps it on free, and trims the heap's top, so a buffer as big
+    as a segment's output pays one page fault per 4 KiB on first touch, on every run
+    (about 1 ms per MiB on a VM). With the threshold raised and trimming off, freed
+    buffers are reused. Process-wide and once; False where there is no glibc. Opt out
+    with ``JaxBackend(keep_freed_memory=False)`` or ``BLADEC_KEEP_FREED_MEMORY=0``.
+    """
+    if not _MALLOC:
+        ok = False
+        try:
+            import ctypes
+            libc = ctypes.CDLL("libc.so.6")
+            m_trim_threshold, m_top_pad, m_mmap_threshold = -1, -2, -3
+            ok = bool(libc.mallopt(m_mmap_threshold, 1 << 30)
+                      and libc.mallopt(m_trim_threshold, (1 << 31) - 1)
+                      and libc.mallopt(m_top_pad, 64 << 20))
+        except (OSError, AttributeError):
+            ok = False
+        _MALLOC.append(ok)
+    return _MALLOC[0]
+
+
+class _LazyCompiled:
+    """A segment compiled when first called or first asked for its memory; ``donate``:
+    the indices of the arguments whose buffers it may take over."""
+
+    def __init__(self, backend: "JaxBackend", fn: Callable[..., list], args: list[ArgSpec],
+                 donate: tuple[int, ...]) -> None:
+        self.backend = backend
+        self.fn = fn
+        self.args = args
+        self.donate = donate
+        self.executable: Any = None
+        self._memory: SegmentMemory | None = None
+
+    def compile(self) -> Any:
+        if self.executable is None:
+            backend = self.backend
+            jax = backend.jax
+            # the barriers keep algsimp from rewriting across ops (_BarrierJaxKernels)
+            options = {"xla_disable_hlo_passes": "fusion"} if backend.bitwise else {}
+            avals = [jax.ShapeDtypeStruct(shape, numpy_dtype(dtype), sharding=backend._device)
+                     for shape, dtype in self.args]
+            start = time.perf_counter()
+            with warnings.catch_warnings():
+                # an argument no output can reuse is still freed after the segment
+                warnings.filterwarnings("ignore", "Some donated buffers were not usable")
+                lowered = jax.jit(self.fn, donate_argnums=self.donate).lower(*avals)
+                self.executable = lowered.compile(compiler_options=options)
+            backend.compile_seconds += time.perf_counter() - start
+            backend.compilations += 1
+        return self.executable
+
+    def memory(self) -> SegmentMemory:
+        """XLA's own figures: outputs not aliased to a donated argument, temporaries."""
+        if self._memory is None:
+            stats = self.compile().memory_analysis()
+            out = int(getattr(stats, "output_size_in_bytes", 0) or 0)
+            alias = int(getattr(stats, "alias_size_in_bytes", 0) or 0)
+            temp = int(getattr(stats, "temp_size_in_bytes", 0) or 0)
+            self._memory = SegmentMemory(out - alias, temp)
+        return self._memory
+
+    def __call__(self, args: list) -> list:
+        return self.compile()(*args)
+
+

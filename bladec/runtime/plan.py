@@ -1,0 +1,148 @@
+"""What a run plan is made of, independent of how it is chosen (policy.py) or tidied
+(consolidate.py): the cost model, the listing's remat sites, the chosen evictions, the
+program they apply to, and the trace they weave into it."""
+from __future__ import annotations
+
+from bisect import bisect_right
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from bladec.ir import Op
+from bladec.runtime.trace import Measure, Step
+
+
+@dataclass(frozen=True)
+class CostModel:
+    """Bytes per second copied to or from the host (and written by a recomputed op), and
+    FLOPs per second recomputed. ``JaxBackend`` measures its own copy bandwidth."""
+    copy_bandwidth: float = 8e9
+    flop_rate: float = 5e10
+
+    def reload(self, nbytes: int, offloaded: bool = False) -> float:
+        """Offload and copy back; only the copy back when the host holds a copy already."""
+        return (1 if offloaded else 2) * nbytes / self.copy_bandwidth
+
+    def recompute(self, flops: int, nbytes: int = 0) -> float:
+        return flops / self.flop_rate + nbytes / self.copy_bandwidth
+
+
+@dataclass
+class RematSite:
+    """A ``remat.regenerate`` of the listing: before compute op ``use``, value ``value``."""
+    value: str
+    use: int
+    region: list[Op] | None
+    region_inputs: list[str]   # operands kept alive only for the recompute
+    external: list[str] = field(default_factory=list)  # every operand from outside the region
+    flops: int = 0
+    nbytes: int = 0            # bytes the region's ops write
+
+
+@dataclass
+class Eviction:
+    """``value`` is evicted after compute op ``after`` and regenerated (``how``: "reload"
+    or "recompute") before op ``before``: its next use ``use``, or earlier (a prefetch)."""
+    value: str
+    how: str
+    after: int
+    use: int
+    before: int = -1
+    order: int = 0   # among the regenerations before one op: reloads, then by this
+
+    def __post_init__(self) -> None:
+        if self.before < 0:
+            self.before = self.use
+
+    def copy(self) -> "Eviction":
+        return Eviction(self.value, self.how, self.after, self.use, self.before, self.order)
+
+
+@dataclass
+class Plan:
+    trace: list[Step]
+    measure: Measure
+    evictions: list[Eviction] = field(default_factory=list)
+
+    @property
+    def peak(self) -> int:
+        return self.measure.peak
+
+    @property
+    def cuts(self) -> int:
+        """Distinct points where the run leaves compiled code: evictions and reloads."""
+        return len(cut_points(self.evictions))
+
+
+@dataclass
+class Program:
+    """What the planner needs from an optimized listing, independent of the binding."""
+    ops: list[Op]
+    inputs: list[str]
+    outputs: set[str]
+    candidates: dict[int, list[str]]       # after compute op i -> evictable values
+    sites: dict[tuple[str, int], RematSite]  # (value, use) -> regeneration branches
+    uses: dict[str, list[int]]
+
+    @cached_property
+    def op_steps(self) -> list[Step]:
+        """One trace step per compute op, in order."""
+        return [Step("op", op, index=i) for i, op in enumerate(self.ops)]
+
+    @cached_property
+    def evictable(self) -> list[tuple[str, int, list[tuple[int, int]]]]:
+        """Each ``(value, use, points)``: ``value`` is needed again by op ``use`` and a
+        ``remat.regenerate`` brings it back there; ``points`` are the ops ``i`` after
+        which it is a candidate with that next use, in increasing order, each with its
+        rank in the order the planner visits the candidates (latest op first), which
+        breaks ties between equally good evictions."""
+        groups: dict[tuple[str, int], list[tuple[int, int]]] = {}
+        rank = 0
+        for i in sorted(self.candidates, reverse=True):
+            for value in self.candidates[i]:
+                use = self.next_use(value, i)
+                if use is not None and (value, use) in self.sites:
+                    groups.setdefault((value, use), []).append((i, rank))
+                rank += 1
+        return [(value, use, points[::-1]) for (value, use), points in groups.items()]
+
+    def next_use(self, value: str, after: int) -> int | None:
+        uses = self.uses.get(value, ())
+        j = bisect_right(uses, after)  # uses are in op order
+        return uses[j] if j < len(uses) else None
+
+
+def base_trace(program: Program) -> list[Step]:
+    return list(program.op_steps)
+
+
+def build_trace(program: Program, chosen: list[Eviction]) -> list[Step]:
+    """The compute ops with the chosen evictions and their regenerations woven in: after
+    an op its evictions; before an op the reloads, then the recomputes."""
+    after: dict[int, list[Eviction]] = {}
+    before: dict[int, list[Eviction]] = {}
+    for e in chosen:
+        after.setdefault(e.after, []).append(e)
+        before.setdefault(e.before, []).append(e)
+    trace: list[Step] = []
+    for i, step in enumerate(program.op_steps):  # shared by every trace: nobody writes them
+        if i in before:
+            for e in sorted(before[i], key=lambda e: (e.how != "reload", e.order)):
+                region = program.sites[(e.value, e.use)].region if e.how == "recompute" else None
+                trace.append(Step("regen", value=e.value, method=e.how, region=list(region or [])))
+        trace.append(step)
+        if i in after:
+            trace.extend(Step("evict", value=e.value, method=e.how) for e in after[i])
+    return trace
+
+
+
+
+def cut_points(events: list[Eviction]) -> dict[int, int]:
+    """Cut point (the index of the compute op after it) -> how many evictions and reloads
+    happen there. A recompute needs no cut of its own."""
+    out: dict[int, int] = {}
+    for e in events:
+        out[e.after + 1] = out.get(e.after + 1, 0) + 1
+        if e.how == "reload":
+            out[e.before] = out.get(e.before, 0) + 1
+    return out

@@ -1,0 +1,140 @@
+"""A plan's trace cut into compiled segments, evictions and reloads: what the executor runs.
+
+Segments are maximal runs of ops (recomputed ones included) with no eviction or reload
+between them, each one compiled function. Values whose last use is in a segment are
+freed after it, and donated to it so XLA may reuse their buffers for its outputs; a
+value evicted by reload is offloaded once (a second eviction reuses the host copy).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from bladec.ir import Op
+from bladec.runtime.backend import Backend, Segment
+from bladec.runtime.plan import Plan
+from bladec.runtime.trace import last_uses
+
+
+@dataclass
+class SegmentStep:
+    """Run ``fn`` on ``inputs``, bind ``outputs``, then free ``free`` (donated to it).
+    ``op_indices``: the compute ops it runs (a recompute counts as the op it precedes);
+    ``positions``: the memory positions of the plan's trace it covers."""
+    fn: Segment
+    inputs: list[str]
+    outputs: list[str]
+    free: list[str]
+    ops: list[Op]
+    op_indices: list[int]
+    positions: tuple[int, int]
+
+
+@dataclass
+class EvictStep:
+    """Take ``value`` off the device; ``copy``: offload it first (no host copy yet)."""
+    value: str
+    copy: bool
+
+
+@dataclass
+class ReloadStep:
+    """Copy ``value`` back; ``drop``: the host copy is not needed again."""
+    value: str
+    drop: bool
+
+
+Step = SegmentStep | EvictStep | ReloadStep
+
+
+@dataclass
+class PreparedRun:
+    """A plan for one binding and limit, ready to dispatch, with the device accounting
+    it was checked with (``device``, a :class:`bladec.runtime.device.DeviceAccount`)."""
+    plan: Plan
+    steps: list[Step] = field(default_factory=list)
+    evictions: int = 0
+    reloads: int = 0
+    recomputes: int = 0
+    segments: int = 0
+    device: object = None
+
+    def segment_steps(self) -> list[SegmentStep]:
+        return [s for s in self.steps if isinstance(s, SegmentStep)]
+
+    def segment_ops(self) -> list[list[Op]]:
+        return [s.ops for s in self.segment_steps()]
+
+
+def split(plan: Plan, shapes: dict[str, tuple[int, ...]], dtypes: dict[str, str],
+          keep: set[str], backend: Backend, donated: set[str] = frozenset()) -> PreparedRun:
+    """The plan's trace as steps. ``keep``: values never freed (graph inputs and outputs);
+    ``donated``: graph inputs the caller gave up, freed and donated at their last use."""
+    trace = plan.trace
+    last = last_uses(trace)
+    run = PreparedRun(plan)
+    later_offloads: dict[str, int] = {}   # evictions by reload still ahead, per value
+    for step in trace:
+        if step.kind == "evict" and step.method == "reload":
+            later_offloads[step.value] = later_offloads.get(step.value, 0) + 1
+    on_host: set[str] = set()
+    ops: list[Op] = []
+    indices: list[int] = []
+    made: list[str] = []   # values this segment defines for later steps
+    start_pos = pos = 0
+
+    def close(end: int) -> None:
+        nonlocal start_pos
+        if not ops:
+            return
+        inputs: list[str] = []
+        defined: set[str] = set()
+        for op in ops:  # read before the segment defines it: from outside
+            for n in op.operands:
+                if n in shapes and n not in defined and n not in inputs:
+                    inputs.append(n)
+            defined.update(op.result_names)
+        outputs = [n for n in dict.fromkeys(made) if n in keep or last.get(n, -1) > end]
+        free = [n for n in inputs if (n not in keep or n in donated)
+                and last.get(n, -1) <= end]
+        specs = {id(op): [(shapes[r], dtypes[r]) for r in op.result_names] for op in ops}
+        args = [(shapes[n], dtypes[n]) for n in inputs]
+        donate = tuple(i for i, n in enumerate(inputs) if n in free)
+        fn = backend.segment(list(ops), inputs, outputs, specs, args, donate)
+        run.steps.append(SegmentStep(fn, inputs, outputs, free, list(ops), list(indices),
+                                     (start_pos, pos)))
+        run.segments += 1
+        ops.clear()
+        made.clear()
+        indices.clear()
+        start_pos = pos
+
+    for t, step in enumerate(trace):
+        if step.kind == "op":
+            ops.append(step.op)
+            made.extend(step.op.result_names)
+            indices.append(step.index)
+            pos += 1
+        elif step.kind == "regen" and step.method == "recompute":
+            ops.extend(step.region)
+            made.append(step.value)
+            run.recomputes += 1
+            pos += len(step.region)
+        else:
+            close(t - 1)
+            if step.kind == "evict":
+                copy = step.method == "reload" and step.value not in on_host
+                if step.method == "reload":
+                    on_host.add(step.value)
+                    later_offloads[step.value] -= 1
+                run.steps.append(EvictStep(step.value, copy))
+                run.evictions += 1
+            else:
+                drop = later_offloads.get(step.value, 0) == 0
+                if drop:
+                    on_host.discard(step.value)
+                run.steps.append(ReloadStep(step.value, drop))
+                run.reloads += 1
+                pos += 1
+                start_pos = pos
+    close(len(trace) - 1)
+    return run
