@@ -98,7 +98,9 @@ def model_peak(trace: list[Step], sizes: dict[str, int], inputs: list[str],
 
     A value is resident from the step that makes it until its last use or its eviction;
     inputs throughout; outputs from their definition on. Each op (and each op of a
-    recompute region) counts after allocating its results, before freeing.
+    recompute region) counts after allocating its results, before freeing. The runtime
+    cuts the trace at evictions and reloads into segments; a value made before a
+    segment and last read in it is an argument of it, resident to its end.
     """
     def region_inputs(step: Step) -> list[str]:
         made: set[str] = set()
@@ -116,6 +118,29 @@ def model_peak(trace: list[Step], sizes: dict[str, int], inputs: list[str],
         elif step.kind == "regen" and step.method == "recompute":
             for n in region_inputs(step):
                 last[n] = pos
+    # arguments of a segment stay until its end: find each position's segment span
+    bounds: list[tuple[int, int]] = []   # (first, last) position of each segment
+    seg_at: dict[int, int] = {}
+    for pos, step in enumerate(trace):
+        cut = step.kind == "evict" or (step.kind == "regen" and step.method == "reload")
+        if cut:
+            continue
+        if bounds and bounds[-1][1] == pos - 1 and pos - 1 in seg_at:
+            bounds[-1] = (bounds[-1][0], pos)
+        else:
+            bounds.append((pos, pos))
+        seg_at[pos] = len(bounds) - 1
+    born: dict[str, int] = {}
+    for pos, step in enumerate(trace):
+        if step.kind == "op":
+            for r in step.op.result_names:
+                born.setdefault(r, pos)
+        elif step.kind == "regen":
+            born[step.value] = pos
+    for n, pos in list(last.items()):
+        first, end = bounds[seg_at[pos]]
+        if born.get(n, -1) < first:
+            last[n] = end
     pinned = set(inputs) | set(outputs)
     resident = set(inputs)
     peak = sum(sizes[n] for n in inputs)
@@ -129,7 +154,7 @@ def model_peak(trace: list[Step], sizes: dict[str, int], inputs: list[str],
             assert not missing, f"op {step.op.result_names} runs without {missing}"
             resident.update(step.op.result_names)
             peak = max(peak, mem())
-            for n in list(step.op.operands) + step.op.result_names:
+            for n in list(resident):   # every value whose time is up (arguments at the end)
                 if n not in pinned and last.get(n, -1) <= pos:
                     resident.discard(n)
         elif step.kind == "evict":
@@ -152,7 +177,7 @@ def model_peak(trace: list[Step], sizes: dict[str, int], inputs: list[str],
                 later = {n for o in step.region[i + 1:] for n in o.operands}
                 temps = [t for t in temps if t in later or t == step.value]
             resident.add(step.value)
-            for n in region_inputs(step):
+            for n in list(resident):
                 if n not in pinned and last.get(n, -1) <= pos:
                     resident.discard(n)
     return peak

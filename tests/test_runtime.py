@@ -54,6 +54,19 @@ func.func @main(%x: tensor<?x8, [@S0, @C8]>) {
 }
 """
 
+# a wide %a made early and read last, around a widening chain whose segment outputs are
+# small: evicting %a lowers the device peak on both backends (XLA and NumPy alike)
+CUT = """
+func.func @main(%x: tensor<?x64, [@S0, @C64]>, %w1: tensor<64x256>, %w2: tensor<256x64>, %w3: tensor<64x1024>, %w4: tensor<1024x64>) {
+  %a = dot(%x, %w1) -> tensor<?x256, [@S0, @C256]>
+  %b = dot(%a, %w2) -> tensor<?x64, [@S0, @C64]>
+  %c = dot(%b, %w3) -> tensor<?x1024, [@S0, @C1024]>
+  %d = dot(%c, %w4) -> tensor<?x64, [@S0, @C64]>
+  %g = concatenate(%a, %d) {dim = 1} -> tensor<?x320, [@S0, @C320]>
+  return %g
+}
+"""
+
 
 def _module(text: str = "", path: Path | None = None):
     return parse_module(path.read_text() if path else text, str(path or "<test>"))
@@ -191,10 +204,11 @@ def test_unconstrained_run_is_one_segment_without_eviction() -> None:
 
 
 def _tight(ex: Executor, binding: dict[str, int]) -> int:
-    """A limit under the unconstrained peak that the planner can meet (plans, runs nothing)."""
-    peak = ex.plan(binding, None).peak
+    """A limit under the unconstrained device peak that the executor meets (plans and
+    compiles, runs nothing)."""
+    peak = ex.prepare(binding, None).device.peak
     try:
-        ex.plan(binding, peak - 1)
+        ex.prepare(binding, peak - 1)
         return peak - 1
     except BladecError as exc:
         return int(SMALLEST.search(str(exc)).group(1))
@@ -212,15 +226,19 @@ def test_jax_compilation_cache_per_binding() -> None:
     assert len(ex.backend.executables()) == 1
     assert out1["%g"].tobytes() == out2["%g"].tobytes()
     # under a limit: several segments, compiled once, then reused
-    limit = _tight(ex, {"S0": 6})
+    ex = Executor(run_pipeline(_module(CUT), parse_pipeline("analyze,remat")), JaxBackend())
+    inputs = ex.random_inputs({"S0": 256})
+    before = ex.backend.compilations
+    limit = _tight(ex, {"S0": 256})   # plans and compiles to check the device peak
+    assert ex.backend.compilations > before
     _, tight = ex.run(inputs, limit)
-    assert tight.evictions > 0 and tight.segments > 1 and tight.compilations >= 1
+    assert tight.evictions > 0 and tight.segments > 1
     _, tight2 = ex.run(inputs, limit)
     assert tight2.compilations == 0 and tight2.segments == tight.segments
     # a new binding compiles again, and only once
-    other = ex.random_inputs({"S0": 9})
+    other = ex.random_inputs({"S0": 200})
     _, new = ex.run(other)
-    assert new.compilations == 1 and new.binding == {"S0": 9}
+    assert new.compilations == 1 and new.binding == {"S0": 200}
     _, new2 = ex.run(other)
     assert new2.compilations == 0
 
@@ -238,11 +256,11 @@ def _run(runner: CliRunner, *args: str, input: str | None = None):
 
 def test_cli_text_report(runner) -> None:
     result = _run(runner, str(LISTING1), "--dims", "S1=64", "--mem-limit", "4822016",
-                  "-p", "analyze,remat")
+                  "-p", "analyze,remat", "--backend", "numpy")
     assert result.exit_code == 0, result.output
     out = result.stdout
-    for field in ("binding: S1=64", "limit: 4.60 MiB", "peak (tracked):",
-                  "peak without eviction:", "original order:", "evictions:", "reloads:",
+    for field in ("binding: S1=64", "limit: 4.60 MiB", "peak: ", "model peak:",
+                  "without eviction", "original order", "host copies:", "evictions:", "reloads:",
                   "recomputes:", "segments:", "compilations:", "time:"):
         assert field in out, field
     assert "evictions: 0," not in out  # half the peak needs evictions
@@ -251,7 +269,7 @@ def test_cli_text_report(runner) -> None:
 
 def test_cli_json_report(runner) -> None:
     result = _run(runner, str(LISTING1), "--dims", "S1=64", "--mem-limit", "4822016",
-                  "-p", "analyze,remat", "--json")
+                  "-p", "analyze,remat", "--json", "--backend", "numpy")
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     for key in ("peak_bytes", "limit", "evictions", "reloads", "recomputes", "compilations",
@@ -260,7 +278,7 @@ def test_cli_json_report(runner) -> None:
     assert data["binding"] == {"S1": 64} and data["limit"] == 4822016
     assert 0 < data["peak_bytes"] <= 4822016
     assert data["evictions"] > 0 and data["reloads"] + data["recomputes"] > 0
-    assert data["compilations"] >= 1 and data["seconds"] > 0
+    assert data["compilations"] == 0 and data["seconds"] > 0  # numpy compiles nothing
     assert data["outputs"] == {"%5": [768], "%6": [64], "%7": [768]}
 
 
@@ -430,16 +448,21 @@ ATTENTION = ROOT / "samples" / "attention.mlir"
 # the smallest limit it is evicted three times, and copied to the host only once
 REEVICT = """
 func.func @main(%x: tensor<?x8, [@S0, @C8]>) {
-  %a = rng_uniform() {seed = 1} -> tensor<?x8, [@S0, @C8]>
-  %b = broadcast_in_dim(%x) {dims = [0, 1]} -> tensor<?x8x16, [@S0, @C8, @C16]>
+  %a = rng_uniform() {seed = 1} -> tensor<?x8x16, [@S0, @C8, @C16]>
+  %b = broadcast_in_dim(%x) {dims = [0, 1]} -> tensor<?x8x64, [@S0, @C8, @C64]>
   %c = reduce(%b) {dims = [2], kind = "max"} -> tensor<?x8, [@S0, @C8]>
-  %d = add(%c, %a) -> tensor<?x8, [@S0, @C8]>
-  %e = broadcast_in_dim(%d) {dims = [0, 1]} -> tensor<?x8x16, [@S0, @C8, @C16]>
+  %cb = broadcast_in_dim(%c) {dims = [0, 1]} -> tensor<?x8x16, [@S0, @C8, @C16]>
+  %d = add(%cb, %a) -> tensor<?x8x16, [@S0, @C8, @C16]>
+  %d2 = reduce(%d) {dims = [2], kind = "sum"} -> tensor<?x8, [@S0, @C8]>
+  %e = broadcast_in_dim(%d2) {dims = [0, 1]} -> tensor<?x8x64, [@S0, @C8, @C64]>
   %f = reduce(%e) {dims = [2], kind = "sum"} -> tensor<?x8, [@S0, @C8]>
-  %g = add(%f, %a) -> tensor<?x8, [@S0, @C8]>
-  %h = broadcast_in_dim(%g) {dims = [0, 1]} -> tensor<?x8x16, [@S0, @C8, @C16]>
+  %fb = broadcast_in_dim(%f) {dims = [0, 1]} -> tensor<?x8x16, [@S0, @C8, @C16]>
+  %g = add(%fb, %a) -> tensor<?x8x16, [@S0, @C8, @C16]>
+  %g2 = reduce(%g) {dims = [2], kind = "sum"} -> tensor<?x8, [@S0, @C8]>
+  %h = broadcast_in_dim(%g2) {dims = [0, 1]} -> tensor<?x8x64, [@S0, @C8, @C64]>
   %i = reduce(%h) {dims = [2], kind = "max"} -> tensor<?x8, [@S0, @C8]>
-  %j = add(%i, %a) -> tensor<?x8, [@S0, @C8]>
+  %ib = broadcast_in_dim(%i) {dims = [0, 1]} -> tensor<?x8x16, [@S0, @C8, @C16]>
+  %j = add(%ib, %a) -> tensor<?x8x16, [@S0, @C8, @C16]>
   return %j
 }
 """
@@ -476,8 +499,9 @@ class CountingNumpy(NumpyBackend):
 
 
 def _smallest(ex: Executor, binding: dict[str, int]) -> int:
+    """The smallest limit the executor names by the device accounting."""
     with pytest.raises(BladecError) as err:
-        ex.plan(binding, 0)
+        ex.prepare(binding, 0)
     return int(SMALLEST.search(str(err.value)).group(1))
 
 
@@ -533,8 +557,8 @@ def test_consolidation_shares_cut_points_within_the_limit() -> None:
     binding = {"S0": 8, "S1": 256}
     shared = Executor(_attention(), NumpyBackend(), cost=CostModel())
     loose = Executor(_attention(), NumpyBackend(), cost=CostModel(), consolidate=False)
-    limit = _smallest(shared, binding)
-    a, b = shared.plan(binding, limit), loose.plan(binding, limit)
+    limit = max(_smallest(shared, binding), _smallest(loose, binding))
+    a, b = shared.prepare(binding, limit).plan, loose.prepare(binding, limit).plan
     assert a.peak <= limit and b.peak <= limit
     sizes = shared._bound(binding).sizes
     assert simulate(a.trace, sizes, shared.inputs, set(shared.outputs)).peak == a.peak
@@ -568,7 +592,7 @@ def test_runs_are_cached_per_input_shapes(monkeypatch) -> None:
 
     def fail(*args, **kwargs):
         raise AssertionError("worked out again")
-    for name in ("bind", "plan", "_prepare", "shapes_for"):
+    for name in ("bind", "plan", "_checked", "_fit", "shapes_for"):
         monkeypatch.setattr(ex, name, fail)
     monkeypatch.setattr("bladec.runtime.executor.exact_sizes", fail)
     monkeypatch.setattr("bladec.runtime.executor.simulate", fail)
@@ -581,27 +605,36 @@ def test_runs_are_cached_per_input_shapes(monkeypatch) -> None:
 
 @pytest.mark.parametrize("backend", [JaxBackend, NumpyBackend])
 def test_segment_times_only_when_profiling(backend) -> None:
-    ex = Executor(run_pipeline(_module(CHAIN), parse_pipeline("analyze,remat")), backend())
-    inputs = ex.random_inputs({"S0": 6})
-    limit = _tight(ex, {"S0": 6})
+    ex = Executor(run_pipeline(_module(CUT), parse_pipeline("analyze,remat")), backend())
+    inputs = ex.random_inputs({"S0": 256})
+    limit = _tight(ex, {"S0": 256})
     out, fast = ex.run(inputs, limit)
     out2, timed = ex.run(inputs, limit, profile=True)
     assert fast.segments == timed.segments > 1
     assert fast.segment_seconds == []
     assert len(timed.segment_seconds) == timed.segments
     assert all(t >= 0 for t in timed.segment_seconds)
-    assert out["%g"].tobytes() == out2["%g"].tobytes()
+    assert np.allclose(out["%g"], out2["%g"], rtol=1e-5)
 
 
-def test_xla_temp_bytes_are_reported() -> None:
-    from bladec.runtime.executor import SEGMENT
-    ex = Executor(run_pipeline(_module(CHAIN), parse_pipeline("analyze,remat")), JaxBackend())
-    inputs = ex.random_inputs({"S0": 64})
-    _, report = ex.run(inputs)
-    fns = [s[1] for s in ex.prepare({"S0": 64}, None).steps if s[0] == SEGMENT]
-    assert report.xla_temp_peak_bytes == max(fn.temp_bytes for fn in fns) > 0
-    _, numpy_report = Executor(_module(CHAIN), NumpyBackend()).run(inputs)
-    assert numpy_report.xla_temp_peak_bytes == 0
+@pytest.mark.parametrize("backend", [JaxBackend, NumpyBackend])
+def test_segment_memory_comes_from_each_segment(backend) -> None:
+    """Each segment's figures are its own (XLA's memory analysis on JAX, the arrays its
+    interpretation allocates on NumPy), listed per segment run, in order."""
+    ex = Executor(run_pipeline(_module(CUT), parse_pipeline("analyze,remat")), backend())
+    inputs = ex.random_inputs({"S0": 256})
+    limit = _tight(ex, {"S0": 256})
+    _, report = ex.run(inputs, limit)
+    steps = ex.prepare({"S0": 256}, limit).segment_steps()
+    assert len(report.segment_memory) == len(steps) == report.segments > 1
+    for figure, step in zip(report.segment_memory, steps):
+        memory = step.fn.memory()
+        assert (figure["output_bytes"], figure["temp_bytes"]) == \
+            (memory.output_bytes, memory.temp_bytes)
+    assert report.peak_bytes <= limit
+    if backend is JaxBackend:
+        stats = steps[0].fn.compile().memory_analysis()
+        assert steps[0].fn.memory().temp_bytes == stats.temp_size_in_bytes
 
 
 def test_copy_bandwidth_is_measured_once() -> None:
@@ -755,7 +788,7 @@ def test_the_version_with_the_lower_peak_runs(dims, version) -> None:
     for limit in (None, _smallest(ex, dims)):
         out, report = ex.run(inputs, limit)
         assert report.version == version
-        assert report.planned_peak_bytes == peaks[version] < ref_report.peak_bytes
+        assert report.planned_peak_bytes == peaks[version] < ref_report.model_peak_bytes
         assert all(out[k].tobytes() == ref[k].tobytes() for k in ref)
 
 
@@ -782,4 +815,5 @@ def test_device_peak_is_reported_where_the_device_keeps_statistics(runner, monke
     result = _run(runner, str(LISTING1), "--dims", "S1=8", "--json")
     assert json.loads(result.stdout)["device_peak_bytes"] is None
     result = _run(runner, str(LISTING1), "--dims", "S1=8")
-    assert "device peak (its own statistics): not reported by this device" in result.stdout
+    assert "allocator peak (the device's own statistics): not reported by this device" \
+        in result.stdout

@@ -347,8 +347,12 @@ class Executor:
         return found
 
     def _fits(self, bound: _Bound, limit: int) -> PreparedRun | None:
-        """What :meth:`prepare` runs under ``limit``: the closed loop's plan, or else the
-        fitting run of another limit with the highest device peak within this one."""
+        """What :meth:`prepare` runs under ``limit``: the run with nothing evicted when
+        its device peak fits, else the closed loop's plan, or else the fitting run of
+        another limit with the highest device peak within this one."""
+        free = self.prepare(bound.binding, None)
+        if free.device.peak <= limit:   # nothing to evict: the zero-overhead path
+            return free
         run = self._fit(bound, limit)
         if run is None:
             run = max((r for r in bound.good if r.device.peak <= limit),

@@ -82,16 +82,52 @@ def _greedy(program: Program, sizes: dict[str, int], budget: Budget,
         over = _first_over(trace, measure, budget)
         if over is None:
             return Plan(trace, measure, chosen)
-        k, _ = over
-        option = _best_option(program, sizes, cost, k, evicted, chosen, recompute)
-        if option is None:
+        k, pos = over
+        found = _best_option(program, sizes, cost, k, evicted, chosen, recompute)
+        if found is None:
             return None
+        option, points = found
         option.order = len(chosen)
+        trace, measure = _place(program, sizes, budget, chosen, option, points, k, pos)
         chosen.append(option)
         evicted.add((option.after, option.value))
-        trace = build_trace(program, chosen)
-        measure = simulate(trace, sizes, program.inputs, program.outputs)
     return None
+
+
+def _place(program: Program, sizes: dict[str, int], budget: Budget, chosen: list[Eviction],
+           option: Eviction, points: list[int], k: int, pos: int) -> tuple[list[Step], Measure]:
+    """Where to put ``option``'s eviction among its open ``points`` (op indices it may
+    follow): its own first, then the others, the first that brings op k within the
+    budget, else the one that lowers it most. The point matters beyond the bytes: the
+    eviction cuts a segment there, and a value made just before a cut and read just
+    after it is the next segment's argument, held until that segment ends."""
+    best: tuple[int, list[Step], Measure, int] | None = None
+    for i in [option.after] + [p for p in points if p != option.after]:
+        option.after = i
+        trace = build_trace(program, chosen + [option])
+        measure = simulate(trace, sizes, program.inputs, program.outputs)
+        at_k = _memory_at_op(trace, measure, k)
+        allowed = budget.limit - budget.margins.get(k, 0)
+        if at_k <= allowed:
+            return trace, measure
+        if best is None or at_k < best[0]:
+            best = (at_k, trace, measure, i)
+    assert best is not None
+    option.after = best[3]
+    return best[1], best[2]
+
+
+def _memory_at_op(trace: list[Step], measure: Measure, k: int) -> int:
+    """The model's bytes at compute op k's step of the trace."""
+    pos = 0
+    for step in trace:
+        if step.kind == "op":
+            if step.index == k:
+                return measure.memory[pos]
+            pos += 1
+        elif step.kind == "regen":
+            pos += 1 if step.method == "reload" else len(step.region)
+    raise AssertionError(f"op {k} is not in the trace")
 
 
 def _first_over(trace: list[Step], measure: Measure, budget: Budget
@@ -118,8 +154,9 @@ def _next_op(trace: list[Step], t: int) -> int:
 
 def _best_option(program: Program, sizes: dict[str, int], cost: CostModel, k: int,
                  evicted: set[tuple[int, str]], chosen: list[Eviction],
-                 recompute: bool) -> Eviction | None:
-    """The cheapest eviction that makes op k's step lighter: after some op i < k.
+                 recompute: bool) -> tuple[Eviction, list[int]] | None:
+    """The cheapest eviction that makes op k's step lighter: after some op i < k; with
+    the other ops it may follow instead (its open points).
 
     Called once per eviction the planner adds, over every candidate before op k: what
     it asks of the plan so far (which spans are away, what a recompute reads) is indexed
@@ -157,7 +194,7 @@ def _best_option(program: Program, sizes: dict[str, int], cost: CostModel, k: in
         i, rank = open_points[-1] if seconds == 0 else open_points[0]
         key = (seconds / (freed * (use - i)), rank)
         if best is None or key < best[0]:
-            best = (key, Eviction(value, how, i, use))
+            best = (key, (Eviction(value, how, i, use), [p for p, _ in open_points]))
     return best[1] if best else None
 
 

@@ -4,8 +4,16 @@ The planner (policy.py) builds a trace for one binding; the executor runs it; an
 :func:`simulate` measures it with the memory model of DESIGN.md section 4, applied to
 the trace: a value is resident from the step that makes it (an op, a reload, a
 recompute) until its last use in the trace or until it is evicted; graph inputs
-always, outputs from their definition on. That one measurement is what ``run`` checks
-against the limit and reports.
+always, outputs from their definition on.
+
+One refinement makes the model closer to the device: the executor runs the trace as
+compiled segments, cut at every eviction and reload, and a segment's arguments stay on
+the device until the segment ends. So a value made before a segment and last used inside
+it is resident until the segment's last step (:func:`held_until`), not only until the
+op that last reads it. A trace with no eviction is one segment, and the rule changes
+nothing there. (XLA also allocates an executable's outputs before it runs; the model
+leaves that to the executor's margins, see device.py.) The planner keeps this measurement within its budget; the executor then
+checks the compiled segments' own figures (device.py).
 """
 from __future__ import annotations
 
@@ -48,9 +56,61 @@ def last_uses(trace: list[Step]) -> dict[str, int]:
     return last
 
 
+def is_cut(step: Step) -> bool:
+    """Whether the run leaves compiled code at this step: an eviction or a reload."""
+    return step.kind == "evict" or (step.kind == "regen" and step.method == "reload")
+
+
+def segments(trace: list[Step]) -> tuple[list[int], list[tuple[int, int]]]:
+    """Each position's segment (-1 at a cut) and each segment's first and last position:
+    the runs of ops and recomputes between evictions and reloads."""
+    segment_of: list[int] = []
+    bounds: list[tuple[int, int]] = []
+    for pos, step in enumerate(trace):
+        if is_cut(step):
+            segment_of.append(-1)
+            continue
+        if pos == 0 or segment_of[-1] < 0:
+            bounds.append((pos, pos))
+        bounds[-1] = (bounds[-1][0], pos)
+        segment_of.append(len(bounds) - 1)
+    return segment_of, bounds
+
+
+def made_at(trace: list[Step]) -> dict[str, int]:
+    """The trace position of each value's latest making (an op, a reload, a recompute)."""
+    made: dict[str, int] = {}
+    for pos, step in enumerate(trace):
+        if step.kind == "op":
+            for r in step.op.result_names:
+                made[r] = pos
+        elif step.kind == "regen":
+            made[step.value] = pos
+    return made
+
+
+def held_until(trace: list[Step], segmented: tuple | None = None) -> dict[str, int]:
+    """The trace position up to which each value read in the trace stays resident: its
+    last use, or, when that use is in a later segment than the step that made the value
+    (it is that segment's argument), the segment's last step."""
+    segment_of, bounds = segmented or segments(trace)
+    made = made_at(trace)
+    out = last_uses(trace)
+    for value, pos in out.items():
+        seg = segment_of[pos]
+        if seg >= 0 and made.get(value, -1) < bounds[seg][0]:
+            out[value] = bounds[seg][1]
+    return out
+
+
 def simulate(trace: list[Step], sizes: dict[str, int], inputs: list[str],
              outputs: set[str]) -> Measure:
-    last = last_uses(trace)
+    segmented = segments(trace)
+    segment_of, bounds = segmented
+    last = held_until(trace, segmented)
+    dies: dict[int, list[str]] = {}
+    for value, pos in last.items():
+        dies.setdefault(pos, []).append(value)
     pinned = set(inputs) | outputs
     base = sum(sizes[n] for n in inputs)
     resident: set[str] = set()
@@ -71,7 +131,7 @@ def simulate(trace: list[Step], sizes: dict[str, int], inputs: list[str],
                 resident.add(r)
                 total += sizes[r]
             memory.append(total)
-            free_dead(step.op.operands, pos)
+            free_dead(dies.get(pos, []), pos)
             free_dead(results, pos)
         elif step.kind == "evict":
             if step.value in resident:
@@ -98,6 +158,5 @@ def simulate(trace: list[Step], sizes: dict[str, int], inputs: list[str],
                 if r != step.value:
                     total -= sizes[r]
             # what the region read from outside and nothing later reads is freed
-            inner = {r for op in step.region for r in op.result_names}
-            free_dead([n for op in step.region for n in op.operands if n not in inner], pos)
+            free_dead(dies.get(pos, []), pos)
     return Measure(memory, max(memory, default=base), base)
