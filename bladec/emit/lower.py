@@ -73,7 +73,7 @@ def _div(K: Kernels, op: Op, a: list, out: OutSpec) -> Any:
     safe = K.np.where(zero, K.np.ones_like(y), y)
     q = K.np.floor_divide(x, safe)
     r = x - q * safe
-    q = K.np.where((r != 0) & ((r < 0) != (safe < 0)), q + 1, q)
+    q = K.np.where((r != 0) & ((x < 0) != (safe < 0)), q + 1, q)  # floor to truncation
     return K.np.where(zero, K.np.full_like(x, INT_RANGES[out[0][1]][1] if
                                             INT_RANGES[out[0][1]][0] == 0 else -1), q)
 
