@@ -205,3 +205,15 @@ def test_64_bit_types_agree():
     got = run(text, "jax", a=a)["c"]
     assert got.dtype == np.int64
     np.testing.assert_array_equal(got, run(text, "numpy", a=a)["c"])
+
+
+@pytest.mark.parametrize("backend", list(BACKENDS))
+def test_convert_float_to_i64_runs(backend: str):
+    """The saturation bounds of i64 (+-2^63) once overflowed JAX's int32 arguments; the
+    values are compared without their dtype, which JAX narrows (the test above)."""
+    text = ("func.func @main(%x: tensor<5xf32>) {\n"
+            "  %c = convert(%x) {dtype = \"i64\"} -> tensor<5xi64>\n  return %c\n}\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # JAX: int64 truncated to int32
+        got = run(text, backend, x=np.array([2.7, -2.7, np.nan, 300, -1e9], np.float32))["c"]
+    assert got.tolist() == [2, -2, 0, 300, -1_000_000_000]

@@ -148,16 +148,16 @@ def _cast(K: Kernels, x: Any, dtype: str) -> Any:
     saturated at the type's ends, NaN to 0 (NumPy's cast of an out-of-range float is
     undefined: -1.0 to u8 gives 255 there, 0 in JAX)."""
     want = K.dtype(dtype)
-    whole = x.astype(want)
     if dtype not in INT_RANGES or dtype == "i1" or not any(
             x.dtype == K.dtype(f) for f in FLOAT_DTYPES):
-        return whole
-    info = K.np.iinfo(whole.dtype)  # what the backend made of `want` (JAX: i64 as i32)
-    lo, hi = int(info.min), int(info.max)
-    inside = (x > lo) & (x < float(hi))  # float(hi) rounds up to 2^31 or 2^63: outside
+        return x.astype(want)
+    lo, hi = INT_RANGES[dtype]
+    inside = (x > float(lo)) & (x < float(hi))  # float(hi) rounds up to 2^31, 2^63: outside
     whole = K.np.where(inside, x, K.np.zeros_like(x)).astype(want)
+    info = K.np.iinfo(whole.dtype)  # what the backend made of `want` (JAX: i64 as i32)
+    lo, hi = max(lo, int(info.min)), min(hi, int(info.max))
     return K.np.where(x >= float(hi), K.np.full_like(whole, hi),
-                      K.np.where(x <= lo, K.np.full_like(whole, lo), whole))
+                      K.np.where(x <= float(lo), K.np.full_like(whole, lo), whole))
 
 
 @lowering("broadcast", "broadcast_in_dim")
