@@ -54,7 +54,8 @@ CASES = {
     "dot_of_bf16": (
         "func.func @main(%a: tensor<2x3xbf16>, %b: tensor<3x2xbf16>) {\n"
         "  %c = dot(%a, %b) -> tensor<2x2xbf16>\n  return %c\n}\n",
-        {"a": np.array([[1, 2, 3], [4, 5, 6]], BF16), "b": np.array([[1, 0], [0, 1], [1, 1]], BF16)},
+        {"a": np.array([[1, 2, 3], [4, 5, 6]], BF16),
+         "b": np.array([[1, 0], [0, 1], [1, 1]], BF16)},
         np.array([[4, 5], [10, 11]], BF16)),
     "dot_general_negative_axes": (
         "func.func @main(%a: tensor<2x3>, %b: tensor<3x2>) {\n"

@@ -102,5 +102,5 @@ register(OpDef("select", "`select(%pred, %a, %b)`: elementwise pred ? a : b; pre
                _select, 3, 3))
 register(OpDef("convert", "`convert(%x) {dtype = \"f16\"}`: elementwise change of element "
                "type; without `dtype` the declared result type says it. A float to an integer "
-               "type truncates and saturates at the type's ends (NaN becomes 0), as in XLA.", _convert,
-               attrs={"dtype": "str"}))
+               "type truncates and saturates at the type's ends (NaN becomes 0), as in XLA.",
+               _convert, attrs={"dtype": "str"}))

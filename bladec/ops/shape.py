@@ -151,8 +151,8 @@ register(OpDef("iota", "`iota() {dim = D} -> T`: T filled with its index along D
                _iota, 0, 0,
                attrs={"dim": "int"}, required=frozenset({"dim"})))
 register(OpDef("constant", "`constant() {value = V} -> T`: T filled with V, a value of T's "
-               "element type (in range for an integer type; a fraction truncates).", _constant, 0, 0,
-               attrs={"value": "number"}, required=frozenset({"value"})))
+               "element type (in range for an integer type; a fraction truncates).", _constant,
+               0, 0, attrs={"value": "number"}, required=frozenset({"value"})))
 register(OpDef("rng_uniform", "`rng_uniform() {seed = N} -> T`: uniform random numbers in "
                "[0, 1) of a float type T, from a seed in [0, 2^63 - 1]; never recomputed (a "
                "second draw would differ).", _rng_uniform, 0, 0,
