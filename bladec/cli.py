@@ -48,9 +48,9 @@ def _reports_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-def _load_verified(file: str):
+def _load_verified(file: str, runnable: bool = False):
     module = load_module(file)
-    for warning in verify(module):
+    for warning in verify(module, runnable):
         click.echo(str(warning), err=True)
     return module
 
@@ -204,7 +204,7 @@ def run(file: str, mem_limit: str | None, dims: str | None, inputs_path: str | N
         passes = parse_pipeline(pipeline)
     except BladecError as exc:
         raise click.UsageError(exc.diagnostic.message) from None
-    result = run_listing(_load_verified(file), passes, limit=parse_size(mem_limit)
+    result = run_listing(_load_verified(file, runnable=True), passes, limit=parse_size(mem_limit)
                          if mem_limit else None, dims=parse_dims(dims),
                          inputs_path=inputs_path, seed=seed, backend=backend, bitwise=bitwise,
                          pad=parse_pad(pad), pad_multiple=pad_multiple)

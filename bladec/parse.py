@@ -18,7 +18,7 @@ from lark import Lark, Token, Transformer, v_args
 from bladec.errors import BladecError
 from bladec.ir import (SHAPE_GRAPH, Func, Loc, Module, Op, Relation, ShapeGraph, SymbolDecl,
                        SymRef, TensorType, Value)
-from bladec.types import parse_type
+from bladec.types import MAX_DIM, dim_too_large, parse_type, too_large_text
 
 MAX_NESTING = 64
 MAX_INT_DIGITS = 30
@@ -236,11 +236,18 @@ class _Builder(Transformer):
         if lo < 1 or (hi is not None and hi < lo):
             raise BladecError(f"empty or non-positive range [{lo}, {hi}] for @{name[1:]}",
                               self._loc(name))
+        if lo > MAX_DIM:
+            raise BladecError(f"the range of @{name[1:]} starts at {lo}, above the largest "
+                              f"dimension ({MAX_DIM})", self._loc(name))
         return SymbolDecl(name[1:], lo, hi, self._loc(kw))
 
     def relation(self, lhs: Token, kind: Token, *args: Token) -> Relation:
         if str(kind) not in ("Mul", "Add"):
             raise BladecError(f"unknown relation '{kind}' (expected Mul or Add)", self._loc(kind))
+        for a in args:
+            if a.startswith("@C") and a[2:].isdigit() and dim_too_large(a[2:]):
+                raise BladecError(f"constant '@C{too_large_text(a[2:])}' is too large (at most "
+                                  f"{MAX_DIM})", self._loc(a))
         return Relation(lhs[1:], str(kind), [a[1:] for a in args], self._loc(lhs))
 
     def func(self, kw: Token, name: Token, *rest: Any) -> Func | ShapeGraph:

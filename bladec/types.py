@@ -6,9 +6,25 @@ import re
 from bladec.errors import BladecError
 from bladec.ir import DEFAULT_DTYPE, DTYPE_BYTES, Loc, TensorType
 
-MAX_DIM = 2 ** 48  # a dim larger than this is a typo, not a tensor
+# The largest dim, and dim constant, a listing may hold: the parser refuses a larger one,
+# the analysis refuses to derive one, and the printer never writes one, so everything
+# printed parses back. A dim larger than this is a typo, not a tensor.
+MAX_DIM = 2 ** 48
+_MAX_DIM_DIGITS = len(str(MAX_DIM))
 _BIND = re.compile(r"\s*@([SC][A-Za-z0-9_]*)\s*")
 _DIM = re.compile(r"\s*(\?|[0-9]+|[A-Za-z][A-Za-z0-9]*)\s*")
+
+
+def dim_too_large(digits: str) -> bool:
+    """Whether a decimal literal is above :data:`MAX_DIM`, without converting a huge one
+    (``int()`` of 100,000 digits is slow, and Python refuses more than 4,300)."""
+    digits = digits.lstrip("0")
+    return len(digits) > _MAX_DIM_DIGITS or int(digits or "0") > MAX_DIM
+
+
+def too_large_text(digits: str) -> str:
+    """A literal as an error message shows it: at most 20 digits."""
+    return digits[:20] + ("..." if len(digits) > 20 else "")
 
 
 def parse_type(text: str, loc: Loc) -> TensorType:
@@ -33,9 +49,9 @@ def parse_type(text: str, loc: Loc) -> TensorType:
         if token == "?":
             dims.append(None)
         elif token[0].isdigit():
-            if len(token) > 15 or int(token) > MAX_DIM:
-                raise fail(f"dimension {token[:20]}{'...' if len(token) > 20 else ''} "
-                           f"is too large (at most {MAX_DIM})", at)
+            if dim_too_large(token):
+                raise fail(f"dimension {too_large_text(token)} is too large (at most {MAX_DIM})",
+                           at)
             dims.append(int(token))
         elif i == len(pieces) - 1:
             if token not in DTYPE_BYTES:
@@ -62,8 +78,9 @@ def parse_type(text: str, loc: Loc) -> TensorType:
             name = m.group(1)
             if name.startswith("C") and not name[1:].isdigit():
                 raise fail(f"constant dim '@{name}' must be '@C' followed by digits", pos)
-            if name.startswith("C") and (len(name) > 16 or int(name[1:]) > MAX_DIM):
-                raise fail(f"constant dim '@{name[:20]}...' is too large (at most {MAX_DIM})", pos)
+            if name.startswith("C") and dim_too_large(name[1:]):
+                raise fail(f"constant dim '@C{too_large_text(name[1:])}' is too large "
+                           f"(at most {MAX_DIM})", pos)
             names.append(name)
             pos += len(item) + 1
         if len(names) != len(dims):
@@ -80,6 +97,8 @@ def parse_type(text: str, loc: Loc) -> TensorType:
 
 def format_type(t: TensorType) -> str:
     """Canonical text; f32, the default element type, is left out as in the paper."""
+    if any(d is not None and d > MAX_DIM for d in t.dims):  # the analysis refuses these
+        raise ValueError(f"a dim of {t.dims} is above MAX_DIM and would not parse back")
     parts = ["?" if d is None else str(d) for d in t.dims]
     if t.dtype != DEFAULT_DTYPE or not parts:
         parts.append(t.dtype)

@@ -4,6 +4,7 @@ from __future__ import annotations
 import re
 
 from bladec.errors import BladecError
+from bladec.types import MAX_DIM, dim_too_large
 
 _UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
           "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
@@ -35,6 +36,8 @@ def parse_dims(text: str | None) -> dict[str, int]:
         key = key.strip().lstrip("@")
         if not eq or not value.strip().isdigit() or not key:
             raise BladecError(f"bad --dims entry '{item}' (expected SYMBOL=POSITIVE_INT)")
+        if dim_too_large(value.strip()):
+            raise BladecError(f"bad --dims entry '{item[:40]}': dims are at most {MAX_DIM}")
         if int(value) < 1:
             raise BladecError(f"bad --dims entry '{item}': dims are at least 1")
         out[key] = int(value)

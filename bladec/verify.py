@@ -47,12 +47,17 @@ class _StaticSink:
             raise BladecError(f"'{op.name}': {what}, but the dim is {a.const}", op.loc)
 
 
-def verify(module: Module) -> list[Diagnostic]:
-    """Raise :class:`BladecError` at the first problem; return the warnings."""
+def verify(module: Module, runnable: bool = False) -> list[Diagnostic]:
+    """Raise :class:`BladecError` at the first problem; return the warnings.
+
+    ``runnable``: also what only running needs (the ops' ``run_rule``): `bladec run`
+    asks for it; `optimize` and `analyze` take the paper's Listing 1, whose first
+    broadcast can not run, as the paper prints it.
+    """
     warnings: list[Diagnostic] = []
     _verify_shape_graph(module)
     for func in module.funcs:
-        _verify_func(func, warnings)
+        _verify_func(func, warnings, runnable)
     _verify_versions(module)
     return warnings
 
@@ -109,21 +114,21 @@ def _verify_shape_graph(module: Module) -> None:
             raise BladecError("relation without operands", rel.loc)
 
 
-def _verify_func(func: Func, warnings: list[Diagnostic]) -> None:
+def _verify_func(func: Func, warnings: list[Diagnostic], runnable: bool) -> None:
     scope: dict[str, TensorType] = {}
     for arg in func.args:
         if arg.name in scope:
             raise BladecError(f"argument {arg.name} defined twice", func.loc)
         scope[arg.name] = arg.type
     defined_here: set[str] = set(scope)
-    _verify_block(func.ops, scope, defined_here, warnings)
+    _verify_block(func.ops, scope, defined_here, warnings, runnable)
     for name in func.returns or []:
         if name not in scope:
             raise BladecError(f"return of undefined value {name}", func.return_loc)
 
 
 def _verify_block(ops: list[Op], scope: dict[str, TensorType], defined_here: set[str],
-                  warnings: list[Diagnostic]) -> None:
+                  warnings: list[Diagnostic], runnable: bool) -> None:
     for op in ops:
         opdef = lookup(op)
         opdef.check_signature(op)
@@ -139,12 +144,12 @@ def _verify_block(ops: list[Op], scope: dict[str, TensorType], defined_here: set
             else:
                 raise BladecError(f"use of undefined value {name}", op.operand_loc(i))
         if opdef is REGENERATE:
-            _verify_regenerate(op, scope, warnings)
+            _verify_regenerate(op, scope, warnings, runnable)
         elif op.regions:
             raise BladecError(f"'{op.name}' takes no regions, got '{next(iter(op.regions))}'",
                               op.loc)
         typed = [t for t in operand_types if t is not None]
-        _check_shapes(op, opdef, typed)
+        _check_shapes(op, opdef, typed, runnable)
         for r in op.results:
             if r.name in defined_here:
                 raise BladecError(f"redefinition of {r.name}", op.loc)
@@ -152,7 +157,8 @@ def _verify_block(ops: list[Op], scope: dict[str, TensorType], defined_here: set
             scope[r.name] = r.type
 
 
-def _verify_regenerate(op: Op, scope: dict[str, TensorType], warnings: list[Diagnostic]) -> None:
+def _verify_regenerate(op: Op, scope: dict[str, TensorType], warnings: list[Diagnostic],
+                       runnable: bool) -> None:
     target = op.operands[0]
     extra = set(op.regions) - {"recompute"}
     if extra:
@@ -164,14 +170,14 @@ def _verify_regenerate(op: Op, scope: dict[str, TensorType], warnings: list[Diag
                               op.loc)
         return
     inner = dict(scope)
-    _verify_block(body, inner, set(), warnings)
+    _verify_block(body, inner, set(), warnings, runnable)
     if not body or target not in body[-1].result_names:
         raise BladecError(f"the recompute region must end by defining {target}", op.loc)
     if inner[target] != scope[target]:
         raise BladecError(f"the recompute region gives {target} another type", op.loc)
 
 
-def _check_shapes(op: Op, opdef: OpDef, operand_types: list[TensorType]) -> None:
+def _check_shapes(op: Op, opdef: OpDef, operand_types: list[TensorType], runnable: bool) -> None:
     counter = iter(range(1 << 30))
 
     def unknown(_: int) -> SymbolicExpr:
@@ -181,4 +187,6 @@ def _check_shapes(op: Op, opdef: OpDef, operand_types: list[TensorType]) -> None
                    [t.dtype for t in operand_types], [r.type for r in op.results],
                    [type_dims(r.type, unknown) for r in op.results], _StaticSink())
     apply_rule(opdef, ctx)
+    if runnable and opdef.run_rule is not None:
+        opdef.run_rule(ctx)
 

@@ -202,6 +202,74 @@ CASES = {
                                    "dim 0 is 4 but is bound to @C5"),
     "constant_binding_disagrees_2d": ("func.func @main(%a: tensor<?x12, ¦[@S1, @C13]>) {\n  return %a\n}\n",
                                       "dim 1 is 12 but is bound to @C13"),
+    # -- what can never run (every command refuses it) -------------------------------
+    "reduce_max_over_empty_dim": ("func.func @main(%a: tensor<4x0>) {\n"
+                                  '  ¦%c = reduce(%a) {dims = [1], kind = "max"} -> tensor<4>\n}\n',
+                                  "'reduce': a max over dim 1, of size 0, has no value"),
+    "reduce_min_over_empty_dim_no_dims": ("func.func @main(%a: tensor<4x0>) {\n"
+                                          '  ¦%c = reduce(%a) {kind = "min"} -> tensor<4>\n}\n',
+                                          "'reduce': a min over dim 1, of size 0, has no value"),
+    "constant_above_i32": ("func.func @main() {\n  ¦%c = constant() {value = 99999999999999999999} "
+                           "-> tensor<4xi32>\n}\n",
+                           "'constant': value 99999999999999999999 is outside the range of i32"),
+    "constant_negative_u8": ("func.func @main() {\n  ¦%c = constant() {value = -1} -> tensor<4xu8>\n}\n",
+                             "'constant': value -1 is outside the range of u8 [0, 255]"),
+    "constant_i8_just_above": ("func.func @main() {\n  ¦%c = constant() {value = 128} -> tensor<4xi8>\n}\n",
+                               "value 128 is outside the range of i8 [-128, 127]"),
+    "constant_float_above_i64": ("func.func @main() {\n  ¦%c = constant() {value = 1e19} -> tensor<4xi64>\n}\n",
+                                 "is outside the range of i64"),
+    "constant_inf_as_integer": ("func.func @main() {\n  ¦%c = constant() {value = 1e999} -> tensor<4xi32>\n}\n",
+                                "value inf is not a number of type i32"),
+    "constant_two_as_i1": ("func.func @main() {\n  ¦%c = constant() {value = 2} -> tensor<4xi1>\n}\n",
+                           "value 2 is outside the range of i1 [0, 1]"),
+    "iota_of_i1": ("func.func @main() {\n  ¦%c = iota() {dim = 0} -> tensor<4xi1>\n}\n",
+                   "'iota': the result can not be i1"),
+    "rng_uniform_of_i32": ("func.func @main() {\n  ¦%c = rng_uniform() {seed = 1} -> tensor<4xi32>\n}\n",
+                           "'rng_uniform': the result must have a float type"),
+    "rng_uniform_seed_too_large": ("func.func @main() {\n  ¦%c = rng_uniform() {seed = 99999999999999999999} "
+                                   "-> tensor<4xf32>\n}\n",
+                                   "'rng_uniform': seed 99999999999999999999 is outside [0, 2^63 - 1]"),
+    "rng_uniform_negative_seed": ("func.func @main() {\n  ¦%c = rng_uniform() {seed = -1} -> tensor<4xf32>\n}\n",
+                                  "seed -1 is outside [0, 2^63 - 1]"),
+    "integer_pow_negative_on_integers": ("func.func @main(%a: tensor<4xi32>) {\n"
+                                         "  ¦%c = integer_pow(%a) {exponent = -2} -> tensor<4xi32>\n}\n",
+                                         "'integer_pow': a negative exponent needs a float type, got i32"),
+    "exp_of_integers": ("func.func @main(%a: tensor<4xi32>) {\n  ¦%c = exp(%a) -> tensor<4xi32>\n}\n",
+                        "'exp': needs a float type, got i32"),
+    "neg_of_i1": ("func.func @main(%a: tensor<4xi1>) {\n  ¦%c = neg(%a) -> tensor<4xi1>\n}\n",
+                  "'neg': is not defined on i1"),
+    "scatter_add_of_i1": ("func.func @main(%a: tensor<4xi1>, %i: tensor<2xi32>, %u: tensor<2xi1>) {\n"
+                          "  ¦%c = scatter_add(%a, %i, %u) -> tensor<4xi1>\n}\n",
+                          "'scatter_add': can not add truth values (i1)"),
+    "gather_from_no_rows": ("func.func @main(%a: tensor<0x2>, %i: tensor<3xi32>) {\n"
+                            "  ¦%c = gather(%a, %i) -> tensor<3x2>\n}\n",
+                            "'gather': the table (operand 0) has no rows to pick from"),
+    # -- the dimension limit (bladec/types.py MAX_DIM) ----------------------------------
+    "relation_constant_of_40_digits": (H + "  return %a\n}\n" + SG + "  SymbolicDim @S0\n  SymbolicDim @S1\n"
+                                       "  @S0 = Mul ¦@C1234567890123456789012345678901234567890, @S1\n}\n",
+                                       "constant '@C12345678901234567890...' is too large (at most "
+                                       "281474976710656)"),
+    "relation_constant_just_above_the_limit": (H + "  return %a\n}\n" + SG + "  SymbolicDim @S0\n"
+                                               "  @S0 = Mul ¦@C281474976710657\n}\n",
+                                               "constant '@C281474976710657' is too large"),
+    "range_starts_above_the_limit": (H + "  return %a\n}\n" + SG + "  SymbolicDim ¦@S0 {min = 281474976710657}\n}\n",
+                                     "the range of @S0 starts at 281474976710657, above the largest dimension"),
+    "reshape_derives_a_dim_above_the_limit": (
+        "func.func @main(%a: tensor<?, [@S0]>) {\n  ¦%c = reshape(%a) -> tensor<12x?, [@C12, @S1]>\n"
+        "  return %c\n}\n" + SG + "  SymbolicDim @S0\n  SymbolicDim @S1\n  @S1 = Mul @C281474976710656\n}\n",
+        "'reshape': this makes S0 = 3377699720527872, a number above the largest dimension"),
+    "relation_product_above_the_limit": (H + "  return %a\n}\n" + SG + "  SymbolicDim @S0\n"
+                                         "  ¦@S0 = Mul @C281474976710656, @C2\n}\n",
+                                         "relation @S0 = Mul @C281474976710656, @C2: this makes S0 = "
+                                         "562949953421312"),
+    "derived_coefficient_above_the_limit": (
+        "func.func @main(%a: tensor<?, [@S0]>) {\n  ¦%c = reshape(%a) -> tensor<16777216x16777217x?, "
+        "[@C16777216, @C16777217, @S1]>\n  return %c\n}\n",
+        "'reshape': this makes S0 = 281474993487872*S1, a number above"),
+    "element_count_above_the_limit_in_a_fact": (
+        "func.func @main(%a: tensor<?x?, [@S0, @S1]>) {\n  ¦%c = reshape(%a) -> tensor<281474976710656x4>\n"
+        "  return %c\n}\n",
+        "'reshape': this makes S0*S1 = 1125899906842624, a number above the largest dimension"),
     # -- the symbolic shape graph -----------------------------------------------------
     "duplicate_symbolic_dim": (H + "  return %a\n}\n" + SG + "  SymbolicDim @S0\n  ¦SymbolicDim @S0\n}\n",
                                "SymbolicDim @S0 declared twice"),
@@ -457,3 +525,136 @@ def test_region_on_an_op_without_regions(tmp_path: Path):
     source, line, col = located(H + "  ¦%c = add(%a, %a) -> tensor<4> body {\n"
                                 "    %d = bogus(%zz) -> tensor<4>\n  }\n}\n")
     check_file(tmp_path, source, line, col, "'add' takes no regions, got 'body'")
+
+
+# -- `bladec run`: what can not run is a located error, on either backend ----------------------
+
+RUN_ONLY = ("reduce_max_over_empty_dim", "constant_above_i32", "constant_negative_u8",
+            "iota_of_i1", "rng_uniform_of_i32", "rng_uniform_seed_too_large",
+            "relation_constant_of_40_digits", "reshape_derives_a_dim_above_the_limit",
+            "gather_from_no_rows")
+
+
+def run_file(path: Path, *args: str) -> Result:
+    return make_runner().invoke(main, ["run", str(path), *args])
+
+
+@pytest.mark.parametrize("name", RUN_ONLY)
+def test_run_refuses_what_optimize_refuses(tmp_path: Path, name: str):
+    source, line, col = located(CASES[name][0])
+    path = tmp_path / "bad.mlir"
+    path.write_text(source, encoding="utf-8")
+    assert_error(run_file(path, "--backend", "numpy"), str(path), line, col, CASES[name][1])
+
+
+@pytest.mark.parametrize("backend", ["jax", "numpy"])
+def test_listing1_broadcast_can_not_run(backend: str):
+    """The paper's Listing 1 broadcasts 12x11008 to 4096x?: `optimize` and `analyze` take
+    it as printed, `run` names the op (it was `internal error: ValueError`, exit 3)."""
+    path = ROOT / "samples" / "listing1.mlir"
+    result = run_file(path, "--dims", "S1=2", "--backend", backend)
+    assert_error(result, str(path), 2, 3, "'broadcast': operand dim 0 (12) can not broadcast "
+                                          "to result dim 0 (4096)")
+    for command in (["optimize"], ["analyze", "--dims", "S1=2"]):
+        assert make_runner().invoke(main, [*command, str(path)]).exit_code == 0
+
+
+BROADCAST_BY_BINDING = ("func.func @main(%a: tensor<?, [@S0]>) {\n"
+                        "  %c = broadcast(%a) -> tensor<4x?, [@C4, @S1]>\n  return %c\n}\n")
+
+
+@pytest.mark.parametrize("backend", ["jax", "numpy"])
+def test_broadcast_that_fails_only_once_bound(tmp_path: Path, backend: str):
+    """Nothing static says S0 can not broadcast to S1; the binding S0=3, S1=5 does."""
+    path = tmp_path / "b.mlir"
+    path.write_text(BROADCAST_BY_BINDING, encoding="utf-8")
+    result = run_file(path, "--dims", "S0=3,S1=5", "--backend", backend)
+    assert_error(result, str(path), 2, 3, "'broadcast': operand shape [3] can not broadcast "
+                                          "to [4, 5]")
+    for dims in ("S0=5,S1=5", "S0=1,S1=5"):  # equal, or 1: both run
+        ok = run_file(path, "--dims", dims, "--backend", backend)
+        assert ok.exit_code == 0, ok.stdout + ok.stderr
+
+
+@pytest.mark.parametrize("backend", ["jax", "numpy"])
+@pytest.mark.parametrize("exponent", [10 ** 6, 10 ** 12, -(10 ** 12) - 1])
+def test_integer_pow_with_a_huge_exponent_does_not_hang(tmp_path: Path, backend: str,
+                                                        exponent: int):
+    """It multiplied `exponent` times: 10^12 hung both backends, 10^6 hung JAX's tracing."""
+    path = tmp_path / "pow.mlir"
+    path.write_text("func.func @main(%a: tensor<5>) {\n  %c = integer_pow(%a) "
+                    f"{{exponent = {exponent}}} -> tensor<5>\n  return %c\n}}\n", encoding="utf-8")
+    import numpy as np
+    np.savez(tmp_path / "in.npz", a=np.array([1, -1, 0.5, 2, 1.5], np.float32))
+    result = run_file(path, "--inputs", str(tmp_path / "in.npz"), "--outputs",
+                      str(tmp_path / "out.npz"), "--backend", backend)
+    assert result.exit_code == 0, result.stdout + result.stderr
+    got = np.load(tmp_path / "out.npz")["c"]
+    odd = exponent % 2 == 1
+    want = [1, -1 if odd else 1, 0, np.inf, np.inf] if exponent > 0 else \
+        [1, -1 if odd else 1, np.inf, 0, 0]
+    np.testing.assert_array_equal(got, np.array(want, np.float32))
+
+
+# -- the dimension limit: everything accepted prints back -----------------------------------
+
+NEAR_THE_LIMIT = {
+    "range_min_at_the_limit": "  SymbolicDim @S0 {min = 281474976710656}\n",
+    "range_max_far_above_the_limit": "  SymbolicDim @S0 {max = 9999999999999999}\n",
+    "range_max_at_the_limit": "  SymbolicDim @S0 {min = 281474976710655, max = 281474976710656}\n",
+    "relation_constant_at_the_limit": "  SymbolicDim @S0\n  @S0 = Mul @C281474976710656\n",
+}
+
+
+@pytest.mark.parametrize("graph", list(NEAR_THE_LIMIT.values()), ids=list(NEAR_THE_LIMIT))
+def test_ranges_near_the_limit_optimize_and_print_back(tmp_path: Path, graph: str):
+    """Float rounding put the ends of these ranges outside them ('S0=281474976710655 is
+    outside its range [281474976710656, inf]'); the output must parse back unchanged."""
+    path = tmp_path / "near.mlir"
+    path.write_text("func.func @main(%a: tensor<?, [@S0]>) {\n  %c = neg(%a) -> tensor<?, [@S0]>\n"
+                    "  return %c\n}\n" + SG + graph + "}\n", encoding="utf-8")
+    first = optimize(path)
+    assert first.exit_code == 0, first.stderr
+    again = tmp_path / "again.mlir"
+    again.write_text(first.stdout, encoding="utf-8")
+    second = optimize(again)
+    assert second.exit_code == 0, second.stderr
+    assert second.stdout == first.stdout
+    assert make_runner().invoke(main, ["analyze", str(path)]).exit_code == 0
+
+
+def test_derived_dim_at_the_limit_prints_back(tmp_path: Path):
+    """The same reshape as `reshape_derives_a_dim_above_the_limit`, 12 times smaller:
+    S0 = 2^48 exactly is written as a number, and that number parses."""
+    path = tmp_path / "at.mlir"
+    path.write_text("func.func @main(%a: tensor<?, [@S0]>) {\n"
+                    "  %c = reshape(%a) -> tensor<1x?, [@C1, @S1]>\n  return %c\n}\n" + SG +
+                    "  SymbolicDim @S0\n  SymbolicDim @S1\n  @S1 = Mul @C281474976710656\n}\n",
+                    encoding="utf-8")
+    first = optimize(path)
+    assert first.exit_code == 0, first.stderr
+    assert "tensor<281474976710656, [@C281474976710656]>" in first.stdout
+    again = tmp_path / "again.mlir"
+    again.write_text(first.stdout, encoding="utf-8")
+    assert optimize(again).stdout == first.stdout
+
+
+def test_printer_refuses_a_dim_above_the_limit():
+    from bladec.ir import TensorType
+    from bladec.types import MAX_DIM, format_type
+    assert format_type(TensorType((MAX_DIM,))) == f"tensor<{MAX_DIM}>"
+    with pytest.raises(ValueError, match="would not parse back"):
+        format_type(TensorType((MAX_DIM + 1,)))
+
+
+@pytest.mark.parametrize("value", ["281474976710657", "99999999999999999999", "9" * 5000])
+def test_dims_argument_above_the_limit(tmp_path: Path, value: str):
+    """An argument, not a listing, is at fault: one line, exit 1 (5000 digits made
+    int() raise: internal error)."""
+    path = tmp_path / "s.mlir"
+    path.write_text("func.func @main(%a: tensor<?, [@S0]>) {\n  return %a\n}\n", encoding="utf-8")
+    for command in ("run", "analyze"):
+        result = make_runner().invoke(main, [command, str(path), "--dims", f"S0={value}"])
+        assert result.exit_code == 1, result.stdout + result.stderr
+        assert result.stderr.startswith("error: bad --dims entry 'S0=")
+        assert "dims are at most 281474976710656" in result.stderr

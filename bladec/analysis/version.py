@@ -115,7 +115,12 @@ def corners(info: ShapeInfo, limit: int = 8) -> list[dict[str, int]]:
 
 
 def log_grid(info: ShapeInfo, points: int = 256) -> list[dict[str, int]]:
-    """About ``points`` bindings spread log-uniformly over the declared ranges (a grid)."""
+    """About ``points`` bindings spread log-uniformly over the declared ranges (a grid).
+
+    Floats only place the points between the ends; the ends are the exact integers and
+    every point is clamped into ``[lo, hi]`` by integer comparison: a float rounds a
+    range end near the dimension limit (2^48) off by one or more, out of its range.
+    """
     free = list(info.free)
     if not free:
         return [{}]
@@ -124,6 +129,7 @@ def log_grid(info: ShapeInfo, points: int = 256) -> list[dict[str, int]]:
     for s in free:
         lo, hi = symbol_range(info, s)
         a, b = math.log(lo), math.log(hi)
-        axes.append(sorted({int(round(math.exp(a + (b - a) * k / (per_axis - 1))))
-                            for k in range(per_axis)}))
+        inner = (int(round(math.exp(a + (b - a) * k / (per_axis - 1))))
+                 for k in range(1, per_axis - 1))
+        axes.append(sorted({lo, hi} | {min(hi, max(lo, v)) for v in inner}))
     return [dict(zip(free, p)) for p in itertools.islice(itertools.product(*axes), 4 * points)]

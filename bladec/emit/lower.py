@@ -4,12 +4,18 @@
 operations whose spelling differs between the two (``dot_general``, ``scatter_add``,
 random numbers, dtypes) are methods of ``K``. Result shapes come from the runtime, which
 knows every dim once the symbols are bound, so reshapes and broadcasts are exact.
+
+Where NumPy and JAX differ on an input (an index out of range, an integer to a negative
+power, a negative axis), the lowering spells out JAX's meaning so that both backends
+accept the same listings and compute the same values; where JAX has no meaning for an
+input the verifier refuses the listing (bladec/ops).
 """
 from __future__ import annotations
 
 from typing import Any, Callable, Protocol
 
-from bladec.ir import Op
+from bladec.errors import BladecError
+from bladec.ir import FLOAT_DTYPES, INT_RANGES, Op
 
 Shape = tuple[int, ...]
 OutSpec = list[tuple[Shape, str]]
@@ -55,6 +61,39 @@ def _binary(K: Kernels, op: Op, a: list, out: OutSpec) -> Any:
     return getattr(K.np, _BINARY[op.name])(a[0], a[1])
 
 
+@lowering("div")
+def _div(K: Kernels, op: Op, a: list, out: OutSpec) -> Any:
+    """Integers as XLA divides them: truncated toward zero, a/0 is -1 (all ones when
+    unsigned). A true division in floats would round large values (in f32 on JAX, f64
+    on NumPy) and turn a/0 into inf."""
+    x, y = a
+    if out[0][1] not in INT_RANGES or out[0][1] == "i1":
+        return K.np.divide(x, y)
+    zero = y == 0
+    safe = K.np.where(zero, K.np.ones_like(y), y)
+    q = K.np.floor_divide(x, safe)
+    r = x - q * safe
+    q = K.np.where((r != 0) & ((x < 0) != (safe < 0)), q + 1, q)  # floor to truncation
+    return K.np.where(zero, K.np.full_like(x, INT_RANGES[out[0][1]][1] if
+                                            INT_RANGES[out[0][1]][0] == 0 else -1), q)
+
+
+@lowering("pow")
+def _pow(K: Kernels, op: Op, a: list, out: OutSpec) -> Any:
+    """Integers to a negative power are ``trunc(1 / x^-y)``: 1 for x = 1, +-1 for x = -1,
+    else 0 (NumPy refuses them, and JAX's integer power gives no usable value)."""
+    x, y = a
+    if INT_RANGES.get(out[0][1], (0, 0))[0] == 0:  # floats, and integers with no negatives
+        return K.np.power(x, y)
+    negative = y < 0
+    whole = K.np.power(x, K.np.where(negative, K.np.zeros_like(y), y))
+    one = K.np.ones_like(x)
+    odd = (y % 2) != 0
+    inverse = K.np.where(x == 1, one, K.np.where(x == -1, K.np.where(odd, -one, one),
+                                                 K.np.zeros_like(x)))
+    return K.np.where(negative, inverse, whole)
+
+
 @lowering("rsqrt")
 def _rsqrt(K: Kernels, op: Op, a: list, out: OutSpec) -> Any:
     return K.np.reciprocal(K.np.sqrt(a[0]))
@@ -73,11 +112,20 @@ def _copy(K: Kernels, op: Op, a: list, out: OutSpec) -> Any:
 
 @lowering("integer_pow")
 def _integer_pow(K: Kernels, op: Op, a: list, out: OutSpec) -> Any:
+    """x^n by repeated squaring, as ``lax.integer_pow`` does (the same multiplies in the
+    same order, so both backends round alike): at most two multiplies per bit of n, where
+    n multiplies one by one hung on n = 10^12 (and JAX's tracing on 10^6)."""
     n = int(op.attrs["exponent"])
-    result = K.np.ones_like(a[0])
-    for _ in range(abs(n)):
-        result = result * a[0]
-    return result if n >= 0 else K.np.reciprocal(result)
+    if n == 0:
+        return K.np.ones_like(a[0])
+    x, acc, k = a[0], None, abs(n)
+    while k:
+        if k & 1:
+            acc = x if acc is None else acc * x
+        k >>= 1
+        if k:
+            x = x * x
+    return acc if n > 0 else K.np.reciprocal(acc)
 
 
 @lowering("compare")
@@ -92,7 +140,24 @@ def _select(K: Kernels, op: Op, a: list, out: OutSpec) -> Any:
 
 @lowering("convert")
 def _convert(K: Kernels, op: Op, a: list, out: OutSpec) -> Any:
-    return a[0].astype(K.dtype(out[0][1]))
+    return _cast(K, a[0], out[0][1])
+
+
+def _cast(K: Kernels, x: Any, dtype: str) -> Any:
+    """``x`` as ``dtype``; a float to an integer type as XLA converts it: truncated,
+    saturated at the type's ends, NaN to 0 (NumPy's cast of an out-of-range float is
+    undefined: -1.0 to u8 gives 255 there, 0 in JAX)."""
+    want = K.dtype(dtype)
+    if dtype not in INT_RANGES or dtype == "i1" or not any(
+            x.dtype == K.dtype(f) for f in FLOAT_DTYPES):
+        return x.astype(want)
+    lo, hi = INT_RANGES[dtype]
+    inside = (x > float(lo)) & (x < float(hi))  # float(hi) rounds up to 2^31, 2^63: outside
+    whole = K.np.where(inside, x, K.np.zeros_like(x)).astype(want)
+    info = K.np.iinfo(whole.dtype)  # what the backend made of `want` (JAX: i64 as i32)
+    lo, hi = max(lo, int(info.min)), min(hi, int(info.max))
+    return K.np.where(x >= float(hi), K.np.full_like(whole, hi),
+                      K.np.where(x <= float(lo), K.np.full_like(whole, lo), whole))
 
 
 @lowering("broadcast", "broadcast_in_dim")
@@ -101,6 +166,7 @@ def _broadcast(K: Kernels, op: Op, a: list, out: OutSpec) -> Any:
     x = a[0]
     dims = op.attrs.get("dims")
     if dims is None:  # NumPy's rule: trailing dims line up
+        _check_broadcast(op, tuple(x.shape), tuple(shape))
         return K.np.broadcast_to(x, shape)
     dims = [d % len(shape) for d in dims]
     expanded = [1] * len(shape)
@@ -109,6 +175,17 @@ def _broadcast(K: Kernels, op: Op, a: list, out: OutSpec) -> Any:
     order = sorted(range(len(dims)), key=lambda i: dims[i])
     x = K.np.transpose(x, order) if order != list(range(len(dims))) else x
     return K.np.broadcast_to(K.np.reshape(x, tuple(expanded)), shape)
+
+
+def _check_broadcast(op: Op, have: Shape, want: Shape) -> None:
+    """The run-time half of the verifier's check (``run_rule`` of ``broadcast``): with the
+    symbols bound, each operand dim is 1 or the result's, else a located error."""
+    fits = len(have) <= len(want) and all(
+        h in (1, w) for h, w in zip(reversed(have), reversed(want)))
+    if not fits:
+        raise BladecError(f"'{op.name}': operand shape {list(have)} can not broadcast to "
+                          f"{list(want)}: without 'dims', trailing dims line up and each "
+                          "operand dim must be 1 or equal to the result's", op.loc)
 
 
 @lowering("reshape", "dynamic_reshape")
@@ -145,8 +222,13 @@ def _iota(K: Kernels, op: Op, a: list, out: OutSpec) -> Any:
 
 @lowering("constant")
 def _constant(K: Kernels, op: Op, a: list, out: OutSpec) -> Any:
+    """The value as a Python number of the element type's kind (the verifier checked its
+    range): jnp.full refuses a 30-digit integer as bf16, and NumPy reads it as int64."""
     shape, dtype = out[0]
-    return K.np.full(shape, op.attrs["value"], dtype=K.dtype(dtype))
+    value = op.attrs["value"]
+    value = float(value) if dtype in FLOAT_DTYPES else bool(value) if dtype == "i1" \
+        else int(value)
+    return K.np.full(shape, value, dtype=K.dtype(dtype))
 
 
 @lowering("rng_uniform")
@@ -164,7 +246,11 @@ def _dot(K: Kernels, op: Op, a: list, out: OutSpec) -> Any:
 
 @lowering("dot_general")
 def _dot_general(K: Kernels, op: Op, a: list, out: OutSpec) -> Any:
-    return K.dot_general(a[0], a[1], op)
+    """Dims counted from the end (``-1``) as their positions: lax.dot_general takes only
+    non-negative ones."""
+    ranks = {"lhs": a[0].ndim, "rhs": a[1].ndim}
+    attrs = {k: tuple(d % ranks[k[:3]] for d in v) for k, v in op.attrs.items()}
+    return K.dot_general(a[0], a[1], Op(op.name, [], [], attrs, loc=op.loc))
 
 
 _REDUCERS = {"sum": "sum", "max": "max", "min": "min", "prod": "prod"}
@@ -182,7 +268,12 @@ def _reduce(K: Kernels, op: Op, a: list, out: OutSpec) -> Any:
 
 @lowering("gather")
 def _gather(K: Kernels, op: Op, a: list, out: OutSpec) -> Any:
-    return K.np.take(a[0], a[1], axis=0)
+    """JAX's ``table[ids]``: an id from -rows to -1 counts from the end, and an id still
+    out of range is clamped to the first or last row (NumPy would raise; jnp.take's
+    default would fill with NaN)."""
+    table, ids = a
+    ids = K.np.where(ids < 0, ids + table.shape[0], ids)
+    return K.np.take(table, ids, axis=0, mode="clip")
 
 
 @lowering("scatter_add")
@@ -196,8 +287,7 @@ def run_op(K: Kernels, op: Op, args: list, out: OutSpec) -> list:
     results = list(result) if isinstance(result, tuple) else [result]
     fixed = []
     for value, (shape, dtype) in zip(results, out):
-        want = K.dtype(dtype)
-        if value.dtype != want:
-            value = value.astype(want)
+        if value.dtype != K.dtype(dtype):
+            value = _cast(K, value, dtype)
         fixed.append(K.materialize(value))
     return fixed

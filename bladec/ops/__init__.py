@@ -76,6 +76,9 @@ class OpDef:
     attrs: dict[str, str] = field(default_factory=dict)  # name -> kind, see ATTR_KINDS
     required: frozenset[str] = frozenset()
     recomputable: bool = True  # False for ops whose result can not be produced twice
+    # What running needs beyond the shape rule: Listing 1 states a broadcast that can
+    # not run, and `optimize` must still take it, so only `run` applies these checks.
+    run_rule: Callable[[ShapeCtx], None] | None = None
 
     def check_signature(self, op: Op) -> None:
         """Arity, result count and attribute presence/kinds: everything not about shapes."""

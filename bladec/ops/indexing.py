@@ -16,6 +16,9 @@ def _gather(ctx: ShapeCtx) -> list[RuleResult]:
     _check_ids(ctx, 1)
     if not table:
         raise ctx.fail("the table (operand 0) needs rank at least 1")
+    empty = [d.is_const and d.const == 0 for d in ids]
+    if table[0].is_const and table[0].const == 0 and not any(empty):
+        raise ctx.fail("the table (operand 0) has no rows to pick from")
     return [(list(ids) + list(table[1:]), ctx.dtypes[0])]
 
 
@@ -30,10 +33,16 @@ def _scatter_add(ctx: ShapeCtx) -> list[RuleResult]:
         ctx.equal(u, w, f"dim {j} of updates")
     if ctx.dtypes[2] != ctx.dtypes[0]:
         raise ctx.fail(f"updates are {ctx.dtypes[2]}, operand 0 is {ctx.dtypes[0]}")
+    if ctx.dtypes[0] == "i1":
+        raise ctx.fail("can not add truth values (i1); convert them to a number type first")
     return [(list(base), ctx.dtypes[0])]
 
 
 register(OpDef("gather", "`gather(%table, %ids)`: rows of table picked by integer ids; "
-               "result dims are ids' dims then table's dims after the first.", _gather, 2, 2))
+               "result dims are ids' dims then table's dims after the first. As JAX's "
+               "`table[ids]`: ids from -rows to -1 count from the end, others out of range "
+               "are clamped to the first or last row.", _gather, 2, 2))
 register(OpDef("scatter_add", "`scatter_add(%base, %ids, %updates)`: base with each update "
-               "row added at row ids[...] (repeated ids accumulate).", _scatter_add, 3, 3))
+               "row added at row ids[...] (repeated ids accumulate). As JAX's "
+               "`base.at[ids].add(updates)`: ids from -rows to -1 count from the end, updates "
+               "at other ids out of range are dropped; not on i1.", _scatter_add, 3, 3))

@@ -16,11 +16,17 @@ def _reduce(ctx: ShapeCtx) -> list[RuleResult]:
         dims = list(range(len(src) - dropped, len(src)))
     else:
         dims = sorted({ctx.axis(d, len(src)) for d in ctx.ints("dims")})
-    if ctx.attr("kind", "sum") not in REDUCE_KINDS:
+    kind = ctx.attr("kind", "sum")
+    if kind not in REDUCE_KINDS:
         raise ctx.fail(f"kind must be one of {', '.join(REDUCE_KINDS)}")
+    if kind in ("max", "min"):  # sum and prod of nothing are 0 and 1; max and min have none
+        for d in dims:
+            if src[d].is_const and src[d].const == 0:
+                raise ctx.fail(f"a {kind} over dim {d}, of size 0, has no value")
     return [([d for i, d in enumerate(src) if i not in dims], ctx.dtypes[0])]
 
 
 register(OpDef("reduce", "`reduce(%x) {dims = [...], kind = \"sum\"}`: reduce the given dims "
-               "(kind sum, max, min or prod; default sum); without `dims`, the trailing dims "
-               "that the result type drops.", _reduce, attrs={"dims": "ints", "kind": "str"}))
+               "(kind sum, max, min or prod; default sum; max and min need every reduced dim "
+               "non-empty); without `dims`, the trailing dims that the result type drops.", _reduce,
+               attrs={"dims": "ints", "kind": "str"}))

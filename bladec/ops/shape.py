@@ -1,7 +1,12 @@
 """Ops that move or create data without arithmetic: broadcasts, reshapes, slices, constants."""
 from __future__ import annotations
 
+import math
+
+from bladec.ir import FLOAT_DTYPES, INT_RANGES
 from bladec.ops import OpDef, RuleResult, ShapeCtx, numel, register
+
+SEED_MAX = 2 ** 63 - 1  # seeds are non-negative 64-bit integers, as both backends take them
 
 
 def _broadcast_in_dim(ctx: ShapeCtx) -> list[RuleResult]:
@@ -19,6 +24,23 @@ def _broadcast_in_dim(ctx: ShapeCtx) -> list[RuleResult]:
         if not (src[i].is_const and src[i].const == 1):
             out[d] = src[i]
     return [(out, ctx.dtypes[0])]
+
+
+def _broadcast_runs(ctx: ShapeCtx) -> None:
+    """Without ``dims``, execution aligns trailing dims as NumPy does: each operand dim
+    must be 1 or the result's dim (Listing 1's ``12x11008`` to ``4096x?`` is neither)."""
+    if ctx.attr("dims") is not None:
+        return
+    src, out = ctx.operands[0], ctx.declared_dims[0]
+    if len(src) > len(out):
+        raise ctx.fail(f"an operand of rank {len(src)} can not broadcast to rank {len(out)}")
+    for i in range(1, len(src) + 1):
+        s, o = src[-i], out[-i]
+        diff = s - o
+        if not (s.is_const and s.const == 1) and diff.is_const and diff.const != 0:
+            raise ctx.fail(f"operand dim {len(src) - i} ({s}) can not broadcast to result "
+                           f"dim {len(out) - i} ({o}): without 'dims', trailing dims line "
+                           "up and each operand dim must be 1 or equal to the result's")
 
 
 def _reshape(ctx: ShapeCtx) -> list[RuleResult]:
@@ -68,12 +90,37 @@ def _slice(ctx: ShapeCtx) -> list[RuleResult]:
     return [([const(n) for n in out], ctx.dtypes[0])]
 
 
-def _declared(ctx: ShapeCtx) -> list[RuleResult]:
+def _constant(ctx: ShapeCtx) -> list[RuleResult]:
+    """The value must be one the element type holds: NumPy refuses ``-1`` as u8 and JAX
+    wraps it; an integer type gets a finite number in its range (a fraction truncates,
+    as in both backends); a float type takes any number (too large rounds to inf)."""
+    value, dtype = ctx.attr("value"), ctx.declared[0].dtype
+    if dtype in INT_RANGES:
+        lo, hi = INT_RANGES[dtype]
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ctx.fail(f"value {value} is not a number of type {dtype}")
+        whole = int(value)
+        if not lo <= whole <= hi or (dtype == "i1" and whole != value):
+            shown = str(value) if len(str(value)) <= 24 else f"{str(value)[:20]}..."
+            raise ctx.fail(f"value {shown} is outside the range of {dtype} [{lo}, {hi}]")
     return [(None, None)]
 
 
 def _iota(ctx: ShapeCtx) -> list[RuleResult]:
     ctx.axis(int(ctx.attr("dim")), ctx.declared[0].rank)
+    if ctx.declared[0].dtype == "i1":
+        raise ctx.fail("the result can not be i1 (an index is not a truth value)")
+    return [(None, None)]
+
+
+def _rng_uniform(ctx: ShapeCtx) -> list[RuleResult]:
+    dtype = ctx.declared[0].dtype
+    if dtype not in FLOAT_DTYPES:
+        raise ctx.fail(f"the result must have a float type (numbers in [0, 1)), got {dtype}")
+    seed = ctx.attr("seed")
+    if not 0 <= seed <= SEED_MAX:
+        shown = str(seed) if len(str(seed)) <= 24 else f"{str(seed)[:20]}..."
+        raise ctx.fail(f"seed {shown} is outside [0, 2^63 - 1]")
     return [(None, None)]
 
 
@@ -83,7 +130,9 @@ register(OpDef("broadcast_in_dim", f"`broadcast_in_dim(%x) {{dims = [...]}}`: {_
                _broadcast_in_dim, attrs={"dims": "ints"}, required=frozenset({"dims"})))
 register(OpDef("broadcast", "`broadcast(%x) [{dims = [...]}]`: as broadcast_in_dim; without "
                "`dims` (as in the paper's Listing 1) no relation is derived and execution "
-               "aligns trailing dims as NumPy does.", _broadcast_in_dim, attrs={"dims": "ints"}))
+               "aligns trailing dims as NumPy does (`run` refuses operand dims that are "
+               "neither 1 nor the result's).", _broadcast_in_dim, attrs={"dims": "ints"},
+               run_rule=_broadcast_runs))
 register(OpDef("reshape", "`reshape(%x) -> T`: same elements, row-major, in the shape of T; "
                "the element counts are equal.", _reshape))
 register(OpDef("dynamic_reshape", "`dynamic_reshape(%x, %shape) -> T`: as reshape; %shape "
@@ -98,10 +147,13 @@ register(OpDef("slice", "`slice(%x) {start = [...], limit = [...], strides = [..
                "window; the operand dim must be at least `limit`.", _slice,
                attrs={"start": "ints", "limit": "ints", "strides": "ints"},
                required=frozenset({"start", "limit"})))
-register(OpDef("iota", "`iota() {dim = D} -> T`: T filled with its index along D.", _iota, 0, 0,
+register(OpDef("iota", "`iota() {dim = D} -> T`: T filled with its index along D (T not i1).",
+               _iota, 0, 0,
                attrs={"dim": "int"}, required=frozenset({"dim"})))
-register(OpDef("constant", "`constant() {value = V} -> T`: T filled with V.", _declared, 0, 0,
-               attrs={"value": "number"}, required=frozenset({"value"})))
+register(OpDef("constant", "`constant() {value = V} -> T`: T filled with V, a value of T's "
+               "element type (in range for an integer type; a fraction truncates).", _constant,
+               0, 0, attrs={"value": "number"}, required=frozenset({"value"})))
 register(OpDef("rng_uniform", "`rng_uniform() {seed = N} -> T`: uniform random numbers in "
-               "[0, 1); never recomputed (a second draw would differ).", _declared, 0, 0,
+               "[0, 1) of a float type T, from a seed in [0, 2^63 - 1]; never recomputed (a "
+               "second draw would differ).", _rng_uniform, 0, 0,
                attrs={"seed": "int"}, required=frozenset({"seed"}), recomputable=False))

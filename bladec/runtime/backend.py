@@ -132,12 +132,19 @@ class _NumpyKernels:
 
     @staticmethod
     def dot_general(a: Any, b: Any, op: Op) -> Any:
+        if a.dtype == numpy_dtype("bf16"):  # einsum has no bf16 loop; JAX sums in f32 too
+            f32 = np.float32
+            return np.asarray(_einsum(np.einsum, a.astype(f32), b.astype(f32), op)).astype(a.dtype)
         return np.asarray(_einsum(np.einsum, a, b, op))
 
     @staticmethod
     def scatter_add(base: Any, ids: Any, updates: Any) -> Any:
+        """JAX's ``base.at[ids].add(updates)``: ids from -rows to -1 count from the end,
+        updates at other ids out of range are dropped (np.add.at would raise)."""
         out = np.array(base, copy=True)
-        np.add.at(out, ids, updates)
+        rows = base.shape[0]
+        keep = (ids >= -rows) & (ids < rows)
+        np.add.at(out, ids[keep], updates[keep])
         return out
 
     @staticmethod

@@ -102,14 +102,14 @@ def run_listing(module: Module, passes: list[Pass], limit: int | None = None,
             raise BladecError(f"random inputs need every free symbol; give --dims "
                               f"{','.join(f'{s}=N' for s in missing)}")
         inputs = executor.random_inputs(dict(dims or {}), seed)
-        dims = None
+        # kept: a symbol of no input (a result's own dim) has its value only from here
     multiples = padding_multiples(executor, pad, pad_multiple)
     unpadded = None
     if multiples:
         unpadded = executor.bind({n: np.shape(a) for n, a in inputs.items()
                                   if n in executor.inputs}, dims)
         inputs = pad_inputs(executor, inputs, multiples, unpadded)
-        dims = None
+        dims = {s: v for s, v in (dims or {}).items() if s not in multiples} or None
     outputs, report = executor.run(inputs, limit, dims, profile=profile)
     original = Executor(unoptimized(module), NumpyBackend())
     sizes_timeline = original.plan(report.binding, None).measure.memory

@@ -22,6 +22,7 @@ from bladec.ir import DTYPE_BYTES, Func, Loc, Module, Op, TensorType
 from bladec.ops import ShapeCtx, apply_rule, lookup
 from bladec.symbolic.compare import Comparator
 from bladec.symbolic.expr import SymbolicExpr, const, format_expr, sym
+from bladec.types import MAX_DIM
 from bladec.verify import type_dims
 
 _INDEX = re.compile(r"S(\d+)$")
@@ -33,6 +34,7 @@ class _Equation:
     loc: Loc
     what: str
     prefer: str | None = None  # the symbol a declared relation defines
+    who: str = "a relation"    # what stated it, for messages: "'reshape'", "relation @S0 = ..."
 
 
 @dataclass
@@ -168,15 +170,22 @@ class _Solver:
         if target is None:
             key = _fact_key(e)
             if key not in self.facts:
-                self.facts[key] = _Equation(e, eq.loc, eq.what, eq.prefer)
+                if any(abs(c) > MAX_DIM for c in e.terms.values()):
+                    pos = SymbolicExpr({m: c for m, c in e.terms.items() if c > 0})
+                    raise BladecError(f"{eq.who}: this makes {format_expr(pos)} = "
+                                      f"{format_expr(pos - e)}, a number above the largest "
+                                      f"dimension ({MAX_DIM})", eq.loc)
+                self.facts[key] = _Equation(e, eq.loc, eq.what, eq.prefer, eq.who)
             return
         coef = e.terms[((target, 1),)]
         rest = e - SymbolicExpr({((target, 1),): coef})
         value = SymbolicExpr({m: -c // coef for m, c in rest.terms.items()})
+        self._check_limit(target, value, eq)
         self._carry_range(target, value, eq)
         step = {target: value}
         for s in self.users.pop(target, ()):
             self.subst[s] = self.subst[s].subs(step)
+            self._check_limit(s, self.subst[s], eq)
             for t in self.subst[s].symbols:
                 self.users.setdefault(t, set()).add(s)
         self.subst[target] = value
@@ -185,6 +194,13 @@ class _Solver:
         touched = [k for k, f in self.facts.items() if target in f.expr.symbols]
         for k in touched:
             self.add(self.facts.pop(k))
+
+    def _check_limit(self, target: str, value: SymbolicExpr, eq: _Equation) -> None:
+        """A solved dim has no number above the dimension limit of listings
+        (bladec/types.py) in its formula: the graph written back would not parse."""
+        if any(abs(c) > MAX_DIM for c in value.terms.values()):
+            raise BladecError(f"{eq.who}: this makes {target} = {format_expr(value)}, a number "
+                              f"above the largest dimension ({MAX_DIM})", eq.loc)
 
     def _carry_range(self, target: str, value: SymbolicExpr, eq: _Equation) -> None:
         """Move the eliminated symbol's range onto what it equals, or keep it to check."""
@@ -247,7 +263,8 @@ class _Sink:
 
     def equal(self, a: SymbolicExpr, b: SymbolicExpr, op: Op, what: str) -> None:
         self.solver.add(_Equation(a - b, op.loc, f"'{op.name}': {what} must be equal, "
-                                                 f"got {format_expr(a)} and {format_expr(b)}"))
+                                                 f"got {format_expr(a)} and {format_expr(b)}",
+                                  who=f"'{op.name}'"))
 
     def at_least(self, a: SymbolicExpr, bound: int, op: Op, what: str) -> None:
         self.lower.append((a, bound, op, what))
@@ -279,7 +296,7 @@ def analyze_shapes(module: Module, func: Func | None = None) -> ShapeInfo:
             for a in args[1:]:
                 rhs = rhs * a if rel.kind == "Mul" else rhs + a
             solver.add(_Equation(sym(rel.lhs) - rhs, rel.loc, f"relation {rel} contradicts "
-                                 "the relations before it", prefer=rel.lhs))
+                                 "the relations before it", prefer=rel.lhs, who=f"relation {rel}"))
 
     dims: dict[str, list[SymbolicExpr]] = {}
     names: dict[str, list[str | None]] = {}
