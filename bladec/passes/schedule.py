@@ -24,7 +24,7 @@ from bladec.analysis.liveness import is_compute
 from bladec.analysis.memory import exact_sizes, peak_terms, symbolic_timeline
 from bladec.analysis.version import corners, log_grid, versions, with_versions
 from bladec.ir import Func, Module, Op
-from bladec.passes import register
+from bladec.passes import IntOption, register
 from bladec.symbolic.compare import Order
 from bladec.symbolic.shapes import ShapeInfo, analyze_shapes
 
@@ -264,11 +264,12 @@ class SchedulePass:
     for (run ``remat`` after ``schedule``).
     """
     name = "schedule"
+    options = {"versions": IntOption(MAX_VERSIONS, 1, 16, "orders kept at most")}
+    discards = {"remat": "drops the remat plan (schedule reorders the ops, and remat's "
+                         "evict and regenerate points describe the old order)"}
 
-    def __init__(self, versions: str = str(MAX_VERSIONS)) -> None:
-        self.versions = int(versions)
-        if self.versions < 1:
-            raise ValueError("versions must be at least 1")
+    def __init__(self, versions: int | str = MAX_VERSIONS) -> None:
+        self.versions = self.options["versions"].parse(self.name, "versions", str(versions))
 
     def apply(self, module: Module) -> Module:
         func = module.main
