@@ -82,7 +82,8 @@ def _check_writable(path: str, option: str) -> None:
         raise BladecError(f"cannot write {option} {path}: it is a directory")
     parent = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(parent):
-        raise BladecError(f"cannot write {option} {path}: directory {parent} does not exist")
+        why = "is not a directory" if os.path.exists(parent) else "does not exist"
+        raise BladecError(f"cannot write {option} {path}: {parent} {why}")
     if os.path.exists(path):
         if not os.access(path, os.W_OK):
             raise BladecError(f"cannot write {option} {path}: permission denied")

@@ -292,7 +292,8 @@ def _random_inputs(executor: Executor, binding: dict[str, int],
                                 or (memory is not None and total > memory)):
         where = f"this machine's {format_size(memory)} of memory" if memory else "memory"
         raise BladecError(f"random inputs for {_show(binding)} would take {total} bytes "
-                          f"(input {biggest} has shape {shapes[biggest]}), more than {where}")
+                          f"({format_size(total)}; input {biggest} has shape "
+                          f"{shapes[biggest]}), more than {where}")
     try:
         return executor.random_inputs(binding, seed)
     except MemoryError:
