@@ -196,6 +196,7 @@ def _report(tally: Tally) -> str:
     return f"{len(tally.failures)} failing cases ({tally.summary()}); first ones:\n{shown}"
 
 
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NumPy's inf/nan in random graphs
 def test_fuzz_cli() -> None:
     """2,000 mutated and generated listings, each through optimize, analyze and run."""
     tally = fuzz(seed=14, count=2000)
@@ -209,6 +210,7 @@ def test_fuzz_cli() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
 def test_fuzz_cli_large() -> None:
     """10,000 cases from other seeds, listings up to 24 ops."""
     tally = fuzz(seed=1400, count=10_000, max_ops=24)
