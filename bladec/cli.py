@@ -173,7 +173,7 @@ def analyze(file: str, dims: str | None, mem_limit: str | None, solve: str | Non
       bladec analyze samples/listing1.mlir
       bladec analyze samples/listing1.mlir --dims S1=100 --json
       bladec analyze samples/listing1.mlir --mem-limit 1GiB --solve S1
-      bladec analyze model.mlir --dims S1=100 --mem-limit 1GiB || echo "does not fit"
+      bladec analyze m.mlir --dims S1=100 --mem-limit 1GiB; [ $? = 4 ] && echo too big
     """
     limit = parse_size(mem_limit) if mem_limit is not None else None
     module = _load_verified(file)

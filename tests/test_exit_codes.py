@@ -239,3 +239,34 @@ def test_readme_exit_code_table_matches_the_cli():
     assert "--seed -1" in table["2"] and "pass option" in table["2"]
     for code in table:
         assert f"{code} " in EXIT_CODES
+
+
+# -- padding beyond the multiple asked for is said ---------------------------------------------
+
+PADDED = """\
+func.func @main(%x: tensor<?x?, [@S0, @S1]>) {
+  %y = exp(%x) -> tensor<?x?, [@S0, @S1]>
+  return %y
+}
+func.func @symbolic_shape_graph() {
+  SymbolicDim @S0 {min = 1, max = 32}
+  SymbolicDim @S1 {min = 1, max = 4096}
+}
+"""
+
+
+def test_pad_multiple_beyond_a_max_is_a_warning(runner, tmp_path):
+    """--pad-multiple 64 pads a batch of 4 to its declared max 32 (one shape for every
+    batch, as padding means to), and says so: it is not the multiple asked for."""
+    path = tmp_path / "p.mlir"
+    path.write_text(PADDED, encoding="utf-8")
+    result = runner.invoke(main, ["run", str(path), "--backend", "numpy", "--dims",
+                                  "S0=4,S1=100", "--pad-multiple", "64", "--json"])
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr == ("warning: padding S0=4 to 32, its declared maximum, not to a "
+                             "multiple of 64 (the next one, 64, is beyond the maximum): 8x "
+                             "the size; give --pad S0=N for another multiple\n")
+    assert '"S0": 32' in result.stdout and '"S1": 128' in result.stdout
+    quiet = runner.invoke(main, ["run", str(path), "--backend", "numpy", "--dims",
+                                 "S0=4,S1=100", "--pad-multiple", "8"])
+    assert quiet.exit_code == 0 and quiet.stderr == ""
