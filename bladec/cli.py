@@ -18,7 +18,8 @@ import click
 
 from bladec import __version__
 from bladec.errors import BladecError, BladecWarning
-from bladec.passes import DEFAULT_PIPELINE, parse_pipeline, run_pipeline
+from bladec.passes import (DEFAULT_PIPELINE, Pass, parse_pipeline, passes_help,
+                           run_pipeline)
 from bladec.analysis.report import analysis_report
 from bladec.printer import format_module
 from bladec.units import format_size, parse_dims, parse_size
@@ -26,7 +27,7 @@ from bladec.source import load_module
 from bladec.verify import verify
 
 
-EXIT_OK, EXIT_USER, EXIT_USAGE, EXIT_BUG, EXIT_DOES_NOT_FIT = 0, 1, 2, 3, 4
+EXIT_USER, EXIT_BUG, EXIT_DOES_NOT_FIT = 1, 3, 4  # 0 success, 2 click's usage errors
 EXIT_CODES = """\b
 Exit codes: 0 success; 1 a user error (a bad listing, input file, output path or
 value), with a one-line message; 2 a usage error (unknown command or option, a
@@ -59,19 +60,19 @@ def _reports_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
                 return fn(*args, **kwargs)
         except BladecError as exc:
             click.echo(str(exc), err=True)
-            sys.exit(1)
+            sys.exit(EXIT_USER)
         except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
             raise
         except (RecursionError, MemoryError) as exc:
             click.echo(f"error: input too large or too deeply nested ({type(exc).__name__})",
                        err=True)
-            sys.exit(1)
+            sys.exit(EXIT_USER)
         except Exception as exc:  # a bug: say so in one line unless debugging
             if os.environ.get("BLADEC_DEBUG"):
                 raise
             click.echo(f"bladec: internal error: {type(exc).__name__}: {exc} "
                        "(set BLADEC_DEBUG=1 for details; please report it)", err=True)
-            sys.exit(3)
+            sys.exit(EXIT_BUG)
     return wrapper
 
 
@@ -124,7 +125,7 @@ def main() -> None:
 @click.argument("file", default="-")
 @click.option("-p", "--passes", "pipeline", default=DEFAULT_PIPELINE, show_default=True,
               help="Comma-separated passes, options in braces: 'schedule,remat{k=v}'; "
-                   "'none' only verifies and prints.")
+                   "'none' only verifies and prints. Passes: " + passes_help() + ".")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Write the listing here instead of stdout.")
 @_reports_errors
@@ -147,7 +148,7 @@ def optimize(file: str, pipeline: str, output: str | None) -> None:
         click.echo(text, nl=False)
 
 
-def _pipeline(text: str) -> list:
+def _pipeline(text: str) -> list[Pass]:
     """The passes of ``-p``; a bad pipeline is a usage error (exit 2), like a bad option."""
     try:
         return parse_pipeline(text)
@@ -229,7 +230,8 @@ def _analysis_text(report: dict) -> str:
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
               help="Seed of the random inputs (a non-negative integer).")
 @click.option("-p", "--passes", "pipeline", default=DEFAULT_PIPELINE, show_default=True,
-              help="Passes to run first ('none': run the listing as it is).")
+              help="Passes to run first ('none': run the listing as it is); as for "
+                   "optimize.")
 @click.option("--backend", type=click.Choice(["jax", "numpy"]), default="jax",
               show_default=True)
 @click.option("--fuse", is_flag=True, help="Let XLA fuse ops (faster; results then match "

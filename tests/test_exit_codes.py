@@ -270,3 +270,10 @@ def test_pad_multiple_beyond_a_max_is_a_warning(runner, tmp_path):
     quiet = runner.invoke(main, ["run", str(path), "--backend", "numpy", "--dims",
                                  "S0=4,S1=100", "--pad-multiple", "8"])
     assert quiet.exit_code == 0 and quiet.stderr == ""
+
+
+def test_help_names_every_pass_option_and_range(runner):
+    text = " ".join(runner.invoke(main, ["optimize", "--help"]).stdout.split())
+    assert "schedule{versions=N in 1..16 (default 4)}" in text
+    assert "remat{max_recompute=N in 1..1024 (default 8)}" in text
+    assert "Exit codes:" in text

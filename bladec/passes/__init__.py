@@ -75,6 +75,18 @@ def describe_options(name: str) -> str:
     return f"'{name}' options: " + "; ".join(o.describe(k) for k, o in options.items())
 
 
+def passes_help() -> str:
+    """Every pass with its options and their ranges, for ``--help``."""
+    def one(name: str) -> str:
+        opts = PASSES[name].options
+        if not opts:
+            return name
+        inner = ",".join(f"{k}=N in {o.low}..{o.high if o.high is not None else 'inf'} "
+                         f"(default {o.default})" for k, o in opts.items())
+        return f"{name}{{{inner}}}"
+    return "; ".join(one(n) for n in sorted(PASSES))
+
+
 def parse_options(name: str, text: str | None) -> dict[str, int]:
     """``key=value,k2=v2`` for pass ``name``, checked against its option schema."""
     schema = PASSES[name].options
