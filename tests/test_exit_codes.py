@@ -277,3 +277,11 @@ def test_help_names_every_pass_option_and_range(runner):
     assert "schedule{versions=N in 1..16 (default 4)}" in text
     assert "remat{max_recompute=N in 1..1024 (default 8)}" in text
     assert "Exit codes:" in text
+
+
+@pytest.mark.parametrize("args", [
+    ["--outputs", "DIR"], ["--timeline", "DIR"], ["--inputs", "DIR/missing.npz"],
+    ["--pad-multiple", "0"], ["--seed", "x"]])
+def test_click_checked_values_are_usage_errors_as_the_readme_says(runner, tmp_path, args):
+    args = [a.replace("DIR", str(tmp_path)) for a in args]
+    _usage_error(_run(runner, "--dims", "S1=2", *args))
