@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench bench-paper clean
+.PHONY: demo test bench bench-paper bench-gpu clean
 
 $(STAMP): setup.cfg setup.py
 	$(PYTHON) -m venv $(VENV)
@@ -23,6 +23,9 @@ bench: $(STAMP)
 
 bench-paper: $(STAMP)
 	$(BIN)/python benchmarks/bench_paper.py --out out/bench-paper.md
+
+bench-gpu: $(STAMP)
+	$(BIN)/python benchmarks/bench_gpu.py --json out/bench-gpu.json
 
 clean:
 	rm -rf $(VENV) *.egg-info

@@ -1,22 +1,25 @@
 """The ``bladec`` command line: read input, call the library, print. Nothing else lives here.
 
-Results go to stdout, diagnostics to stderr; exit 0 on success, 1 on a user error
-(``FILE:LINE:COL: error: ...``), 2 on a usage error. Set ``BLADEC_DEBUG=1`` to see the
-Python traceback of an internal error instead of a one-line report.
+Results go to stdout, diagnostics to stderr; exit codes as :data:`EXIT_CODES` says
+(and the README's table). Set ``BLADEC_DEBUG=1`` to see the Python traceback of an
+internal error instead of a one-line report.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
 import sys
-from typing import Any, Callable
+import warnings
+from typing import Any, Callable, Iterator
 
 import click
 
 from bladec import __version__
-from bladec.errors import BladecError
-from bladec.passes import DEFAULT_PIPELINE, parse_pipeline, run_pipeline
+from bladec.errors import BladecError, BladecWarning
+from bladec.passes import (DEFAULT_PIPELINE, Pass, parse_pipeline, passes_help,
+                           run_pipeline)
 from bladec.analysis.report import analysis_report
 from bladec.printer import format_module
 from bladec.units import format_size, parse_dims, parse_size
@@ -24,28 +27,77 @@ from bladec.source import load_module
 from bladec.verify import verify
 
 
+EXIT_USER, EXIT_BUG, EXIT_DOES_NOT_FIT = 1, 3, 4  # 0 success, 2 click's usage errors
+EXIT_CODES = """\b
+Exit codes: 0 success; 1 a user error (a bad listing, input file, output path or
+value), with a one-line message; 2 a usage error (unknown command or option, a
+malformed -p pipeline or pass option, an option value of the wrong type); 3 an
+internal error (a bug: please report it); 4 (analyze) the peak does not fit
+--mem-limit."""
+
+
+@contextlib.contextmanager
+def _warnings_to_stderr() -> Iterator[None]:
+    """Print the library's BladecWarnings on stderr as they come (``warning: ...``)."""
+    def show(message: Warning | str, category: type[Warning], *rest: Any, **kw: Any) -> None:
+        if issubclass(category, BladecWarning):
+            click.echo(f"warning: {message}", err=True)
+        else:
+            previous(message, category, *rest, **kw)
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", BladecWarning)
+        previous = warnings.showwarning
+        warnings.showwarning = show
+        yield
+
+
 def _reports_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Turn library errors into one line on stderr and exit 1, never a traceback."""
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
-            return fn(*args, **kwargs)
+            with _warnings_to_stderr():
+                return fn(*args, **kwargs)
         except BladecError as exc:
             click.echo(str(exc), err=True)
-            sys.exit(1)
+            sys.exit(EXIT_USER)
         except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
             raise
         except (RecursionError, MemoryError) as exc:
             click.echo(f"error: input too large or too deeply nested ({type(exc).__name__})",
                        err=True)
-            sys.exit(1)
+            sys.exit(EXIT_USER)
         except Exception as exc:  # a bug: say so in one line unless debugging
             if os.environ.get("BLADEC_DEBUG"):
                 raise
             click.echo(f"bladec: internal error: {type(exc).__name__}: {exc} "
                        "(set BLADEC_DEBUG=1 for details; please report it)", err=True)
-            sys.exit(3)
+            sys.exit(EXIT_BUG)
     return wrapper
+
+
+def _check_writable(path: str, option: str) -> None:
+    """Refuse an output path that can not be written, before any work is done: a run of
+    minutes should not end in a lost result because of a typo in a directory name."""
+    if os.path.isdir(path):
+        raise BladecError(f"cannot write {option} {path}: it is a directory")
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(parent):
+        why = "is not a directory" if os.path.exists(parent) else "does not exist"
+        raise BladecError(f"cannot write {option} {path}: {parent} {why}")
+    if os.path.exists(path):
+        if not os.access(path, os.W_OK):
+            raise BladecError(f"cannot write {option} {path}: permission denied")
+    elif not os.access(parent, os.W_OK | os.X_OK):
+        raise BladecError(f"cannot write {option} {path}: directory {parent} is not writable")
+
+
+def _write_text(path: str, text: str, option: str) -> None:
+    try:
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    except OSError as exc:
+        raise BladecError(f"cannot write {option} {path}: {exc.strerror or exc}") from None
 
 
 def _load_verified(file: str, runnable: bool = False):
@@ -55,7 +107,8 @@ def _load_verified(file: str, runnable: bool = False):
     return module
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(context_settings={"help_option_names": ["-h", "--help"]},
+             epilog=EXIT_CODES)
 @click.version_option(__version__, prog_name="bladec")
 def main() -> None:
     """bladec: memory optimization of dynamic-shape tensor graphs.
@@ -68,11 +121,11 @@ def main() -> None:
     """
 
 
-@main.command()
+@main.command(epilog=EXIT_CODES)
 @click.argument("file", default="-")
 @click.option("-p", "--passes", "pipeline", default=DEFAULT_PIPELINE, show_default=True,
               help="Comma-separated passes, options in braces: 'schedule,remat{k=v}'; "
-                   "'none' only verifies and prints.")
+                   "'none' only verifies and prints. Passes: " + passes_help() + ".")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Write the listing here instead of stdout.")
 @_reports_errors
@@ -84,23 +137,30 @@ def optimize(file: str, pipeline: str, output: str | None) -> None:
       bladec optimize samples/listing1.mlir
       bladec optimize -p none samples/listing1.mlir
     """
-    try:
-        passes = parse_pipeline(pipeline)
-    except BladecError as exc:
-        raise click.UsageError(exc.diagnostic.message) from None
+    passes = _pipeline(pipeline)
+    if output:
+        _check_writable(output, "-o")
     module = run_pipeline(_load_verified(file), passes)
     text = format_module(module)
     if output:
-        with open(output, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        _write_text(output, text, "-o")
     else:
         click.echo(text, nl=False)
 
 
-@main.command()
+def _pipeline(text: str) -> list[Pass]:
+    """The passes of ``-p``; a bad pipeline is a usage error (exit 2), like a bad option."""
+    try:
+        return parse_pipeline(text)
+    except BladecError as exc:
+        raise click.UsageError(exc.diagnostic.message) from None
+
+
+@main.command(epilog=EXIT_CODES)
 @click.argument("file", default="-")
 @click.option("--dims", default=None, help="Values of the free symbols: S1=100,S2=8.")
-@click.option("--mem-limit", default=None, help="A memory limit (40GiB, 512MiB, bytes).")
+@click.option("--mem-limit", default=None, help="A memory limit (40GiB, 512MiB, bytes); "
+              "with --dims, exit 4 when the peak does not fit it.")
 @click.option("--solve", default=None, metavar="SYMBOL",
               help="With --mem-limit: the largest value of SYMBOL whose peak fits.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout.")
@@ -114,14 +174,14 @@ def analyze(file: str, dims: str | None, mem_limit: str | None, solve: str | Non
       bladec analyze samples/listing1.mlir
       bladec analyze samples/listing1.mlir --dims S1=100 --json
       bladec analyze samples/listing1.mlir --mem-limit 1GiB --solve S1
+      bladec analyze m.mlir --dims S1=100 --mem-limit 1GiB; [ $? = 4 ] && echo too big
     """
+    limit = parse_size(mem_limit) if mem_limit is not None else None
     module = _load_verified(file)
-    report = analysis_report(module, parse_dims(dims),
-                             parse_size(mem_limit) if mem_limit else None, solve)
-    if as_json:
-        click.echo(json.dumps(report, indent=2))
-        return
-    click.echo(_analysis_text(report))
+    report = analysis_report(module, parse_dims(dims), limit, solve)
+    click.echo(json.dumps(report, indent=2) if as_json else _analysis_text(report))
+    if report.get("fits") is False:
+        sys.exit(EXIT_DOES_NOT_FIT)
 
 
 def _analysis_text(report: dict) -> str:
@@ -158,7 +218,7 @@ def _analysis_text(report: dict) -> str:
     return "\n".join(lines)
 
 
-@main.command()
+@main.command(epilog=EXIT_CODES)
 @click.argument("file", default="-")
 @click.option("--mem-limit", default=None, help="Memory limit (40GiB, 512MiB, bytes); "
               "default: none.")
@@ -167,9 +227,11 @@ def _analysis_text(report: dict) -> str:
               default=None, help="An .npz with one array per graph input (by name, no '%').")
 @click.option("--outputs", "outputs_path", type=click.Path(dir_okay=False), default=None,
               help="Write the outputs to this .npz.")
-@click.option("--seed", default=0, show_default=True, help="Seed of the random inputs.")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Seed of the random inputs (a non-negative integer).")
 @click.option("-p", "--passes", "pipeline", default=DEFAULT_PIPELINE, show_default=True,
-              help="Passes to run first ('none': run the listing as it is).")
+              help="Passes to run first ('none': run the listing as it is); as for "
+                   "optimize.")
 @click.option("--backend", type=click.Choice(["jax", "numpy"]), default="jax",
               show_default=True)
 @click.option("--bitwise", is_flag=True, help="Keep every op its own XLA kernel, so that "
@@ -200,22 +262,42 @@ def run(file: str, mem_limit: str | None, dims: str | None, inputs_path: str | N
       bladec optimize model.mlir | bladec run - --mem-limit 40GiB --json
     """
     from bladec.runtime.session import parse_pad, run_listing
-    try:
-        passes = parse_pipeline(pipeline)
-    except BladecError as exc:
-        raise click.UsageError(exc.diagnostic.message) from None
-    result = run_listing(_load_verified(file, runnable=True), passes, limit=parse_size(mem_limit)
-                         if mem_limit else None, dims=parse_dims(dims),
-                         inputs_path=inputs_path, seed=seed, backend=backend, bitwise=bitwise,
-                         pad=parse_pad(pad), pad_multiple=pad_multiple)
+    from bladec.runtime.timeline import check_timeline_path, write_timeline
+    passes = _pipeline(pipeline)
+    limit = parse_size(mem_limit) if mem_limit is not None else None
+    binding, padding = parse_dims(dims), parse_pad(pad)
     if outputs_path:
-        result.save_outputs(outputs_path)
+        _check_writable(outputs_path, "--outputs")
     if timeline:
-        result.write_timeline(timeline)
+        check_timeline_path(timeline)
+        _check_writable(timeline, "--timeline")
+    if bitwise and fuse:
+        raise click.UsageError("--bitwise and --fuse contradict each other (fusion is the "
+                               "default; --fuse is kept only for old scripts)")
+    result = run_listing(_load_verified(file, runnable=True), passes, limit=limit,
+                         dims=binding, inputs_path=inputs_path, seed=seed, backend=backend,
+                         bitwise=bitwise, pad=padding, pad_multiple=pad_multiple)
+    failures = []  # saving comes after the report is printed: a failed save loses nothing
     click.echo(json.dumps(result.summary(), indent=2) if as_json else result.text())
+    if outputs_path:
+        try:
+            result.save_outputs(outputs_path)
+        except OSError as exc:
+            failures.append(f"cannot write --outputs {outputs_path}: {exc.strerror or exc}")
+    if timeline:
+        try:
+            write_timeline(timeline, result, source=_source_name(file))
+        except OSError as exc:
+            failures.append(f"cannot write --timeline {timeline}: {exc.strerror or exc}")
+    if failures:
+        raise BladecError("; ".join(failures))
 
 
-@main.command("import")
+def _source_name(file: str) -> str:
+    return "<stdin>" if file == "-" else file
+
+
+@main.command("import", epilog=EXIT_CODES)
 @click.argument("target", metavar="MODULE:FUNCTION")
 @click.option("--shapes", default=None, metavar="SPECS",
               help="One spec per parameter, ';'-separated: NAME:DIMS[:DTYPE], DIMS "
@@ -244,11 +326,12 @@ def import_cmd(target: str, shapes: str | None, ranges: str | None, no_hints: bo
       bladec import bladec.models.llama:small_train_spec -o samples/llama-train-small.mlir
     """
     from bladec.frontend.jax_import import import_target
+    if output:
+        _check_writable(output, "-o")
     imported = import_target(target, shapes, ranges, hints=not no_hints)
     text = format_module(imported.module)
     if output:
-        with open(output, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        _write_text(output, text, "-o")
     else:
         click.echo(text, nl=False)
     symbols = ", ".join(f"{k} -> @{v}" for k, v in imported.symbols.items()) or "none"

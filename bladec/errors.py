@@ -32,3 +32,8 @@ class BladecError(Exception):
             return f"error: {self.diagnostic.message}"
         return str(self.diagnostic)
 
+
+class BladecWarning(UserWarning):
+    """Something the user should hear about that does not stop the work (an input array
+    nobody reads, a padding larger than asked). The library raises it with
+    ``warnings.warn``; the CLI prints each on stderr as ``warning: ...``."""

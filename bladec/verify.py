@@ -121,14 +121,27 @@ def _verify_func(func: Func, warnings: list[Diagnostic], runnable: bool) -> None
             raise BladecError(f"argument {arg.name} defined twice", func.loc)
         scope[arg.name] = arg.type
     defined_here: set[str] = set(scope)
-    _verify_block(func.ops, scope, defined_here, warnings, runnable)
+    _verify_block(func.ops, scope, defined_here, warnings, runnable, _results(func.ops))
     for name in func.returns or []:
         if name not in scope:
             raise BladecError(f"return of undefined value {name}", func.return_loc)
 
 
+def _results(ops: list[Op]) -> frozenset[str]:
+    """Every name the ops (and their regions) define."""
+    names = {r for op in ops for r in op.result_names}
+    for op in ops:
+        for body in op.regions.values():
+            names |= _results(body)
+    return frozenset(names)
+
+
 def _verify_block(ops: list[Op], scope: dict[str, TensorType], defined_here: set[str],
-                  warnings: list[Diagnostic], runnable: bool) -> None:
+                  warnings: list[Diagnostic], runnable: bool,
+                  later: frozenset[str] = frozenset()) -> None:
+    """``later``: the names the function defines anywhere; an undefined shape operand
+    must not be one of them (used before its definition, or the op's own result: a
+    cycle that the passes would have to untie)."""
     for op in ops:
         opdef = lookup(op)
         opdef.check_signature(op)
@@ -136,6 +149,8 @@ def _verify_block(ops: list[Op], scope: dict[str, TensorType], defined_here: set
         for i, name in enumerate(op.operands):
             if name in scope:
                 operand_types.append(scope[name])
+            elif op.name == "dynamic_reshape" and i == 1 and name in later:
+                raise BladecError(f"{name} is used before its definition", op.operand_loc(i))
             elif op.name == "dynamic_reshape" and i == 1:
                 warnings.append(Diagnostic(op.operand_loc(i), f"{name} is not defined; "
                                            "the result type is taken as the target shape",

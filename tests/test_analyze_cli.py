@@ -187,11 +187,14 @@ def test_mem_limit_with_dims_says_whether_the_peak_fits():
     path = str(Path(__file__).resolve().parent.parent / "samples" / "listing1.mlir")
     small = CliRunner().invoke(main, ["analyze", path, "--dims", "S1=100", "--mem-limit",
                                       "10MiB", "--json"])
-    assert small.exit_code == 0
+    assert small.exit_code == 4  # documented: the report is printed, and scripts can branch
     report = json.loads(small.stdout)
     assert report["fits"] is False and report["mem_limit"] == 10 * 2**20
+    text = CliRunner().invoke(main, ["analyze", path, "--dims", "S1=100", "--mem-limit",
+                                     "10MiB"])
+    assert text.exit_code == 4 and "does NOT fit" in text.stdout
     big = CliRunner().invoke(main, ["analyze", path, "--dims", "S1=100", "--mem-limit", "1GiB",
                                     "--json"])
-    assert json.loads(big.stdout)["fits"] is True
+    assert big.exit_code == 0 and json.loads(big.stdout)["fits"] is True
     alone = CliRunner().invoke(main, ["analyze", path, "--mem-limit", "1GiB"])
     assert alone.exit_code == 1 and "needs --dims" in alone.stderr

@@ -15,7 +15,8 @@ import pytest
 
 from bladec.errors import BladecError
 from bladec.parse import parse_module
-from bladec.runtime.backend import JaxBackend, NumpyBackend, numpy_dtype
+from bladec.runtime.backend import NumpyBackend, numpy_dtype
+from bladec.runtime.jax_backend import JaxBackend
 from bladec.runtime.executor import Executor
 from bladec.verify import verify
 

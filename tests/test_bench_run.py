@@ -84,8 +84,10 @@ def test_padding_matches_the_session():
     assert only_seq["%x"].shape == (3, 24, 8) and only_seq["%w"].shape == (8, 8)
     assert np.array_equal(only_seq["%x"][:, :17], inputs["%x"])
     assert not only_seq["%x"][:, 17:].any()
-    # S0 is at most 64: a multiple of 100 stops there
-    assert bench.pad_inputs(ex, inputs, 100, {"S0"})["%x"].shape == (64, 17, 8)
+    # S0 is at most 64: a multiple of 100 stops there, and says so
+    from bladec.errors import BladecWarning
+    with pytest.warns(BladecWarning, match="padding S0=3 to 64, its declared maximum"):
+        assert bench.pad_inputs(ex, inputs, 100, {"S0"})["%x"].shape == (64, 17, 8)
 
 
 def test_batch_stream_is_seeded_and_clipped():

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from bladec.cli import main
-from bladec.errors import BladecError
+from bladec.errors import BladecError, BladecWarning
 from bladec.parse import parse_module
 from bladec.passes import parse_pipeline, run_pipeline
 from bladec.runtime.backend import NumpyBackend
@@ -348,16 +348,21 @@ def test_cli_timeline_csv(runner, tmp_path) -> None:
                   "-p", "analyze,remat", "--backend", "numpy", "--timeline", str(path))
     assert result.exit_code == 0, result.output
     with open(path, newline="") as fh:
-        rows = list(csv.reader(fh))
-    assert rows[0] == ["step", "original_bytes", "optimized_bytes", "limit_bytes"]
-    body = rows[1:]
-    assert [int(r[0]) for r in body] == list(range(len(body)))
-    original = [int(r[1]) for r in body if r[1]]
-    optimized = [int(r[2]) for r in body if r[2]]
-    assert len(original) == 9  # one step per op of the listing
-    assert len(optimized) > 9  # the plan adds reloads and recompute steps
-    assert all(r[3] == "4822016" for r in body)
-    assert max(optimized) <= 4822016 < max(original)
+        rows = list(csv.DictReader(fh))
+    # one row per op of the original listing, in its order; the plan's memory at that op
+    assert [r["op"] for r in rows] == [str(i) for i in range(9)]
+    assert [r["name"] for r in rows] == ["%1", "%2", "%3", "%4", "%1084", "%1085", "%5", "%6",
+                                         "%7"]
+    original = [int(r["original_bytes"]) for r in rows]
+    plan = [int(r["plan_bytes"]) for r in rows]
+    assert sorted(int(r["plan_position"]) for r in rows) == list(range(9))
+    assert all(r["limit_bytes"] == "4822016" for r in rows)
+    assert max(plan) <= 4822016 < max(original)
+    # the plan's events: what the run reported, on the ops they belong to
+    evicted = [v for r in rows for v in r["evicted_after"].split()]
+    regenerated = [v for r in rows for k in ("reloaded_before", "recomputed_before")
+                   for v in r[k].split()]
+    assert evicted and sorted(evicted) == sorted(regenerated)
 
 
 def test_cli_timeline_png(runner, tmp_path) -> None:
@@ -688,7 +693,9 @@ def _run_padded(**kwargs):
 
 def test_pad_one_symbol_clamped_to_its_max() -> None:
     plain = _run_padded()
-    padded = _run_padded(pad={"S1": 64})
+    with pytest.warns(BladecWarning, match=r"padding S1=70 to 100, its declared maximum, "
+                                           r"not to a multiple of 64"):
+        padded = _run_padded(pad={"S1": 64})
     assert padded.report.binding == {"S0": 3, "S1": 100}  # 128, at most 100
     assert padded.summary()["unpadded_binding"] == {"S0": 3, "S1": 70}
     assert plain.summary()["unpadded_binding"] is None
@@ -701,8 +708,11 @@ def test_pad_one_symbol_clamped_to_its_max() -> None:
 
 def test_pad_multiple_pads_every_symbol_clamped() -> None:
     assert _run_padded(pad_multiple=4).report.binding == {"S0": 4, "S1": 72}
-    assert _run_padded(pad_multiple=8).report.binding == {"S0": 6, "S1": 72}
-    assert _run_padded(pad_multiple=64, pad={"S0": 1}).report.binding == {"S0": 3, "S1": 100}
+    with pytest.warns(BladecWarning, match="padding S0=3 to 6, its declared maximum"):
+        assert _run_padded(pad_multiple=8).report.binding == {"S0": 6, "S1": 72}
+    with pytest.warns(BladecWarning, match="padding S1=70 to 100"):
+        assert _run_padded(pad_multiple=64, pad={"S0": 1}).report.binding == {"S0": 3,
+                                                                                "S1": 100}
 
 
 @pytest.mark.parametrize("pad, message", [

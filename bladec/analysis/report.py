@@ -40,12 +40,13 @@ def analysis_report(module: Module, dims: dict[str, int] | None = None,
             raise BladecError("--solve needs --mem-limit")
         solution = solve_max(module, info, binding, limit, solve)
         binding[solve] = solution
-    bound = bool(binding) and all(s in binding for s in info.free)
-    if not bound and limit is not None and solve is None:
-        raise BladecError("--mem-limit needs --dims (to say whether the peak fits) or --solve")
-    if binding and not bound:
+    # exact figures with --dims, or with a limit when there is nothing to bind (static)
+    bound = all(s in binding for s in info.free) and (bool(binding) or limit is not None)
+    if binding and not bound:  # first: with --dims given, the missing ones are the news
         missing = [s for s in info.free if s not in binding]
         raise BladecError(f"--dims must give every free symbol; missing {', '.join(missing)}")
+    if not bound and limit is not None and solve is None:
+        raise BladecError("--mem-limit needs --dims (to say whether the peak fits) or --solve")
     sizes = exact_sizes(info, binding) if bound else None
     index, peak = choose(orders, sizes) if sizes is not None else (0, None)
     shown = orders[index]  # the order the runtime would run for this binding

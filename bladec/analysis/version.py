@@ -114,6 +114,22 @@ def corners(info: ShapeInfo, limit: int = 8) -> list[dict[str, int]]:
     return out[:limit]
 
 
+def _log_point(lo: int, hi: int, t: float) -> int:
+    """The point a fraction ``t`` of the way from ``lo`` to ``hi`` on a log scale, always
+    within [lo, hi]: float rounding near a huge end (max = 10**23) must not step outside
+    the range, and beyond floats (10**400) the point is the end itself."""
+    if t <= 0:
+        return lo
+    if t >= 1:
+        return hi
+    a, b = math.log(lo), math.log(hi)
+    try:
+        value = int(round(math.exp(a + (b - a) * t)))
+    except OverflowError:
+        value = hi
+    return min(hi, max(lo, value))
+
+
 def log_grid(info: ShapeInfo, points: int = 256) -> list[dict[str, int]]:
     """About ``points`` bindings spread log-uniformly over the declared ranges (a grid).
 
@@ -128,8 +144,5 @@ def log_grid(info: ShapeInfo, points: int = 256) -> list[dict[str, int]]:
     axes = []
     for s in free:
         lo, hi = symbol_range(info, s)
-        a, b = math.log(lo), math.log(hi)
-        inner = (int(round(math.exp(a + (b - a) * k / (per_axis - 1))))
-                 for k in range(1, per_axis - 1))
-        axes.append(sorted({lo, hi} | {min(hi, max(lo, v)) for v in inner}))
+        axes.append(sorted({_log_point(lo, hi, k / (per_axis - 1)) for k in range(per_axis)}))
     return [dict(zip(free, p)) for p in itertools.islice(itertools.product(*axes), 4 * points)]

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Protocol
 
+import numpy as np
+
 from bladec.errors import BladecError
 from bladec.ir import FLOAT_DTYPES, INT_RANGES, Op
 
@@ -263,7 +265,23 @@ def _reduce(K: Kernels, op: Op, a: list, out: OutSpec) -> Any:
     if dims is None:
         dims = tuple(range(len(out[0][0]), x.ndim))
     axis = tuple(d % x.ndim for d in dims)
-    return getattr(K.np, _REDUCERS[op.attrs.get("kind", "sum")])(x, axis=axis)
+    kind = op.attrs.get("kind", "sum")
+    if kind in ("max", "min") and any(x.shape[d] == 0 for d in axis):
+        # an empty max or min is its identity, as XLA's reduce has it (NumPy and jnp
+        # refuse it); only for empty axes, so that no other result changes
+        return getattr(K.np, _REDUCERS[kind])(x, axis=axis, initial=_identity(kind, x.dtype))
+    return getattr(K.np, _REDUCERS[kind])(x, axis=axis)
+
+
+def _identity(kind: str, dtype: Any) -> Any:
+    """The identity of max (the lowest value of ``dtype``) or min (the highest)."""
+    dt = np.dtype(dtype)
+    if dt == np.bool_:
+        return kind == "min"
+    if np.issubdtype(dt, np.integer):
+        info = np.iinfo(dt)
+        return info.min if kind == "max" else info.max
+    return -np.inf if kind == "max" else np.inf
 
 
 @lowering("gather")

@@ -137,7 +137,9 @@ register(OpDef("reshape", "`reshape(%x) -> T`: same elements, row-major, in the 
                "the element counts are equal.", _reshape))
 register(OpDef("dynamic_reshape", "`dynamic_reshape(%x, %shape) -> T`: as reshape; %shape "
                "names the target shape at run time and may be left undefined (a warning): the "
-               "result type is the target shape.", _reshape, 1, 2))
+               "result type is the target shape. bladec writes an undefined %shape as "
+               "`dynamic_reshape(%x) {shape = \"%shape\"}`, which parses without a warning "
+               "(the attribute only keeps the name).", _reshape, 1, 2, attrs={"shape": "str"}))
 register(OpDef("transpose", "`transpose(%x) {perm = [...]}`: result dim i is operand dim perm[i].",
                _transpose, attrs={"perm": "ints"}, required=frozenset({"perm"})))
 register(OpDef("concatenate", "`concatenate(%a, %b, ...) {dim = D}`: join along D; other dims "

@@ -1,20 +1,55 @@
-"""Passes and pipelines: ``-p schedule,remat{keep=2}`` picks passes from the registry.
+"""Passes and pipelines: ``-p schedule,remat{max_recompute=2}`` picks passes from the registry.
 
-A pass is a small class with a ``name``, options given as keyword strings to its
-constructor, and ``apply(module) -> module``; passes do no I/O. Each pass module
-registers itself with :func:`register`.
+A pass is a small class with a ``name``, its ``options`` (a schema: each option's type,
+range and default, checked when the pipeline is parsed, so that a bad value is named with
+the valid ones before any work), and ``apply(module) -> module``; passes do no I/O. Each
+pass module registers itself with :func:`register`.
+
+A pass may also declare what it ``discards``: the passes whose work it undoes when it
+runs after them (``schedule`` reorders the ops and drops the evict and regenerate points
+that ``remat`` wrote for the old order). Such a pipeline is refused, not reordered: the
+user asked for that order, and silently doing something else, or silently dropping the
+remat plan, would both hide the mistake.
 """
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Callable, ClassVar, Protocol
 
 from bladec.errors import BladecError
 from bladec.ir import Module
 
 
+@dataclass(frozen=True)
+class IntOption:
+    """An integer option of a pass: its default and its valid range (``high`` None: any)."""
+    default: int
+    low: int
+    high: int | None = None
+    help: str = ""
+
+    def describe(self, key: str) -> str:
+        top = str(self.high) if self.high is not None else "inf"
+        return f"{key}=N ({self.help + ', ' if self.help else ''}N in [{self.low}, {top}], " \
+               f"default {self.default})"
+
+    def parse(self, pass_name: str, key: str, text: str) -> int:
+        """The option's value from its text, or a BladecError naming the valid range."""
+        try:
+            value = int(text.strip())
+        except ValueError:
+            value = None
+        if value is None or value < self.low or (self.high is not None and value > self.high):
+            raise BladecError(f"bad option {key}={text} for pass '{pass_name}': expected "
+                              f"{self.describe(key)}")
+        return value
+
+
 class Pass(Protocol):
     name: ClassVar[str]
+    options: ClassVar[dict[str, IntOption]]
+    discards: ClassVar[dict[str, str]]
 
     def apply(self, module: Module) -> Module: ...
 
@@ -25,12 +60,57 @@ _ITEM = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_-]*)\s*(?:\{([^{}]*)\})?\s*(?:,|$)"
 
 
 def register(cls: type) -> type:
+    """Add a pass class to the registry; it gets empty ``options``/``discards`` if it has none."""
+    cls.options = dict(getattr(cls, "options", {}))
+    cls.discards = dict(getattr(cls, "discards", {}))
     PASSES[cls.name] = cls
     return cls
 
 
+def describe_options(name: str) -> str:
+    """A pass's options as the pipeline string spells them, for messages and help."""
+    options = PASSES[name].options
+    if not options:
+        return f"'{name}' takes no options"
+    return f"'{name}' options: " + "; ".join(o.describe(k) for k, o in options.items())
+
+
+def passes_help() -> str:
+    """Every pass with its options and their ranges, for ``--help``."""
+    def one(name: str) -> str:
+        opts = PASSES[name].options
+        if not opts:
+            return name
+        inner = ",".join(f"{k}=N in {o.low}..{o.high if o.high is not None else 'inf'} "
+                         f"(default {o.default})" for k, o in opts.items())
+        return f"{name}{{{inner}}}"
+    return "; ".join(one(n) for n in sorted(PASSES))
+
+
+def parse_options(name: str, text: str | None) -> dict[str, int]:
+    """``key=value,k2=v2`` for pass ``name``, checked against its option schema."""
+    schema = PASSES[name].options
+    out: dict[str, int] = {}
+    for item in filter(None, (o.strip() for o in (text or "").split(","))):
+        key, eq, value = item.partition("=")
+        key = key.strip().replace("-", "_")
+        if not eq:
+            raise BladecError(f"pass option '{item}' of '{name}' must be key=value "
+                              f"({describe_options(name)})")
+        if key not in schema:
+            raise BladecError(f"unknown option '{key}' for pass '{name}' "
+                              f"({describe_options(name)})")
+        if key in out:
+            raise BladecError(f"option '{key}' given twice for pass '{name}'")
+        out[key] = schema[key].parse(name, key, value)
+    return out
+
+
 def parse_pipeline(text: str) -> list[Pass]:
-    """``a,b{key=value,k2=v2}`` to pass instances; ``none`` is the empty pipeline."""
+    """``a,b{key=value,k2=v2}`` to pass instances; ``none`` is the empty pipeline.
+
+    Every error (syntax, unknown pass, bad option, an order in which a pass undoes an
+    earlier one) is a BladecError, raised before any pass runs."""
     if text.strip() in ("", "none"):
         return []
     passes: list[Pass] = []
@@ -42,16 +122,12 @@ def parse_pipeline(text: str) -> list[Pass]:
         name, opts = m.group(1), m.group(2)
         if name not in PASSES:
             raise BladecError(f"unknown pass '{name}' (known: {', '.join(sorted(PASSES))})")
-        kwargs: dict[str, str] = {}
-        for item in filter(None, (o.strip() for o in (opts or "").split(","))):
-            key, eq, value = item.partition("=")
-            if not eq:
-                raise BladecError(f"pass option '{item}' of '{name}' must be key=value")
-            kwargs[key.strip().replace("-", "_")] = value.strip()
-        try:
-            passes.append(PASSES[name](**kwargs))
-        except TypeError:
-            raise BladecError(f"bad options {{{opts}}} for pass '{name}'") from None
+        for earlier in passes:
+            why = PASSES[name].discards.get(earlier.name)
+            if why:
+                raise BladecError(f"pipeline '{text}': '{name}' after '{earlier.name}' {why}; "
+                                  f"put '{earlier.name}' after '{name}'")
+        passes.append(PASSES[name](**parse_options(name, opts)))
         pos = m.end()
     return passes
 

@@ -25,7 +25,7 @@ from bladec.analysis.memory import lower_bound_steps, symbolic_timeline
 from bladec.analysis.version import map_versions
 from bladec.ir import Func, Module, Op
 from bladec.ops import REGISTRY
-from bladec.passes import register
+from bladec.passes import IntOption, register
 from bladec.passes.schedule import natural_key
 from bladec.symbolic.compare import Order, max_terms
 from bladec.symbolic.expr import SymbolicExpr, const
@@ -182,9 +182,12 @@ def _copy(op: Op) -> Op:
 @register
 class RematPass:
     name = "remat"
+    options = {"max_recompute": IntOption(MAX_RECOMPUTE_OPS, 1, 1024,
+                                          "ops in a recompute region at most")}
 
-    def __init__(self, max_recompute: str = str(MAX_RECOMPUTE_OPS)) -> None:
-        self.max_ops = int(max_recompute)
+    def __init__(self, max_recompute: int | str = MAX_RECOMPUTE_OPS) -> None:
+        self.max_ops = self.options["max_recompute"].parse(self.name, "max_recompute",
+                                                           str(max_recompute))
 
     def apply(self, module: Module) -> Module:
         info = analyze_shapes(module)

@@ -23,8 +23,9 @@ from typing import Callable, Generic, TypeVar
 from bladec.analysis.liveness import is_compute
 from bladec.analysis.memory import exact_sizes, peak_terms, symbolic_timeline
 from bladec.analysis.version import corners, log_grid, versions, with_versions
+from bladec.errors import BladecError
 from bladec.ir import Func, Module, Op
-from bladec.passes import register
+from bladec.passes import IntOption, register
 from bladec.symbolic.compare import Order
 from bladec.symbolic.shapes import ShapeInfo, analyze_shapes
 
@@ -201,11 +202,27 @@ def reorder(func: Func, order: list[Op]) -> Func:
     return Func(func.name, func.args, order, func.returns, func.loc, func.return_loc)
 
 
+def bindable(info: ShapeInfo, bindings: list[dict[str, int]]) -> list[dict[str, int]]:
+    """The full bindings (every symbol) of those of ``bindings`` that the relations allow.
+
+    Corners and grid points are drawn from the free symbols' declared ranges, but a
+    derived symbol has a declared range too, and facts the analysis could not solve
+    (S0*S1 = 64) hold only at some points: such points are no binding any run can have,
+    and are skipped rather than failing the pass."""
+    out = []
+    for b in bindings:
+        try:
+            out.append(info.bind(b))
+        except BladecError:
+            continue
+    return out
+
+
 def candidate_orders(plain: Func, info: ShapeInfo) -> list[list[Op]]:
     """Orders worth keeping as versions: the exact-size walk at each corner of the
     declared ranges (where sizes that cross inside the ranges are furthest apart)."""
     out = []
-    for binding in corners(info):
+    for binding in bindable(info, corners(info)):
         sizes = exact_sizes(info, binding)
         out.append(ListScheduler(plain, sizes.__getitem__, _int_cmp, 0).run())
     return out
@@ -220,13 +237,13 @@ def pick_versions(plain: Func, info: ShapeInfo, primary: list[Op],
     :data:`MIN_GAIN`; ties are broken by the order's names, so the result depends on the
     graph and not on the order candidates come in.
     """
-    grid = [info.bind(b) for b in log_grid(info)]
+    grid = bindable(info, log_grid(info))
     pkey = _order_key(primary)
     unique: dict[tuple, list[Op]] = {}
     for order in candidates:
         unique.setdefault(_order_key(order), order)
     unique.pop(pkey, None)
-    if most <= 0 or not unique:
+    if most <= 0 or not unique or not grid:
         return []
 
     def peaks(order: list[Op]) -> list[float]:
@@ -264,11 +281,12 @@ class SchedulePass:
     for (run ``remat`` after ``schedule``).
     """
     name = "schedule"
+    options = {"versions": IntOption(MAX_VERSIONS, 1, 16, "orders kept at most")}
+    discards = {"remat": "drops the remat plan (schedule reorders the ops, and remat's "
+                         "evict and regenerate points describe the old order)"}
 
-    def __init__(self, versions: str = str(MAX_VERSIONS)) -> None:
-        self.versions = int(versions)
-        if self.versions < 1:
-            raise ValueError("versions must be at least 1")
+    def __init__(self, versions: int | str = MAX_VERSIONS) -> None:
+        self.versions = self.options["versions"].parse(self.name, "versions", str(versions))
 
     def apply(self, module: Module) -> Module:
         func = module.main

@@ -66,14 +66,22 @@ class Backend(Protocol):
 def interpret(K: Any, ops: list[Op], inputs: list[str], outputs: list[str],
                specs: dict[str, OutSpec]) -> Callable[..., list]:
     """The segment as a Python function of its inputs (traced by JAX, or run by NumPy);
-    a value is dropped after its last use inside, so NumPy frees it there."""
+    a value is dropped after its last use inside, so NumPy frees it there. Kernels with
+    an ``after(operands, previous)`` hook see each op's operands with the previous op's
+    results, to hold the ops in this order (the JAX backend's enforced order)."""
     last = _last_reads(ops, outputs)
+    after = getattr(K, "after", None)
 
     def fn(*args: Any) -> list:
         env = dict(zip(inputs, args))
+        previous: list = []
         for i, op in enumerate(ops):
-            results = run_op(K, op, [env[n] for n in op.operands if n in env], specs[id(op)])
+            operands = [env[n] for n in op.operands if n in env]
+            if after is not None and previous:
+                operands = after(operands, previous)
+            results = run_op(K, op, operands, specs[id(op)])
             env.update(zip(op.result_names, results))
+            previous = list(results)
             for n in last.get(i, ()):
                 env.pop(n, None)
         return [env[n] for n in outputs]

@@ -61,6 +61,21 @@ class _BarrierJaxKernels(_JaxKernels):
         return self.jax.lax.optimization_barrier(x)
 
 
+class _OrderedJaxKernels(_JaxKernels):
+    """XLA fuses as usual within each op, but every op's operands pass through one
+    ``lax.optimization_barrier`` together with the previous op's results, so XLA can not
+    run an op before the one the listing puts before it: bladec's schedule then holds
+    inside the executable. Measured on the small Llama training step (CPU, whole-graph
+    executables, benchmarks/bench_order.py): XLA's reordering of a plain jit gives the
+    same bytes for the imported and the scheduled order, and the enforced order needs
+    0.76-0.86x of them from 8x128 up, at no cost in step time there (XLA's cross-op
+    fusions on CPU were no faster)."""
+
+    def after(self, operands: list, previous: list) -> list:
+        operands, _ = self.jax.lax.optimization_barrier((operands, previous))
+        return operands
+
+
 class JaxBackend:
     """Segments compiled with ``jax.jit``, cached per (ops, shapes, donation); counts
     compilations.
@@ -68,6 +83,9 @@ class JaxBackend:
     By default XLA fuses inside each segment (fast; what users run): results of plans
     that cut the graph differently then agree only to rounding (XLA contracts ``a*b + c``
     into an FMA inside a fused loop, and fusion boundaries move with the cuts).
+    ``enforce_order`` (default: on CPU, or ``BLADEC_ENFORCE_ORDER=1``) holds the ops of a
+    segment in the listing's order inside the executable (:class:`_OrderedJaxKernels`):
+    without it XLA schedules by itself and bladec's order does not reach the device.
     ``bitwise=True`` compiles each segment with XLA's fusion pass off and every op's
     result behind an optimization barrier (:class:`_BarrierJaxKernels`), so every op is
     its own kernel whatever segment it lands in, and every plan computes bit for bit
@@ -77,7 +95,8 @@ class JaxBackend:
     """
     name = "jax"
 
-    def __init__(self, bitwise: bool = False, keep_freed_memory: bool | None = None) -> None:
+    def __init__(self, bitwise: bool = False, keep_freed_memory: bool | None = None,
+                 enforce_order: bool | None = None) -> None:
         self.bitwise = bitwise
         self.fuse = not bitwise
         if keep_freed_memory is None:
@@ -85,7 +104,13 @@ class JaxBackend:
         self.keeps_freed_memory = keep_freed_memory and keep_freed_memory_in_process()
         import jax
         self.jax = jax
-        self.K = _BarrierJaxKernels() if bitwise else _JaxKernels()
+        device = jax.devices()[0]
+        if enforce_order is None:  # measured on CPU only; GPUs keep XLA's own order
+            enforce_order = os.environ.get("BLADEC_ENFORCE_ORDER",
+                                           "1" if device.platform == "cpu" else "0") != "0"
+        self.enforce_order = enforce_order and not bitwise
+        self.K = _BarrierJaxKernels() if bitwise else \
+            _OrderedJaxKernels() if self.enforce_order else _JaxKernels()
         self.compilations = 0
         self.compile_seconds = 0.0
         self._cache: dict[tuple, Any] = {}

@@ -1,17 +1,24 @@
 """One ``bladec run``: optimize, bind, plan, execute, and report (the CLI only prints)."""
 from __future__ import annotations
 
+import math
+import os
+import pickle
+import warnings
+import zipfile
+import zlib
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from bladec.errors import BladecError
+from bladec.errors import BladecError, BladecWarning
 from bladec.ir import Module
 from bladec.passes import Pass, run_pipeline
-from bladec.runtime.backend import NumpyBackend
+from bladec.runtime.backend import NumpyBackend, numpy_dtype
 from bladec.runtime.jax_backend import JaxBackend
 from bladec.runtime.executor import Executor, Report, unoptimized
+from bladec.runtime.trace import Step
 from bladec.units import format_size
 
 
@@ -23,6 +30,8 @@ class RunResult:
     device: str
     unpadded_binding: dict[str, int] | None = None  # the inputs' own, when padded
     device_peak_bytes: int | None = None  # the device's own statistics (GPU), else None
+    original_trace: list[Step] | None = None  # the unoptimized listing's steps (timeline)
+    plan_trace: list[Step] | None = None      # the steps the run executed (timeline)
 
     def summary(self) -> dict[str, Any]:
         r = self.report
@@ -73,9 +82,9 @@ class RunResult:
     def save_outputs(self, path: str) -> None:
         np.savez(path, **{k.lstrip("%"): v for k, v in self.outputs.items()})
 
-    def write_timeline(self, path: str) -> None:
+    def write_timeline(self, path: str, source: str = "") -> None:
         from bladec.runtime.timeline import write_timeline
-        write_timeline(path, self.original_timeline, self.report.timeline, self.report.limit)
+        write_timeline(path, self, source)
 
 
 def run_listing(module: Module, passes: list[Pass], limit: int | None = None,
@@ -95,13 +104,13 @@ def run_listing(module: Module, passes: list[Pass], limit: int | None = None,
     make = (lambda: JaxBackend(bitwise=bitwise)) if backend == "jax" else NumpyBackend
     executor = Executor(optimized, make())
     if inputs_path:
-        inputs = _load_inputs(inputs_path, executor.inputs)
+        inputs = _load_inputs(inputs_path, executor)
     else:
         missing = [s for s in executor.info.free if s not in (dims or {})]
         if missing and not all(s in (dims or {}) for s in executor.info.free):
             raise BladecError(f"random inputs need every free symbol; give --dims "
                               f"{','.join(f'{s}=N' for s in missing)}")
-        inputs = executor.random_inputs(dict(dims or {}), seed)
+        inputs = _random_inputs(executor, dict(dims or {}), seed)
         # kept: a symbol of no input (a result's own dim) has its value only from here
     multiples = padding_multiples(executor, pad, pad_multiple)
     unpadded = None
@@ -112,12 +121,13 @@ def run_listing(module: Module, passes: list[Pass], limit: int | None = None,
         dims = {s: v for s, v in (dims or {}).items() if s not in multiples} or None
     outputs, report = executor.run(inputs, limit, dims, profile=profile)
     original = Executor(unoptimized(module), NumpyBackend())
-    sizes_timeline = original.plan(report.binding, None).measure.memory
+    original_plan = original.plan(report.binding, None)
     device = _device_name(backend)
     peak_of = getattr(executor.backend, "device_peak_bytes", None)
-    return RunResult(outputs, report, sizes_timeline, device,
+    return RunResult(outputs, report, original_plan.measure.memory, device,
                      unpadded if unpadded != report.binding else None,
-                     peak_of() if peak_of else None)
+                     peak_of() if peak_of else None, original_plan.trace,
+                     executor.prepare(report.binding, limit).plan.trace)  # cached: the one run
 
 
 def parse_pad(values: str | tuple[str, ...] | list[str] | None) -> dict[str, int] | None:
@@ -165,14 +175,26 @@ def padding_multiples(executor: Executor, pad: dict[str, int] | None,
 def padded_binding(executor: Executor, binding: dict[str, int],
                    multiples: dict[str, int]) -> dict[str, int]:
     """Each symbol of ``multiples`` rounded up to its multiple, at most its declared max
-    (never below its value)."""
+    (never below its value).
+
+    Where the next multiple is beyond the declared max, the symbol is padded to the max
+    (still one shape for every value up to it, which is what padding is for), and a
+    BladecWarning says so: the user asked for a multiple, and gets a value that is not one
+    and may be many times the real size (a batch of 4 padded to 32 by a multiple of 64)."""
     out = dict(binding)
     for s, m in multiples.items():
         v = binding[s]
         target = -(-v // m) * m
         hi = executor.info.ranges.get(s, (1, None))[1]
-        if hi is not None:
-            target = max(v, min(target, hi))
+        if hi is not None and target > hi:
+            capped = max(v, hi)
+            if capped != v:
+                warnings.warn(BladecWarning(
+                    f"padding {s}={v} to {capped}, its declared maximum, not to a multiple "
+                    f"of {m} (the next one, {target}, is beyond the maximum): "
+                    f"{capped / v:.3g}x the size; give --pad {s}=N for another multiple"),
+                    stacklevel=2)
+            target = capped
         out[s] = target
     return out
 
@@ -208,19 +230,91 @@ def pad_inputs(executor: Executor, inputs: dict[str, np.ndarray], multiples: dic
     return out
 
 
-def _load_inputs(path: str, names: list[str]) -> dict[str, np.ndarray]:
+# What reading a file that is not a sound .npz can raise (numpy, zipfile, zlib, pickle).
+_READ_ERRORS = (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error,
+                pickle.UnpicklingError, KeyError, NotImplementedError)
+
+
+def _load_inputs(path: str, executor: Executor) -> dict[str, np.ndarray]:
+    """One array per graph input, by name without '%', from an .npz (``numpy.savez``).
+
+    Whatever the file holds, a problem is a BladecError naming the file: not an .npz (a
+    .npy, an empty or broken file), an array missing, an object array (bladec never
+    unpickles), an array whose rank is not the input's. Arrays that no input reads are
+    not an error (one file may serve several listings), but a BladecWarning names them:
+    a stale or misnamed array would otherwise pass unnoticed."""
     try:
-        data = np.load(path)
-    except (OSError, ValueError) as exc:
-        raise BladecError(f"cannot read inputs from {path}: {exc}") from None
-    out = {}
-    for name in names:
-        key = name.lstrip("%")
-        if key not in data:
-            raise BladecError(f"{path} has no array '{key}' for input {name} "
-                              f"(it has: {', '.join(data.files) or 'nothing'})")
-        out[name] = data[key]
+        data = np.load(path, allow_pickle=False)
+    except _READ_ERRORS as exc:
+        raise BladecError(f"cannot read inputs from {path}: not an .npz file "
+                          f"({type(exc).__name__}: {exc})") from None
+    if not isinstance(data, np.lib.npyio.NpzFile):
+        raise BladecError(f"{path} holds one array (a .npy file); --inputs takes an .npz "
+                          f"with one array per graph input, by name (numpy.savez)")
+    with data:
+        out = {}
+        for name in executor.inputs:
+            key = name.lstrip("%")
+            if key not in data.files:
+                raise BladecError(f"{path} has no array '{key}' for input {name} "
+                                  f"(it has: {', '.join(data.files) or 'nothing'})")
+            try:
+                array = data[key]
+            except ValueError as exc:
+                if "allow_pickle" in str(exc):
+                    raise BladecError(f"array '{key}' in {path} is an object array; bladec "
+                                      f"reads only numeric arrays") from None
+                raise BladecError(f"cannot read array '{key}' from {path}: {exc}") from None
+            except _READ_ERRORS as exc:
+                raise BladecError(f"cannot read array '{key}' from {path}: "
+                                  f"{type(exc).__name__}: {exc}") from None
+            rank = len(executor.info.dims[name])
+            if array.ndim != rank:
+                raise BladecError(f"array '{key}' in {path} has shape {array.shape} (rank "
+                                  f"{array.ndim}), but input {name} has rank {rank}")
+            out[name] = array
+        unused = [k for k in data.files if "%" + k not in out]
+    if unused:
+        warnings.warn(BladecWarning(f"{path}: array(s) {', '.join(unused)} match no graph "
+                                    f"input and are ignored (inputs: "
+                                    f"{', '.join(executor.inputs)})"), stacklevel=2)
     return out
+
+
+def _random_inputs(executor: Executor, binding: dict[str, int],
+                   seed: int) -> dict[str, np.ndarray]:
+    """``executor.random_inputs``, refused with a BladecError when the binding makes them
+    larger than NumPy can index or this machine's memory can hold: a mistyped ``--dims``
+    (S1=99999999999) should be a message, not a crash or an out-of-memory kill."""
+    shapes = executor.shapes_for(binding)
+    sizes = {n: (math.prod(shapes[n]), np.dtype(numpy_dtype(executor.info.dtypes[n])).itemsize)
+             for n in executor.inputs}
+    total = sum(count * width for count, width in sizes.values())
+    memory = _host_memory()
+    biggest = max(executor.inputs, key=lambda n: sizes[n][0] * sizes[n][1], default=None)
+    if biggest is not None and (max(c for c, _ in sizes.values()) > np.iinfo(np.intp).max
+                                or (memory is not None and total > memory)):
+        where = f"this machine's {format_size(memory)} of memory" if memory else "memory"
+        raise BladecError(f"random inputs for {_show(binding)} would take {total} bytes "
+                          f"({format_size(total)}; input {biggest} has shape "
+                          f"{shapes[biggest]}), more than {where}")
+    try:
+        return executor.random_inputs(binding, seed)
+    except MemoryError:
+        raise BladecError(f"not enough memory for random inputs of {total} bytes "
+                          f"({_show(binding)})") from None
+
+
+def _show(binding: dict[str, int]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in binding.items()) or "no symbols"
+
+
+def _host_memory() -> int | None:
+    """This machine's physical memory in bytes, where the OS says (None elsewhere)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return None
 
 
 def _device_name(backend: str) -> str:
