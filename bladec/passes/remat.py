@@ -131,7 +131,8 @@ class RematPlanner:
         evict: dict[int, list[str]] = {}
         pruned: dict[int, int] = {}
         regen: dict[tuple[str, int], None] = {}
-        for name, uses in self.uses.items():
+        for name in sorted(self.uses, key=natural_key):  # so each list comes out sorted
+            uses = self.uses[name]
             d = self.producer[name]
             points = [d] + uses  # a value can be evicted after its definition or a use
             for a, b in zip(points, uses):
@@ -141,8 +142,6 @@ class RematPlanner:
                         continue
                     evict.setdefault(i, []).append(name)
                     regen[(name, b)] = None
-        for i in evict:
-            evict[i].sort(key=natural_key)
         return evict, pruned, regen
 
 

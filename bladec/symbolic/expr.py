@@ -28,11 +28,12 @@ def _mono_mul(a: Monomial, b: Monomial) -> Monomial:
 class SymbolicExpr:
     """An immutable polynomial; build with :func:`sym`, :func:`const` and arithmetic."""
 
-    __slots__ = ("terms", "_hash")
+    __slots__ = ("terms", "_hash", "_symbols")
 
     def __init__(self, terms: Mapping[Monomial, int] | None = None) -> None:
         self.terms: dict[Monomial, int] = {m: c for m, c in (terms or {}).items() if c}
         self._hash: int | None = None
+        self._symbols: frozenset[str] | None = None
 
     # -- construction -------------------------------------------------------------
     @staticmethod
@@ -87,7 +88,10 @@ class SymbolicExpr:
 
     @property
     def symbols(self) -> frozenset[str]:
-        return frozenset(s for m in self.terms for s, _ in m)
+        """The symbols that occur (cached: substitution asks for them on every call)."""
+        if self._symbols is None:
+            self._symbols = frozenset(s for m in self.terms for s, _ in m)
+        return self._symbols
 
     def degree(self, symbol: str) -> int:
         return max((dict(m).get(symbol, 0) for m in self.terms), default=0)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import itertools
 import re
 from dataclasses import dataclass, field
+from typing import Callable
 
 from bladec.errors import BladecError
 from bladec.analysis.liveness import is_compute
@@ -31,8 +32,12 @@ _INDEX = re.compile(r"S(\d+)$")
 class _Equation:
     expr: SymbolicExpr  # == 0
     loc: Loc
-    what: str
+    why: str | Callable[[], str]  # a callable is formatted only for an error message
     prefer: str | None = None  # the symbol a declared relation defines
+
+    @property
+    def what(self) -> str:
+        return self.why if isinstance(self.why, str) else self.why()
 
 
 @dataclass
@@ -168,7 +173,7 @@ class _Solver:
         if target is None:
             key = _fact_key(e)
             if key not in self.facts:
-                self.facts[key] = _Equation(e, eq.loc, eq.what, eq.prefer)
+                self.facts[key] = _Equation(e, eq.loc, eq.why, eq.prefer)
             return
         coef = e.terms[((target, 1),)]
         rest = e - SymbolicExpr({((target, 1),): coef})
@@ -203,7 +208,9 @@ class _Solver:
                 lo_s = max(lo_s, -(-lo // c))
                 if hi is not None:
                     hi_s = hi // c if hi_s is None else min(hi_s, hi // c)
-                self.narrow(s, lo_s, hi_s, eq.loc, eq.what)
+                if hi_s is not None and hi_s < lo_s:
+                    self.narrow(s, lo_s, hi_s, eq.loc, eq.what)
+                self.ranges[s] = (lo_s, hi_s)
 
     def narrow(self, s: str, lo: int, hi: int | None, loc: Loc, what: str) -> None:
         if hi is not None and hi < lo:
@@ -246,8 +253,10 @@ class _Sink:
         self.lower: list[tuple[SymbolicExpr, int, Op, str]] = []
 
     def equal(self, a: SymbolicExpr, b: SymbolicExpr, op: Op, what: str) -> None:
-        self.solver.add(_Equation(a - b, op.loc, f"'{op.name}': {what} must be equal, "
-                                                 f"got {format_expr(a)} and {format_expr(b)}"))
+        if a == b:  # most shape rules restate what the types already say
+            return
+        self.solver.add(_Equation(a - b, op.loc, lambda: f"'{op.name}': {what} must be "
+                                  f"equal, got {format_expr(a)} and {format_expr(b)}"))
 
     def at_least(self, a: SymbolicExpr, bound: int, op: Op, what: str) -> None:
         self.lower.append((a, bound, op, what))
