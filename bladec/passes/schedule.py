@@ -23,7 +23,7 @@ from typing import Callable, Generic, TypeVar
 
 from bladec.analysis.liveness import is_compute
 from bladec.analysis.memory import exact_sizes, peak_terms, symbolic_timeline
-from bladec.analysis.version import corners, log_grid, versions, with_versions
+from bladec.analysis.version import corners, log_grid, no_binding, versions, with_versions
 from bladec.ir import Func, Module, Op
 from bladec.passes import register
 from bladec.symbolic.compare import Order
@@ -335,6 +335,8 @@ def pick_versions(plain: Func, info: ShapeInfo, primary: list[Op],
     of orders already evaluated, by :func:`_order_key`.
     """
     grid = [info.bind(b) for b in log_grid(info)]
+    if not grid:
+        raise no_binding(info)
     pkey = _order_key(primary)
     unique: dict[tuple, list[Op]] = {}
     for order in candidates:

@@ -92,20 +92,15 @@ def run_listing(module: Module, passes: list[Pass], limit: int | None = None,
     executor = Executor(optimized, make())
     if inputs_path:
         inputs = _load_inputs(inputs_path, executor.inputs)
-    else:
-        missing = [s for s in executor.info.free if s not in (dims or {})]
-        if missing and not all(s in (dims or {}) for s in executor.info.free):
-            raise BladecError(f"random inputs need every free symbol; give --dims "
-                              f"{','.join(f'{s}=N' for s in missing)}")
+    else:  # --dims may give any symbols that determine the rest (ShapeInfo.bind)
         inputs = executor.random_inputs(dict(dims or {}), seed)
-        dims = None
     multiples = padding_multiples(executor, pad, pad_multiple)
     unpadded = None
     if multiples:
         unpadded = executor.bind({n: np.shape(a) for n, a in inputs.items()
                                   if n in executor.inputs}, dims)
         inputs = pad_inputs(executor, inputs, multiples, unpadded)
-        dims = None
+        dims = padded_binding(executor, unpadded, multiples)  # symbols no input carries
     outputs, report = executor.run(inputs, limit, dims, profile=profile)
     original = Executor(unoptimized(module), NumpyBackend())
     sizes_timeline = original.plan(report.binding, None).measure.memory

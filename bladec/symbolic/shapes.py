@@ -15,12 +15,13 @@ from __future__ import annotations
 import itertools
 import re
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Iterable
 
 from bladec.errors import BladecError
 from bladec.analysis.liveness import is_compute
-from bladec.ir import DTYPE_BYTES, Func, Loc, Module, Op, TensorType
+from bladec.ir import DTYPE_BYTES, NOWHERE, Func, Loc, Module, Op, TensorType
 from bladec.ops import ShapeCtx, apply_rule, lookup
+from bladec.symbolic.binding import bounds, complete, empty_bounds
 from bladec.symbolic.compare import Comparator
 from bladec.symbolic.expr import SymbolicExpr, const, format_expr, sym
 from bladec.verify import type_dims
@@ -54,6 +55,18 @@ class ShapeInfo:
     derived_ranges: dict[str, tuple[int, int | None]] = field(default_factory=dict)
     _cmp: Comparator | None = None
     _nbytes: dict[str, SymbolicExpr] = field(default_factory=dict, repr=False)
+    origins: dict[str, Loc] = field(default_factory=dict)  # solved symbol -> its op
+    fact_locs: list[Loc] = field(default_factory=list)     # each fact's op
+    equations: list | None = field(default=None, repr=False)  # binding.relations' cache
+
+    def relation_loc(self, symbols: Iterable[str]) -> Loc | None:
+        """Where the last relation that mentions any of ``symbols`` came from (the op
+        that completed a system with no solution)."""
+        wanted = set(symbols)
+        locs = [self.origins[s] for s, e in self.subst.items()
+                if s in wanted or e.symbols & wanted]
+        locs += [loc for f, loc in zip(self.facts, self.fact_locs) if f.symbols & wanted]
+        return max(locs, key=lambda loc: (loc.line, loc.col), default=None)
 
     def canon(self, expr: SymbolicExpr) -> SymbolicExpr:
         return expr.subs(self.subst)
@@ -85,34 +98,11 @@ class ShapeInfo:
         out += [f"{format_expr(f)} = 0" for f in self.facts]
         return out
 
-    def bind(self, binding: dict[str, int]) -> dict[str, int]:
-        """Values of every symbol from values of the free ones; checks ranges and facts."""
-        missing = [s for s in self.free if s not in binding]
-        if missing:
-            raise BladecError(f"no value for symbol(s) {', '.join(missing)}; "
-                              f"give them with --dims (free symbols: {', '.join(self.free)})")
-        full = {s: int(binding[s]) for s in self.free}
-        for s, v in full.items():
-            lo, hi = self.ranges.get(s, (1, None))
-            if v < lo or (hi is not None and v > hi):
-                raise BladecError(f"{s}={v} is outside its range [{lo}, {hi if hi else 'inf'}]")
-        for s, e in self.subst.items():
-            full[s] = e.evaluate(full)
-        for s, v in binding.items():
-            if s in full and full[s] != v:
-                raise BladecError(f"{s}={v} contradicts {s} = {format_expr(self.subst[s])} "
-                                  f"= {full[s]}")
-            if s not in full:
-                raise BladecError(f"unknown symbol {s} (symbols: {', '.join(sorted(full, key=_key))})")
-        for s, (lo, hi) in self.derived_ranges.items():
-            v = full[s]
-            if v < lo or (hi is not None and v > hi):
-                raise BladecError(f"the binding makes {s} = {v}, outside its range "
-                                  f"[{lo}, {hi if hi else 'inf'}]")
-        for f in self.facts:
-            if f.evaluate(full) != 0:
-                raise BladecError(f"the binding breaks the relation {format_expr(f)} = 0")
-        return full
+    def bind(self, binding: dict[str, int], extra: Iterable = ()) -> dict[str, int]:
+        """Values of every symbol from values of any that determine them (and the
+        equations ``extra``, such as input shapes), solved from the relations in integers
+        and checked against every relation and range (bladec/symbolic/binding.py)."""
+        return complete(self, binding, extra)
 
 
 def _without_common_factor(e: SymbolicExpr) -> SymbolicExpr:
@@ -161,6 +151,7 @@ class _Solver:
         self.facts: dict[tuple, _Equation] = {}
         self.ranges = ranges
         self.derived_ranges: dict[str, tuple[int, int | None]] = {}
+        self.origins: dict[str, Loc] = {}  # solved symbol -> where its equation came from
 
     def add(self, eq: _Equation) -> None:
         e = eq.expr.subs(self.subst)
@@ -185,6 +176,7 @@ class _Solver:
             for t in self.subst[s].symbols:
                 self.users.setdefault(t, set()).add(s)
         self.subst[target] = value
+        self.origins[target] = eq.loc
         for t in value.symbols:
             self.users.setdefault(t, set()).add(target)
         touched = [k for k, f in self.facts.items() if target in f.expr.symbols]
@@ -334,10 +326,22 @@ def analyze_shapes(module: Module, func: Func | None = None) -> ShapeInfo:
     free = sorted({s for s in all_syms if s not in solver.subst}
                   | {s for e in solver.subst.values() for s in e.symbols}, key=_key)
     full_ranges = {s: solver.ranges.get(s, (1, None)) for s in free}
-    return ShapeInfo(free, dict(solver.subst),
+    info = ShapeInfo(free, dict(solver.subst),
                      [f.expr.subs(solver.subst) for f in solver.facts.values()],
                      full_ranges, canon, names, dtypes, declared,
-                     derived_ranges=dict(solver.derived_ranges))
+                     derived_ranges=dict(solver.derived_ranges), origins=solver.origins,
+                     fact_locs=[f.loc for f in solver.facts.values()])
+    if info.facts or any(hi is not None for _, hi in info.derived_ranges.values()) or \
+            any(c < 0 for e in info.subst.values() for c in e.terms.values()):
+        implied = bounds(info)  # ranges the relations imply: empty means no solution
+        empty = empty_bounds(implied)
+        if empty:
+            s = empty[0]
+            lo, hi = implied[s]
+            raise BladecError(f"the relations {'; '.join(info.relations())} leave {s} no "
+                              f"value (it would need {lo} <= {s} <= {hi})",
+                              info.relation_loc(empty) or NOWHERE)
+    return info
 
 
 def _all_types(func: Func):
