@@ -35,6 +35,7 @@ class Equation:
     expr: SymbolicExpr
     text: str
     describe: Callable[[dict[str, int]], str] | None = None
+    source: str | None = None  # where a value solved from it came from ("input %a dim 0")
 
 
 def sides(expr: SymbolicExpr) -> str:
@@ -69,7 +70,8 @@ def input_equation(name: str, j: int, expr: SymbolicExpr, shape: tuple[int, ...]
             return (f"input {name} has shape {tuple(shape)}, but the relations give its dim "
                     f"{j} = {format_expr(expr)}{at}")
         return f"input {name} dim {j} is {value}, which {format_expr(expr)} can not equal"
-    return Equation(expr - value, f"input {name} dim {j} = {format_expr(expr)}", describe)
+    return Equation(expr - value, f"input {name} dim {j} = {format_expr(expr)}", describe,
+                    f"input {name} dim {j}")
 
 
 def complete(info: "ShapeInfo", given: dict[str, int], extra: Iterable[Equation] = ()
@@ -86,11 +88,12 @@ def complete(info: "ShapeInfo", given: dict[str, int], extra: Iterable[Equation]
         if s in known:
             _check_range(s, known[s], info.ranges.get(s, (1, None)))
     eqs = list(extra) + relations(info)
+    sources: dict[str, str] = {}
     if all(s in known for s in info.free) and not any(s in known for s in info.subst):
         for s, e in info.subst.items():  # the common case: no solving needed
             known[s] = e.evaluate(known)
     else:
-        _propagate(eqs, known)
+        _propagate(eqs, known, sources)
     missing = [s for s in info.free if s not in known]
     if missing:
         raise BladecError(f"no value for symbol(s) {', '.join(missing)}; give them with "
@@ -98,7 +101,7 @@ def complete(info: "ShapeInfo", given: dict[str, int], extra: Iterable[Equation]
                           f"{', '.join(info.free)})")
     for eq in eqs:
         if eq.expr.evaluate(known) != 0:
-            raise BladecError(_broken(eq, known))
+            raise BladecError(_broken(eq, known, sources=sources))
     for s in _sorted(symbols):
         if s in info.subst:
             made = None if s in given else f"{s} = {format_expr(info.subst[s])}"
@@ -108,8 +111,9 @@ def complete(info: "ShapeInfo", given: dict[str, int], extra: Iterable[Equation]
     return {s: known[s] for s in _sorted(symbols)}
 
 
-def _propagate(eqs: list[Equation], known: dict[str, int]) -> None:
-    """Solve equations with one unknown left until none is left (in place)."""
+def _propagate(eqs: list[Equation], known: dict[str, int], sources: dict[str, str]) -> None:
+    """Solve equations with one unknown left until none is left (in place); ``sources``
+    gets where each value solved from an input came from."""
     pending = list(eqs)
     progress = True
     while progress:
@@ -119,14 +123,17 @@ def _propagate(eqs: list[Equation], known: dict[str, int]) -> None:
             if not unknown:
                 pending.remove(eq)
             elif len(unknown) == 1:
-                value = _solve(eq, unknown[0], known)
+                value = _solve(eq, unknown[0], known, sources)
                 if value is not None:
                     known[unknown[0]] = value
+                    if eq.source:
+                        sources[unknown[0]] = eq.source
                     pending.remove(eq)
                     progress = True
 
 
-def _solve(eq: Equation, x: str, known: dict[str, int]) -> int | None:
+def _solve(eq: Equation, x: str, known: dict[str, int], sources: dict[str, str]
+           ) -> int | None:
     """The one positive integer root of ``eq`` in ``x``; None when it has several or
     the search would be too long; a BladecError when it has none."""
     coef: dict[int, int] = {}
@@ -145,17 +152,17 @@ def _solve(eq: Equation, x: str, known: dict[str, int]) -> int | None:
     coef = {p - low: c for p, c in coef.items()}  # x >= 1: divide out x**low
     degree = max(coef)
     if degree == 0:
-        raise BladecError(_broken(eq, known, x))
+        raise BladecError(_broken(eq, known, x, sources))
     if degree == 1:
         c0, c1 = coef.get(0, 0), coef[1]
         if c0 % c1:
-            raise BladecError(_broken(eq, known, x))
+            raise BladecError(_broken(eq, known, x, sources))
         return -c0 // c1
     roots = _positive_roots(coef)
     if roots is None or len(roots) > 1:
         return None
     if not roots:
-        raise BladecError(_broken(eq, known, x))
+        raise BladecError(_broken(eq, known, x, sources))
     return roots[0]
 
 
@@ -183,17 +190,22 @@ def _positive_roots(coef: dict[int, int]) -> list[int] | None:
     return sorted(set(out))
 
 
-def _broken(eq: Equation, known: dict[str, int], x: str | None = None) -> str:
+def _broken(eq: Equation, known: dict[str, int], x: str | None = None,
+            sources: dict[str, str] | None = None) -> str:
     if eq.describe is not None:
         return eq.describe(known)
-    vals = _values(known, eq.expr.symbols)
+    vals = _values(known, eq.expr.symbols, sources)
     tail = f": no integer {x} satisfies it" if x else ""
     return f"{vals} breaks the relation {eq.text}{tail}" if vals else \
         f"the relation {eq.text} does not hold{tail}"
 
 
-def _values(known: dict[str, int], symbols: Iterable[str]) -> str:
-    return ", ".join(f"{s}={known[s]}" for s in _sorted(symbols) if s in known)
+def _values(known: dict[str, int], symbols: Iterable[str],
+            sources: dict[str, str] | None = None) -> str:
+    """``S0=8 (from input %a dim 0), S1=63``: the known values, and where they came from."""
+    src = sources or {}
+    return ", ".join(f"{s}={known[s]}" + (f" (from {src[s]})" if s in src else "")
+                     for s in _sorted(symbols) if s in known)
 
 
 def _check_range(s: str, v: int, rng: tuple[int, int | None], made: str | None = None

@@ -64,7 +64,7 @@ class ShapeInfo:
         that completed a system with no solution)."""
         wanted = set(symbols)
         locs = [self.origins[s] for s, e in self.subst.items()
-                if s in wanted or e.symbols & wanted]
+                if s in self.origins and (s in wanted or e.symbols & wanted)]
         locs += [loc for f, loc in zip(self.facts, self.fact_locs) if f.symbols & wanted]
         return max(locs, key=lambda loc: (loc.line, loc.col), default=None)
 
