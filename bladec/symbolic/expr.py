@@ -37,6 +37,16 @@ class SymbolicExpr:
 
     # -- construction -------------------------------------------------------------
     @staticmethod
+    def _own(terms: dict[Monomial, int]) -> "SymbolicExpr":
+        """Wrap ``terms``, a fresh dict with no zero coefficient (arithmetic's fast path:
+        no copy, no filter)."""
+        e = SymbolicExpr.__new__(SymbolicExpr)
+        e.terms = terms
+        e._hash = None
+        e._symbols = None
+        return e
+
+    @staticmethod
     def lift(value: "ExprLike") -> "SymbolicExpr":
         if isinstance(value, SymbolicExpr):
             return value
@@ -49,13 +59,17 @@ class SymbolicExpr:
         other = SymbolicExpr.lift(other)
         out = dict(self.terms)
         for m, c in other.terms.items():
-            out[m] = out.get(m, 0) + c
-        return SymbolicExpr(out)
+            v = out.get(m, 0) + c
+            if v:
+                out[m] = v
+            else:
+                del out[m]
+        return SymbolicExpr._own(out)
 
     __radd__ = __add__
 
     def __neg__(self) -> "SymbolicExpr":
-        return SymbolicExpr({m: -c for m, c in self.terms.items()})
+        return SymbolicExpr._own({m: -c for m, c in self.terms.items()})
 
     def __sub__(self, other: "ExprLike") -> "SymbolicExpr":
         return self + (-SymbolicExpr.lift(other))

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import itertools
 import re
-from dataclasses import dataclass, field
+from collections import OrderedDict
+from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable
 
 from bladec.errors import BladecError
@@ -55,6 +56,7 @@ class ShapeInfo:
     derived_ranges: dict[str, tuple[int, int | None]] = field(default_factory=dict)
     _cmp: Comparator | None = None
     _nbytes: dict[str, SymbolicExpr] = field(default_factory=dict, repr=False)
+    _by_shape: dict[tuple, SymbolicExpr] = field(default_factory=dict, repr=False)
     origins: dict[str, Loc] = field(default_factory=dict)  # solved symbol -> its op
     fact_locs: list[Loc] = field(default_factory=list)     # each fact's op
     equations: list | None = field(default=None, repr=False)  # binding.relations' cache
@@ -81,7 +83,11 @@ class ShapeInfo:
         """Bytes of a value (cached: every memory walk asks for every value)."""
         out = self._nbytes.get(value)
         if out is None:
-            out = self._nbytes[value] = self.numel(value) * DTYPE_BYTES[self.dtypes[value]]
+            shape = (tuple(self.dims[value]), self.dtypes[value])  # values share shapes
+            out = self._by_shape.get(shape)
+            if out is None:
+                out = self._by_shape[shape] = self.numel(value) * DTYPE_BYTES[shape[1]]
+            self._nbytes[value] = out
         return out
 
     @property
@@ -152,11 +158,13 @@ class _Solver:
         self.ranges = ranges
         self.derived_ranges: dict[str, tuple[int, int | None]] = {}
         self.origins: dict[str, Loc] = {}  # solved symbol -> where its equation came from
+        self.effective = 0  # equations that said something new
 
     def add(self, eq: _Equation) -> None:
         e = eq.expr.subs(self.subst)
         if not e.terms:
             return
+        self.effective += 1
         e = _without_common_factor(e)  # S0*S1^2 = S1*S2 is S0*S1 = S2: symbols are >= 1
         if e.is_const:
             raise BladecError(f"contradiction: {eq.what}", eq.loc)
@@ -255,8 +263,53 @@ class _Sink:
 
 
 def analyze_shapes(module: Module, func: Func | None = None) -> ShapeInfo:
-    """Analyze ``func`` (default: the module's main function) and its shape graph."""
+    """Analyze ``func`` (default: the module's main function) and its shape graph.
+
+    Passes analyze the module they are given, and ``schedule`` only reorders ops: where
+    the ops told the analysis nothing that the shape graph and the types do not already
+    say (every dim bound, every op's equation reducing to 0; so after ``analyze``), the
+    result does not depend on the order of the ops, and the analysis of the same ops in
+    another order is reused (the values listed in the new order).
+    """
     func = func or module.main
+    key = _reuse_key(module, func)
+    hit = _REUSABLE.get(key)
+    if hit is not None:
+        _REUSABLE.move_to_end(key)
+        return _in_order(hit[-1], func)
+    info, order_free = _analyze(module, func)
+    if order_free:
+        _REUSABLE[key] = (module.shape_graph, list(func.args), _compute_ops(func), info)
+        while len(_REUSABLE) > REUSE_ENTRIES:
+            _REUSABLE.popitem(last=False)
+    return info
+
+
+REUSE_ENTRIES = 4
+_REUSABLE: OrderedDict[tuple, tuple] = OrderedDict()
+
+
+def _compute_ops(func: Func) -> list[Op]:
+    return [op for op in func.ops if is_compute(op)]
+
+
+def _reuse_key(module: Module, func: Func) -> tuple:
+    """The same shape graph, arguments and op objects, in any order (the entry keeps them
+    alive, so their ids stay theirs)."""
+    return (id(module.shape_graph), tuple(map(id, func.args)),
+            frozenset(map(id, _compute_ops(func))))
+
+
+def _in_order(info: ShapeInfo, func: Func) -> ShapeInfo:
+    names = [a.name for a in func.args] + [r.name for op in func.ops for r in op.results]
+    if list(info.dims) == names:
+        return info
+    return replace(info, dims={n: info.dims[n] for n in names},
+                   names={n: info.names[n] for n in names})
+
+
+def _analyze(module: Module, func: Func) -> tuple[ShapeInfo, bool]:
+    """The analysis, and whether it would be the same for the ops in any order."""
     used = {b for v in _all_types(func) for b in (v.binds or ()) if b.startswith("S")}
     graph = module.shape_graph
     ranges: dict[str, tuple[int, int | None]] = {}
@@ -268,7 +321,10 @@ def analyze_shapes(module: Module, func: Func | None = None) -> ShapeInfo:
     taken = used | declared
     counter = itertools.count(1 + max((_key(s)[1] for s in taken if _INDEX.match(s)), default=-1))
 
+    fresh_used = []
+
     def fresh() -> str:
+        fresh_used.append(True)
         return f"S{next(counter)}"
 
     solver = _Solver(ranges)
@@ -300,6 +356,7 @@ def analyze_shapes(module: Module, func: Func | None = None) -> ShapeInfo:
     for arg in func.args:
         define(arg.name, arg.type)
     sink = _Sink(solver)
+    said = solver.effective
     for op in func.ops:
         opdef = lookup(op)
         for r in op.results:
@@ -320,7 +377,14 @@ def analyze_shapes(module: Module, func: Func | None = None) -> ShapeInfo:
                 s = m[0][0]
                 lo, hi = solver.ranges.get(s, (1, None))
                 solver.narrow(s, max(lo, bound), hi, op.loc, f"'{op.name}': {what}")
-    canon = {v: [d.subs(solver.subst) for d in ds] for v, ds in dims.items()}
+    solved: dict[SymbolicExpr, SymbolicExpr] = {}  # values share a few distinct dims
+
+    def canonical(d: SymbolicExpr) -> SymbolicExpr:
+        out = solved.get(d)
+        if out is None:
+            out = solved[d] = d.subs(solver.subst)
+        return out
+    canon = {v: [canonical(d) for d in ds] for v, ds in dims.items()}
     all_syms = set(solver.subst) | {s for ds in dims.values() for d in ds for s in d.symbols}
     all_syms |= declared
     free = sorted({s for s in all_syms if s not in solver.subst}
@@ -341,7 +405,7 @@ def analyze_shapes(module: Module, func: Func | None = None) -> ShapeInfo:
             raise BladecError(f"the relations {'; '.join(info.relations())} leave {s} no "
                               f"value (it would need {lo} <= {s} <= {hi})",
                               info.relation_loc(empty) or NOWHERE)
-    return info
+    return info, solver.effective == said and not fresh_used
 
 
 def _all_types(func: Func):
