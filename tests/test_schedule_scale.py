@@ -107,3 +107,56 @@ def test_two_thousand_independent_outputs_through_the_cli(tmp_path):
     assert result.exit_code == 0, result.output
     assert result.stdout.count(" = neg(") == 2000
     assert seconds < 15, seconds
+
+
+# -- the analysis a pass reuses ------------------------------------------------------------
+
+def _facts(info) -> tuple:
+    return (info.free, info.subst, info.facts, info.ranges, info.derived_ranges,
+            list(info.dims.items()), list(info.names.items()), info.dtypes)
+
+
+@pytest.mark.parametrize("sample", ["llama-train-small.mlir", "diamond.mlir", "ops.mlir"])
+def test_reused_analysis_equals_a_fresh_one_in_the_new_order(sample):
+    from pathlib import Path
+    from bladec.passes import parse_pipeline, run_pipeline
+    from bladec.symbolic import shapes
+    text = (Path(__file__).resolve().parent.parent / "samples" / sample).read_text()
+    analyzed = run_pipeline(parse_module(text, sample), parse_pipeline("analyze"))
+    first = analyze_shapes(analyzed)
+    scheduled = run_pipeline(analyzed, parse_pipeline("schedule"))
+    assert scheduled.main.ops != analyzed.main.ops or sample == "ops.mlir"
+    reused = analyze_shapes(scheduled)
+    assert reused.subst is first.subst  # reused (a view in the new order), not redone
+    fresh, order_free = shapes._analyze(scheduled, scheduled.main)
+    assert order_free
+    assert _facts(reused) == _facts(fresh)
+
+
+def test_an_analysis_that_depends_on_order_is_not_reused():
+    """Unbound dims get fresh symbols in listing order: the analysis is not kept."""
+    from bladec.symbolic import shapes
+    module = parse_module("func.func @main(%a: tensor<?xf32>) {\n"
+                          "  %1 = neg(%a) -> tensor<?xf32>\n}\n", "<u>")
+    _, order_free = shapes._analyze(module, module.main)
+    assert not order_free
+    assert analyze_shapes(module) is not analyze_shapes(module)
+
+
+@pytest.mark.slow
+def test_ten_thousand_op_transformer_through_the_cli_in_5_seconds(tmp_path):
+    """The issue's goal (8.1 s before). CPU time of this process, so that other jobs on a
+    shared machine do not count; one retry."""
+    from benchscript import load_bench
+    path = tmp_path / "t10k.mlir"
+    path.write_text(load_bench("bench_schedule").transformer_listing(10000))
+    runner = make_runner()
+    best = math.inf
+    for _ in range(2):
+        t0 = time.process_time()
+        result = runner.invoke(main, ["optimize", str(path), "-o", str(tmp_path / "o.mlir")])
+        best = min(best, time.process_time() - t0)
+        assert result.exit_code == 0, result.output
+        if best < 5:
+            break
+    assert best < 5, best
