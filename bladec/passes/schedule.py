@@ -7,8 +7,11 @@ allocates minus bytes of the operands whose last use it is (the operands nobody 
 after it needs). The op placed next, i.e. as late as possible, is the one whose impact is
 largest by ``compare``: big allocations go late and ops that free a lot go early. When
 ``compare`` can not order two impacts, the op that shortens tensor lifetimes more by
-topology wins. Candidates are visited in a fixed order of their names, so the schedule
-depends on the graph alone and not on the listing's order: scheduling is idempotent.
+topology wins. Candidates meet in a knockout tournament laid out in the order of their
+names (a winner tree, so a step costs log n matches per op whose impact changed, not a scan
+of the ready set), so the schedule depends on the graph alone and not on the listing's
+order: scheduling is idempotent. Where the candidates' order is total (always with exact
+sizes) the winner is the candidate that beats every other.
 
 The same scheduler over exact sizes for one binding is the exact-shape oracle
 (:func:`exact_order`), what a static-shape compiler would produce.
