@@ -33,7 +33,7 @@ LOCATED = re.compile(r"^\S.*?:\d+:\d+: error: ")
 # run's inputs, not about a place in the listing: these are not located.
 UNLOCATED_OK = re.compile(
     r"^error: (no value for symbol|unknown symbol|\w+=\d+ (is outside its range|"
-    r"contradicts)|the binding (makes|breaks)|no plan fits the limit|"
+    r"contradicts)|(\w+=\d+, )*\w+=\d+ breaks the relation|the binding (makes|breaks)|no plan fits the limit|"
     r"random inputs (need every free symbol|for )|no value of \w+ fits|"
     r"input %\S+ (dim \d+ is|has shape)|not enough memory for random inputs|"
     r"--dims must give every free symbol|--mem-limit needs --dims)")

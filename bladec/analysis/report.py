@@ -5,6 +5,7 @@ symbolic peak and, for a binding, ``version`` and ``peak_bytes`` are of the vers
 runtime would run (the lowest peak)."""
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from bladec.analysis.liveness import is_compute
@@ -13,6 +14,7 @@ from bladec.analysis.memory import (exact_lower_bound, exact_peak, exact_sizes, 
 from bladec.analysis.version import choose, versions
 from bladec.errors import BladecError
 from bladec.ir import Func, Module, Op
+from bladec.symbolic.binding import bounds
 from bladec.symbolic.expr import SymbolicExpr, format_expr
 from bladec.symbolic.shapes import ShapeInfo, _key, analyze_shapes
 from bladec.types import format_type
@@ -40,14 +42,13 @@ def analysis_report(module: Module, dims: dict[str, int] | None = None,
             raise BladecError("--solve needs --mem-limit")
         solution = solve_max(module, info, binding, limit, solve)
         binding[solve] = solution
-    # exact figures with --dims, or with a limit when there is nothing to bind (static)
-    bound = all(s in binding for s in info.free) and (bool(binding) or limit is not None)
-    if binding and not bound:  # first: with --dims given, the missing ones are the news
-        missing = [s for s in info.free if s not in binding]
-        raise BladecError(f"--dims must give every free symbol; missing {', '.join(missing)}")
-    if not bound and limit is not None and solve is None:
+    if not binding and limit is not None and solve is None and info.free:
         raise BladecError("--mem-limit needs --dims (to say whether the peak fits) or --solve")
-    sizes = exact_sizes(info, binding) if bound else None
+    # any symbols that determine the rest; a static listing needs none to be exact
+    full = info.bind(binding) if binding or (limit is not None and not info.free) else None
+    if full is not None:
+        binding = {s: full[s] for s in info.free}
+    sizes = exact_sizes(info, binding) if full is not None else None
     index, peak = choose(orders, sizes) if sizes is not None else (0, None)
     shown = orders[index]  # the order the runtime would run for this binding
     timeline = symbolic_timeline(shown, info)
@@ -73,7 +74,7 @@ def analysis_report(module: Module, dims: dict[str, int] | None = None,
         report["solution"] = {solve: solution}
         report["mem_limit"] = limit
     if sizes is not None:
-        report["dims"] = info.bind(binding)
+        report["dims"] = full
         report["bytes_at"] = sizes
         report["step_bytes"] = exact_timeline(shown, sizes).steps
         report["peak_bytes"] = peak
@@ -86,23 +87,30 @@ def analysis_report(module: Module, dims: dict[str, int] | None = None,
 
 def solve_max(module: Module, info: ShapeInfo, binding: dict[str, int], limit: int,
               symbol: str) -> int:
-    """The largest value of ``symbol`` whose exact peak fits ``limit`` (peak is monotone)."""
+    """The largest value of ``symbol`` whose exact peak fits ``limit`` (peak is monotone),
+    the other symbols given or derived from ``binding`` and it; where the relations
+    have no integer solution for some values (``S0*S1 = 256``), the search skips them and
+    may stop below a larger value that has one."""
     if symbol not in info.free:
         raise BladecError(f"can only solve for a free symbol ({', '.join(info.free)}), "
                           f"not {symbol}")
-    others = [s for s in info.free if s != symbol and s not in binding]
-    if others:
-        raise BladecError(f"give the other free symbols with --dims: {', '.join(others)}")
     lo, hi = info.ranges.get(symbol, (1, None))
-    hi = SEARCH_CAP if hi is None else hi
+    implied_lo, implied_hi = bounds(info)[symbol]  # what the relations leave it
+    lo = max(lo, implied_lo)
+    hi = min(SEARCH_CAP if hi is None else hi, SEARCH_CAP if implied_hi == math.inf
+             else int(implied_hi))
 
     orders = versions(module)
 
-    def peak(v: int) -> int:
+    def peak(v: int) -> int:  # the other symbols follow from --dims and v (ShapeInfo.bind)
         return choose(orders, exact_sizes(info, {**binding, symbol: v}))[1]
 
     def fits(v: int) -> bool:
-        return peak(v) <= limit
+        """A value with no integer solution of the relations does not fit."""
+        try:
+            return peak(v) <= limit
+        except BladecError:
+            return False
 
     if not fits(lo):
         need = peak(lo)

@@ -17,8 +17,9 @@ from typing import Callable
 
 from bladec.analysis.memory import exact_peak
 from bladec.errors import BladecError
-from bladec.ir import Func, Module, Op, SymRef
+from bladec.ir import NOWHERE, Func, Module, Op, SymRef
 from bladec.ops.schedule import VERSIONS
+from bladec.symbolic.binding import basis, basis_range, bounds, sample
 from bladec.symbolic.shapes import ShapeInfo
 
 UNBOUNDED_HIGH = 4096  # the high end assumed for a symbol declared without a maximum
@@ -93,25 +94,28 @@ def with_versions(module: Module, primary: list[Op], others: list[list[Op]]) -> 
 
 
 def symbol_range(info: ShapeInfo, symbol: str) -> tuple[int, int]:
-    """The declared range of a free symbol, with :data:`UNBOUNDED_HIGH` for no maximum."""
-    lo, hi = info.ranges.get(symbol, (1, None))
-    lo = max(lo, 1)
-    return lo, max(lo, hi if hi is not None else max(UNBOUNDED_HIGH, lo))
+    """The range of a symbol as the relations bound it, with :data:`UNBOUNDED_HIGH` for
+    no maximum."""
+    return basis_range(bounds(info), symbol, UNBOUNDED_HIGH)
 
 
 def corners(info: ShapeInfo, limit: int = 8) -> list[dict[str, int]]:
-    """Bindings at the ends of the declared ranges: every corner for up to three free
-    symbols; beyond that all-low, all-high, and each symbol high alone, at most ``limit``."""
-    free = list(info.free)
+    """Bindings at the ends of the ranges: every corner of the basis symbols (the free
+    ones that determine the rest, bladec/symbolic/binding.py) for up to three of them;
+    beyond that all-low, all-high, and each symbol high alone, at most ``limit``. Each
+    satisfies the relations: a corner with no integer solution moves to a nearby point."""
+    free = basis(info)
     if not free:
-        return [{}]
-    ends = {s: symbol_range(info, s) for s in free}
+        return sample(info, [{}])
+    b = bounds(info)
+    ends = {s: basis_range(b, s, UNBOUNDED_HIGH) for s in free}
     if 2 ** len(free) <= limit:
-        return [dict(zip(free, c)) for c in itertools.product(*(ends[s] for s in free))]
-    low = {s: ends[s][0] for s in free}
-    out = [low, {s: ends[s][1] for s in free}]
-    out += [{**low, s: ends[s][1]} for s in free]
-    return out[:limit]
+        points = [dict(zip(free, c)) for c in itertools.product(*(ends[s] for s in free))]
+    else:
+        low = {s: ends[s][0] for s in free}
+        points = [low, {s: ends[s][1] for s in free}]
+        points += [{**low, s: ends[s][1]} for s in free]
+    return sample(info, points[:limit])
 
 
 def _log_point(lo: int, hi: int, t: float) -> int:
@@ -131,18 +135,27 @@ def _log_point(lo: int, hi: int, t: float) -> int:
 
 
 def log_grid(info: ShapeInfo, points: int = 256) -> list[dict[str, int]]:
-    """About ``points`` bindings spread log-uniformly over the declared ranges (a grid).
-
-    Floats only place the points between the ends; the ends are the exact integers and
-    every point is clamped into ``[lo, hi]`` by integer comparison: a float rounds a
-    range end near the dimension limit (2^48) off by one or more, out of its range.
-    """
-    free = list(info.free)
+    """About ``points`` bindings spread log-uniformly over the basis symbols' ranges (a
+    grid), each completed to satisfy the relations (points with no solution nearby are
+    left out). Floats only place the points between the ends: the ends are the exact
+    integers and every point is clamped into ``[lo, hi]`` by integer comparison (a float
+    rounds a range end near the dimension limit, 2^48, off by one or more)."""
+    free = basis(info)
     if not free:
-        return [{}]
+        return sample(info, [{}])
+    b = bounds(info)
     per_axis = max(2, int(points ** (1 / len(free))))
     axes = []
     for s in free:
-        lo, hi = symbol_range(info, s)
+        lo, hi = basis_range(b, s, UNBOUNDED_HIGH)
         axes.append(sorted({_log_point(lo, hi, k / (per_axis - 1)) for k in range(per_axis)}))
-    return [dict(zip(free, p)) for p in itertools.islice(itertools.product(*axes), 4 * points)]
+    grid = itertools.islice(itertools.product(*axes), 4 * points)
+    return sample(info, [dict(zip(free, p)) for p in grid])
+
+
+def no_binding(info: ShapeInfo) -> BladecError:
+    """The error for relations that no sampled binding satisfies, at the op that made
+    the last of them."""
+    loc = info.relation_loc(info.free) or info.relation_loc(info.subst) or NOWHERE
+    return BladecError(f"found no values of the symbols that satisfy the relations "
+                       f"{'; '.join(info.relations())} within their ranges", loc)

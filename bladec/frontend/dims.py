@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from bladec.frontend.translate import JaxImportError
 from bladec.ir import Op, Relation, SymbolDecl, Value
-from bladec.symbolic.expr import SymbolicExpr, const
+from bladec.symbolic.expr import SymbolicExpr
 
 if TYPE_CHECKING:
     from bladec.frontend.jax_import import Imported
@@ -41,6 +41,7 @@ def _determined(info: Any, inputs: list[str]) -> set[str]:
 
 def complete_dims(imp: Imported, allow_hints: bool) -> None:
     """Bind the dims the analysis can not rediscover (hints), until none is left."""
+    from bladec.symbolic.binding import input_equation
     from bladec.symbolic.shapes import analyze_shapes
     func = imp.module.main
     inputs = [a.name for a in func.args]
@@ -133,6 +134,7 @@ def _hint_symbol(imp: Imported, e: SymbolicExpr) -> str:
 def check_dims(imp: Imported, bindings: list[dict[str, int]] | None = None) -> None:
     """Every value's dims from bladec's analysis equal JAX's at each binding (of the
     input symbols); raise :class:`JaxImportError` naming the first difference."""
+    from bladec.symbolic.binding import input_equation
     from bladec.symbolic.shapes import analyze_shapes
     info = analyze_shapes(imp.module)
     graph = imp.module.shape_graph
@@ -148,32 +150,13 @@ def check_dims(imp: Imported, bindings: list[dict[str, int]] | None = None) -> N
                 b[s] = v if hi is None else max(lo, min(hi, v))
             bindings.append(b)
     for b in bindings:
-        free = bind_free(info, imp.module.main.args,
-                         {n: [e.evaluate(b) for e in imp.jax_dims[n]]
-                          for n in imp.input_names})
-        full = info.bind(free)
+        shapes = {n: tuple(e.evaluate(b) for e in imp.jax_dims[n]) for n in imp.input_names}
+        full = info.bind({}, [input_equation(a.name, j, e, shapes[a.name])
+                              for a in imp.module.main.args
+                              for j, e in enumerate(info.dims[a.name])])
         for name, dims in info.dims.items():
             got = [d.evaluate(full) for d in dims]
             want = [e.evaluate(b) for e in imp.jax_dims[name]]
             if got != want:
                 raise JaxImportError(f"bladec's analysis gives {name} the shape {got} at "
                                      f"{b}, JAX gives {want}")
-
-
-def bind_free(info: Any, args: list[Value], shapes: dict[str, list[int]]) -> dict[str, int]:
-    """Values of the analysis's free symbols from concrete input shapes."""
-    binding: dict[str, int] = {}
-    changed = True
-    while changed:
-        changed = False
-        for a in args:
-            for j, e in enumerate(info.dims[a.name]):
-                free = [s for s in e.symbols if s not in binding]
-                if len(free) != 1 or e.degree(free[0]) != 1:
-                    continue
-                s = free[0]
-                rest = e.subs({s: const(0)})
-                coef = (e - rest).subs({s: const(1)})
-                binding[s] = (shapes[a.name][j] - rest.evaluate(binding)) // coef.evaluate(binding)
-                changed = True
-    return binding

@@ -18,6 +18,7 @@ writes down every choice the runtime may make, with what each costs in symbolic 
 """
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass
 
 from bladec.analysis.liveness import is_compute
@@ -128,21 +129,34 @@ class RematPlanner:
         open_steps = [0] * (n + 1)  # prefix count of steps that are not dominated
         for k in range(n):
             open_steps[k + 1] = open_steps[k] + (not dominated[k])
-        evict: dict[int, list[str]] = {}
-        pruned: dict[int, int] = {}
+        lists: list[list[str]] = [[] for _ in range(n)]
+        pruned_from = [0] * (n + 1)  # differences: pruned candidates after each op
         regen: dict[tuple[str, int], None] = {}
-        for name, uses in self.uses.items():
-            d = self.producer[name]
-            points = [d] + uses  # a value can be evicted after its definition or a use
+        for name in sorted(self.uses, key=natural_key):  # so each list comes out sorted
+            uses = self.uses[name]
+            points = [self.producer[name]] + uses  # evictable after its definition or a use
             for a, b in zip(points, uses):
-                for i in range(a, b - 1):  # after op i; op i+1 does not use it; op b does
-                    if open_steps[b] - open_steps[i + 1] == 0:
-                        pruned[i] = pruned.get(i, 0) + 1
-                        continue
-                    evict.setdefault(i, []).append(name)
+                # after op i for a <= i < b - 1 (op i+1 does not use it; op b does); pruned
+                # where no step up to op b is open: from the first i + 1 whose prefix
+                # count of open steps reaches op b's (the counts never decrease)
+                end = b - 1
+                if end <= a:
+                    continue
+                cut = max(a, bisect_left(open_steps, open_steps[b], a + 1, b + 1) - 1)
+                for i in range(a, min(cut, end)):
+                    lists[i].append(name)
+                if cut > a:
                     regen[(name, b)] = None
-        for i in evict:
-            evict[i].sort(key=natural_key)
+                if cut < end:
+                    pruned_from[cut] += 1
+                    pruned_from[end] -= 1
+        evict = {i: names for i, names in enumerate(lists) if names}
+        pruned: dict[int, int] = {}
+        count = 0
+        for i in range(n):
+            count += pruned_from[i]
+            if count:
+                pruned[i] = count
         return evict, pruned, regen
 
 

@@ -7,14 +7,18 @@ allocates minus bytes of the operands whose last use it is (the operands nobody 
 after it needs). The op placed next, i.e. as late as possible, is the one whose impact is
 largest by ``compare``: big allocations go late and ops that free a lot go early. When
 ``compare`` can not order two impacts, the op that shortens tensor lifetimes more by
-topology wins. Candidates are visited in a fixed order of their names, so the schedule
-depends on the graph alone and not on the listing's order: scheduling is idempotent.
+topology wins. Candidates meet in a knockout tournament laid out in the order of their
+names (a winner tree, so a step costs log n matches per op whose impact changed, not a scan
+of the ready set), so the schedule depends on the graph alone and not on the listing's
+order: scheduling is idempotent. Where the candidates' order is total (always with exact
+sizes) the winner is the candidate that beats every other.
 
 The same scheduler over exact sizes for one binding is the exact-shape oracle
 (:func:`exact_order`), what a static-shape compiler would produce.
 """
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass, field
@@ -22,11 +26,12 @@ from typing import Callable, Generic, TypeVar
 
 from bladec.analysis.liveness import is_compute
 from bladec.analysis.memory import exact_sizes, peak_terms, symbolic_timeline
-from bladec.analysis.version import corners, log_grid, versions, with_versions
+from bladec.analysis.version import corners, log_grid, no_binding, versions, with_versions
 from bladec.errors import BladecError
 from bladec.ir import Func, Module, Op
 from bladec.passes import IntOption, register
 from bladec.symbolic.compare import Order
+from bladec.symbolic.expr import SymbolicExpr, const
 from bladec.symbolic.shapes import ShapeInfo, analyze_shapes
 
 T = TypeVar("T")
@@ -40,8 +45,10 @@ def op_name(op: Op) -> str:
     return op.results[0].name if op.results else op.name
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def natural_key(name: str) -> tuple:
-    """``%2`` before ``%10``: names compared with their numbers as numbers."""
+    """``%2`` before ``%10``: names compared with their numbers as numbers (cached: each
+    pass sorts the same names, and a scheduler is built once per corner binding)."""
     return tuple(int(p) if p.isdigit() else p for p in _NUM.split(name))
 
 
@@ -54,6 +61,41 @@ class Decision(Generic[T]):
 
 
 @dataclass
+class Topology:
+    """What a walk needs of a function's graph and nothing of its sizes: built once and
+    shared by the walks of one pass (the symbolic one and one per corner binding)."""
+    ops: list[Op]
+    producer: dict[str, int]
+    inputs: set[str]
+    outputs: set[str]
+    users: dict[str, set[int]]
+    consumers: list[int]   # how many ops use each op's results
+    depth: list[int]       # longest path from the inputs: deeper ops belong later
+    names: list[tuple]     # natural_key of each op's name
+    rank: list[int]        # each op's position in name order
+
+    @classmethod
+    def of(cls, func: Func) -> "Topology":
+        ops = [op for op in func.ops if is_compute(op)]
+        producer = {r.name: i for i, op in enumerate(ops) for r in op.results}
+        consumers: list[set[int]] = [set() for _ in ops]
+        users: dict[str, set[int]] = {}
+        depth = [0] * len(ops)
+        for i, op in enumerate(ops):  # the listing is in a topological order
+            for name in op.operands:
+                users.setdefault(name, set()).add(i)
+                if name in producer:
+                    consumers[producer[name]].add(i)
+                    depth[i] = max(depth[i], depth[producer[name]] + 1)
+        names = [natural_key(op_name(op)) for op in ops]
+        rank = [0] * len(ops)
+        for r, i in enumerate(sorted(range(len(ops)), key=names.__getitem__)):
+            rank[i] = r
+        return cls(ops, producer, {a.name for a in func.args}, set(func.outputs()), users,
+                   [len(c) for c in consumers], depth, names, rank)
+
+
+@dataclass
 class ListScheduler(Generic[T]):
     func: Func
     size: Callable[[str], T]
@@ -61,35 +103,22 @@ class ListScheduler(Generic[T]):
     zero: T
     log: bool = False
     decisions: list[Decision[T]] = field(default_factory=list)
+    topology: Topology | None = None  # of ``func``; built here when not given
 
     def __post_init__(self) -> None:
-        self.ops = [op for op in self.func.ops if is_compute(op)]
-        self.index = {id(op): i for i, op in enumerate(self.ops)}
-        self.producer: dict[str, int] = {r.name: i for i, op in enumerate(self.ops)
-                                         for r in op.results}
-        self.inputs = {a.name for a in self.func.args}
-        self.outputs = set(self.func.outputs())
-        consumers: list[set[int]] = [set() for _ in self.ops]
-        self.users: dict[str, set[int]] = {}
-        for i, op in enumerate(self.ops):
-            for name in op.operands:
-                self.users.setdefault(name, set()).add(i)
-                if name in self.producer:
-                    consumers[self.producer[name]].add(i)
-        self.pending = [len(c) for c in consumers]
-        self.depth = self._depths()
-        self.names = [natural_key(op_name(op)) for op in self.ops]
+        top = self.topology = self.topology or Topology.of(self.func)
+        self.ops = top.ops
+        self.producer = top.producer
+        self.inputs = top.inputs
+        self.outputs = top.outputs
+        self.users = top.users
+        self.depth = top.depth
+        self.names = top.names
+        self.rank = top.rank
+        self.pending = list(top.consumers)
         self.live: set[str] = {o for o in self.outputs if o in self.producer}
         self._impact: dict[int, T] = {}
-
-    def _depths(self) -> list[int]:
-        """Longest path from the inputs: ops deeper in the graph belong later."""
-        depth = [0] * len(self.ops)
-        for i, op in enumerate(self.ops):  # the listing is in a topological order
-            for name in op.operands:
-                if name in self.producer:
-                    depth[i] = max(depth[i], depth[self.producer[name]] + 1)
-        return depth
+        self._key: dict[int, tuple] = {}
 
     # -- memory impact --------------------------------------------------------------
     def _newly_live(self, op: Op) -> list[str]:
@@ -113,31 +142,51 @@ class ListScheduler(Generic[T]):
         return total
 
     def _lifetime_key(self, i: int) -> tuple:
-        op = self.ops[i]
-        ended = sum(1 for r in op.results if r.name in self.live)
-        return (ended - len(self._newly_live(op)), self.depth[i], self.names[i])
+        """Cached with the impact: both change only when an operand of op i becomes live."""
+        cached = self._key.get(i)
+        if cached is None:
+            op = self.ops[i]
+            ended = sum(1 for r in op.results if r.name in self.live)
+            cached = self._key[i] = (ended - len(self._newly_live(op)), self.depth[i],
+                                     self.names[i])
+        return cached
 
     # -- the walk -------------------------------------------------------------------
-    def choose(self, ready: list[int]) -> tuple[int, str]:
-        """Algorithm 1's CompareAndChoose folded over the ready set."""
-        best, how = ready[0], "only"
-        for i in ready[1:]:
-            order = self.cmp(self.impact(i), self.impact(best))
-            if order in (Order.GT, Order.GE):  # a proved >= is as good as > here
-                best, how = i, "compare"
-            elif order in (Order.LT, Order.LE):
-                how = "compare" if how == "only" else how
-            elif order is Order.EQ:
-                if self._lifetime_key(i) > self._lifetime_key(best):
-                    best = i
-                how = "tie" if how in ("only", "tie") else how
-            else:
-                if self._lifetime_key(i) > self._lifetime_key(best):
-                    best = i
-                how = "fallback"
-        return best, how
+    def beats(self, i: int, held: int) -> bool:
+        """Whether candidate ``i`` wins over ``held``, which comes before it by name.
 
-    def place(self, i: int) -> None:
+        A proved ``>`` or ``>=`` impact wins (as good as ``>`` here); equal impacts and
+        impacts ``compare`` can not order go to the op that shortens lifetimes more.
+        """
+        a, b = self.impact(i), self.impact(held)
+        order = Order.EQ if a is b or a == b else self.cmp(a, b)
+        if order in (Order.GT, Order.GE):
+            return True
+        if order in (Order.LT, Order.LE):
+            return False
+        return self._lifetime_key(i) > self._lifetime_key(held)
+
+    def choose(self, ready: list[int]) -> tuple[int, str]:
+        """Algorithm 1's CompareAndChoose over ``ready``: the winner of the same
+        tournament :meth:`run` keeps, and how it won."""
+        tree = _Tournament(self.rank, self.beats)
+        for i in ready:
+            tree.set(i)
+        best = tree.winner
+        return best, self.how(ready, best)
+
+    def how(self, ready: list[int], best: int) -> str:
+        """Why ``best`` won: "only", "compare" (impacts ordered), "tie" (all equal), or
+        "fallback" (``compare`` could not order some impact, topology decided)."""
+        if len(ready) == 1:
+            return "only"
+        orders = {self.cmp(self.impact(i), self.impact(best)) for i in ready if i != best}
+        if Order.UNKNOWN in orders:
+            return "fallback"
+        return "tie" if orders == {Order.EQ} else "compare"
+
+    def place(self, i: int) -> list[int]:
+        """Place op i; return the ops whose impact changed (their cache is dropped)."""
         op = self.ops[i]
         touched: set[int] = set()
         for r in op.results:
@@ -145,28 +194,40 @@ class ListScheduler(Generic[T]):
         for name in self._newly_live(op):
             self.live.add(name)
             touched.update(self.users.get(name, ()))
-        self._impact.pop(i, None)
+        touched.add(i)
         for j in touched:
             self._impact.pop(j, None)
+            self._key.pop(j, None)
         for p in {self.producer[n] for n in op.operands if n in self.producer}:
             self.pending[p] -= 1
+        return list(touched)
 
     def run(self) -> list[Op]:
-        ready = sorted((i for i, n in enumerate(self.pending) if n == 0), key=self._name_key)
+        """The walk. The ready set is a tournament tree over the ops in name order, so a
+        step costs the log of the graph's size per op whose standing changed, not a scan
+        of the whole ready set (thousands of independent outputs are all ready at once)."""
+        tree = _Tournament(self.rank, self.beats)
+        for i, n in enumerate(self.pending):
+            if n == 0:
+                tree.set(i)
         placed: list[int] = []
-        while ready:
-            best, how = self.choose(ready)
+        while tree.count:
+            best = tree.winner
             if self.log:
+                ready = sorted(tree.members(), key=self._name_key)
                 self.decisions.append(Decision([(self.ops[i], self.impact(i)) for i in ready],
-                                               self.ops[best], how))
-            ready.remove(best)
+                                               self.ops[best], self.how(ready, best)))
+            tree.clear(best)
             before = {p for p in set(self.producer.get(n, -1) for n in self.ops[best].operands)
                       if p >= 0}
-            self.place(best)
+            changed = self.place(best)
             placed.append(best)
-            newly = [p for p in before if self.pending[p] == 0]
-            if newly:
-                ready = sorted(ready + newly, key=self._name_key)
+            for j in changed:
+                if tree.has(j):
+                    tree.set(j)  # its impact changed: replay its matches
+            for p in sorted(before):
+                if self.pending[p] == 0:
+                    tree.set(p)
         placed.reverse()
         return [self.ops[i] for i in placed]
 
@@ -174,9 +235,60 @@ class ListScheduler(Generic[T]):
         return self.names[i]
 
 
-def symbolic_scheduler(func: Func, info: ShapeInfo, log: bool = False) -> ListScheduler:
-    from bladec.symbolic.expr import const
-    return ListScheduler(func, info.nbytes, info.compare, const(0), log)
+class _Tournament:
+    """A winner tree over op indices: leaf ``rank[i]`` holds op i while it is ready.
+
+    Each inner node keeps the winner of its two halves, the left (earlier name) holding
+    against the right, so setting or clearing a leaf replays only the matches on its path
+    to the root. Where ``beats`` is a strict total order (always with exact sizes, and
+    whenever ``compare`` orders the candidates consistently) the root is the candidate
+    that beats every other, the same op a scan of the ready set in name order keeps.
+    """
+
+    def __init__(self, rank: list[int], beats: Callable[[int, int], bool]) -> None:
+        self.rank = rank
+        self.beats = beats
+        self.size = 1 << max(0, (len(rank) - 1).bit_length())
+        self.node = [-1] * (2 * self.size)
+        self.count = 0
+
+    @property
+    def winner(self) -> int:
+        return self.node[1]
+
+    def has(self, i: int) -> bool:
+        return self.node[self.size + self.rank[i]] == i
+
+    def members(self) -> list[int]:
+        return [i for i in self.node[self.size:] if i >= 0]
+
+    def set(self, i: int) -> None:
+        """Add op i, or replay its matches after its impact changed."""
+        k = self.size + self.rank[i]
+        if self.node[k] < 0:
+            self.count += 1
+        self.node[k] = i
+        self._replay(k)
+
+    def clear(self, i: int) -> None:
+        k = self.size + self.rank[i]
+        if self.node[k] >= 0:
+            self.count -= 1
+        self.node[k] = -1
+        self._replay(k)
+
+    def _replay(self, k: int) -> None:
+        node, beats = self.node, self.beats
+        k //= 2
+        while k:
+            a, b = node[2 * k], node[2 * k + 1]
+            node[k] = a if b < 0 else b if a < 0 else (b if beats(b, a) else a)
+            k //= 2
+
+
+def symbolic_scheduler(func: Func, info: ShapeInfo, log: bool = False,
+                       topology: Topology | None = None) -> ListScheduler:
+    return ListScheduler(func, info.nbytes, info.compare, const(0), log, topology=topology)
 
 
 def _int_cmp(a: int, b: int) -> Order:
@@ -202,42 +314,33 @@ def reorder(func: Func, order: list[Op]) -> Func:
     return Func(func.name, func.args, order, func.returns, func.loc, func.return_loc)
 
 
-def bindable(info: ShapeInfo, bindings: list[dict[str, int]]) -> list[dict[str, int]]:
-    """The full bindings (every symbol) of those of ``bindings`` that the relations allow.
-
-    Corners and grid points are drawn from the free symbols' declared ranges, but a
-    derived symbol has a declared range too, and facts the analysis could not solve
-    (S0*S1 = 64) hold only at some points: such points are no binding any run can have,
-    and are skipped rather than failing the pass."""
-    out = []
-    for b in bindings:
-        try:
-            out.append(info.bind(b))
-        except BladecError:
-            continue
-    return out
-
-
-def candidate_orders(plain: Func, info: ShapeInfo) -> list[list[Op]]:
+def candidate_orders(plain: Func, info: ShapeInfo, topology: Topology | None = None
+                     ) -> list[list[Op]]:
     """Orders worth keeping as versions: the exact-size walk at each corner of the
     declared ranges (where sizes that cross inside the ranges are furthest apart)."""
+    topology = topology or Topology.of(plain)
     out = []
-    for binding in bindable(info, corners(info)):
+    for binding in corners(info):
         sizes = exact_sizes(info, binding)
-        out.append(ListScheduler(plain, sizes.__getitem__, _int_cmp, 0).run())
+        out.append(ListScheduler(plain, sizes.__getitem__, _int_cmp, 0,
+                                 topology=topology).run())
     return out
 
 
 def pick_versions(plain: Func, info: ShapeInfo, primary: list[Op],
-                  candidates: list[list[Op]], most: int) -> list[list[Op]]:
+                  candidates: list[list[Op]], most: int,
+                  known: dict[tuple, list[SymbolicExpr]] | None = None) -> list[list[Op]]:
     """Up to ``most`` orders that, beside ``primary``, lower the peak the most over a grid
     of the declared ranges (greedy set cover by the sum of log peaks).
 
     An order joins only if it lowers the best peak of some grid point by at least
     :data:`MIN_GAIN`; ties are broken by the order's names, so the result depends on the
-    graph and not on the order candidates come in.
+    graph and not on the order candidates come in. ``known``: the symbolic peak terms
+    of orders already evaluated, by :func:`_order_key`.
     """
-    grid = bindable(info, log_grid(info))
+    grid = [info.bind(b) for b in log_grid(info)]
+    if not grid:
+        raise no_binding(info)
     pkey = _order_key(primary)
     unique: dict[tuple, list[Op]] = {}
     for order in candidates:
@@ -247,7 +350,9 @@ def pick_versions(plain: Func, info: ShapeInfo, primary: list[Op],
         return []
 
     def peaks(order: list[Op]) -> list[float]:
-        terms = peak_terms(symbolic_timeline(plain, info, order), info.compare)
+        terms = (known or {}).get(_order_key(order))
+        if terms is None:
+            terms = peak_terms(symbolic_timeline(plain, info, order), info.compare)
         return [math.log(max(1, max(t.evaluate(b) for t in terms))) for b in grid]
 
     best = peaks(primary)
@@ -292,13 +397,17 @@ class SchedulePass:
         func = module.main
         plain = reorder(func, [op for op in func.ops if is_compute(op)])
         info = analyze_shapes(module)
-        order = symbolic_scheduler(plain, info).run()
+        topology = Topology.of(plain)
+        order = symbolic_scheduler(plain, info, topology=topology).run()
         old_peak = peak_terms(symbolic_timeline(plain, info), info.compare)
         new_peak = peak_terms(symbolic_timeline(plain, info, order), info.compare)
         primary = order if provably_no_worse(new_peak, old_peak, info) else plain.ops
         others: list[list[Op]] = []
         if self.versions > 1:
             earlier = [[op for op in f.ops if is_compute(op)] for f in versions(module)[1:]]
-            candidates = [plain.ops, order, *candidate_orders(plain, info), *earlier]
-            others = pick_versions(plain, info, primary, candidates, self.versions - 1)
+            candidates = [plain.ops, order, *candidate_orders(plain, info, topology),
+                          *earlier]
+            known = {_order_key(plain.ops): old_peak, _order_key(order): new_peak}
+            others = pick_versions(plain, info, primary, candidates, self.versions - 1,
+                                   known)
         return with_versions(module, primary, others)

@@ -44,6 +44,7 @@ from bladec.runtime.policy import CostModel, Plan, Program, RematSite, base_trac
 from bladec.runtime.segments import EvictStep, PreparedRun, ReloadStep, SegmentStep, split
 from bladec.runtime.trace import simulate
 from bladec.symbolic.expr import format_expr
+from bladec.symbolic.binding import input_equation
 from bladec.symbolic.shapes import ShapeInfo, analyze_shapes
 
 
@@ -179,27 +180,12 @@ class Executor:
     # -- binding --------------------------------------------------------------------
     def bind(self, shapes: dict[str, tuple[int, ...]], dims: dict[str, int] | None = None
              ) -> dict[str, int]:
-        """Symbol values from input shapes (and ``dims``), checked against every relation."""
-        binding = dict(dims or {})
-        changed = True
-        while changed:
-            changed = False
-            for name in self.inputs:
-                for j, expr in enumerate(self.info.dims[name]):
-                    free = [s for s in expr.symbols if s not in binding]
-                    if len(free) != 1 or expr.degree(free[0]) != 1:
-                        continue
-                    s = free[0]
-                    rest = expr.subs({s: expr.lift(0)})
-                    coef = (expr - rest).subs({s: expr.lift(1)})
-                    rest_v, coef_v = rest.evaluate(binding), coef.evaluate(binding)
-                    value = shapes[name][j] - rest_v
-                    if coef_v <= 0 or value % coef_v or value // coef_v < 1:
-                        raise BladecError(f"input {name} dim {j} is {shapes[name][j]}, which "
-                                          f"{format_expr(expr)} can not equal")
-                    binding[s] = value // coef_v
-                    changed = True
-        full = self.info.bind(binding)
+        """Symbol values from input shapes (and ``dims``, for symbols no input carries),
+        solved and checked against every relation by ``ShapeInfo.bind``."""
+        dim_eqs = [input_equation(name, j, expr, tuple(shapes[name]))
+                   for name in self.inputs for j, expr in enumerate(self.info.dims[name])
+                   if j < len(shapes[name])]
+        full = self.info.bind(dict(dims or {}), dim_eqs)
         for name in self.inputs:
             want = tuple(d.evaluate(full) for d in self.info.dims[name])
             if tuple(shapes[name]) != want:

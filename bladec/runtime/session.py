@@ -105,20 +105,17 @@ def run_listing(module: Module, passes: list[Pass], limit: int | None = None,
     executor = Executor(optimized, make())
     if inputs_path:
         inputs = _load_inputs(inputs_path, executor)
-    else:
-        missing = [s for s in executor.info.free if s not in (dims or {})]
-        if missing and not all(s in (dims or {}) for s in executor.info.free):
-            raise BladecError(f"random inputs need every free symbol; give --dims "
-                              f"{','.join(f'{s}=N' for s in missing)}")
+    else:  # --dims may give any symbols that determine the rest (ShapeInfo.bind)
         inputs = _random_inputs(executor, dict(dims or {}), seed)
-        # kept: a symbol of no input (a result's own dim) has its value only from here
     multiples = padding_multiples(executor, pad, pad_multiple)
     unpadded = None
     if multiples:
         unpadded = executor.bind({n: np.shape(a) for n, a in inputs.items()
                                   if n in executor.inputs}, dims)
         inputs = pad_inputs(executor, inputs, multiples, unpadded)
-        dims = {s: v for s, v in (dims or {}).items() if s not in multiples} or None
+        with warnings.catch_warnings():  # pad_inputs has said it already
+            warnings.simplefilter("ignore", BladecWarning)
+            dims = padded_binding(executor, unpadded, multiples)  # symbols no input carries
     outputs, report = executor.run(inputs, limit, dims, profile=profile)
     original = Executor(unoptimized(module), NumpyBackend())
     original_plan = original.plan(report.binding, None)

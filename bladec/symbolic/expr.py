@@ -28,13 +28,24 @@ def _mono_mul(a: Monomial, b: Monomial) -> Monomial:
 class SymbolicExpr:
     """An immutable polynomial; build with :func:`sym`, :func:`const` and arithmetic."""
 
-    __slots__ = ("terms", "_hash")
+    __slots__ = ("terms", "_hash", "_symbols")
 
     def __init__(self, terms: Mapping[Monomial, int] | None = None) -> None:
         self.terms: dict[Monomial, int] = {m: c for m, c in (terms or {}).items() if c}
         self._hash: int | None = None
+        self._symbols: frozenset[str] | None = None
 
     # -- construction -------------------------------------------------------------
+    @staticmethod
+    def _own(terms: dict[Monomial, int]) -> "SymbolicExpr":
+        """Wrap ``terms``, a fresh dict with no zero coefficient (arithmetic's fast path:
+        no copy, no filter)."""
+        e = SymbolicExpr.__new__(SymbolicExpr)
+        e.terms = terms
+        e._hash = None
+        e._symbols = None
+        return e
+
     @staticmethod
     def lift(value: "ExprLike") -> "SymbolicExpr":
         if isinstance(value, SymbolicExpr):
@@ -48,13 +59,17 @@ class SymbolicExpr:
         other = SymbolicExpr.lift(other)
         out = dict(self.terms)
         for m, c in other.terms.items():
-            out[m] = out.get(m, 0) + c
-        return SymbolicExpr(out)
+            v = out.get(m, 0) + c
+            if v:
+                out[m] = v
+            else:
+                del out[m]
+        return SymbolicExpr._own(out)
 
     __radd__ = __add__
 
     def __neg__(self) -> "SymbolicExpr":
-        return SymbolicExpr({m: -c for m, c in self.terms.items()})
+        return SymbolicExpr._own({m: -c for m, c in self.terms.items()})
 
     def __sub__(self, other: "ExprLike") -> "SymbolicExpr":
         return self + (-SymbolicExpr.lift(other))
@@ -87,7 +102,10 @@ class SymbolicExpr:
 
     @property
     def symbols(self) -> frozenset[str]:
-        return frozenset(s for m in self.terms for s, _ in m)
+        """The symbols that occur (cached: substitution asks for them on every call)."""
+        if self._symbols is None:
+            self._symbols = frozenset(s for m in self.terms for s, _ in m)
+        return self._symbols
 
     def degree(self, symbol: str) -> int:
         return max((dict(m).get(symbol, 0) for m in self.terms), default=0)

@@ -8,7 +8,8 @@ every ``?`` dim of the listing is bound to a symbol whose meaning is in the grap
 from __future__ import annotations
 
 from bladec.analysis.version import versions
-from bladec.ir import Func, Module, Op, Relation, ShapeGraph, SymbolDecl, TensorType, Value
+from bladec.ir import (NOWHERE, Func, Module, Op, Relation, ShapeGraph, SymbolDecl, TensorType,
+                       Value)
 from bladec.symbolic.expr import ONE, SymbolicExpr, sym
 from bladec.symbolic.shapes import ShapeInfo, _key
 
@@ -26,6 +27,7 @@ class _Writer:
         self.wanted: set[str] = set()  # derived symbols whose relations the graph keeps
         self.taken = set(taken) | set(info.subst) | set(info.free)
         self.next = 1 + max((_key(s)[1] for s in self.taken if _key(s)[0] == 0), default=-1)
+        self.loc = NOWHERE  # the op whose equation the relations being written state
 
     def fresh(self) -> str:
         name = f"S{self.next}"
@@ -56,7 +58,7 @@ class _Writer:
         neg = SymbolicExpr({m: -c for m, c in expr.terms.items() if c < 0})
         if neg.terms:  # name + neg = pos, through a symbol that stands for both sides
             both, pending = self._side_name(pos)
-            self.relations.append(Relation(both, "Add", [name, self.term_name(neg)]))
+            self.relations.append(Relation(both, "Add", [name, self.term_name(neg)], self.loc))
             if pending is not None:
                 self._emit(both, pending)
         else:
@@ -84,11 +86,11 @@ class _Writer:
             factors += [s for s, p in m for _ in range(p)]
             if len(factors) == 1 and factors[0] == name:
                 return
-            self.relations.append(Relation(name, "Mul", factors))
+            self.relations.append(Relation(name, "Mul", factors, self.loc))
             return
         parts = [self.term_name(SymbolicExpr({m: c})) for m, c in
                  sorted(expr.terms.items(), key=lambda mc: [_key(s) for s, _ in mc[0]])]
-        self.relations.append(Relation(name, "Add", parts))
+        self.relations.append(Relation(name, "Add", parts, self.loc))
 
 
 def write_back(module: Module, info: ShapeInfo, func: Func | None = None) -> Module:
@@ -136,8 +138,10 @@ def write_back(module: Module, info: ShapeInfo, func: Func | None = None) -> Mod
     derived = sorted((s for s in info.subst if s in used or s in info.declared), key=_key)
     writer.wanted = set(derived)
     for s in derived:
+        writer.loc = info.origins.get(s, NOWHERE)
         writer.define(s, info.subst[s])
-    for fact in info.facts:  # pos = neg: one symbol for pos, then a relation stating neg
+    for k, fact in enumerate(info.facts):  # pos = neg: a symbol for pos, then neg
+        writer.loc = info.fact_locs[k] if k < len(info.fact_locs) else NOWHERE
         pos = SymbolicExpr({m: c for m, c in fact.terms.items() if c > 0})
         neg = SymbolicExpr({m: -c for m, c in fact.terms.items() if c < 0})
         both, pending = writer._side_name(pos)

@@ -14,12 +14,15 @@ from __future__ import annotations
 
 import itertools
 import re
-from dataclasses import dataclass, field
+from collections import OrderedDict
+from dataclasses import dataclass, field, replace
+from typing import Callable, Iterable
 
 from bladec.errors import BladecError
 from bladec.analysis.liveness import is_compute
-from bladec.ir import DTYPE_BYTES, Func, Loc, Module, Op, TensorType
+from bladec.ir import DTYPE_BYTES, NOWHERE, Func, Loc, Module, Op, TensorType
 from bladec.ops import ShapeCtx, apply_rule, lookup
+from bladec.symbolic.binding import bounds, complete, empty_bounds
 from bladec.symbolic.compare import Comparator
 from bladec.symbolic.expr import SymbolicExpr, const, format_expr, sym
 from bladec.types import MAX_DIM
@@ -32,9 +35,13 @@ _INDEX = re.compile(r"S(\d+)$")
 class _Equation:
     expr: SymbolicExpr  # == 0
     loc: Loc
-    what: str
+    why: str | Callable[[], str]  # a callable is formatted only for an error message
     prefer: str | None = None  # the symbol a declared relation defines
     who: str = "a relation"    # what stated it, for messages: "'reshape'", "relation @S0 = ..."
+
+    @property
+    def what(self) -> str:
+        return self.why if isinstance(self.why, str) else self.why()
 
 
 @dataclass
@@ -51,6 +58,19 @@ class ShapeInfo:
     derived_ranges: dict[str, tuple[int, int | None]] = field(default_factory=dict)
     _cmp: Comparator | None = None
     _nbytes: dict[str, SymbolicExpr] = field(default_factory=dict, repr=False)
+    _by_shape: dict[tuple, SymbolicExpr] = field(default_factory=dict, repr=False)
+    origins: dict[str, Loc] = field(default_factory=dict)  # solved symbol -> its op
+    fact_locs: list[Loc] = field(default_factory=list)     # each fact's op
+    equations: list | None = field(default=None, repr=False)  # binding.relations' cache
+
+    def relation_loc(self, symbols: Iterable[str]) -> Loc | None:
+        """Where the last relation that mentions any of ``symbols`` came from (the op
+        that completed a system with no solution)."""
+        wanted = set(symbols)
+        locs = [self.origins[s] for s, e in self.subst.items()
+                if s in self.origins and (s in wanted or e.symbols & wanted)]
+        locs += [loc for f, loc in zip(self.facts, self.fact_locs) if f.symbols & wanted]
+        return max(locs, key=lambda loc: (loc.line, loc.col), default=None)
 
     def canon(self, expr: SymbolicExpr) -> SymbolicExpr:
         return expr.subs(self.subst)
@@ -65,7 +85,11 @@ class ShapeInfo:
         """Bytes of a value (cached: every memory walk asks for every value)."""
         out = self._nbytes.get(value)
         if out is None:
-            out = self._nbytes[value] = self.numel(value) * DTYPE_BYTES[self.dtypes[value]]
+            shape = (tuple(self.dims[value]), self.dtypes[value])  # values share shapes
+            out = self._by_shape.get(shape)
+            if out is None:
+                out = self._by_shape[shape] = self.numel(value) * DTYPE_BYTES[shape[1]]
+            self._nbytes[value] = out
         return out
 
     @property
@@ -82,34 +106,11 @@ class ShapeInfo:
         out += [f"{format_expr(f)} = 0" for f in self.facts]
         return out
 
-    def bind(self, binding: dict[str, int]) -> dict[str, int]:
-        """Values of every symbol from values of the free ones; checks ranges and facts."""
-        missing = [s for s in self.free if s not in binding]
-        if missing:
-            raise BladecError(f"no value for symbol(s) {', '.join(missing)}; "
-                              f"give them with --dims (free symbols: {', '.join(self.free)})")
-        full = {s: int(binding[s]) for s in self.free}
-        for s, v in full.items():
-            lo, hi = self.ranges.get(s, (1, None))
-            if v < lo or (hi is not None and v > hi):
-                raise BladecError(f"{s}={v} is outside its range [{lo}, {hi if hi else 'inf'}]")
-        for s, e in self.subst.items():
-            full[s] = e.evaluate(full)
-        for s, v in binding.items():
-            if s in full and full[s] != v:
-                raise BladecError(f"{s}={v} contradicts {s} = {format_expr(self.subst[s])} "
-                                  f"= {full[s]}")
-            if s not in full:
-                raise BladecError(f"unknown symbol {s} (symbols: {', '.join(sorted(full, key=_key))})")
-        for s, (lo, hi) in self.derived_ranges.items():
-            v = full[s]
-            if v < lo or (hi is not None and v > hi):
-                raise BladecError(f"the binding makes {s} = {v}, outside its range "
-                                  f"[{lo}, {hi if hi else 'inf'}]")
-        for f in self.facts:
-            if f.evaluate(full) != 0:
-                raise BladecError(f"the binding breaks the relation {format_expr(f)} = 0")
-        return full
+    def bind(self, binding: dict[str, int], extra: Iterable = ()) -> dict[str, int]:
+        """Values of every symbol from values of any that determine them (and the
+        equations ``extra``, such as input shapes), solved from the relations in integers
+        and checked against every relation and range (bladec/symbolic/binding.py)."""
+        return complete(self, binding, extra)
 
 
 def _without_common_factor(e: SymbolicExpr) -> SymbolicExpr:
@@ -158,11 +159,14 @@ class _Solver:
         self.facts: dict[tuple, _Equation] = {}
         self.ranges = ranges
         self.derived_ranges: dict[str, tuple[int, int | None]] = {}
+        self.origins: dict[str, Loc] = {}  # solved symbol -> where its equation came from
+        self.effective = 0  # equations that said something new
 
     def add(self, eq: _Equation) -> None:
         e = eq.expr.subs(self.subst)
         if not e.terms:
             return
+        self.effective += 1
         e = _without_common_factor(e)  # S0*S1^2 = S1*S2 is S0*S1 = S2: symbols are >= 1
         if e.is_const:
             raise BladecError(f"contradiction: {eq.what}", eq.loc)
@@ -175,7 +179,7 @@ class _Solver:
                     raise BladecError(f"{eq.who}: this makes {format_expr(pos)} = "
                                       f"{format_expr(pos - e)}, a number above the largest "
                                       f"dimension ({MAX_DIM})", eq.loc)
-                self.facts[key] = _Equation(e, eq.loc, eq.what, eq.prefer, eq.who)
+                self.facts[key] = _Equation(e, eq.loc, eq.why, eq.prefer, eq.who)
             return
         coef = e.terms[((target, 1),)]
         rest = e - SymbolicExpr({((target, 1),): coef})
@@ -189,6 +193,7 @@ class _Solver:
             for t in self.subst[s].symbols:
                 self.users.setdefault(t, set()).add(s)
         self.subst[target] = value
+        self.origins[target] = eq.loc
         for t in value.symbols:
             self.users.setdefault(t, set()).add(target)
         touched = [k for k, f in self.facts.items() if target in f.expr.symbols]
@@ -219,7 +224,9 @@ class _Solver:
                 lo_s = max(lo_s, -(-lo // c))
                 if hi is not None:
                     hi_s = hi // c if hi_s is None else min(hi_s, hi // c)
-                self.narrow(s, lo_s, hi_s, eq.loc, eq.what)
+                if hi_s is not None and hi_s < lo_s:
+                    self.narrow(s, lo_s, hi_s, eq.loc, eq.what)
+                self.ranges[s] = (lo_s, hi_s)
 
     def narrow(self, s: str, lo: int, hi: int | None, loc: Loc, what: str) -> None:
         if hi is not None and hi < lo:
@@ -262,8 +269,10 @@ class _Sink:
         self.lower: list[tuple[SymbolicExpr, int, Op, str]] = []
 
     def equal(self, a: SymbolicExpr, b: SymbolicExpr, op: Op, what: str) -> None:
-        self.solver.add(_Equation(a - b, op.loc, f"'{op.name}': {what} must be equal, "
-                                                 f"got {format_expr(a)} and {format_expr(b)}",
+        if a == b:  # most shape rules restate what the types already say
+            return
+        self.solver.add(_Equation(a - b, op.loc, lambda: f"'{op.name}': {what} must be "
+                                  f"equal, got {format_expr(a)} and {format_expr(b)}",
                                   who=f"'{op.name}'"))
 
     def at_least(self, a: SymbolicExpr, bound: int, op: Op, what: str) -> None:
@@ -271,8 +280,53 @@ class _Sink:
 
 
 def analyze_shapes(module: Module, func: Func | None = None) -> ShapeInfo:
-    """Analyze ``func`` (default: the module's main function) and its shape graph."""
+    """Analyze ``func`` (default: the module's main function) and its shape graph.
+
+    Passes analyze the module they are given, and ``schedule`` only reorders ops: where
+    the ops told the analysis nothing that the shape graph and the types do not already
+    say (every dim bound, every op's equation reducing to 0; so after ``analyze``), the
+    result does not depend on the order of the ops, and the analysis of the same ops in
+    another order is reused (the values listed in the new order).
+    """
     func = func or module.main
+    key = _reuse_key(module, func)
+    hit = _REUSABLE.get(key)
+    if hit is not None:
+        _REUSABLE.move_to_end(key)
+        return _in_order(hit[-1], func)
+    info, order_free = _analyze(module, func)
+    if order_free:
+        _REUSABLE[key] = (module.shape_graph, list(func.args), _compute_ops(func), info)
+        while len(_REUSABLE) > REUSE_ENTRIES:
+            _REUSABLE.popitem(last=False)
+    return info
+
+
+REUSE_ENTRIES = 4
+_REUSABLE: OrderedDict[tuple, tuple] = OrderedDict()
+
+
+def _compute_ops(func: Func) -> list[Op]:
+    return [op for op in func.ops if is_compute(op)]
+
+
+def _reuse_key(module: Module, func: Func) -> tuple:
+    """The same shape graph, arguments and op objects, in any order (the entry keeps them
+    alive, so their ids stay theirs)."""
+    return (id(module.shape_graph), tuple(map(id, func.args)),
+            frozenset(map(id, _compute_ops(func))))
+
+
+def _in_order(info: ShapeInfo, func: Func) -> ShapeInfo:
+    names = [a.name for a in func.args] + [r.name for op in func.ops for r in op.results]
+    if list(info.dims) == names:
+        return info
+    return replace(info, dims={n: info.dims[n] for n in names},
+                   names={n: info.names[n] for n in names})
+
+
+def _analyze(module: Module, func: Func) -> tuple[ShapeInfo, bool]:
+    """The analysis, and whether it would be the same for the ops in any order."""
     used = {b for v in _all_types(func) for b in (v.binds or ()) if b.startswith("S")}
     graph = module.shape_graph
     ranges: dict[str, tuple[int, int | None]] = {}
@@ -284,7 +338,10 @@ def analyze_shapes(module: Module, func: Func | None = None) -> ShapeInfo:
     taken = used | declared
     counter = itertools.count(1 + max((_key(s)[1] for s in taken if _INDEX.match(s)), default=-1))
 
+    fresh_used = []
+
     def fresh() -> str:
+        fresh_used.append(True)
         return f"S{next(counter)}"
 
     solver = _Solver(ranges)
@@ -316,6 +373,7 @@ def analyze_shapes(module: Module, func: Func | None = None) -> ShapeInfo:
     for arg in func.args:
         define(arg.name, arg.type)
     sink = _Sink(solver)
+    said = solver.effective
     for op in func.ops:
         opdef = lookup(op)
         for r in op.results:
@@ -336,16 +394,35 @@ def analyze_shapes(module: Module, func: Func | None = None) -> ShapeInfo:
                 s = m[0][0]
                 lo, hi = solver.ranges.get(s, (1, None))
                 solver.narrow(s, max(lo, bound), hi, op.loc, f"'{op.name}': {what}")
-    canon = {v: [d.subs(solver.subst) for d in ds] for v, ds in dims.items()}
+    solved: dict[SymbolicExpr, SymbolicExpr] = {}  # values share a few distinct dims
+
+    def canonical(d: SymbolicExpr) -> SymbolicExpr:
+        out = solved.get(d)
+        if out is None:
+            out = solved[d] = d.subs(solver.subst)
+        return out
+    canon = {v: [canonical(d) for d in ds] for v, ds in dims.items()}
     all_syms = set(solver.subst) | {s for ds in dims.values() for d in ds for s in d.symbols}
     all_syms |= declared
     free = sorted({s for s in all_syms if s not in solver.subst}
                   | {s for e in solver.subst.values() for s in e.symbols}, key=_key)
     full_ranges = {s: solver.ranges.get(s, (1, None)) for s in free}
-    return ShapeInfo(free, dict(solver.subst),
+    info = ShapeInfo(free, dict(solver.subst),
                      [f.expr.subs(solver.subst) for f in solver.facts.values()],
                      full_ranges, canon, names, dtypes, declared,
-                     derived_ranges=dict(solver.derived_ranges))
+                     derived_ranges=dict(solver.derived_ranges), origins=solver.origins,
+                     fact_locs=[f.loc for f in solver.facts.values()])
+    if info.facts or any(hi is not None for _, hi in info.derived_ranges.values()) or \
+            any(c < 0 for e in info.subst.values() for c in e.terms.values()):
+        implied = bounds(info)  # ranges the relations imply: empty means no solution
+        empty = empty_bounds(implied)
+        if empty:
+            s = empty[0]
+            lo, hi = implied[s]
+            raise BladecError(f"the relations {'; '.join(info.relations())} leave {s} no "
+                              f"value (it would need {lo} <= {s} <= {hi})",
+                              info.relation_loc(empty) or NOWHERE)
+    return info, solver.effective == said and not fresh_used
 
 
 def _all_types(func: Func):
