@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench bench-paper clean
+.PHONY: demo test bench bench-paper bench-device clean
 
 $(STAMP): setup.cfg setup.py
 	$(PYTHON) -m venv $(VENV)
@@ -23,6 +23,11 @@ bench: $(STAMP)
 
 bench-paper: $(STAMP)
 	$(BIN)/python benchmarks/bench_paper.py --out out/bench-paper.md
+
+# issue 13: device peak against step time (jax.jit, jax.checkpoint policies, bladec under limits)
+bench-device: $(STAMP)
+	$(BIN)/python benchmarks/bench_device.py --out out/bench-device.md \
+		--json out/bench-device.json --plot docs/pareto-device.png
 
 clean:
 	rm -rf $(VENV) *.egg-info
