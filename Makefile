@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench bench-paper bench-gpu clean
+.PHONY: demo test bench bench-paper bench-device bench-gpu clean
 
 $(STAMP): setup.cfg setup.py
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +24,12 @@ bench: $(STAMP)
 bench-paper: $(STAMP)
 	$(BIN)/python benchmarks/bench_paper.py --out out/bench-paper.md
 
+# device peak against step time (jax.jit, jax.checkpoint policies, bladec under limits)
+bench-device: $(STAMP)
+	$(BIN)/python benchmarks/bench_device.py --out out/bench-device.md \
+		--json out/bench-device.json --plot docs/pareto-device.png
+
+# the allocator's peak against the limit on a GPU (exits 1 without one)
 bench-gpu: $(STAMP)
 	$(BIN)/python benchmarks/bench_gpu.py --json out/bench-gpu.json
 

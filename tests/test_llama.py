@@ -239,3 +239,67 @@ def test_adam_loss_decreases_over_three_steps(adam):
         loss, params, state = adam.unflatten_outputs(outputs)
         losses.append(float(loss))
     assert losses[0] > losses[1] > losses[2], losses
+
+
+# -- jax.checkpoint on each layer (the baselines of benchmarks/bench_device.py) ----------------
+
+from jax.extend.core import jaxprs_in_params  # noqa: E402
+
+
+def _primitives(jaxpr) -> set[str]:
+    out = set()
+    for eqn in jaxpr.eqns:
+        out.add(eqn.primitive.name)
+        for sub in jaxprs_in_params(eqn.params):
+            out |= _primitives(sub)
+    return out
+
+
+TINY = llama.Config(vocab=32, hidden=8, intermediate=12, heads=2, layers=2)
+
+
+def _tiny_batch(seed: int) -> tuple:
+    rng = np.random.default_rng(seed)
+    tokens = rng.integers(0, TINY.vocab, (2, 8)).astype(np.int32)
+    return (llama.init_params(TINY, seed), tokens, tokens[:, ::-1].copy(),
+            np.ones((2, 8), np.float32), np.float32(0.1))
+
+
+@pytest.mark.parametrize("policy", llama.REMAT_POLICIES)
+def test_remat_policy_checkpoints_each_layer(policy):
+    args = _tiny_batch(3)
+    plain = jax.make_jaxpr(lambda *a: llama.train_step(*a, TINY))(*args)
+    wrapped = jax.make_jaxpr(lambda *a: llama.train_step(*a, TINY, policy))(*args)
+    assert "remat2" not in _primitives(plain.jaxpr) and "name" not in _primitives(plain.jaxpr)
+    remats = [e for e in wrapped.jaxpr.eqns if e.primitive.name == "remat2"]
+    assert len(remats) == TINY.layers   # one per layer: its backward, recomputing its forward
+    assert all(e.params["differentiated"] for e in remats)
+    assert remats[0].params["policy"] is not None
+
+
+@pytest.mark.parametrize("policy", ["nothing_saveable", "save_and_offload_only_these_names"])
+def test_remat_policy_computes_the_same_step(policy):
+    args = _tiny_batch(5)
+    loss, params = jax.jit(lambda *a: llama.train_step(*a, TINY))(*args)
+    loss_p, params_p = jax.jit(lambda *a: llama.train_step(*a, TINY, policy))(*args)
+    np.testing.assert_allclose(loss_p, loss, rtol=1e-6)
+    for a, b in zip(jax.tree_util.tree_leaves(params_p), jax.tree_util.tree_leaves(params)):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_named_values_are_what_the_offload_policy_keeps():
+    """save_and_offload_only_these_names keeps the two named values and nothing else."""
+    args = _tiny_batch(4)
+    jaxpr = jax.make_jaxpr(lambda *a: llama.train_step(
+        *a, TINY, "save_and_offload_only_these_names"))(*args)
+    names = {e.params["name"] for e in _iter_eqns(jaxpr.jaxpr) if e.primitive.name == "name"}
+    assert names == set(llama.LAYER_NAMES)
+    with pytest.raises(ValueError, match="unknown remat policy"):
+        llama.checkpoint_policy("save_everything")
+
+
+def _iter_eqns(jaxpr):
+    for eqn in jaxpr.eqns:
+        yield eqn
+        for sub in jaxprs_in_params(eqn.params):
+            yield from _iter_eqns(sub)

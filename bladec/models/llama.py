@@ -21,11 +21,22 @@ into a listing whose only symbolic inputs are the batch and sequence lengths:
 ``adam_step(params, state, tokens, targets, mask, lr, cfg)`` is one Adam step: it also
 reads and writes the two moment trees, the optimizer state that fine-tuning keeps in
 memory beside the parameters (three times the parameters' bytes in, three times out).
+
+``remat_policy`` (every step function and :func:`forward` take it; None by default, which
+traces exactly as before) wraps each decoder layer in ``jax.checkpoint`` with the named
+policy of ``jax.checkpoint_policies`` (:data:`REMAT_POLICIES`): the baselines a JAX user
+would reach for to trade time for memory. Inside a checkpointed layer the attention's
+output and the MLP's (normalized) input are named with ``checkpoint_name``
+(:data:`LAYER_NAMES`) for ``save_and_offload_only_these_names``, which offloads them to the
+``pinned_host`` memory kind where the device has one and saves them on the device
+otherwise. On CPU (JAX 0.10.2) the device lists ``pinned_host`` but ``device_put`` inside
+``jit`` lowers to nothing there (its memory-kind annotation is registered for GPU and TPU
+only), so the two values are in effect saved on the device.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 import jax
 import jax.numpy as jnp
@@ -144,21 +155,64 @@ def mlp(x: jax.Array, layer: Params) -> jax.Array:
     return jnp.einsum("bsf,fd->bsd", act, layer["w_down"])
 
 
-def forward(params: Params, tokens: jax.Array, cfg: Config) -> jax.Array:
-    """Logits [B, S, V] for tokens [B, S] (int32)."""
+REMAT_POLICIES = ("everything_saveable", "nothing_saveable", "dots_saveable",
+                  "dots_with_no_batch_dims_saveable", "save_and_offload_only_these_names")
+LAYER_NAMES = ("attn_out", "mlp_in")  # what save_and_offload_only_these_names keeps
+
+
+def checkpoint_policy(name: str) -> Callable[..., Any]:
+    """The ``jax.checkpoint`` policy called ``name`` (one of :data:`REMAT_POLICIES`).
+
+    ``save_and_offload_only_these_names`` offloads :data:`LAYER_NAMES` to ``pinned_host``
+    where the default device has that memory kind, else saves them on the device."""
+    policies = jax.checkpoint_policies
+    if name == "save_and_offload_only_these_names":
+        kinds = {m.kind for m in jax.devices()[0].addressable_memories()}
+        if "pinned_host" in kinds:
+            return policies.save_and_offload_only_these_names(
+                names_which_can_be_saved=[], names_which_can_be_offloaded=list(LAYER_NAMES),
+                offload_src="device", offload_dst="pinned_host")
+        return policies.save_only_these_names(*LAYER_NAMES)
+    if name not in REMAT_POLICIES:
+        raise ValueError(f"unknown remat policy {name!r}: one of {', '.join(REMAT_POLICIES)}")
+    return getattr(policies, name)
+
+
+def _unnamed(x: jax.Array, name: str) -> jax.Array:
+    return x
+
+
+def decoder_layer(x: jax.Array, layer: Params, rope: tuple, cfg: Config,
+                  tag: Callable[[jax.Array, str], jax.Array] = _unnamed) -> jax.Array:
+    """One pre-norm block: attention, then the SwiGLU MLP, each on the residual stream.
+    ``tag(value, name)`` names :data:`LAYER_NAMES` (``checkpoint_name`` under a policy)."""
+    x = x + tag(attention(rms_norm(x, layer["attn_norm"], cfg.eps), layer, rope, cfg),
+                "attn_out")
+    return x + mlp(tag(rms_norm(x, layer["mlp_norm"], cfg.eps), "mlp_in"), layer)
+
+
+def forward(params: Params, tokens: jax.Array, cfg: Config,
+            remat_policy: str | None = None) -> jax.Array:
+    """Logits [B, S, V] for tokens [B, S] (int32); ``remat_policy``: each layer under
+    ``jax.checkpoint`` with that policy (None: no checkpointing)."""
     x = params["embed"][tokens]
     rope = rotary(tokens.shape[1], cfg)
+    layer_fn: Callable[..., jax.Array] = lambda x, layer, rope: decoder_layer(x, layer, rope, cfg)
+    if remat_policy is not None:
+        from jax.ad_checkpoint import checkpoint_name
+        layer_fn = jax.checkpoint(
+            lambda x, layer, rope: decoder_layer(x, layer, rope, cfg, checkpoint_name),
+            policy=checkpoint_policy(remat_policy))
     for layer in params["layers"]:
-        x = x + attention(rms_norm(x, layer["attn_norm"], cfg.eps), layer, rope, cfg)
-        x = x + mlp(rms_norm(x, layer["mlp_norm"], cfg.eps), layer)
+        x = layer_fn(x, layer, rope)
     x = rms_norm(x, params["final_norm"], cfg.eps)
     return jnp.einsum("bsd,dv->bsv", x, params["lm_head"])
 
 
 def loss_fn(params: Params, tokens: jax.Array, targets: jax.Array, mask: jax.Array,
-            cfg: Config) -> jax.Array:
+            cfg: Config, remat_policy: str | None = None) -> jax.Array:
     """Mean cross-entropy over the tokens where ``mask`` (f32 [B, S]) is 1."""
-    logits = forward(params, tokens, cfg)
+    logits = forward(params, tokens, cfg, remat_policy)
     m = jax.lax.stop_gradient(jnp.max(logits, axis=-1))
     lse = jnp.log(jnp.sum(jnp.exp(logits - m[..., None]), axis=-1)) + m
     vocab = jax.lax.broadcasted_iota(jnp.int32, logits.shape, 2)
@@ -169,9 +223,11 @@ def loss_fn(params: Params, tokens: jax.Array, targets: jax.Array, mask: jax.Arr
 
 
 def train_step(params: Params, tokens: jax.Array, targets: jax.Array, mask: jax.Array,
-               lr: jax.Array, cfg: Config = SMALL) -> tuple[jax.Array, Params]:
+               lr: jax.Array, cfg: Config = SMALL, remat_policy: str | None = None
+               ) -> tuple[jax.Array, Params]:
     """One SGD step: (loss, params - lr * grad)."""
-    loss, grads = jax.value_and_grad(loss_fn)(params, tokens, targets, mask, cfg)
+    loss, grads = jax.value_and_grad(loss_fn)(params, tokens, targets, mask, cfg,
+                                              remat_policy)
     new_params = jax.tree_util.tree_map(lambda p, g: p - lr * g, params, grads)
     return loss, new_params
 
@@ -197,10 +253,11 @@ def adam_state(params: Params) -> Params:
 
 
 def adam_step(params: Params, state: Params, tokens: jax.Array, targets: jax.Array,
-              mask: jax.Array, lr: jax.Array, cfg: Config = SMALL, opt: Adam = Adam()
-              ) -> tuple[jax.Array, Params, Params]:
+              mask: jax.Array, lr: jax.Array, cfg: Config = SMALL, opt: Adam = Adam(),
+              remat_policy: str | None = None) -> tuple[jax.Array, Params, Params]:
     """One Adam step: (loss, new params, new moments); ``lr`` from :meth:`Adam.lr_at`."""
-    loss, grads = jax.value_and_grad(loss_fn)(params, tokens, targets, mask, cfg)
+    loss, grads = jax.value_and_grad(loss_fn)(params, tokens, targets, mask, cfg,
+                                              remat_policy)
     tree_map = jax.tree_util.tree_map
     m = tree_map(lambda m, g: opt.b1 * m + (1 - opt.b1) * g, state["m"], grads)
     v = tree_map(lambda v, g: opt.b2 * v + (1 - opt.b2) * (g * g), state["v"], grads)
