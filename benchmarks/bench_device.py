@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import datetime
-import inspect
 import json
 import re
 import shlex
@@ -48,7 +47,7 @@ from bladec.frontend.jax_import import Imported, trace  # noqa: E402
 from bladec.models.llama import (REMAT_POLICIES, Adam, Config, adam_state, adam_step,  # noqa: E402
                                  import_spec, init_params, train_step)
 from bladec.passes import parse_pipeline, run_pipeline  # noqa: E402
-from bladec.runtime.backend import JaxBackend  # noqa: E402
+from bladec.runtime.jax_backend import JaxBackend  # noqa: E402
 from bladec.runtime.executor import Executor  # noqa: E402
 
 MIB = 1 << 20
@@ -60,12 +59,7 @@ _SMALLEST = re.compile(r"smallest limit that works is [^(]*\((\d+) bytes")
 
 
 def fused_backend() -> JaxBackend:
-    """The JAX backend with XLA fusion on, whichever keyword the runtime has for it."""
-    params = inspect.signature(JaxBackend).parameters
-    if "fuse" in params:
-        return JaxBackend(fuse=True)
-    if "bitwise" in params:
-        return JaxBackend(bitwise=False)
+    """The JAX backend as users run it: XLA fuses (the default; not --bitwise)."""
     return JaxBackend()
 
 
