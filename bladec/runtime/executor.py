@@ -291,7 +291,7 @@ class Executor:
             run = self._fits(bound, limit) if limit is not None else \
                 self._checked(self.plan(binding, None), bound)
             if run is None:
-                smallest = self._smallest_limit(bound, limit)
+                smallest = self._smallest_limit(bound)
                 run = self._fits(bound, limit)  # the search may have found one
                 if run is None:
                     raise LimitError(limit, smallest, "by the device accounting: held "
@@ -345,21 +345,21 @@ class Executor:
                       key=lambda r: r.device.peak, default=None)
         return run
 
-    def _smallest_limit(self, bound: _Bound, refused: int) -> int:
+    def _smallest_limit(self, bound: _Bound) -> int:
         """A limit that :meth:`_fits` meets for this binding such that one byte less is
-        refused (both tried), searched from the refused limit up to the peak with
-        nothing evicted (which always fits): a bisection down to a 1% bracket, then a
-        descent from its top, one byte under each fitting plan's device peak, until one
-        byte less is refused. Cached per binding.
+        refused (both tried). The search does not depend on the limit asked for, so every
+        process names the same one: a bisection between the bytes every run must hold
+        at its end (inputs and outputs) and the peak with nothing evicted (which always
+        fits), down to a 1% bracket, then a descent from its top, one byte under each
+        fitting plan's device peak, until one byte less is refused. Cached per binding.
 
-        The closed loop is not monotone in the limit (a plan found for one limit can
-        fit a smaller one): :meth:`_fits` falls back on every plan found so far, so the
-        answer holds within a process; a fresh process asked for one byte less may
-        find a plan this search did not."""
-        if bound.smallest is not None and bound.smallest > refused \
-                and self._fits(bound, bound.smallest - 1) is None:
-            return bound.smallest   # still true: no plan found since fits one byte less
-        lo = refused + 1
+        The closed loop is not monotone in the limit (a plan found for one limit can fit
+        a smaller one): :meth:`_fits` falls back on every plan found so far, and since
+        the search is the same everywhere, so are the plans it finds."""
+        if bound.smallest is not None:
+            return bound.smallest
+        held = sum(bound.sizes[n] for n in dict.fromkeys(self.inputs + self.outputs))
+        lo = max(held, 1)
         hi = max(self.prepare(bound.binding, None).device.peak, lo)
         while hi - lo > hi // 100:
             mid = (lo + hi) // 2
@@ -368,7 +368,7 @@ class Executor:
                 lo = mid + 1
             else:
                 hi = run.device.peak if self._fits(bound, run.device.peak) else mid
-        while hi > refused + 1:
+        while hi > 1:
             below = self._fits(bound, hi - 1)
             if below is None:
                 break
