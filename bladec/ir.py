@@ -78,6 +78,7 @@ class TensorType:
 class Value:
     name: str
     type: TensorType
+    donated: bool = False  # a function argument the caller gives up: freed at its last use
 
 
 @dataclass

@@ -55,8 +55,15 @@ class _Builder(Transformer):
         return Loc(self.file, tok.line, tok.column)
 
     # -- values, types, attributes ------------------------------------------------
-    def arg(self, name: Token, ty: Token) -> Value:
-        return Value(str(name), self._type(ty))
+    def arg(self, name: Token, ty: Token, attrs: dict | None = None) -> Value:
+        """``%w: tensor<...>`` or ``%w: tensor<...> {donate = true}``: the caller gives
+        the argument up, so it is freed (and its buffer reused) after its last use."""
+        attrs = attrs or {}
+        for key, value in attrs.items():
+            if key != "donate" or not isinstance(value, bool):
+                raise BladecError(f"argument {name}: unknown attribute {key} = {value!r} "
+                                  f"(arguments take only 'donate = true')", self._loc(name))
+        return Value(str(name), self._type(ty), bool(attrs.get("donate", False)))
 
     def results(self, *names: Token) -> list[Token]:
         return list(names)

@@ -66,7 +66,8 @@ def _defined(ops: list[Op]) -> set[str]:
 
 
 def format_func(func: Func) -> str:
-    args = ", ".join(f"{a.name}: {format_type(a.type)}" for a in func.args)
+    args = ", ".join(f"{a.name}: {format_type(a.type)}" + (" {donate = true}" if a.donated else "")
+                     for a in func.args)
     lines = [f"func.func @{func.name}({args}) {{"]
     defined = {a.name for a in func.args} | _defined(func.ops)
     lines += [format_op(op, INDENT, defined) for op in func.ops]

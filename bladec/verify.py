@@ -125,6 +125,11 @@ def _verify_func(func: Func, warnings: list[Diagnostic], runnable: bool) -> None
     for name in func.returns or []:
         if name not in scope:
             raise BladecError(f"return of undefined value {name}", func.return_loc)
+    outputs = set(func.outputs())
+    for arg in func.args:
+        if arg.donated and arg.name in outputs:
+            raise BladecError(f"argument {arg.name} is donated (the caller gives it up) but "
+                              f"is also an output", func.return_loc if func.returns else func.loc)
 
 
 def _results(ops: list[Op]) -> frozenset[str]:

@@ -43,7 +43,8 @@ class Liveness:
         inputs = [a.name for a in func.args]
         outputs = set(func.outputs())
         defined = frozenset(inputs) | {r.name for op in ops for r in op.results}
-        return cls(ops, last_use, inputs, outputs, frozenset(inputs) | outputs, defined)
+        kept = frozenset(a.name for a in func.args if not a.donated)  # donated: freed at last use
+        return cls(ops, last_use, inputs, outputs, kept | outputs, defined)
 
     def freed_after(self, i: int) -> list[str]:
         """Values that die at step i: operands last used here and unused results."""

@@ -34,7 +34,7 @@ class _State:
     def refresh(self) -> bool:
         self.trace = build_trace(self.program, self.events)
         self.measure = simulate(self.trace, self.sizes, self.program.inputs,
-                                self.program.outputs)
+                                self.program.outputs, self.program.donated)
         # memory entries of each trace step, and where each op's step is
         self.span: list[tuple[int, int]] = []
         self.op_at: dict[int, int] = {}

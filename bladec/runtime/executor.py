@@ -119,7 +119,8 @@ class _Version:
             for n in dict.fromkeys(op.operands):
                 uses.setdefault(n, []).append(i)
         inputs = [a.name for a in func.args]
-        program = Program(ops, inputs, set(func.outputs()), candidates, {}, uses)
+        donated = frozenset(a.name for a in func.args if a.donated)
+        program = Program(ops, inputs, set(func.outputs()), candidates, {}, uses, donated)
         producer = {r: i for i, op in enumerate(ops) for r in op.result_names}
         return cls(func, ops, program, regens, producer)
 
@@ -161,7 +162,8 @@ class Executor:
         self.versions = [_Version.read(f) for f in versions(module)]
         self.inputs = [a.name for a in self.func.args]
         self.outputs = list(self.func.outputs())
-        self._keep = set(self.inputs) | set(self.outputs)
+        self.donated = frozenset(a.name for a in self.func.args if a.donated)
+        self._keep = (set(self.inputs) - self.donated) | set(self.outputs)
         self._plans: dict[tuple, Plan] = {}
         self._by_shapes: dict[tuple, _Bound] = {}
         self._by_binding: dict[tuple, _Bound] = {}
@@ -220,7 +222,8 @@ class Executor:
             best = choose([v.func for v in self.versions], sizes)[0] \
                 if len(self.versions) > 1 else 0
             version = self.versions[best]
-            planned = simulate(base_trace(version.program), sizes, self.inputs, set(self.outputs))
+            planned = simulate(base_trace(version.program), sizes, self.inputs,
+                               set(self.outputs), self.donated)
             bound = self._by_binding[key] = _Bound(dict(binding), sizes,
                                                    self.shapes_for(binding), version,
                                                    planned.peak)
@@ -275,7 +278,7 @@ class Executor:
         return sites
 
     def _resident_at(self, version: _Version, name: str, use: int) -> bool:
-        if name in self.inputs:
+        if name in self.inputs and name not in self.donated:
             return True
         producer = version.producer.get(name)
         if name in self.outputs and producer is not None and producer < use:

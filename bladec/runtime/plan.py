@@ -82,6 +82,7 @@ class Program:
     candidates: dict[int, list[str]]       # after compute op i -> evictable values
     sites: dict[tuple[str, int], RematSite]  # (value, use) -> regeneration branches
     uses: dict[str, list[int]]
+    donated: frozenset[str] = frozenset()  # inputs freed at their last use
 
     @cached_property
     def op_steps(self) -> list[Step]:

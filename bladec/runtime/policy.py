@@ -43,7 +43,8 @@ def plan_run(program: Program, sizes: dict[str, int], limit: int | None,
     plan = try_plan(program, sizes, limit, cost, consolidate, margins)
     if plan is not None:
         return plan
-    unconstrained = simulate(base_trace(program), sizes, program.inputs, program.outputs).peak
+    unconstrained = simulate(base_trace(program), sizes, program.inputs, program.outputs,
+                          program.donated).peak
     lo, hi = 0, unconstrained
     while lo < hi:  # the smallest limit the planner meets, for the message
         mid = (lo + hi) // 2
@@ -61,7 +62,8 @@ def try_plan(program: Program, sizes: dict[str, int], limit: int | None,
     """:func:`plan_run` without the search for a limit that works: None if none fits."""
     if limit is None:
         trace = base_trace(program)
-        return Plan(trace, simulate(trace, sizes, program.inputs, program.outputs))
+        return Plan(trace, simulate(trace, sizes, program.inputs, program.outputs,
+                          program.donated))
     budget = Budget(limit, margins)
     # recompute is cheaper but ties its inputs down; reload alone fits whatever can fit
     plan = _greedy(program, sizes, budget, cost) or _greedy(program, sizes, budget, cost, False)
@@ -74,7 +76,8 @@ def _greedy(program: Program, sizes: dict[str, int], budget: Budget,
             cost: CostModel, recompute: bool = True) -> Plan | None:
     chosen: list[Eviction] = []
     trace = base_trace(program)
-    measure = simulate(trace, sizes, program.inputs, program.outputs)
+    measure = simulate(trace, sizes, program.inputs, program.outputs,
+                          program.donated)
     if budget.fits(measure, budget.allowed(trace)):
         return Plan(trace, measure)
     evicted: set[tuple[int, str]] = set()
@@ -105,7 +108,8 @@ def _place(program: Program, sizes: dict[str, int], budget: Budget, chosen: list
     for i in [option.after] + [p for p in points if p != option.after]:
         option.after = i
         trace = build_trace(program, chosen + [option])
-        measure = simulate(trace, sizes, program.inputs, program.outputs)
+        measure = simulate(trace, sizes, program.inputs, program.outputs,
+                          program.donated)
         at_k = _memory_at_op(trace, measure, k)
         allowed = budget.limit - budget.margins.get(k, 0)
         if at_k <= allowed:

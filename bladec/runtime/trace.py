@@ -98,22 +98,26 @@ def held_until(trace: list[Step], segmented: tuple | None = None) -> dict[str, i
     out = last_uses(trace)
     for value, pos in out.items():
         seg = segment_of[pos]
-        if seg >= 0 and made.get(value, -1) < bounds[seg][0]:
+        # graph inputs are not extended: kept ones stay anyway, and a donated one's
+        # buffer is the executable's to reuse for an output once it is read
+        if seg >= 0 and value in made and made[value] < bounds[seg][0]:
             out[value] = bounds[seg][1]
     return out
 
 
 def simulate(trace: list[Step], sizes: dict[str, int], inputs: list[str],
-             outputs: set[str]) -> Measure:
+             outputs: set[str], donated: frozenset[str] = frozenset()) -> Measure:
+    """The model's bytes at each step of ``trace``; ``donated`` inputs are freed at
+    their last use (the caller gave them up), the others stay to the end."""
     segmented = segments(trace)
     segment_of, bounds = segmented
     last = held_until(trace, segmented)
     dies: dict[int, list[str]] = {}
     for value, pos in last.items():
         dies.setdefault(pos, []).append(value)
-    pinned = set(inputs) | outputs
+    pinned = (set(inputs) - donated) | outputs
     base = sum(sizes[n] for n in inputs)
-    resident: set[str] = set()
+    resident: set[str] = set(donated)  # other inputs are never freed
     total = base
     memory: list[int] = []
 

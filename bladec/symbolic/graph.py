@@ -124,7 +124,7 @@ def write_back(module: Module, info: ShapeInfo, func: Func | None = None) -> Mod
         keep = v.type.binds is not None or symbolic
         t = TensorType(tuple(dims), v.type.dtype, tuple(binds) if keep and dims else None)
         used.update(b for b in (t.binds or ()) if not b.startswith("C"))
-        return Value(v.name, t)
+        return Value(v.name, t, v.donated)
 
     def retype_ops(ops: list[Op]) -> list[Op]:
         return [Op(op.name, op.operands, [retype(r) for r in op.results], op.attrs,
