@@ -175,9 +175,9 @@ def run_modes(cfg: Config, steps: int, seed: int, optimizer: str
     dynamic = Executor(unoptimized(module), JaxBackend())
     # the limit: the dynamic mode's largest peak at batch 14 (so it fits 14, as in the paper)
     start = Training.start(cfg, optimizer, seed)
-    limit = max(dynamic.plan(dynamic.bind({n: v.shape for n, v in
-                                           step.flatten_inputs(*start.args(b)).items()}),
-                             None).peak for b in plan[14])
+    limit = max(dynamic.prepare(dynamic.bind({n: v.shape for n, v in
+                                              step.flatten_inputs(*start.args(b)).items()}),
+                                None).device.peak for b in plan[14])
     bladec = Executor(optimized, JaxBackend())
     statics: dict[tuple, Executor] = {}
     jit_step = jax_step(cfg, optimizer)
@@ -333,7 +333,7 @@ def main() -> None:
         scaled, scaled_limit = paper_columns(args.steps, args.seed, args.optimizer)
         tables.append((f"limit {scaled_limit / GIB:.2f} GiB = dynamic's peak at batch 14",
                        scaled))
-    lines = [f"## Table 1 on CPU: tokens/s (peak by the memory model), {args.steps} steps per "
+    lines = [f"## Table 1 on CPU: tokens/s (device peak, DESIGN.md section 4), {args.steps} steps per "
              f"batch size, {args.optimizer}, limit {limit / GIB:.3f} GiB",
              "", f"Model: {CPU_CONFIG}; jax {jax.__version__} on {jax.devices()[0].platform}.",
              "Throughput counts real (unpadded) tokens and includes compilation time.", "",
