@@ -34,23 +34,17 @@ FRACTIONS = (0.8, 0.5)
 JIT_PEAK = """
 import sys, jax
 from bladec.source import load_module
-from bladec.runtime.backend import interpret, numpy_dtype
 from bladec.runtime.executor import Executor
-from bladec.runtime.jax_backend import JaxBackend, _JaxKernels
+from bladec.runtime.jax_backend import JaxBackend, whole_graph, xla_total_bytes
 from bladec.units import parse_dims
 ex = Executor(load_module(sys.argv[1]), JaxBackend())
-shapes = ex.shapes_for(parse_dims(sys.argv[2]))
-specs = {id(op): [(shapes[r], ex.info.dtypes[r]) for r in op.result_names] for op in ex.func.ops}
-fn = interpret(_JaxKernels(), list(ex.func.ops), ex.inputs, ex.outputs, specs)
-args = [jax.ShapeDtypeStruct(shapes[n], numpy_dtype(ex.info.dtypes[n])) for n in ex.inputs]
-compiled = jax.jit(fn).lower(*args).compile()
-m = compiled.memory_analysis()
-print(m.argument_size_in_bytes + m.output_size_in_bytes + m.temp_size_in_bytes
-      - m.alias_size_in_bytes)
+binding = parse_dims(sys.argv[2])
+compiled = whole_graph(list(ex.func.ops), ex.inputs, ex.outputs, ex.shapes_for(binding),
+                       ex.info.dtypes)
+print(xla_total_bytes(compiled))
 if len(sys.argv) > 3:  # run it too (under the caller's memory cap)
-    inputs = ex.random_inputs(parse_dims(sys.argv[2]))
-    out = compiled(*[jax.device_put(inputs[n]) for n in ex.inputs])
-    jax.block_until_ready(out)
+    inputs = ex.random_inputs(binding)
+    jax.block_until_ready(compiled(*[jax.device_put(inputs[n]) for n in ex.inputs]))
     print("ran")
 """
 

@@ -19,42 +19,20 @@ import argparse
 import sys
 from pathlib import Path
 
-import jax
-
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bladec.analysis.liveness import is_compute  # noqa: E402
 from bladec.analysis.memory import exact_sizes  # noqa: E402
 from bladec.analysis.version import choose, versions  # noqa: E402
-from bladec.emit.lower import run_op  # noqa: E402
 from bladec.passes import parse_pipeline, run_pipeline  # noqa: E402
-from bladec.runtime.backend import numpy_dtype  # noqa: E402
 from bladec.runtime.executor import Executor  # noqa: E402
-from bladec.runtime.jax_backend import JaxBackend, _BarrierJaxKernels, _JaxKernels  # noqa: E402
+from bladec.runtime.jax_backend import JaxBackend, whole_graph, xla_total_bytes  # noqa: E402
 from bladec.source import load_module  # noqa: E402
 
 
 def xla_bytes(func, ex: Executor, shapes: dict, mode: str) -> int:
     ops = [op for op in func.ops if is_compute(op)]
-    K = _BarrierJaxKernels() if mode == "bitwise" else _JaxKernels()
-    specs = {id(op): [(shapes[r], ex.info.dtypes[r]) for r in op.result_names] for op in ops}
-
-    def fn(*args):
-        env = dict(zip(ex.inputs, args))
-        prev: list = []
-        for op in ops:
-            operands = [env[n] for n in op.operands if n in env]
-            if mode == "chained" and prev:
-                operands, _ = jax.lax.optimization_barrier((operands, prev))
-            results = run_op(K, op, operands, specs[id(op)])
-            env.update(zip(op.result_names, results))
-            prev = list(results)
-        return [env[n] for n in ex.outputs]
-
-    args = [jax.ShapeDtypeStruct(shapes[n], numpy_dtype(ex.info.dtypes[n])) for n in ex.inputs]
-    options = {"xla_disable_hlo_passes": "fusion"} if mode == "bitwise" else {}
-    m = jax.jit(fn).lower(*args).compile(compiler_options=options).memory_analysis()
-    return (m.argument_size_in_bytes + m.output_size_in_bytes + m.temp_size_in_bytes
-            - m.alias_size_in_bytes)
+    mode = {"chained": "ordered"}.get(mode, mode)
+    return xla_total_bytes(whole_graph(ops, ex.inputs, ex.outputs, shapes, ex.info.dtypes, mode))
 
 
 def main() -> None:

@@ -265,3 +265,26 @@ class _LazyCompiled:
         return self.compile()(*args)
 
 
+
+
+def whole_graph(ops: list[Op], inputs: list[str], outputs: list[str],
+                shapes: dict[str, tuple[int, ...]], dtypes: dict[str, str],
+                mode: str = "fused") -> Any:
+    """One executable of ``ops`` as a plain ``jax.jit`` would compile it (``mode``
+    "fused"), with the ops held in their order ("ordered", as the backend does on CPU),
+    or one kernel per op ("bitwise"): the references the device peak is compared with."""
+    import jax
+    kernels = {"fused": _JaxKernels, "ordered": _OrderedJaxKernels,
+               "bitwise": _BarrierJaxKernels}[mode]()
+    specs = {id(op): [(shapes[r], dtypes[r]) for r in op.result_names] for op in ops}
+    fn = interpret(kernels, ops, inputs, outputs, specs)
+    args = [jax.ShapeDtypeStruct(shapes[n], numpy_dtype(dtypes[n])) for n in inputs]
+    options = {"xla_disable_hlo_passes": "fusion"} if mode == "bitwise" else {}
+    return jax.jit(fn).lower(*args).compile(compiler_options=options)
+
+
+def xla_total_bytes(compiled: Any) -> int:
+    """XLA's own total for an executable: arguments + outputs + temporaries - aliased."""
+    m = compiled.memory_analysis()
+    return (m.argument_size_in_bytes + m.output_size_in_bytes + m.temp_size_in_bytes
+            - m.alias_size_in_bytes)
