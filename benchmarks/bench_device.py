@@ -12,7 +12,7 @@ removes the optimization barriers that keep ``jax.checkpoint``'s recomputation a
 the forward pass, and CSE undoes the remat), and bladec (the listing imported from the
 same step, ``analyze,schedule,remat``, ``Executor.run(inputs, limit=...)`` with XLA fusion
 on) at no limit, at fractions of jit's device peak, at the smallest limit that works and
-at each checkpoint row's peak. docs/bench-device.md says what each row is.
+at each checkpoint row's peak. BENCHMARKS.md (issue 13 section) says what each row is.
 
 Device peak: jit and checkpoint rows, XLA's own ``argument + output + temp - alias`` bytes
 of ``compiled.memory_analysis()``; bladec rows, ``Report.peak_bytes``. Step time: the
