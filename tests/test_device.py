@@ -214,3 +214,12 @@ def test_the_enforced_order_reaches_xla_and_lowers_its_bytes() -> None:
                                           "ordered"))
     assert reordered == plain
     assert ordered < 0.95 * plain
+
+
+def test_bitwise_and_the_old_fuse_flag_contradict() -> None:
+    runner = make_runner()
+    args = ["run", str(SAMPLES / "listing1-runnable.mlir"), "--dims", "S1=4"]
+    assert runner.invoke(main, args + ["--fuse"]).exit_code == 0   # fusion is the default
+    result = runner.invoke(main, args + ["--fuse", "--bitwise"])
+    assert result.exit_code == 2 and "contradict" in result.stderr
+    assert runner.invoke(main, args + ["--bitwise"]).exit_code == 0
