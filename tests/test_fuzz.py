@@ -38,45 +38,11 @@ UNLOCATED_OK = re.compile(
     r"input %\S+ (dim \d+ is|has shape)|not enough memory for random inputs|"
     r"--dims must give every free symbol|--mem-limit needs --dims)")
 
-# Known bugs that other branches fix (issue 14: the verifier, and symbol bindings). Each
-# entry: the class, the command it shows in, a narrow pattern of its message, and one of
-# the listing (None: any). A case that matches is counted as known, not as a failure;
-# anything else fails the test.
-KNOWN: list[tuple[str, str, re.Pattern[str], re.Pattern[str] | None]] = [
-    # the verifier does not check broadcast compatibility (Listing 1's %1 broadcasts a
-    # [12, 11008] matrix to [4096, S0]): NumPy refuses it when the run gets there
-    ("verifier: broadcast compatibility", "run", re.compile(
-        r"internal error: ValueError: (operands could not be broadcast together|"
-        r"cannot broadcast a non-scalar to a scalar array|"
-        r"input operand has more dimensions than allowed by the axis remapping|"
-        r"Incompatible (shapes|types) for broadcasting)"), re.compile(r"\bbroadcast\(")),
-    # ...nor that broadcast_in_dim's dims are distinct once negative ones are normalized
-    # ({dims = [-1, 2]} for a rank-3 result names dim 2 twice)
-    ("verifier: broadcast compatibility", "run", re.compile(
-        r"internal error: ValueError: cannot reshape array of size \d+ into shape"),
-     re.compile(r"broadcast(_in_dim)?\([^)]*\) \{dims = \[[^\]]*-\d")),
-    # the verifier does not check that a constant fits its dtype (-1 as u8, 99999999999
-    # as i16)
-    ("verifier: constant ranges", "run", re.compile(
-        r"internal error: OverflowError: Python integer -?\d+ out of bounds for u?int\d+"),
-     re.compile(r"\bconstant\(\) \{value = ")),
-    # the verifier does not check rng_uniform's seed (a negative one reaches NumPy)
-    ("verifier: rng_uniform", "run", re.compile(
-        r"internal error: ValueError: expected non-negative integer"),
-     re.compile(r"\brng_uniform\(\) \{seed = -")),
-    # the verifier accepts iota of i1 (NumPy's arange makes booleans of length 2 at most)
-    ("verifier: iota of i1", "run", re.compile(
-        r"internal error: TypeError: arange\(\) is only supported for booleans"),
-     re.compile(r"\biota\(\)")),
-    # symbol bindings: a static 0 dim bound to a symbol that a relation makes a sum
-    # (0 = S0 + S1) is accepted as a fact; the analyze pass then writes the symbol back
-    # as an empty sum, which the next pass can not read
-    ("symbol bindings: a 0 dim bound to a sum of symbols", "optimize", re.compile(
-        r"internal error: IndexError: list index out of range"),
-     re.compile(r"tensor<(?:[^>]*x)?0x[^>]*, \[")),
-]
-# Known hang (the verifier's branch bounds integer_pow's exponent): `run` is skipped.
-KNOWN_HANG = re.compile(r"integer_pow\([^)]*\) \{exponent = -?\d{6,}")
+# Known bugs, each: the class, the command it shows in, a narrow pattern of its message,
+# and one of the listing (None: any). A case that matches is counted as known, not as a
+# failure; anything else fails the test. None is known now: the verifier and binding
+# fixes of issue 14 landed, and the filters that stood in for them were removed.
+KNOWN: list[tuple[str, str, re.Pattern[str], re.Pattern[str] | None]] = []
 
 
 @dataclass
@@ -153,10 +119,6 @@ def run_case(runner, tally: Tally, name: str, text: str, dims: str, rng: random.
          + (["--mem-limit", limit] if limit else [])),
     ]
     for command, args in commands:
-        if command == "run" and KNOWN_HANG.search(text):
-            tally.known.setdefault("verifier: integer_pow with a huge exponent (run hangs)",
-                                   []).append(name)
-            continue
         start = time.perf_counter()
         try:
             with _deadline(CASE_SECONDS):
