@@ -11,7 +11,7 @@ import random
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import Result
 from clirunner import make_runner
 
 from bladec.cli import main

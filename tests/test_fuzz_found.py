@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import pytest
 from click.testing import CliRunner
 from clirunner import make_runner
@@ -14,9 +13,6 @@ from bladec.analysis.version import log_grid
 from bladec.cli import main
 from bladec.parse import parse_module
 from bladec.passes import parse_pipeline, run_pipeline
-from bladec.runtime.backend import NumpyBackend
-from bladec.runtime.jax_backend import JaxBackend
-from bladec.runtime.executor import Executor
 from bladec.symbolic.shapes import analyze_shapes
 from bladec.errors import BladecError
 from bladec.verify import verify

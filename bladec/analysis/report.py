@@ -9,7 +9,7 @@ import math
 from typing import Any
 
 from bladec.analysis.liveness import is_compute
-from bladec.analysis.memory import (exact_lower_bound, exact_peak, exact_sizes, exact_timeline,
+from bladec.analysis.memory import (exact_lower_bound, exact_sizes, exact_timeline,
                                     peak_terms, symbolic_lower_bound, symbolic_timeline)
 from bladec.analysis.version import choose, versions
 from bladec.errors import BladecError

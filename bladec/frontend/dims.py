@@ -41,7 +41,6 @@ def _determined(info: Any, inputs: list[str]) -> set[str]:
 
 def complete_dims(imp: Imported, allow_hints: bool) -> None:
     """Bind the dims the analysis can not rediscover (hints), until none is left."""
-    from bladec.symbolic.binding import input_equation
     from bladec.symbolic.shapes import analyze_shapes
     func = imp.module.main
     inputs = [a.name for a in func.args]

@@ -27,7 +27,6 @@ from typing import Callable, Generic, TypeVar
 from bladec.analysis.liveness import is_compute
 from bladec.analysis.memory import exact_sizes, peak_terms, symbolic_timeline
 from bladec.analysis.version import corners, log_grid, no_binding, versions, with_versions
-from bladec.errors import BladecError
 from bladec.ir import Func, Module, Op
 from bladec.passes import IntOption, register
 from bladec.symbolic.compare import Order

@@ -10,7 +10,7 @@ only grow, so the closed loop (plan, compile, measure, tighten) ends.
 """
 from __future__ import annotations
 
-from bladec.runtime.trace import Measure, Step
+from bladec.runtime.trace import Measure, Step, position_ops
 
 
 class Budget:
@@ -26,17 +26,8 @@ class Budget:
         out), or None when every position allows ``limit``."""
         if not self.margins:
             return None
-        out: list[int] = []
-        pending = 0  # positions of regenerations waiting for the op they precede
-        for step in trace:
-            if step.kind == "op":
-                bound = self.limit - self.margins.get(step.index, 0)
-                out.extend([bound] * (pending + 1))
-                pending = 0
-            elif step.kind == "regen":
-                pending += 1 if step.method == "reload" else len(step.region)
-        out.extend([self.limit] * pending)
-        return out
+        return [self.limit - (self.margins.get(k, 0) if k >= 0 else 0)
+                for k in position_ops(trace)]
 
     def first_over(self, measure: Measure, allowed: list[int] | None) -> int | None:
         """The first memory position over its bound, or None."""

@@ -41,9 +41,8 @@ from bladec.runtime.device import DeviceAccount, account, grow_margins
 from bladec.runtime.limit import LimitError
 from bladec.runtime.policy import CostModel, Plan, Program, RematSite, base_trace, plan_run, \
     try_plan
-from bladec.runtime.segments import EvictStep, PreparedRun, ReloadStep, SegmentStep, split
+from bladec.runtime.segments import EvictStep, PreparedRun, SegmentStep, split
 from bladec.runtime.trace import simulate
-from bladec.symbolic.expr import format_expr
 from bladec.symbolic.binding import input_equation
 from bladec.symbolic.shapes import ShapeInfo, analyze_shapes
 

@@ -114,7 +114,6 @@ class JaxBackend:
         self.compilations = 0
         self.compile_seconds = 0.0
         self._cache: dict[tuple, Any] = {}
-        device = jax.devices()[0]
         from jax.sharding import SingleDeviceSharding
         self._device = SingleDeviceSharding(device, memory_kind="device")
         kinds = {m.kind for m in device.addressable_memories()}

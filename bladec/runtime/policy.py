@@ -32,7 +32,7 @@ from bladec.runtime.budget import Budget
 from bladec.runtime.consolidate import consolidate as consolidate_plan
 from bladec.runtime.plan import (CostModel, Eviction, Plan, Program, RematSite,  # noqa: F401
                                  base_trace, build_trace)
-from bladec.runtime.trace import Measure, Step, simulate
+from bladec.runtime.trace import Measure, Step, position_ops, simulate
 
 
 def plan_run(program: Program, sizes: dict[str, int], limit: int | None,
@@ -122,38 +122,18 @@ def _place(program: Program, sizes: dict[str, int], budget: Budget, chosen: list
 
 
 def _memory_at_op(trace: list[Step], measure: Measure, k: int) -> int:
-    """The model's bytes at compute op k's step of the trace."""
-    pos = 0
-    for step in trace:
-        if step.kind == "op":
-            if step.index == k:
-                return measure.memory[pos]
-            pos += 1
-        elif step.kind == "regen":
-            pos += 1 if step.method == "reload" else len(step.region)
-    raise AssertionError(f"op {k} is not in the trace")
+    """The model's bytes at compute op k's step of the trace (the last position that
+    belongs to k)."""
+    ops = position_ops(trace)
+    return measure.memory[len(ops) - 1 - ops[::-1].index(k)]
 
 
 def _first_over(trace: list[Step], measure: Measure, budget: Budget
                 ) -> tuple[int, int] | None:
-    """(compute op index, memory position) of the first over-budget step of the trace."""
+    """(compute op index, memory position) of the first over-budget step of the trace;
+    a regeneration's positions count as the op it precedes (-1: none follows)."""
     over = budget.first_over(measure, budget.allowed(trace))
-    if over is None:
-        return None
-    pos = 0
-    for t, step in enumerate(trace):
-        pos += 1 if step.kind == "op" or (step.kind == "regen" and step.method == "reload") \
-            else len(step.region) if step.kind == "regen" else 0
-        if pos > over:
-            return (step.index if step.kind == "op" else _next_op(trace, t)), over
-    raise AssertionError("a memory position past the trace")
-
-
-def _next_op(trace: list[Step], t: int) -> int:
-    for s in trace[t + 1:]:
-        if s.kind == "op":
-            return s.index
-    return len(trace)
+    return None if over is None else (position_ops(trace)[over], over)
 
 
 def _best_option(program: Program, sizes: dict[str, int], cost: CostModel, k: int,

@@ -56,6 +56,22 @@ def last_uses(trace: list[Step]) -> dict[str, int]:
     return last
 
 
+def position_ops(trace: list[Step]) -> list[int]:
+    """The compute op each memory position of ``trace`` belongs to, as :func:`simulate`
+    lays the positions out: an op's step is its own; a reload or a recompute region's ops
+    belong to the op they precede (-1 when no op follows). An op's own step is the last
+    position that belongs to it."""
+    out: list[int] = []
+    pending = 0
+    for step in trace:
+        if step.kind == "op":
+            out.extend([step.index] * (pending + 1))
+            pending = 0
+        elif step.kind == "regen":
+            pending += 1 if step.method == "reload" else len(step.region)
+    return out + [-1] * pending
+
+
 def is_cut(step: Step) -> bool:
     """Whether the run leaves compiled code at this step: an eviction or a reload."""
     return step.kind == "evict" or (step.kind == "regen" and step.method == "reload")
