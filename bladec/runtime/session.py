@@ -103,11 +103,17 @@ def run_listing(module: Module, passes: list[Pass], limit: int | None = None,
     optimized = run_pipeline(module, passes)
     make = (lambda: JaxBackend(bitwise=bitwise)) if backend == "jax" else NumpyBackend
     executor = Executor(optimized, make())
+    multiples = padding_multiples(executor, pad, pad_multiple)
     if inputs_path:
         inputs = _load_inputs(inputs_path, executor)
     else:  # --dims may give any symbols that determine the rest (ShapeInfo.bind)
+        if limit is not None and not multiples:
+            # plan first: a limit that can not be met is refused before gigabytes of
+            # random inputs are drawn (the plan is cached for the run)
+            shapes = executor.shapes_for(dict(dims or {}))
+            executor.prepare(executor.bind({n: shapes[n] for n in executor.inputs}, dims),
+                             limit)
         inputs = _random_inputs(executor, dict(dims or {}), seed)
-    multiples = padding_multiples(executor, pad, pad_multiple)
     unpadded = None
     if multiples:
         unpadded = executor.bind({n: np.shape(a) for n, a in inputs.items()
