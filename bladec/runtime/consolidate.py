@@ -89,13 +89,13 @@ class _State:
 def _valid(trace: list[Step], program: Program) -> bool:
     """Every op and region runs with its operands resident; evictions and reloads pair."""
     resident = set(program.inputs)
-    known = {r for op in program.ops for r in op.result_names} | resident
+    known = program.defined
     offloaded: set[str] = set()
     for step in trace:
         if step.kind == "op":
             if any(n in known and n not in resident for n in step.op.operands):
                 return False
-            resident.update(step.op.result_names)
+            resident.update(step.results)
         elif step.kind == "evict":
             if step.value not in resident:
                 return False

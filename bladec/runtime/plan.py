@@ -106,6 +106,11 @@ class Program:
                 rank += 1
         return [(value, use, points[::-1]) for (value, use), points in groups.items()]
 
+    @cached_property
+    def defined(self) -> frozenset[str]:
+        """Every value an op of the program or an input defines."""
+        return frozenset(r for op in self.ops for r in op.result_names) | frozenset(self.inputs)
+
     def lower_bounds(self, sizes: dict[str, int]) -> list[int]:
         """Per compute op k, bytes the model holds at k's step in every trace the planner
         can build: the kept inputs, the outputs made before op k that no later op reads (nothing

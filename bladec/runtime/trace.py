@@ -31,6 +31,11 @@ class Step:
     method: str | None = None
     region: list[Op] = field(default_factory=list)
     index: int = -1  # the compute op's index for "op" steps
+    results: tuple[str, ...] = ()  # the op's result names, read once (the planner's hot path)
+
+    def __post_init__(self) -> None:
+        if self.op is not None and not self.results:
+            self.results = tuple(self.op.result_names)
 
 
 @dataclass
@@ -98,7 +103,7 @@ def made_at(trace: list[Step]) -> dict[str, int]:
     made: dict[str, int] = {}
     for pos, step in enumerate(trace):
         if step.kind == "op":
-            for r in step.op.result_names:
+            for r in step.results:
                 made[r] = pos
         elif step.kind == "regen":
             made[step.value] = pos
@@ -146,7 +151,7 @@ def simulate(trace: list[Step], sizes: dict[str, int], inputs: list[str],
 
     for pos, step in enumerate(trace):
         if step.kind == "op":
-            results = step.op.result_names
+            results = step.results
             for r in results:
                 resident.add(r)
                 total += sizes[r]
