@@ -201,14 +201,19 @@ def _analysis_text(report: dict) -> str:
     lines += [f"  {r}" for r in report["relations"]] or ["  (none)"]
     exact = report.get("bytes_at", {})
     width = max((len(v) for v in report["values"]), default=4)
-    lines.append("values:")
+    mesh = report.get("mesh")
+    where = ""
+    if mesh:
+        where = " (per device of mesh {" + ", ".join(f"{a} = {n}" for a, n in mesh.items()) + "})"
+    lines.append(f"values{where}:")
     for name, v in report["values"].items():
         shape = "[" + ", ".join(v["shape"]) + "]"
         extra = f"  = {format_size(exact[name])}" if name in exact else ""
-        lines.append(f"  {name:<{width}}  {shape} {v['dtype']}  {v['bytes']} bytes{extra}")
+        split = f" in {v['blocks']} blocks" if v.get("blocks", 1) > 1 else ""
+        lines.append(f"  {name:<{width}}  {shape} {v['dtype']}{split}  {v['bytes']} bytes{extra}")
     for name, peak in report.get("versions", {}).items():
         lines.append(f"version @{name}: peak {peak}")
-    lines.append(f"memory by step (order of @{report['version']}):")
+    lines.append(f"memory by step{where} (order of @{report['version']}):")
     step_bytes = report.get("step_bytes")
     for i, step in enumerate(report["steps"]):
         extra = f"  = {format_size(step_bytes[i])}" if step_bytes else ""
