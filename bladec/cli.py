@@ -287,9 +287,19 @@ def run(file: str, mem_limit: str | None, dims: str | None, inputs_path: str | N
     if bitwise and fuse:
         raise click.UsageError("--bitwise and --fuse contradict each other (fusion is the "
                                "default; --fuse is kept only for old scripts)")
-    result = run_listing(_load_verified(file, runnable=True), passes, limit=limit,
-                         dims=binding, inputs_path=inputs_path, seed=seed, backend=backend,
-                         bitwise=bitwise, pad=padding, pad_multiple=pad_multiple)
+    module = _load_verified(file, runnable=True)
+    if module.mesh is not None and backend == "jax":
+        from bladec.runtime.mesh import run_sharded
+        if timeline or padding or pad_multiple:
+            raise BladecError("--timeline and --pad are not available for sharded listings "
+                              "(one shard_map program runs them)")
+        result = run_sharded(module, passes, limit=limit, dims=binding,
+                             inputs_path=inputs_path, seed=seed)
+    else:  # NumPy runs a sharded listing on whole arrays: collectives are identities
+        from bladec.sharding import whole_arrays
+        result = run_listing(whole_arrays(module), passes, limit=limit, dims=binding,
+                             inputs_path=inputs_path, seed=seed, backend=backend,
+                             bitwise=bitwise, pad=padding, pad_multiple=pad_multiple)
     failures = []  # saving comes after the report is printed: a failed save loses nothing
     click.echo(json.dumps(result.summary(), indent=2) if as_json else result.text())
     if outputs_path:

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import itertools
 import math
+from dataclasses import replace
 
 from bladec.errors import BladecError
-from bladec.ir import Loc, Mesh, TensorType
+from bladec.ir import Loc, Mesh, Module, Op, TensorType, Value
 from bladec.types import Sharding, format_sharding
 
 
@@ -95,3 +96,16 @@ def permutation(mesh: Mesh, src: Sharding, dst: Sharding) -> list[tuple[int, int
     for n, coords in enumerate(devices(mesh)):
         pairs.append((holders[block_of(mesh, dst, coords)].pop(0), n))
     return pairs
+
+
+def whole_arrays(module: Module) -> Module:
+    """The listing as one device runs it: no mesh, every type unsplit, each collective
+    the identity it is on whole arrays (the reference a sharded run must equal)."""
+    def retype(v: Value) -> Value:
+        return Value(v.name, v.type.with_sharding(None), v.donated)
+
+    def ops(block: list[Op]) -> list[Op]:
+        return [replace(op, results=[retype(r) for r in op.results],
+                        regions={k: ops(b) for k, b in op.regions.items()}) for op in block]
+    funcs = [replace(f, args=[retype(a) for a in f.args], ops=ops(f.ops)) for f in module.funcs]
+    return replace(module, funcs=funcs, mesh=None)

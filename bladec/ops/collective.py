@@ -88,6 +88,8 @@ def check_sharding(mesh: Mesh | None, op: Op, operands: list[TensorType]) -> Non
     rule = SHARD_RULES.get(op.name)
     if rule is not None:
         if mesh is None:
+            if not any(any(spec(t)) for t in [*operands, *results]):
+                return  # whole arrays (sharding.whole_arrays): the identity
             raise BladecError(f"'{op.name}' needs a mesh declaration ('mesh {{x = 4}}')",
                               op.loc)
         want = rule(mesh, op, spec(operands[0]))
