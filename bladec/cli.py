@@ -260,12 +260,18 @@ def _analysis_text(report: dict) -> str:
                    "most its declared max).")
 @click.option("--timeline", type=click.Path(dir_okay=False), default=None,
               help="Write memory per step, original vs optimized, as .csv or .png.")
+@click.option("--coordinator", default=None, metavar="HOST:PORT",
+              help="Sharded listings: run on several processes through jax.distributed "
+                   "(every process runs the same command with its --process-id).")
+@click.option("--num-processes", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option("--process-id", type=click.IntRange(min=0), default=0, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout.")
 @_reports_errors
 def run(file: str, mem_limit: str | None, dims: str | None, inputs_path: str | None,
         outputs_path: str | None, seed: int, pipeline: str, backend: str, bitwise: bool,
         fuse: bool,
         pad: tuple[str, ...], pad_multiple: int | None, timeline: str | None,
+        coordinator: str | None, num_processes: int, process_id: int,
         as_json: bool) -> None:
     """Optimize FILE (or '-') and run it under a memory limit; print a report.
 
@@ -288,13 +294,24 @@ def run(file: str, mem_limit: str | None, dims: str | None, inputs_path: str | N
         raise click.UsageError("--bitwise and --fuse contradict each other (fusion is the "
                                "default; --fuse is kept only for old scripts)")
     module = _load_verified(file, runnable=True)
+    if process_id >= num_processes:
+        raise click.UsageError(f"--process-id {process_id} must be below --num-processes "
+                               f"{num_processes}")
+    if (coordinator is not None or num_processes > 1) and (module.mesh is None
+                                                            or backend != "jax"):
+        raise BladecError("--coordinator and --num-processes run sharded listings (with a "
+                          "mesh) on the jax backend")
     if module.mesh is not None and backend == "jax":
-        from bladec.runtime.mesh import run_sharded
+        from bladec.runtime.mesh import Cluster, run_sharded
         if timeline or padding or pad_multiple:
             raise BladecError("--timeline and --pad are not available for sharded listings "
                               "(one shard_map program runs them)")
+        if num_processes > 1 and coordinator is None:
+            raise BladecError("--num-processes needs --coordinator HOST:PORT")
+        cluster = (Cluster(coordinator, num_processes, process_id)
+                   if coordinator is not None else None)
         result = run_sharded(module, passes, limit=limit, dims=binding,
-                             inputs_path=inputs_path, seed=seed)
+                             inputs_path=inputs_path, seed=seed, cluster=cluster)
     else:  # NumPy runs a sharded listing on whole arrays: collectives are identities
         from bladec.sharding import whole_arrays
         result = run_listing(whole_arrays(module), passes, limit=limit, dims=binding,

@@ -71,3 +71,41 @@ def test_per_device_limit_is_refused_below_the_peak():
     assert report["per_device"] and report["peak_bytes"] <= 1 << 20
     # the input's block (64^3 * 4 / 8) is held by each device
     assert report["input_bytes"] == 64 ** 3 * 4 // 8
+
+
+def _free_port() -> int:
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_two_processes_through_jax_distributed(tmp_path):
+    """The same listing on two processes of 4 CPU devices each (jax.distributed, CPU
+    collectives through gloo): both get the array the one-process run gets."""
+    x = np.random.default_rng(1).standard_normal((64, 64, 64)).astype(np.float32)
+    np.savez(tmp_path / "in.npz", a=x)
+    port = _free_port()
+    env = {**ENV, "XLA_FLAGS": ""}  # each process brings its own 4 devices
+    procs = [subprocess.Popen(
+        BLADEC + ["run", "samples/reshard.mlir", "-p", "redistribute", "--inputs",
+                  str(tmp_path / "in.npz"), "--outputs", str(tmp_path / f"out{i}.npz"),
+                  "--coordinator", f"127.0.0.1:{port}", "--num-processes", "2",
+                  "--process-id", str(i)],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for i in range(2)]
+    for p in procs:
+        out, err = p.communicate(timeout=300)
+        assert p.returncode == 0, err[-2000:]
+        assert "8 devices" in out
+    for i in range(2):
+        np.testing.assert_array_equal(np.load(tmp_path / f"out{i}.npz")["b"], x)
+
+
+def test_cluster_options_need_a_sharded_listing():
+    done = _run(BLADEC + ["run", "samples/listing1-runnable.mlir", "--dims", "S1=4",
+                          "--num-processes", "2"])
+    assert done.returncode == 1 and "sharded listings" in done.stderr
+    done = _run(BLADEC + ["run", "samples/reshard.mlir", "--num-processes", "2",
+                          "--process-id", "2"])
+    assert done.returncode == 2 and "--process-id" in done.stderr

@@ -76,22 +76,46 @@ class ShardedResult:
         np.savez(path, **{k.lstrip("%"): v for k, v in self.outputs.items()})
 
 
-def ensure_devices(count: int) -> None:
-    """Ask JAX for ``count`` CPU devices if its backends are not started yet (the
+@dataclass(frozen=True)
+class Cluster:
+    """``jax.distributed`` for a run on several processes: every process runs the same
+    command with its own ``process_id``; each brings ``devices / processes`` devices."""
+    coordinator: str
+    processes: int
+    process_id: int
+
+
+def ensure_devices(count: int, cluster: Cluster | None = None) -> None:
+    """Ask JAX for ``count`` CPU devices in all if its backends are not started yet (the
     ``jax_num_cpu_devices`` option; ``XLA_FLAGS=--xla_force_host_platform_device_count``
-    does the same from outside). A started backend keeps what it has."""
+    does the same from outside), and join the cluster. A started backend keeps what it
+    has; ``jax_mesh`` then names what is missing."""
     import jax
+    local = count if cluster is None else -(-count // cluster.processes)
     try:
-        if jax.config.jax_num_cpu_devices < count:
-            jax.config.update("jax_num_cpu_devices", count)
+        if jax.config.jax_num_cpu_devices < local:
+            jax.config.update("jax_num_cpu_devices", local)
+        if cluster is not None:  # CPU collectives across processes go through gloo
+            jax.config.update("jax_cpu_collectives_implementation", "gloo")
     except RuntimeError:
-        pass  # backends already started: jax_mesh names what is missing
+        pass
+    if cluster is not None:
+        try:
+            jax.distributed.initialize(cluster.coordinator, cluster.processes,
+                                       cluster.process_id)
+        except (RuntimeError, ValueError) as exc:
+            raise BladecError(f"cannot join the cluster at {cluster.coordinator} as process "
+                              f"{cluster.process_id} of {cluster.processes}: {exc}") from None
 
 
 def run_sharded(module: Module, passes: list[Pass], limit: int | None = None,
                 dims: dict[str, int] | None = None, inputs_path: str | None = None,
-                seed: int = 0, repeats: int = 5) -> ShardedResult:
-    """Optimize, bind, compile one shard_map program, check the limit, run, report."""
+                seed: int = 0, repeats: int = 5, cluster: Cluster | None = None
+                ) -> ShardedResult:
+    """Optimize, bind, compile one shard_map program, check the limit, run, report.
+
+    With a ``cluster`` every process holds the same inputs (the same file or seed) and
+    places only its own devices' blocks; every process gets the whole outputs."""
     import jax
     from bladec.emit.shard import sharded_program
     from bladec.runtime.session import _load_inputs as load_inputs
@@ -99,7 +123,7 @@ def run_sharded(module: Module, passes: list[Pass], limit: int | None = None,
     mesh = module.mesh
     assert mesh is not None
     optimized = run_pipeline(module, passes)
-    ensure_devices(mesh.devices)
+    ensure_devices(mesh.devices, cluster)
     host = Executor(optimized, NumpyBackend())  # binding, shapes and inputs, as `run` does
     if inputs_path:
         inputs = load_inputs(inputs_path, host)
@@ -115,7 +139,9 @@ def run_sharded(module: Module, passes: list[Pass], limit: int | None = None,
                               f"gives {shapes[name]}")
     func = optimized.main
     prog = sharded_program(func, mesh, shapes)
-    placed = [jax.device_put(inputs[n], jax.sharding.NamedSharding(prog.mesh, s))
+    placed = [jax.make_array_from_callback(
+                  shapes[n], jax.sharding.NamedSharding(prog.mesh, s),
+                  lambda index, x=inputs[n]: x[index])
               for n, s in zip(prog.inputs, prog.in_specs)]
     start = time.perf_counter()
     compiled = prog.fn.lower(*placed).compile()
@@ -138,5 +164,8 @@ def run_sharded(module: Module, passes: list[Pass], limit: int | None = None,
         start = time.perf_counter()
         outs = jax.block_until_ready(compiled(*placed))
         result.seconds.append(time.perf_counter() - start)
+    if cluster is not None:
+        from jax.experimental.multihost_utils import process_allgather
+        outs = tuple(process_allgather(o, tiled=True) for o in outs)
     result.outputs = {n: np.asarray(o) for n, o in zip(prog.outputs, outs)}
     return result
