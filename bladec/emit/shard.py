@@ -5,10 +5,12 @@ collectives run on blocks through the same lowerings as everywhere (bladec/emit/
 and each collective becomes JAX's: ``shard_slice`` a ``lax.dynamic_slice_in_dim`` at
 ``lax.axis_index``, ``all_gather`` a tiled ``lax.all_gather``, ``all_to_all`` a tiled
 ``lax.all_to_all``, ``all_permute`` one ``lax.ppermute`` over every mesh axis, and a
-``reshard`` left in the listing the normal form of the ``redistribute`` pass.
+``reshard`` left in the listing the normal form of the ``redistribute`` pass. Runs of
+gathers (or slices) of one dim become one collective over their axes.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -62,13 +64,21 @@ def sharded_program(func: Func, mesh: Mesh, shapes: dict[str, tuple[int, ...]]) 
     def local(name: str) -> tuple[int, ...]:
         return local_shape(mesh, types[name], shapes[name])
 
+    runs = _fused_runs(func)
+
     def body(*args: Any) -> tuple:
         env = dict(zip(inputs, args))
         for op in func.ops:
             if op.name.startswith(("remat.", "schedule.")):
                 continue  # plans for the one-device runtime; nothing to run here
+            run = runs.get(id(op))
+            if run == []:
+                continue  # inside a run: its first op did it
             operands = [env[o] for o in op.operands]
-            if op.name in _COLLECTIVES:
+            if run:  # the first of a run: one collective over all its axes
+                env[run[-1].results[0].name] = _fused(mesh, run, operands[0],
+                                                      spec(types[op.operands[0]]))
+            elif op.name in _COLLECTIVES:
                 src = spec(types[op.operands[0]])
                 env[op.results[0].name] = _COLLECTIVES[op.name](
                     mesh, op, operands[0], src, spec(op.results[0].type))
@@ -88,6 +98,48 @@ def sharded_program(func: Func, mesh: Mesh, shapes: dict[str, tuple[int, ...]]) 
     return ShardedProgram(jax.jit(mapped), jmesh, in_specs, out_specs, inputs, outputs)
 
 
+def _fused_runs(func: Func) -> dict[int, list[Op]]:
+    """Consecutive gathers of one dim (or slices of one dim), each the only use of the
+    one before, as one collective over several axes: on many devices each collective
+    has a fixed cost (a rendezvous of every device) beside the bytes it moves. Maps the
+    first op of a run to the run and every later op to an empty list."""
+    users: dict[str, int] = {}
+    for op in func.ops:
+        for o in op.operands:
+            users[o] = users.get(o, 0) + 1
+    outputs = set(func.outputs())
+    out: dict[int, list[Op]] = {}
+    run: list[Op] = []
+
+    def close() -> None:
+        if len(run) > 1:
+            out[id(run[0])] = list(run)
+            out.update({id(o): [] for o in run[1:]})
+        run.clear()
+    for op in func.ops:
+        if run and (op.name == run[-1].name and op.attrs.get("dim") == run[-1].attrs["dim"]
+                    and op.operands[0] == run[-1].results[0].name
+                    and users.get(op.operands[0]) == 1 and op.operands[0] not in outputs):
+            run.append(op)
+            continue
+        close()
+        if op.name in ("all_gather", "shard_slice"):
+            run.append(op)
+    close()
+    return out
+
+
+def _fused(mesh: Mesh, run: list[Op], x: Any, src: Sharding) -> Any:
+    from jax import lax
+    d = run[0].attrs["dim"]
+    if run[0].name == "all_gather":  # pops the dim's newest axes: gather them, major first
+        axes = src[d][len(src[d]) - len(run):]
+        return lax.all_gather(x, axes, axis=d, tiled=True)
+    axes = tuple(op.attrs["axis"] for op in run)  # pushed in this order, major first
+    size = x.shape[d] // math.prod(mesh.size(a) for a in axes)
+    return lax.dynamic_slice_in_dim(x, lax.axis_index(axes) * size, size, axis=d)
+
+
 def _slice(mesh: Mesh, op: Op, x: Any, src: Sharding, dst: Sharding) -> Any:
     from jax import lax
     d, axis = op.attrs["dim"], op.attrs["axis"]
@@ -103,16 +155,18 @@ def _gather(mesh: Mesh, op: Op, x: Any, src: Sharding, dst: Sharding) -> Any:
 
 def _all_to_all(mesh: Mesh, op: Op, x: Any, src: Sharding, dst: Sharding) -> Any:
     from jax import lax
-    d, e = op.attrs["src"], op.attrs["dst"]
-    return lax.all_to_all(x, src[d][-1], split_axis=e, concat_axis=d, tiled=True)
+    d, e, k = op.attrs["src"], op.attrs["dst"], op.attrs.get("count", 1)
+    axes = src[d][-k:]  # major first: the group index is row-major over them
+    return lax.all_to_all(x, axes if k > 1 else axes[0], split_axis=e, concat_axis=d,
+                          tiled=True)
 
 
 def _permute(mesh: Mesh, op: Op, x: Any, src: Sharding, dst: Sharding) -> Any:
     from jax import lax
-    pairs = [(a, b) for a, b in permutation(mesh, src, dst) if a != b]
-    if not pairs:
+    pairs = permutation(mesh, src, dst)
+    if all(a == b for a, b in pairs):
         return x
-    return lax.ppermute(x, mesh.names, permutation(mesh, src, dst))
+    return lax.ppermute(x, mesh.names, pairs)
 
 
 def _reshard(mesh: Mesh, op: Op, x: Any, src: Sharding, dst: Sharding) -> Any:

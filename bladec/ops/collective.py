@@ -57,12 +57,14 @@ def _slice(mesh: Mesh, op: Op, src: Sharding) -> Sharding | None:
 
 def _all_to_all(mesh: Mesh, op: Op, src: Sharding) -> Sharding | None:
     d, e = _dim(op, src, "src"), _dim(op, src, "dst")
+    k = op.attrs.get("count", 1)
     if d == e:
         raise BladecError("'all_to_all': src and dst must be different dims", op.loc)
-    if not src[d]:
-        raise BladecError(f"'all_to_all': dim {d} is not split; nothing to move", op.loc)
+    if not 1 <= k <= len(src[d]):
+        raise BladecError(f"'all_to_all': dim {d} is split over {len(src[d])} mesh axes; "
+                          f"can not move {k}", op.loc)
     out = list(src)
-    out[d], out[e] = src[d][:-1], src[e] + (src[d][-1],)
+    out[d], out[e] = src[d][:-k], src[e] + src[d][-k:]
     return tuple(out)
 
 
@@ -130,7 +132,9 @@ register(OpDef("shard_slice", "`shard_slice(%x) {dim = d, axis = \"a\"}`: each d
                required=frozenset({"dim", "axis"}), recomputable=False))
 register(OpDef("all_to_all", "`all_to_all(%x) {src = d, dst = e}`: moves dim d's newest mesh "
                "axis onto dim e (newest there): d is gathered and e split over that axis; "
-               "the local size is unchanged.", _same, attrs={"src": "int", "dst": "int"},
+               "the local size is unchanged. `count = k` moves d's k newest axes at once, "
+               "in their order (one collective over k axes).", _same,
+               attrs={"src": "int", "dst": "int", "count": "int"},
                required=frozenset({"src", "dst"}), recomputable=False))
 register(OpDef("all_permute", "`all_permute(%x) -> tensor<..., {...}>`: a collective permute "
                "to a sharding that cuts every dim into as many blocks (the local shape is "

@@ -65,14 +65,25 @@ def normal_form(mesh: Mesh, src: Sharding, dst: Sharding) -> list[Step]:
             emit("all_permute", {})
             continue
 
-        def lands(d: int) -> bool:
+        def lands(d: int) -> int:
+            """How many of d's newest axes move to their dim's next places in the goal
+            at once (0: the newest one does not land)."""
             e = home[cur[d][-1]]
-            return goal[e][:len(cur[e]) + 1] == cur[e] + [cur[d][-1]]
-        d = next((d for d in movable if lands(d)), movable[0])
-        a = cur[d].pop()
-        e = home[a]
-        cur[e].append(a)
-        emit("all_to_all", {"src": d, "dst": e})
+            best = 0
+            for k in range(1, len(cur[d]) + 1):
+                moved = cur[d][-k:]
+                if any(home[a] != e for a in moved):
+                    break
+                if goal[e][:len(cur[e]) + k] == cur[e] + moved:
+                    best = k
+            return best
+        d = max(movable, key=lambda d: (lands(d) > 0, lands(d)))
+        k = max(lands(d), 1)
+        moved = cur[d][-k:]
+        del cur[d][-k:]
+        e = home[moved[0]]
+        cur[e].extend(moved)
+        emit("all_to_all", {"src": d, "dst": e, **({"count": k} if k > 1 else {})})
     # 2c. the order within each dim
     if cur != goal:
         cur = [list(axes) for axes in goal]

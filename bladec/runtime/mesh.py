@@ -19,6 +19,7 @@ from bladec.analysis.memory import exact_sizes, exact_timeline
 from bladec.errors import BladecError
 from bladec.ir import Module
 from bladec.passes import Pass, run_pipeline
+from bladec.passes.redistribute import RedistributePass
 from bladec.runtime.backend import NumpyBackend
 from bladec.runtime.executor import Executor
 from bladec.units import format_size
@@ -122,7 +123,8 @@ def run_sharded(module: Module, passes: list[Pass], limit: int | None = None,
     from bladec.runtime.session import _random_inputs as random_inputs
     mesh = module.mesh
     assert mesh is not None
-    optimized = run_pipeline(module, passes)
+    # a reshard left in the listing runs as the redistribute pass writes it
+    optimized = RedistributePass().apply(run_pipeline(module, passes))
     ensure_devices(mesh.devices, cluster)
     host = Executor(optimized, NumpyBackend())  # binding, shapes and inputs, as `run` does
     if inputs_path:
