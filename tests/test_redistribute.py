@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -245,3 +246,35 @@ def test_permutation_is_a_bijection():
     assert sorted(a for a, _ in pairs) == list(range(8))
     assert sorted(b for _, b in pairs) == list(range(8))
     assert math.prod(splits(mesh, (("x", "y"), ()))) == 4
+
+
+def test_analyze_gives_sizes_and_peak_per_device():
+    """`bladec analyze` of a sharded listing: every value's bytes are its block's, and
+    the default pipeline (analyze, schedule, remat) plans on those sizes."""
+    from clirunner import make_runner
+    from bladec.cli import main
+    sample = str(Path(__file__).resolve().parent.parent / "samples" / "sharded.mlir")
+    done = make_runner().invoke(main, ["analyze", sample, "--dims", "S0=64", "--json"])
+    assert done.exit_code == 0, done.output
+    import json
+    report = json.loads(done.stdout)
+    assert report["mesh"] == {"x": 4, "y": 2}
+    values = report["values"]
+    assert values["%h"]["blocks"] == 4 and report["bytes_at"]["%h"] == 64 * 64 * 4 // 4
+    assert values["%hs"]["blocks"] == 8 and report["bytes_at"]["%hs"] == 64 * 64 * 4 // 8
+    assert report["bytes_at"]["%v"] == 64 * 64 * 4 // 2
+    text = make_runner().invoke(main, ["analyze", sample]).stdout
+    assert "values (per device of mesh {x = 4, y = 2}):" in text
+    assert "S0 = 8*S" in text  # the split batch must be a multiple of 8: required
+    optimized = make_runner().invoke(main, ["optimize", sample])
+    assert optimized.exit_code == 0, optimized.output
+    again = make_runner().invoke(main, ["optimize", "-p", "none", "-"], input=optimized.stdout)
+    assert again.exit_code == 0 and again.stdout == optimized.stdout
+
+
+def test_a_binding_that_breaks_a_split_is_refused():
+    from clirunner import make_runner
+    from bladec.cli import main
+    sample = str(Path(__file__).resolve().parent.parent / "samples" / "sharded.mlir")
+    done = make_runner().invoke(main, ["analyze", sample, "--dims", "S0=60"])
+    assert done.exit_code == 1 and "S0=60" in done.output
