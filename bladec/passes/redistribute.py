@@ -55,14 +55,36 @@ def normal_form(mesh: Mesh, src: Sharding, dst: Sharding) -> list[Step]:
     # the state before the gathers: the target plus, per dim, its axes to gather
     goal = [list(axes) + [a for a in src[d] if a not in dim_dst] for d, axes in enumerate(dst)]
     home = {a: d for d, axes in enumerate(goal) for a in axes}
-    # 2. moves, preferring one that extends its target dim's prefix of the goal; when
-    # every axis still to move sits under one that stays, a permute brings it up
+    # 2. moves and permutes: the cheaper of two plans (fewer collectives, then fewer
+    # permutes, which move every block)
+    plans = [p for p in (_greedy(cur, goal, home), _arranged(cur, goal, home)) if p is not None]
+    middle = min(plans, key=lambda p: (len(p), sum(op == "all_permute" for op, _, _ in p)))
+    for op, attrs, state in middle:
+        cur = [list(axes) for axes in state]
+        emit(op, attrs)
+    # 3. gathers, minor first
+    for d in range(len(cur)):
+        while len(cur[d]) > len(dst[d]):
+            cur[d].pop()
+            emit("all_gather", {"dim": d})
+    return steps
+
+
+Plan = list[tuple[str, dict, list[list[str]]]]
+
+
+def _greedy(cur: list[list[str]], goal: list[list[str]], home: dict[str, int]) -> Plan:
+    """Moves that extend a target dim's prefix of the goal where one can; where every
+    axis still to move lies under one that stays, a permute brings the leaving axes up;
+    a last permute fixes the order the moves left."""
+    cur = [list(axes) for axes in cur]
+    plan: Plan = []
     while any(home[a] != d for d, axes in enumerate(cur) for a in axes):
         movable = [d for d, axes in enumerate(cur) if axes and home[axes[-1]] != d]
         if not movable:
             cur = [[a for a in axes if home[a] == d] + [a for a in axes if home[a] != d]
                    for d, axes in enumerate(cur)]
-            emit("all_permute", {})
+            plan.append(("all_permute", {}, [list(a) for a in cur]))
             continue
 
         def lands(d: int) -> int:
@@ -79,21 +101,68 @@ def normal_form(mesh: Mesh, src: Sharding, dst: Sharding) -> list[Step]:
             return best
         d = max(movable, key=lambda d: (lands(d) > 0, lands(d)))
         k = max(lands(d), 1)
-        moved = cur[d][-k:]
-        del cur[d][-k:]
-        e = home[moved[0]]
-        cur[e].extend(moved)
-        emit("all_to_all", {"src": d, "dst": e, **({"count": k} if k > 1 else {})})
-    # 2c. the order within each dim
+        plan.append(_move(cur, d, k, home))
     if cur != goal:
-        cur = [list(axes) for axes in goal]
-        emit("all_permute", {})
-    # 3. gathers, minor first
-    for d in range(len(cur)):
-        while len(cur[d]) > len(dst[d]):
-            cur[d].pop()
-            emit("all_gather", {"dim": d})
-    return steps
+        plan.append(("all_permute", {}, [list(a) for a in goal]))
+    return plan
+
+
+def _arranged(cur: list[list[str]], goal: list[list[str]], home: dict[str, int]
+              ) -> Plan | None:
+    """One permute first arranges every dim (its axes stay on it) so that the moves, one
+    all_to_all per run of axes that go from one dim to adjacent places of another, land
+    each axis in its place in the goal; a last permute only where an axis that stays sits
+    above one that arrives. None where two dims trade axes (the greedy plan does it)."""
+    rank = len(cur)
+    source = {a: d for d, axes in enumerate(cur) for a in axes}
+    runs: list[tuple[int, int, list[str]]] = []  # (from, to, axes in goal order)
+    for e in range(rank):
+        for a in goal[e]:
+            d = source[a]
+            if d == e:
+                continue
+            if runs and runs[-1][1] == e and runs[-1][0] == d and \
+                    goal[e].index(runs[-1][2][-1]) + 1 == goal[e].index(a):
+                runs[-1][2].append(a)
+            else:
+                runs.append((d, e, [a]))
+    # a dim receives only once every run out of it has left (else what arrives would
+    # cover what leaves); into each dim the runs go in goal order
+    order: list[tuple[int, int, list[str]]] = []
+    pending = list(runs)
+    while pending:
+        ready = next((r for r in pending if not any(o[0] == r[1] for o in pending)
+                      and next(p for p in pending if p[1] == r[1]) is r), None)
+        if ready is None:
+            return None  # two dims trade axes: this plan can not do it
+        order.append(ready)
+        pending.remove(ready)
+    runs = order
+    arranged = [sorted((a for a in cur[d] if home[a] == d), key=goal[d].index)
+                for d in range(rank)]
+    for d, _, axes in reversed(runs):  # the first run to leave a dim ends up on top
+        arranged[d].extend(axes)
+    plan: Plan = []
+    if arranged != cur:
+        plan.append(("all_permute", {}, [list(a) for a in arranged]))
+    state = [list(a) for a in arranged]
+    for d, e, axes in runs:
+        plan.append(_move(state, d, len(axes), home))
+    if state != goal:
+        plan.append(("all_permute", {}, [list(a) for a in goal]))
+    return plan
+
+
+def _move(cur: list[list[str]], d: int, k: int, home: dict[str, int]
+          ) -> tuple[str, dict, list[list[str]]]:
+    """An all_to_all of d's k newest axes onto their dim, applied to ``cur``."""
+    moved = cur[d][-k:]
+    e = home[moved[0]]
+    assert e != d and all(home[a] == e for a in moved), (cur, d, k)
+    del cur[d][-k:]
+    cur[e].extend(moved)
+    return "all_to_all", {"src": d, "dst": e, **({"count": k} if k > 1 else {})}, \
+        [list(a) for a in cur]
 
 
 @register
