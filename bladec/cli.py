@@ -303,9 +303,10 @@ def run(file: str, mem_limit: str | None, dims: str | None, inputs_path: str | N
                           "mesh) on the jax backend")
     if module.mesh is not None and backend == "jax":
         from bladec.runtime.mesh import Cluster, run_sharded
-        if timeline or padding or pad_multiple:
-            raise BladecError("--timeline and --pad are not available for sharded listings "
-                              "(one shard_map program runs them)")
+        if timeline or padding or pad_multiple or bitwise:
+            raise BladecError("--timeline, --pad and --bitwise are not available for sharded "
+                              "listings on the jax backend (one shard_map program runs them; "
+                              "--backend numpy runs them bit for bit on whole arrays)")
         if num_processes > 1 and coordinator is None:
             raise BladecError("--num-processes needs --coordinator HOST:PORT")
         cluster = (Cluster(coordinator, num_processes, process_id)

@@ -109,3 +109,23 @@ def test_cluster_options_need_a_sharded_listing():
     done = _run(BLADEC + ["run", "samples/reshard.mlir", "--num-processes", "2",
                           "--process-id", "2"])
     assert done.returncode == 2 and "--process-id" in done.stderr
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--bitwise"], "not available for sharded listings"),
+    (["--timeline", "t.csv"], "not available for sharded listings"),
+])
+def test_sharded_run_refuses_what_it_can_not_do(extra, message, tmp_path):
+    done = _run(BLADEC + ["run", "samples/reshard.mlir", *[
+        str(tmp_path / e) if e.endswith(".csv") else e for e in extra]])
+    assert done.returncode == 1 and message in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_a_mesh_larger_than_the_devices_is_an_error(tmp_path):
+    listing = tmp_path / "big.mlir"
+    listing.write_text("mesh {x = 100000000}\nfunc.func @main(%a: tensor<100000000, {x}>) {\n"
+                       "  %b = reshard(%a) -> tensor<100000000>\n  return %b\n}\n")
+    done = _run(BLADEC + ["run", str(listing), "-p", "none"], timeout=120)
+    assert done.returncode == 1, done.stderr
+    assert "the mesh needs 100000000 devices" in done.stderr

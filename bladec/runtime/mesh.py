@@ -86,6 +86,9 @@ class Cluster:
     process_id: int
 
 
+MAX_CPU_DEVICES = 256  # more virtual CPU devices than this is a typo, not a test mesh
+
+
 def ensure_devices(count: int, cluster: Cluster | None = None) -> None:
     """Ask JAX for ``count`` CPU devices in all if its backends are not started yet (the
     ``jax_num_cpu_devices`` option; ``XLA_FLAGS=--xla_force_host_platform_device_count``
@@ -93,6 +96,8 @@ def ensure_devices(count: int, cluster: Cluster | None = None) -> None:
     has; ``jax_mesh`` then names what is missing."""
     import jax
     local = count if cluster is None else -(-count // cluster.processes)
+    if local > MAX_CPU_DEVICES:
+        return  # jax_mesh says how many devices the mesh needs and how many there are
     try:
         if jax.config.jax_num_cpu_devices < local:
             jax.config.update("jax_num_cpu_devices", local)
@@ -118,7 +123,7 @@ def run_sharded(module: Module, passes: list[Pass], limit: int | None = None,
     With a ``cluster`` every process holds the same inputs (the same file or seed) and
     places only its own devices' blocks; every process gets the whole outputs."""
     import jax
-    from bladec.emit.shard import sharded_program
+    from bladec.emit.shard import jax_mesh, sharded_program
     from bladec.runtime.session import _load_inputs as load_inputs
     from bladec.runtime.session import _random_inputs as random_inputs
     mesh = module.mesh
@@ -126,6 +131,7 @@ def run_sharded(module: Module, passes: list[Pass], limit: int | None = None,
     # a reshard left in the listing runs as the redistribute pass writes it
     optimized = RedistributePass().apply(run_pipeline(module, passes))
     ensure_devices(mesh.devices, cluster)
+    jax_mesh(mesh)  # enough devices? before any input is made
     host = Executor(optimized, NumpyBackend())  # binding, shapes and inputs, as `run` does
     if inputs_path:
         inputs = load_inputs(inputs_path, host)
