@@ -211,7 +211,8 @@ def _verify_redistribution_bound(func: Func, mesh: Mesh) -> None:
     """Every value inside a chain of collectives is at most as large, per device, as the
     larger of the chain's ends (the memory guarantee of a normal-form redistribution).
 
-    A chain starts at a value no collective made and follows single-use collectives.
+    A chain starts at a value that is not the single use of a collective's result, and
+    follows single-use collectives.
     Collectives keep the global shape, so local sizes compare as ``N / ways``: the bound
     is ``ways(mid) >= min(ways(start), ways(end))``, which holds for every value of the
     symbols whatever the dims are.
@@ -227,8 +228,9 @@ def _verify_redistribution_bound(func: Func, mesh: Mesh) -> None:
         if op.name not in SHARD_RULES or op.name == "reshard":
             continue
         first = producers.get(op.operands[0])
-        if first is not None and first.name in SHARD_RULES and first.name != "reshard":
-            continue  # not the start of a chain
+        if (first is not None and first.name in SHARD_RULES and first.name != "reshard"
+                and len(users[op.operands[0]]) == 1 and op.operands[0] not in outputs):
+            continue  # inside the chain that starts above
         chain = [op]
         while True:
             name = chain[-1].results[0].name

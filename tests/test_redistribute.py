@@ -186,6 +186,20 @@ func.func @main(%a: tensor<?x?, [@S0, @S1], {x, y}>) {
     assert all(n <= top for n in sizes.values())
 
 
+def test_a_chain_that_starts_at_a_shared_value_is_checked_too():
+    text = """mesh {x = 4}
+func.func @main(%a: tensor<8x8, {x, _}>) {
+  %s = all_to_all(%a) {src = 0, dst = 1} -> tensor<8x8, {_, x}>
+  %t = exp(%s) -> tensor<8x8, {_, x}>
+  %b = all_gather(%s) {dim = 1} -> tensor<8x8>
+  %c = shard_slice(%b) {dim = 0, axis = "x"} -> tensor<8x8, {x, _}>
+  return %t, %c
+}
+"""
+    with pytest.raises(BladecError, match="larger per device than both ends"):
+        verify(parse_module(text))
+
+
 def test_verifier_refuses_a_chain_above_the_bound():
     text = """mesh {x = 4}
 func.func @main(%a: tensor<8x8, {x, _}>) {
