@@ -65,6 +65,9 @@ class TensorType:
     # major first; None for an unsharded type (replicated on every device of a mesh).
     # ``dims`` are always the global dims; bladec/sharding.py gives the local ones.
     sharding: tuple[tuple[str, ...], ...] | None = None
+    # Mesh axes over which each device holds a partial sum (``{x, _, +y}``): the value is
+    # the sum of the blocks of the devices along them, until an ``all_reduce``.
+    partial: tuple[str, ...] = ()
 
     @property
     def rank(self) -> int:
@@ -75,10 +78,11 @@ class TensorType:
         return DTYPE_BYTES[self.dtype]
 
     def with_binds(self, binds: tuple[str, ...] | None) -> "TensorType":
-        return TensorType(self.dims, self.dtype, binds, self.sharding)
+        return TensorType(self.dims, self.dtype, binds, self.sharding, self.partial)
 
-    def with_sharding(self, sharding: tuple[tuple[str, ...], ...] | None) -> "TensorType":
-        return TensorType(self.dims, self.dtype, self.binds, sharding)
+    def with_sharding(self, sharding: tuple[tuple[str, ...], ...] | None,
+                      partial: tuple[str, ...] = ()) -> "TensorType":
+        return TensorType(self.dims, self.dtype, self.binds, sharding, partial)
 
 
 @dataclass(frozen=True)

@@ -48,6 +48,10 @@ def check_type(mesh: Mesh | None, t: TensorType, what: str, loc: Loc) -> None:
     """Axes exist (each once, checked by the parser), static dims divide evenly."""
     if t.sharding is None:
         return
+    for a in t.partial:
+        if mesh is not None and a not in mesh.names:
+            raise BladecError(f"{what}: mesh axis '{a}' is not in the mesh "
+                              f"({', '.join(mesh.names)})", loc)
     if mesh is None:
         raise BladecError(f"{what} has a sharded type but the listing declares no mesh "
                           "(add 'mesh {x = 4, ...}')", loc)
@@ -102,7 +106,7 @@ def whole_arrays(module: Module) -> Module:
     """The listing as one device runs it: no mesh, every type unsplit, each collective
     the identity it is on whole arrays (the reference a sharded run must equal)."""
     def retype(v: Value) -> Value:
-        return Value(v.name, v.type.with_sharding(None), v.donated)
+        return Value(v.name, v.type.with_sharding(None, ()), v.donated)
 
     def ops(block: list[Op]) -> list[Op]:
         return [replace(op, results=[retype(r) for r in op.results],

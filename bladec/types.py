@@ -15,7 +15,7 @@ _MAX_DIM_DIGITS = len(str(MAX_DIM))
 _BIND = re.compile(r"\s*@([SC][A-Za-z0-9_]*)\s*")
 _DIM = re.compile(r"\s*(\?|[0-9]+|[A-Za-z][A-Za-z0-9]*)\s*")
 AXIS_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
-_SHARD_ITEM = re.compile(r"\s*(?:(_)|([A-Za-z][A-Za-z0-9_]*)|\(([^()]*)\))\s*(,|$)")
+_SHARD_ITEM = re.compile(r"\s*(\+)?\s*(?:(_)|([A-Za-z][A-Za-z0-9_]*)|\(([^()]*)\))\s*(,|$)")
 
 Sharding = tuple[tuple[str, ...], ...]
 
@@ -40,13 +40,13 @@ def parse_type(text: str, loc: Loc) -> TensorType:
     def fail(msg: str, offset: int) -> BladecError:
         return BladecError(msg, Loc(loc.file, loc.line, loc.col + base + offset))
 
-    sharding = None
+    sharding, partial = None, ()
     brace = body.find("{")
     if brace >= 0:
         head = body[:brace].rstrip()
         if not head.endswith(","):
             raise fail("expected ',' before the sharding '{...}' in tensor type", brace)
-        sharding = _parse_sharding(body[brace:], lambda msg, at: fail(msg, brace + at))
+        sharding, partial = _parse_sharding(body[brace:], lambda msg, at: fail(msg, brace + at))
         body = head[:-1]
 
     shape_part, sep, bind_part = body.partition(",")
@@ -109,27 +109,31 @@ def parse_type(text: str, loc: Loc) -> TensorType:
     if sharding is not None and len(sharding) != len(dims):
         raise fail(f"tensor type has {len(dims)} dims but its sharding gives {len(sharding)}",
                    brace)
-    return TensorType(tuple(dims), dtype, binds, sharding)
+    return TensorType(tuple(dims), dtype, binds, sharding, partial)
 
 
-def _parse_sharding(text: str, fail) -> Sharding:
-    """``{y, _, (x, z)}``: per dim ``_`` (not split), an axis, or axes major first."""
+def _parse_sharding(text: str, fail) -> tuple[Sharding, tuple[str, ...]]:
+    """``{y, _, (x, z)}``: per dim ``_`` (not split), an axis, or axes major first; a
+    last ``+x`` or ``+(x, y)``: partial sums over those axes."""
     if not text.rstrip().endswith("}"):
         raise fail("the sharding '{...}' must end the tensor type", 0)
     inner = text.rstrip()[1:-1]
     out: list[tuple[str, ...]] = []
+    partial: tuple[str, ...] = ()
     seen: set[str] = set()
     pos = 0
     while inner.strip() and pos < len(inner):
         m = _SHARD_ITEM.match(inner, pos)
-        if not m:
-            raise fail("expected '_', a mesh axis or '(axis, ...)' in the sharding", 1 + pos)
-        if m.group(1):
+        if not m or (partial and m):
+            what = "nothing after the partial axes '+...'" if partial else \
+                "'_', a mesh axis or '(axis, ...)'"
+            raise fail(f"expected {what} in the sharding", 1 + pos)
+        if m.group(2):
             axes: tuple[str, ...] = ()
-        elif m.group(2):
-            axes = (m.group(2),)
+        elif m.group(3):
+            axes = (m.group(3),)
         else:
-            axes = tuple(a.strip() for a in m.group(3).split(",")) if m.group(3).strip() else ()
+            axes = tuple(a.strip() for a in m.group(4).split(",")) if m.group(4).strip() else ()
             bad = next((a for a in axes if not AXIS_NAME.fullmatch(a)), None)
             if bad is not None:
                 raise fail(f"bad mesh axis name '{bad}' in the sharding", 1 + pos)
@@ -137,17 +141,23 @@ def _parse_sharding(text: str, fail) -> Sharding:
             if a in seen:
                 raise fail(f"mesh axis '{a}' is used twice in one type", 1 + pos)
             seen.add(a)
-        out.append(axes)
+        if m.group(1):
+            if not axes:
+                raise fail("'+' needs the mesh axes of the partial sums", 1 + pos)
+            partial = axes
+        else:
+            out.append(axes)
         pos = m.end()
-        if m.group(4) == "," and not inner[pos:].strip():
+        if m.group(5) == "," and not inner[pos:].strip():
             raise fail("expected '_', a mesh axis or '(axis, ...)' after ','", 1 + pos)
-    return tuple(out)
+    return tuple(out), partial
 
 
-def format_sharding(sharding: Sharding) -> str:
+def format_sharding(sharding: Sharding, partial: tuple[str, ...] = ()) -> str:
     def one(axes: tuple[str, ...]) -> str:
         return "_" if not axes else axes[0] if len(axes) == 1 else "(" + ", ".join(axes) + ")"
-    return "{" + ", ".join(one(a) for a in sharding) + "}"
+    items = [one(a) for a in sharding] + (["+" + one(partial)] if partial else [])
+    return "{" + ", ".join(items) + "}"
 
 
 def format_type(t: TensorType) -> str:
@@ -161,5 +171,5 @@ def format_type(t: TensorType) -> str:
     if t.binds is not None and t.binds:
         text += ", [" + ", ".join("@" + b for b in t.binds) + "]"
     if t.sharding is not None:
-        text += ", " + format_sharding(t.sharding)
+        text += ", " + format_sharding(t.sharding, t.partial)
     return text + ">"

@@ -156,7 +156,7 @@ def test_ops_sample_uses_every_registered_op():
 
     used = set()
     # The collectives need a mesh; samples/sharded.mlir is their zoo.
-    for sample in ("ops.mlir", "sharded.mlir"):
+    for sample in ("ops.mlir", "sharded.mlir", "mlp-train-sharded.mlir"):
         module = parse_module((SAMPLES / sample).read_text(encoding="utf-8"))
         used |= {op.name for func in module.funcs for op in walk(func.ops)}
     # schedule.versions needs a second copy of the function; diamond.mlir's RUN lines

@@ -730,7 +730,8 @@ def _concrete(module: Module, info: ShapeInfo, full: dict[str, int]) -> Module:
     """The listing with every dim replaced by its number under ``full`` and no binds."""
     def retype(v: Value) -> Value:
         dims = tuple(d.evaluate(full) for d in info.dims[v.name])
-        return Value(v.name, TensorType(dims, v.type.dtype, None, v.type.sharding))
+        return Value(v.name, TensorType(dims, v.type.dtype, None, v.type.sharding,
+                                        v.type.partial))
 
     def ops(block: list[Op]) -> list[Op]:
         return [Op(op.name, op.operands, [retype(r) for r in op.results], op.attrs,

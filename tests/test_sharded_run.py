@@ -129,3 +129,31 @@ def test_a_mesh_larger_than_the_devices_is_an_error(tmp_path):
     done = _run(BLADEC + ["run", str(listing), "-p", "none"], timeout=120)
     assert done.returncode == 1, done.stderr
     assert "the mesh needs 100000000 devices" in done.stderr
+
+
+def test_sharded_training_step_equals_the_one_device_step(tmp_path):
+    """samples/mlp-train-sharded.mlir (batch over x, hidden over y, partial sums and
+    all_reduces) on 8 devices against samples/mlp-train.mlir on one, same inputs, under a
+    per-device limit; a limit below its per-device peak is refused."""
+    rng = np.random.default_rng(0)
+    arrays = {"x": rng.standard_normal((8, 16, 64)), "y": rng.standard_normal((8, 16, 64)),
+              "w1": rng.standard_normal((64, 512)) * 0.1, "b1": rng.standard_normal(512) * 0.1,
+              "w2": rng.standard_normal((512, 64)) * 0.1, "b2": rng.standard_normal(64) * 0.1}
+    np.savez(tmp_path / "in.npz", **{k: v.astype(np.float32) for k, v in arrays.items()})
+    sharded = _run(BLADEC + ["run", "samples/mlp-train-sharded.mlir", "--inputs",
+                             str(tmp_path / "in.npz"), "--outputs", str(tmp_path / "s.npz"),
+                             "--mem-limit", "600KiB", "--json"])
+    assert sharded.returncode == 0, sharded.stderr
+    report = json.loads(sharded.stdout)
+    assert report["per_device"] and report["peak_bytes"] <= 600 * 1024
+    one = _run(BLADEC + ["run", "samples/mlp-train.mlir", "--inputs", str(tmp_path / "in.npz"),
+                         "--outputs", str(tmp_path / "one.npz"), "--json"])
+    assert one.returncode == 0, one.stderr
+    assert json.loads(one.stdout)["peak_bytes"] > report["peak_bytes"]
+    s, o = np.load(tmp_path / "s.npz"), np.load(tmp_path / "one.npz")
+    assert sorted(s.files) == sorted(o.files) == ["b1n", "b2n", "loss", "w1n", "w2n"]
+    for k in s.files:
+        np.testing.assert_allclose(s[k], o[k], rtol=1e-5, atol=1e-5, err_msg=k)
+    low = _run(BLADEC + ["run", "samples/mlp-train-sharded.mlir", "--inputs",
+                         str(tmp_path / "in.npz"), "--mem-limit", "200KiB"])
+    assert low.returncode == 1 and "per-device peak" in low.stderr

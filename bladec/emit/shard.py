@@ -55,6 +55,7 @@ def jax_mesh(mesh: Mesh) -> Any:
 def sharded_program(func: Func, mesh: Mesh, shapes: dict[str, tuple[int, ...]]) -> ShardedProgram:
     """``shapes``: every value's global shape (the analysis under a binding)."""
     import jax
+    from jax import lax
     from bladec.runtime.jax_backend import JaxKernels
     K = JaxKernels()
     types = func.value_types()
@@ -78,6 +79,8 @@ def sharded_program(func: Func, mesh: Mesh, shapes: dict[str, tuple[int, ...]]) 
             if run:  # the first of a run: one collective over all its axes
                 env[run[-1].results[0].name] = _fused(mesh, run, operands[0],
                                                       spec(types[op.operands[0]]))
+            elif op.name == "all_reduce":
+                env[op.results[0].name] = lax.psum(operands[0], types[op.operands[0]].partial)
             elif op.name in _COLLECTIVES:
                 src = spec(types[op.operands[0]])
                 env[op.results[0].name] = _COLLECTIVES[op.name](

@@ -123,7 +123,7 @@ def write_back(module: Module, info: ShapeInfo, func: Func | None = None) -> Mod
         symbolic = any(d is None for d in dims)
         keep = v.type.binds is not None or symbolic
         t = TensorType(tuple(dims), v.type.dtype, tuple(binds) if keep and dims else None,
-                       v.type.sharding)
+                       v.type.sharding, v.type.partial)
         used.update(b for b in (t.binds or ()) if not b.startswith("C"))
         return Value(v.name, t, v.donated)
 

@@ -393,11 +393,15 @@ def _analyze(module: Module, func: Func) -> tuple[ShapeInfo, bool]:
             ways[name] = math.prod(split)
             for j, k in enumerate(split):
                 key = (dims[name][j].key(), k)
-                if k > 1 and not dims[name][j].is_const and key not in multiples:
-                    multiples.add(key)  # the split requires a multiple of k
-                    solver.add(_Equation(dims[name][j] - const(k) * sym(fresh()), loc,
-                                         f"dim {j} of {name} is split {k} ways",
-                                         who=f"the sharding of {name}"))
+                if k == 1 or dims[name][j].is_const or key in multiples:
+                    continue
+                multiples.add(key)
+                if all(c % k == 0 for c in dims[name][j].subs(solver.subst).terms.values()):
+                    continue  # proved a multiple by the relations so far
+                # else the split requires one: dim = k * (a new symbol)
+                solver.add(_Equation(dims[name][j] - const(k) * sym(fresh()), loc,
+                                     f"dim {j} of {name} is split {k} ways",
+                                     who=f"the sharding of {name}"))
 
     for arg in func.args:
         define(arg.name, arg.type, func.loc)
