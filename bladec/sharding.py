@@ -23,10 +23,6 @@ def spec(t: TensorType) -> Sharding:
     return t.sharding if t.sharding is not None else ((),) * t.rank
 
 
-def is_split(t: TensorType) -> bool:
-    return any(spec(t))
-
-
 def splits(mesh: Mesh, sharding: Sharding) -> list[int]:
     """Per dim, how many blocks it is cut into."""
     return [math.prod(mesh.size(a) for a in axes) for axes in sharding]
