@@ -213,6 +213,15 @@ def markdown(rows: list[dict], summary: dict, command: str) -> str:
         lines.append(f"| {base} | {s['speedup_geomean']:.2f}x | {s['replicating_pairs']} | "
                      f"{s['speedup_geomean_replicating']:.2f}x | {s['temp_ratio_geomean']:.2f}x | "
                      f"{s['sent_ratio_geomean']:.2f}x |")
+    i = summary["xla_identity"]
+    verdict = {True: "met", False: "NOT met"}
+    lines += ["", "goals (against the jit identity):",
+              f"- every program within the bound: {verdict[summary['within_bound'] == summary['pairs']]}",
+              f"- geomean speed >= 1.0x: {verdict[i['speedup_geomean'] >= 1.0]} "
+              f"({i['speedup_geomean']:.2f}x)",
+              f"- geomean speed >= 1.5x where XLA replicates: "
+              f"{verdict[i['speedup_geomean_replicating'] >= 1.5]} "
+              f"({i['speedup_geomean_replicating']:.2f}x over {i['replicating_pairs']} pairs)"]
     lines += ["", "pairs where XLA's identity replicates (mesh, source -> target):", ""]
     lines += [f"- {r['mesh']} {r['src']} -> {r['dst']}: XLA {r['xla_identity_temp']} B scratch, "
               f"{r['xla_identity_time'] * 1e3:.2f} ms; bladec {r['bladec_temp']} B, "
