@@ -201,14 +201,19 @@ def _analysis_text(report: dict) -> str:
     lines += [f"  {r}" for r in report["relations"]] or ["  (none)"]
     exact = report.get("bytes_at", {})
     width = max((len(v) for v in report["values"]), default=4)
-    lines.append("values:")
+    mesh = report.get("mesh")
+    where = ""
+    if mesh:
+        where = " (per device of mesh {" + ", ".join(f"{a} = {n}" for a, n in mesh.items()) + "})"
+    lines.append(f"values{where}:")
     for name, v in report["values"].items():
         shape = "[" + ", ".join(v["shape"]) + "]"
         extra = f"  = {format_size(exact[name])}" if name in exact else ""
-        lines.append(f"  {name:<{width}}  {shape} {v['dtype']}  {v['bytes']} bytes{extra}")
+        split = f" in {v['blocks']} blocks" if v.get("blocks", 1) > 1 else ""
+        lines.append(f"  {name:<{width}}  {shape} {v['dtype']}{split}  {v['bytes']} bytes{extra}")
     for name, peak in report.get("versions", {}).items():
         lines.append(f"version @{name}: peak {peak}")
-    lines.append(f"memory by step (order of @{report['version']}):")
+    lines.append(f"memory by step{where} (order of @{report['version']}):")
     step_bytes = report.get("step_bytes")
     for i, step in enumerate(report["steps"]):
         extra = f"  = {format_size(step_bytes[i])}" if step_bytes else ""
@@ -255,12 +260,18 @@ def _analysis_text(report: dict) -> str:
                    "most its declared max).")
 @click.option("--timeline", type=click.Path(dir_okay=False), default=None,
               help="Write memory per step, original vs optimized, as .csv or .png.")
+@click.option("--coordinator", default=None, metavar="HOST:PORT",
+              help="Sharded listings: run on several processes through jax.distributed "
+                   "(every process runs the same command with its --process-id).")
+@click.option("--num-processes", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option("--process-id", type=click.IntRange(min=0), default=0, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout.")
 @_reports_errors
 def run(file: str, mem_limit: str | None, dims: str | None, inputs_path: str | None,
         outputs_path: str | None, seed: int, pipeline: str, backend: str, bitwise: bool,
         fuse: bool,
         pad: tuple[str, ...], pad_multiple: int | None, timeline: str | None,
+        coordinator: str | None, num_processes: int, process_id: int,
         as_json: bool) -> None:
     """Optimize FILE (or '-') and run it under a memory limit; print a report.
 
@@ -282,9 +293,31 @@ def run(file: str, mem_limit: str | None, dims: str | None, inputs_path: str | N
     if bitwise and fuse:
         raise click.UsageError("--bitwise and --fuse contradict each other (fusion is the "
                                "default; --fuse is kept only for old scripts)")
-    result = run_listing(_load_verified(file, runnable=True), passes, limit=limit,
-                         dims=binding, inputs_path=inputs_path, seed=seed, backend=backend,
-                         bitwise=bitwise, pad=padding, pad_multiple=pad_multiple)
+    module = _load_verified(file, runnable=True)
+    if process_id >= num_processes:
+        raise click.UsageError(f"--process-id {process_id} must be below --num-processes "
+                               f"{num_processes}")
+    if (coordinator is not None or num_processes > 1) and (module.mesh is None
+                                                            or backend != "jax"):
+        raise BladecError("--coordinator and --num-processes run sharded listings (with a "
+                          "mesh) on the jax backend")
+    if module.mesh is not None and backend == "jax":
+        from bladec.runtime.mesh import Cluster, run_sharded
+        if timeline or padding or pad_multiple or bitwise:
+            raise BladecError("--timeline, --pad and --bitwise are not available for sharded "
+                              "listings on the jax backend (one shard_map program runs them; "
+                              "--backend numpy runs them bit for bit on whole arrays)")
+        if num_processes > 1 and coordinator is None:
+            raise BladecError("--num-processes needs --coordinator HOST:PORT")
+        cluster = (Cluster(coordinator, num_processes, process_id)
+                   if coordinator is not None else None)
+        result = run_sharded(module, passes, limit=limit, dims=binding,
+                             inputs_path=inputs_path, seed=seed, cluster=cluster)
+    else:  # NumPy runs a sharded listing on whole arrays: collectives are identities
+        from bladec.sharding import whole_arrays
+        result = run_listing(whole_arrays(module), passes, limit=limit, dims=binding,
+                             inputs_path=inputs_path, seed=seed, backend=backend,
+                             bitwise=bitwise, pad=padding, pad_multiple=pad_multiple)
     failures = []  # saving comes after the report is printed: a failed save loses nothing
     click.echo(json.dumps(result.summary(), indent=2) if as_json else result.text())
     if outputs_path:

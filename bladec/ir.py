@@ -61,6 +61,13 @@ class TensorType:
     dims: tuple[int | None, ...]
     dtype: str = DEFAULT_DTYPE
     binds: tuple[str, ...] | None = None
+    # Over the module's mesh (``{y, _, (x, z)}``): per dim, the mesh axes that split it,
+    # major first; None for an unsharded type (replicated on every device of a mesh).
+    # ``dims`` are always the global dims; bladec/sharding.py gives the local ones.
+    sharding: tuple[tuple[str, ...], ...] | None = None
+    # Mesh axes over which each device holds a partial sum (``{x, _, +y}``): the value is
+    # the sum of the blocks of the devices along them, until an ``all_reduce``.
+    partial: tuple[str, ...] = ()
 
     @property
     def rank(self) -> int:
@@ -71,7 +78,11 @@ class TensorType:
         return DTYPE_BYTES[self.dtype]
 
     def with_binds(self, binds: tuple[str, ...] | None) -> "TensorType":
-        return TensorType(self.dims, self.dtype, binds)
+        return TensorType(self.dims, self.dtype, binds, self.sharding, self.partial)
+
+    def with_sharding(self, sharding: tuple[tuple[str, ...], ...] | None,
+                      partial: tuple[str, ...] = ()) -> "TensorType":
+        return TensorType(self.dims, self.dtype, self.binds, sharding, partial)
 
 
 @dataclass(frozen=True)
@@ -157,11 +168,34 @@ class Func:
         return [r.name for op in self.ops for r in op.results if r.name not in used]
 
 
+@dataclass(frozen=True)
+class Mesh:
+    """``mesh {x = 4, y = 2}``: named device axes with sizes, major first (the devices
+    are numbered row-major over the axes, as ``jax.make_mesh`` lays them out)."""
+    axes: tuple[tuple[str, int], ...]
+    loc: Loc = field(default=NOWHERE, compare=False)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(a for a, _ in self.axes)
+
+    def size(self, axis: str) -> int:
+        return dict(self.axes)[axis]
+
+    @property
+    def devices(self) -> int:
+        out = 1
+        for _, n in self.axes:
+            out *= n
+        return out
+
+
 @dataclass
 class Module:
     funcs: list[Func] = field(default_factory=list)
     shape_graph: ShapeGraph | None = None
     file: str = field(default="<input>", compare=False)
+    mesh: Mesh | None = None  # the devices that sharded types split over (DESIGN section 12)
 
     @property
     def main(self) -> Func:

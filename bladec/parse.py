@@ -16,9 +16,9 @@ import lark
 from lark import Lark, Token, Transformer, v_args
 
 from bladec.errors import BladecError
-from bladec.ir import (SHAPE_GRAPH, Func, Loc, Module, Op, Relation, ShapeGraph, SymbolDecl,
-                       SymRef, TensorType, Value)
-from bladec.types import MAX_DIM, dim_too_large, parse_type, too_large_text
+from bladec.ir import (SHAPE_GRAPH, Func, Loc, Mesh, Module, Op, Relation, ShapeGraph,
+                       SymbolDecl, SymRef, TensorType, Value)
+from bladec.types import AXIS_NAME, MAX_DIM, dim_too_large, parse_type, too_large_text
 
 MAX_NESTING = 64
 MAX_INT_DIGITS = 30
@@ -33,7 +33,7 @@ _TOKEN_NAMES = {
     "RSQB": "']'", "COMMA": "','", "EQUAL": "'='", "COLON": "':'", "__ANON_0": "'->'",
     "REGION": "a region name", "RETURN": "'return'", "FUNC": "'func.func'",
     "SYMDIM": "'SymbolicDim'", "$END": "end of file", "TRUE": "'true'",
-    "FALSE": "'false'",
+    "FALSE": "'false'", "MESH": "'mesh'",
 }
 
 
@@ -286,10 +286,28 @@ class _Builder(Transformer):
                                   f" may appear only in @{SHAPE_GRAPH}", _stmt_loc(stmt))
         return func
 
-    def start(self, *items: Func | ShapeGraph) -> Module:
+    def mesh(self, kw: Token, attrs: dict | None) -> Mesh:
+        """``mesh {x = 4, y = 2}``: axis names as sharded types spell them, positive sizes."""
+        loc = self._loc(kw)
+        if not attrs:
+            raise BladecError("a mesh needs at least one axis: 'mesh {x = 4}'", loc)
+        for name, size in attrs.items():
+            if not AXIS_NAME.fullmatch(name):
+                raise BladecError(f"bad mesh axis name '{name}' (letters, digits, '_')", loc)
+            if not isinstance(size, int) or isinstance(size, bool) or size < 1:
+                raise BladecError(f"mesh axis '{name}' needs a positive integer size, got "
+                                  f"{size!r}", loc)
+        return Mesh(tuple(attrs.items()), loc)
+
+    def start(self, *items: Func | ShapeGraph | Mesh) -> Module:
         module = Module(file=self.file)
         for item in items:
-            if isinstance(item, ShapeGraph):
+            if isinstance(item, Mesh):
+                if module.mesh is not None:
+                    raise BladecError("second mesh declaration (a listing has one mesh)",
+                                      item.loc)
+                module.mesh = item
+            elif isinstance(item, ShapeGraph):
                 if module.shape_graph is not None:
                     raise BladecError(f"second @{SHAPE_GRAPH} function", item.loc)
                 module.shape_graph = item

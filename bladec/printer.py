@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 
-from bladec.ir import SHAPE_GRAPH, Attr, Func, Module, Op, ShapeGraph, SymRef
+from bladec.ir import SHAPE_GRAPH, Attr, Func, Mesh, Module, Op, ShapeGraph, SymRef
 from bladec.types import format_type
 
 INDENT = "  "
@@ -91,8 +91,13 @@ def format_shape_graph(graph: ShapeGraph) -> str:
     return "\n".join(lines)
 
 
+def format_mesh(mesh: Mesh) -> str:
+    return "mesh " + format_attrs(dict(mesh.axes))
+
+
 def format_module(module: Module) -> str:
-    parts = [format_func(f) for f in module.funcs]
+    parts = [format_mesh(module.mesh)] if module.mesh is not None else []
+    parts += [format_func(f) for f in module.funcs]
     if module.shape_graph is not None:
         parts.append(format_shape_graph(module.shape_graph))
     return "\n".join(parts) + "\n"

@@ -1,4 +1,5 @@
-"""Reading and writing the text of a tensor type: ``tensor<?x12xf32, [@S1, @C12]>``."""
+"""Reading and writing the text of a tensor type: ``tensor<?x12xf32, [@S1, @C12]>``,
+and of a sharded one: ``tensor<64x64xf32, {y, (x, z)}>`` (DESIGN section 12)."""
 from __future__ import annotations
 
 import re
@@ -13,6 +14,10 @@ MAX_DIM = 2 ** 48
 _MAX_DIM_DIGITS = len(str(MAX_DIM))
 _BIND = re.compile(r"\s*@([SC][A-Za-z0-9_]*)\s*")
 _DIM = re.compile(r"\s*(\?|[0-9]+|[A-Za-z][A-Za-z0-9]*)\s*")
+AXIS_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+_SHARD_ITEM = re.compile(r"\s*(\+)?\s*(?:(_)|([A-Za-z][A-Za-z0-9_]*)|\(([^()]*)\))\s*(,|$)")
+
+Sharding = tuple[tuple[str, ...], ...]
 
 
 def dim_too_large(digits: str) -> bool:
@@ -34,6 +39,15 @@ def parse_type(text: str, loc: Loc) -> TensorType:
 
     def fail(msg: str, offset: int) -> BladecError:
         return BladecError(msg, Loc(loc.file, loc.line, loc.col + base + offset))
+
+    sharding, partial = None, ()
+    brace = body.find("{")
+    if brace >= 0:
+        head = body[:brace].rstrip()
+        if not head.endswith(","):
+            raise fail("expected ',' before the sharding '{...}' in tensor type", brace)
+        sharding, partial = _parse_sharding(body[brace:], lambda msg, at: fail(msg, brace + at))
+        body = head[:-1]
 
     shape_part, sep, bind_part = body.partition(",")
     dims: list[int | None] = []
@@ -92,7 +106,58 @@ def parse_type(text: str, loc: Loc) -> TensorType:
                 if d is not None and d != value:
                     raise fail(f"dim {i} is {d} but is bound to @{name}", bstart + lead)
         binds = tuple(names) if names else None
-    return TensorType(tuple(dims), dtype, binds)
+    if sharding is not None and len(sharding) != len(dims):
+        raise fail(f"tensor type has {len(dims)} dims but its sharding gives {len(sharding)}",
+                   brace)
+    return TensorType(tuple(dims), dtype, binds, sharding, partial)
+
+
+def _parse_sharding(text: str, fail) -> tuple[Sharding, tuple[str, ...]]:
+    """``{y, _, (x, z)}``: per dim ``_`` (not split), an axis, or axes major first; a
+    last ``+x`` or ``+(x, y)``: partial sums over those axes."""
+    if not text.rstrip().endswith("}"):
+        raise fail("the sharding '{...}' must end the tensor type", 0)
+    inner = text.rstrip()[1:-1]
+    out: list[tuple[str, ...]] = []
+    partial: tuple[str, ...] = ()
+    seen: set[str] = set()
+    pos = 0
+    while inner.strip() and pos < len(inner):
+        m = _SHARD_ITEM.match(inner, pos)
+        if not m or (partial and m):
+            what = "nothing after the partial axes '+...'" if partial else \
+                "'_', a mesh axis or '(axis, ...)'"
+            raise fail(f"expected {what} in the sharding", 1 + pos)
+        if m.group(2):
+            axes: tuple[str, ...] = ()
+        elif m.group(3):
+            axes = (m.group(3),)
+        else:
+            axes = tuple(a.strip() for a in m.group(4).split(",")) if m.group(4).strip() else ()
+            bad = next((a for a in axes if not AXIS_NAME.fullmatch(a)), None)
+            if bad is not None:
+                raise fail(f"bad mesh axis name '{bad}' in the sharding", 1 + pos)
+        for a in axes:
+            if a in seen:
+                raise fail(f"mesh axis '{a}' is used twice in one type", 1 + pos)
+            seen.add(a)
+        if m.group(1):
+            if not axes:
+                raise fail("'+' needs the mesh axes of the partial sums", 1 + pos)
+            partial = axes
+        else:
+            out.append(axes)
+        pos = m.end()
+        if m.group(5) == "," and not inner[pos:].strip():
+            raise fail("expected '_', a mesh axis or '(axis, ...)' after ','", 1 + pos)
+    return tuple(out), partial
+
+
+def format_sharding(sharding: Sharding, partial: tuple[str, ...] = ()) -> str:
+    def one(axes: tuple[str, ...]) -> str:
+        return "_" if not axes else axes[0] if len(axes) == 1 else "(" + ", ".join(axes) + ")"
+    items = [one(a) for a in sharding] + (["+" + one(partial)] if partial else [])
+    return "{" + ", ".join(items) + "}"
 
 
 def format_type(t: TensorType) -> str:
@@ -105,4 +170,6 @@ def format_type(t: TensorType) -> str:
     text = "tensor<" + "x".join(parts)
     if t.binds is not None and t.binds:
         text += ", [" + ", ".join("@" + b for b in t.binds) + "]"
+    if t.sharding is not None:
+        text += ", " + format_sharding(t.sharding, t.partial)
     return text + ">"

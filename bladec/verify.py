@@ -11,10 +11,13 @@ from typing import Callable
 
 from bladec.analysis.liveness import is_compute
 from bladec.errors import BladecError, Diagnostic
-from bladec.ir import Func, Module, Op, TensorType
+from bladec.ir import Func, Mesh, Module, Op, TensorType
 from bladec.ops import OpDef, ShapeCtx, apply_rule, lookup
+from bladec.ops.collective import SHARD_RULES, check_sharding
 from bladec.ops.remat import REGENERATE
 from bladec.ops.schedule import VERSIONS
+from bladec.sharding import check_type, spec, ways
+from bladec.types import format_sharding
 from bladec.symbolic.expr import SymbolicExpr, const, sym
 
 
@@ -57,7 +60,9 @@ def verify(module: Module, runnable: bool = False) -> list[Diagnostic]:
     warnings: list[Diagnostic] = []
     _verify_shape_graph(module)
     for func in module.funcs:
-        _verify_func(func, warnings, runnable)
+        _verify_func(func, warnings, runnable, module.mesh)
+        if module.mesh is not None:
+            _verify_redistribution_bound(func, module.mesh)
     _verify_versions(module)
     return warnings
 
@@ -114,14 +119,16 @@ def _verify_shape_graph(module: Module) -> None:
             raise BladecError("relation without operands", rel.loc)
 
 
-def _verify_func(func: Func, warnings: list[Diagnostic], runnable: bool) -> None:
+def _verify_func(func: Func, warnings: list[Diagnostic], runnable: bool,
+                 mesh: Mesh | None = None) -> None:
     scope: dict[str, TensorType] = {}
     for arg in func.args:
         if arg.name in scope:
             raise BladecError(f"argument {arg.name} defined twice", func.loc)
+        check_type(mesh, arg.type, f"argument {arg.name}", func.loc)
         scope[arg.name] = arg.type
     defined_here: set[str] = set(scope)
-    _verify_block(func.ops, scope, defined_here, warnings, runnable, _results(func.ops))
+    _verify_block(func.ops, scope, defined_here, warnings, runnable, _results(func.ops), mesh)
     for name in func.returns or []:
         if name not in scope:
             raise BladecError(f"return of undefined value {name}", func.return_loc)
@@ -143,7 +150,7 @@ def _results(ops: list[Op]) -> frozenset[str]:
 
 def _verify_block(ops: list[Op], scope: dict[str, TensorType], defined_here: set[str],
                   warnings: list[Diagnostic], runnable: bool,
-                  later: frozenset[str] = frozenset()) -> None:
+                  later: frozenset[str] = frozenset(), mesh: Mesh | None = None) -> None:
     """``later``: the names the function defines anywhere; an undefined shape operand
     must not be one of them (used before its definition, or the op's own result: a
     cycle that the passes would have to untie)."""
@@ -164,12 +171,15 @@ def _verify_block(ops: list[Op], scope: dict[str, TensorType], defined_here: set
             else:
                 raise BladecError(f"use of undefined value {name}", op.operand_loc(i))
         if opdef is REGENERATE:
-            _verify_regenerate(op, scope, warnings, runnable)
+            _verify_regenerate(op, scope, warnings, runnable, mesh)
         elif op.regions:
             raise BladecError(f"'{op.name}' takes no regions, got '{next(iter(op.regions))}'",
                               op.loc)
         typed = [t for t in operand_types if t is not None]
         _check_shapes(op, opdef, typed, runnable)
+        for r in op.results:
+            check_type(mesh, r.type, f"result {r.name}", op.loc)
+        check_sharding(mesh, op, typed)
         for r in op.results:
             if r.name in defined_here:
                 raise BladecError(f"redefinition of {r.name}", op.loc)
@@ -178,7 +188,7 @@ def _verify_block(ops: list[Op], scope: dict[str, TensorType], defined_here: set
 
 
 def _verify_regenerate(op: Op, scope: dict[str, TensorType], warnings: list[Diagnostic],
-                       runnable: bool) -> None:
+                       runnable: bool, mesh: Mesh | None) -> None:
     target = op.operands[0]
     extra = set(op.regions) - {"recompute"}
     if extra:
@@ -190,11 +200,55 @@ def _verify_regenerate(op: Op, scope: dict[str, TensorType], warnings: list[Diag
                               op.loc)
         return
     inner = dict(scope)
-    _verify_block(body, inner, set(), warnings, runnable)
+    _verify_block(body, inner, set(), warnings, runnable, mesh=mesh)
     if not body or target not in body[-1].result_names:
         raise BladecError(f"the recompute region must end by defining {target}", op.loc)
     if inner[target] != scope[target]:
         raise BladecError(f"the recompute region gives {target} another type", op.loc)
+
+
+def _verify_redistribution_bound(func: Func, mesh: Mesh) -> None:
+    """Every value inside a chain of collectives is at most as large, per device, as the
+    larger of the chain's ends (the memory guarantee of a normal-form redistribution).
+
+    A chain starts at a value that is not the single use of a collective's result, and
+    follows single-use collectives.
+    Collectives keep the global shape, so local sizes compare as ``N / ways``: the bound
+    is ``ways(mid) >= min(ways(start), ways(end))``, which holds for every value of the
+    symbols whatever the dims are.
+    """
+    producers = func.producers()
+    users: dict[str, list[Op]] = {}
+    for op in func.ops:
+        for name in op.operands:
+            users.setdefault(name, []).append(op)
+    outputs = set(func.outputs())
+    types = func.value_types()
+    for op in func.ops:
+        if op.name not in SHARD_RULES or op.name == "reshard":
+            continue
+        first = producers.get(op.operands[0])
+        if (first is not None and first.name in SHARD_RULES and first.name != "reshard"
+                and len(users[op.operands[0]]) == 1 and op.operands[0] not in outputs):
+            continue  # inside the chain that starts above
+        chain = [op]
+        while True:
+            name = chain[-1].results[0].name
+            after = users.get(name, [])
+            if (len(after) != 1 or name in outputs or after[0].name not in SHARD_RULES
+                    or after[0].name == "reshard"):
+                break
+            chain.append(after[0])
+        start = ways(mesh, spec(types[op.operands[0]]))
+        end = ways(mesh, spec(chain[-1].results[0].type))
+        for mid in chain[:-1]:
+            t = mid.results[0].type
+            if ways(mesh, spec(t)) < min(start, end):
+                raise BladecError(
+                    f"'{mid.name}': {mid.results[0].name} (split {format_sharding(spec(t))}) "
+                    f"is larger per device than both ends of its chain of collectives "
+                    f"({op.operands[0]} and {chain[-1].results[0].name}): a redistribution "
+                    f"must stay within max(source, target) local size", mid.loc)
 
 
 def _check_shapes(op: Op, opdef: OpDef, operand_types: list[TensorType], runnable: bool) -> None:

@@ -28,6 +28,7 @@ FAMILIES = [
     ("contraction", "Contractions"),
     ("reduction", "Reductions"),
     ("indexing", "Indexing"),
+    ("collective", "Collectives (sharded listings)"),
     ("remat", "Rematerialization"),
     ("schedule", "Scheduling"),
 ]

@@ -154,8 +154,11 @@ def test_ops_sample_uses_every_registered_op():
     from bladec.ops import REGISTRY
     from bladec.parse import parse_module
 
-    module = parse_module((SAMPLES / "ops.mlir").read_text(encoding="utf-8"))
-    used = {op.name for func in module.funcs for op in walk(func.ops)}
+    used = set()
+    # The collectives need a mesh; samples/sharded.mlir is their zoo.
+    for sample in ("ops.mlir", "sharded.mlir", "mlp-train-sharded.mlir"):
+        module = parse_module((SAMPLES / sample).read_text(encoding="utf-8"))
+        used |= {op.name for func in module.funcs for op in walk(func.ops)}
     # schedule.versions needs a second copy of the function; diamond.mlir's RUN lines
     # check it, as the schedule pass writes it.
     used.add("schedule.versions")

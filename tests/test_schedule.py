@@ -428,6 +428,9 @@ def test_sample_schedule_never_raises_the_peak(path: Path):
     scheduled = SchedulePass().apply(module)
     info = analyze_shapes(module)
     assert topological_problem(module.main, compute_ops(scheduled.main)) is None
+    if not info.free:  # a static listing (samples/reshard.mlir): its peak is a number
+        assert int(analysis_report(scheduled)["peak"]) <= int(analysis_report(module)["peak"])
+        return
     for dims in sample_bindings(info, 20, seed=len(path.name)):
         before = analysis_report(module, dims)
         after = analysis_report(scheduled, dims)

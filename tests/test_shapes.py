@@ -730,14 +730,15 @@ def _concrete(module: Module, info: ShapeInfo, full: dict[str, int]) -> Module:
     """The listing with every dim replaced by its number under ``full`` and no binds."""
     def retype(v: Value) -> Value:
         dims = tuple(d.evaluate(full) for d in info.dims[v.name])
-        return Value(v.name, TensorType(dims, v.type.dtype, None))
+        return Value(v.name, TensorType(dims, v.type.dtype, None, v.type.sharding,
+                                        v.type.partial))
 
     def ops(block: list[Op]) -> list[Op]:
         return [Op(op.name, op.operands, [retype(r) for r in op.results], op.attrs,
                    {k: ops(b) for k, b in op.regions.items()}, op.loc) for op in block]
     f = module.main
     main = Func(f.name, [retype(a) for a in f.args], ops(f.ops), f.returns, f.loc)
-    return Module([main], None, module.file)
+    return Module([main], None, module.file, module.mesh)
 
 
 @pytest.mark.parametrize("name", sorted(ALL_TEXTS))

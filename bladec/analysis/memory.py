@@ -14,14 +14,15 @@ def symbolic_timeline(func: Func, info: ShapeInfo, ops: list[Op] | None = None
 
 
 def exact_sizes(info: ShapeInfo, binding: dict[str, int]) -> dict[str, int]:
-    """Bytes of every value under a binding of the free symbols."""
+    """Bytes of every value under a binding of the free symbols (per device where the
+    value is sharded: a device holds one of its ``info.ways`` blocks)."""
     full = info.bind(binding)
     out = {}
     for name, dims in info.dims.items():
         n = DTYPE_BYTES[info.dtypes[name]]
         for d in dims:
             n *= d.evaluate(full)
-        out[name] = n
+        out[name] = n // info.ways.get(name, 1)
     return out
 
 

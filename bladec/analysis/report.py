@@ -67,6 +67,10 @@ def analysis_report(module: Module, dims: dict[str, int] | None = None,
         "peak": formula(peak_terms(timeline, info.compare)),
         "lower_bound": formula(symbolic_lower_bound(func, info)),
     }
+    if module.mesh is not None:  # sharded: every size above is a device's own blocks
+        report["mesh"] = dict(module.mesh.axes)
+        for name, value in report["values"].items():
+            value["blocks"] = info.ways.get(name, 1)
     if len(orders) > 1:
         report["versions"] = {f.name: formula(peak_terms(symbolic_timeline(f, info), info.compare))
                               for f in orders}

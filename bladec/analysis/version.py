@@ -60,7 +60,7 @@ def map_versions(module: Module, fn: Callable[[Func], Func]) -> Module:
     """The module with ``fn`` applied to main and to each of its versions."""
     changed = {id(f): fn(f) for f in versions(module)}
     return Module([changed.get(id(f), f) for f in module.funcs], module.shape_graph,
-                  module.file)
+                  module.file, module.mesh)
 
 
 def with_versions(module: Module, primary: list[Op], others: list[list[Op]]) -> Module:
@@ -90,7 +90,7 @@ def with_versions(module: Module, primary: list[Op], others: list[list[Op]]) -> 
             funcs.extend(extra)
         elif f.name not in old:
             funcs.append(f)
-    return Module(funcs, module.shape_graph, module.file)
+    return Module(funcs, module.shape_graph, module.file, module.mesh)
 
 
 def symbol_range(info: ShapeInfo, symbol: str) -> tuple[int, int]:

@@ -299,6 +299,14 @@ def _scatter_add(K: Kernels, op: Op, a: list, out: OutSpec) -> Any:
     return K.scatter_add(a[0], a[1], a[2])
 
 
+@lowering("reshard", "all_gather", "shard_slice", "all_to_all", "all_permute", "all_reduce")
+def _collective(K: Kernels, op: Op, a: list, out: OutSpec) -> Any:
+    """On whole arrays (one device, or the NumPy backend) a collective is the identity:
+    it changes which device holds which block, not the array. bladec/emit/shard.py
+    runs them as collectives on a mesh."""
+    return a[0]
+
+
 def run_op(K: Kernels, op: Op, args: list, out: OutSpec) -> list:
     """Evaluate one op; results are cast to their declared element types."""
     result = LOWERINGS[op.name](K, op, args, out)

@@ -166,4 +166,4 @@ def numel(dims: Dims) -> SymbolicExpr:
 
 
 from bladec.ops import (elementwise, shape, contraction, reduction, indexing, remat,  # noqa: E402,F401
-                        schedule)
+                        schedule, collective)

@@ -138,4 +138,4 @@ def run_pipeline(module: Module, passes: list[Pass]) -> Module:
     return module
 
 
-from bladec.passes import analyze, remat, schedule, verify_pass  # noqa: E402,F401
+from bladec.passes import analyze, redistribute, remat, schedule, verify_pass  # noqa: E402,F401

@@ -48,6 +48,9 @@ class _JaxKernels:
         return self.jax.random.uniform(self.jax.random.key(seed), shape, dtype)
 
 
+JaxKernels = _JaxKernels  # the kernel set of bladec/emit/lower.py on jax.numpy
+
+
 class _BarrierJaxKernels(_JaxKernels):
     """Every op result behind ``lax.optimization_barrier``: no XLA pass can rewrite
     across ops (the algebraic simplifier would turn a reduce of a broadcast into a

@@ -122,7 +122,8 @@ def write_back(module: Module, info: ShapeInfo, func: Func | None = None) -> Mod
         dims, binds = types[v.name]
         symbolic = any(d is None for d in dims)
         keep = v.type.binds is not None or symbolic
-        t = TensorType(tuple(dims), v.type.dtype, tuple(binds) if keep and dims else None)
+        t = TensorType(tuple(dims), v.type.dtype, tuple(binds) if keep and dims else None,
+                       v.type.sharding, v.type.partial)
         used.update(b for b in (t.binds or ()) if not b.startswith("C"))
         return Value(v.name, t, v.donated)
 
@@ -155,4 +156,4 @@ def write_back(module: Module, info: ShapeInfo, func: Func | None = None) -> Mod
         decls.append(SymbolDecl(name, lo, hi))
     graph = ShapeGraph(decls, writer.relations, old.loc if old else func.loc)
     funcs = [new_funcs.get(id(f), f) for f in module.funcs]
-    return Module(funcs, graph, module.file)
+    return Module(funcs, graph, module.file, module.mesh)

@@ -13,6 +13,7 @@ non-zero constant is a contradiction, reported at the op that caused it.
 from __future__ import annotations
 
 import itertools
+import math
 import re
 from collections import OrderedDict
 from dataclasses import dataclass, field, replace
@@ -22,6 +23,7 @@ from bladec.errors import BladecError
 from bladec.analysis.liveness import is_compute
 from bladec.ir import DTYPE_BYTES, NOWHERE, Func, Loc, Module, Op, TensorType
 from bladec.ops import ShapeCtx, apply_rule, lookup
+from bladec.sharding import splits
 from bladec.symbolic.binding import bounds, complete, empty_bounds
 from bladec.symbolic.compare import Comparator
 from bladec.symbolic.expr import SymbolicExpr, const, format_expr, sym
@@ -56,6 +58,9 @@ class ShapeInfo:
     dtypes: dict[str, str]
     declared: set[str] = field(default_factory=set)
     derived_ranges: dict[str, tuple[int, int | None]] = field(default_factory=dict)
+    # value name -> how many blocks a sharded value is cut into (absent: 1); sizes are
+    # per device (DESIGN section 12), and the analysis made every split dim a multiple
+    ways: dict[str, int] = field(default_factory=dict)
     _cmp: Comparator | None = None
     _nbytes: dict[str, SymbolicExpr] = field(default_factory=dict, repr=False)
     _by_shape: dict[tuple, SymbolicExpr] = field(default_factory=dict, repr=False)
@@ -89,6 +94,9 @@ class ShapeInfo:
             out = self._by_shape.get(shape)
             if out is None:
                 out = self._by_shape[shape] = self.numel(value) * DTYPE_BYTES[shape[1]]
+            k = self.ways.get(value, 1)
+            if k > 1:
+                out = exact_quotient(out, k)
             self._nbytes[value] = out
         return out
 
@@ -317,6 +325,14 @@ def _reuse_key(module: Module, func: Func) -> tuple:
             frozenset(map(id, _compute_ops(func))))
 
 
+def exact_quotient(expr: SymbolicExpr, k: int) -> SymbolicExpr:
+    """``expr / k`` where the analysis made ``expr`` a multiple of ``k`` (a sharded value's
+    bytes: every split dim was bound to ``k_dim`` times a symbol)."""
+    if any(c % k for c in expr.terms.values()):
+        raise ValueError(f"{expr} is not a multiple of {k}")
+    return SymbolicExpr({m: c // k for m, c in expr.terms.items()})
+
+
 def _in_order(info: ShapeInfo, func: Func) -> ShapeInfo:
     names = [a.name for a in func.args] + [r.name for op in func.ops for r in op.results]
     if list(info.dims) == names:
@@ -359,7 +375,10 @@ def _analyze(module: Module, func: Func) -> tuple[ShapeInfo, bool]:
     names: dict[str, list[str | None]] = {}
     dtypes: dict[str, str] = {}
 
-    def define(name: str, t: TensorType) -> None:
+    ways: dict[str, int] = {}
+    multiples: set[tuple] = set()  # (dim, k) already required to be a multiple
+
+    def define(name: str, t: TensorType, loc: Loc) -> None:
         fresh_names: dict[int, str] = {}
 
         def unknown(j: int) -> SymbolicExpr:
@@ -369,15 +388,29 @@ def _analyze(module: Module, func: Func) -> tuple[ShapeInfo, bool]:
         names[name] = [t.binds[j] if t.binds is not None else fresh_names.get(j)
                        for j in range(t.rank)]
         dtypes[name] = t.dtype
+        if t.sharding is not None and module.mesh is not None and any(t.sharding):
+            split = splits(module.mesh, t.sharding)
+            ways[name] = math.prod(split)
+            for j, k in enumerate(split):
+                key = (dims[name][j].key(), k)
+                if k == 1 or dims[name][j].is_const or key in multiples:
+                    continue
+                multiples.add(key)
+                if all(c % k == 0 for c in dims[name][j].subs(solver.subst).terms.values()):
+                    continue  # proved a multiple by the relations so far
+                # else the split requires one: dim = k * (a new symbol)
+                solver.add(_Equation(dims[name][j] - const(k) * sym(fresh()), loc,
+                                     f"dim {j} of {name} is split {k} ways",
+                                     who=f"the sharding of {name}"))
 
     for arg in func.args:
-        define(arg.name, arg.type)
+        define(arg.name, arg.type, func.loc)
     sink = _Sink(solver)
     said = solver.effective
     for op in func.ops:
         opdef = lookup(op)
         for r in op.results:
-            define(r.name, r.type)
+            define(r.name, r.type, op.loc)
         known = [o for o in op.operands if o in dims]
         if not is_compute(op):
             continue
@@ -410,7 +443,8 @@ def _analyze(module: Module, func: Func) -> tuple[ShapeInfo, bool]:
     info = ShapeInfo(free, dict(solver.subst),
                      [f.expr.subs(solver.subst) for f in solver.facts.values()],
                      full_ranges, canon, names, dtypes, declared,
-                     derived_ranges=dict(solver.derived_ranges), origins=solver.origins,
+                     derived_ranges=dict(solver.derived_ranges), ways=ways,
+                     origins=solver.origins,
                      fact_locs=[f.loc for f in solver.facts.values()])
     if info.facts or any(hi is not None for _, hi in info.derived_ranges.values()) or \
             any(c < 0 for e in info.subst.values() for c in e.terms.values()):

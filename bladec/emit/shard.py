@@ -1,0 +1,186 @@
+"""A sharded listing as one ``jax.shard_map`` program over a ``jax.sharding.Mesh``.
+
+Inside the map every value is a device's own block (its local shape); ops that are not
+collectives run on blocks through the same lowerings as everywhere (bladec/emit/lower.py),
+and each collective becomes JAX's: ``shard_slice`` a ``lax.dynamic_slice_in_dim`` at
+``lax.axis_index``, ``all_gather`` a tiled ``lax.all_gather``, ``all_to_all`` a tiled
+``lax.all_to_all``, ``all_permute`` one ``lax.ppermute`` over every mesh axis, and a
+``reshard`` left in the listing the normal form of the ``redistribute`` pass. Runs of
+gathers (or slices) of one dim become one collective over their axes.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from bladec.emit.lower import run_op
+from bladec.ir import Func, Mesh, Op
+from bladec.passes.redistribute import normal_form
+from bladec.sharding import local_shape, permutation, spec
+from bladec.types import Sharding
+
+
+@dataclass
+class ShardedProgram:
+    """``fn`` maps global arrays placed as ``in_specs`` say to outputs placed as ``out_specs``."""
+    fn: Callable[..., Any]
+    mesh: Any                 # jax.sharding.Mesh
+    in_specs: list[Any]       # PartitionSpec per argument
+    out_specs: list[Any]      # PartitionSpec per output
+    inputs: list[str]
+    outputs: list[str]
+
+
+def partition_spec(sharding: Sharding) -> Any:
+    from jax.sharding import PartitionSpec
+    return PartitionSpec(*[None if not axes else axes[0] if len(axes) == 1 else axes
+                           for axes in sharding])
+
+
+def jax_mesh(mesh: Mesh) -> Any:
+    """The first ``mesh.devices`` devices, row-major over the axes."""
+    import jax
+    import numpy as np
+    have = jax.devices()
+    if len(have) < mesh.devices:
+        from bladec.errors import BladecError
+        raise BladecError(f"the mesh needs {mesh.devices} devices, JAX has {len(have)} "
+                          f"({have[0].platform}); on CPU set XLA_FLAGS="
+                          f"--xla_force_host_platform_device_count={mesh.devices}")
+    grid = np.array(have[:mesh.devices]).reshape([n for _, n in mesh.axes])
+    return jax.sharding.Mesh(grid, mesh.names)
+
+
+def sharded_program(func: Func, mesh: Mesh, shapes: dict[str, tuple[int, ...]]) -> ShardedProgram:
+    """``shapes``: every value's global shape (the analysis under a binding)."""
+    import jax
+    from jax import lax
+    from bladec.runtime.jax_backend import JaxKernels
+    K = JaxKernels()
+    types = func.value_types()
+    inputs = [a.name for a in func.args]
+    outputs = func.outputs()
+
+    def local(name: str) -> tuple[int, ...]:
+        return local_shape(mesh, types[name], shapes[name])
+
+    runs = _fused_runs(func)
+
+    def body(*args: Any) -> tuple:
+        env = dict(zip(inputs, args))
+        for op in func.ops:
+            if op.name.startswith(("remat.", "schedule.")):
+                continue  # plans for the one-device runtime; nothing to run here
+            run = runs.get(id(op))
+            if run == []:
+                continue  # inside a run: its first op did it
+            operands = [env[o] for o in op.operands]
+            if run:  # the first of a run: one collective over all its axes
+                env[run[-1].results[0].name] = _fused(mesh, run, operands[0],
+                                                      spec(types[op.operands[0]]))
+            elif op.name == "all_reduce":
+                env[op.results[0].name] = lax.psum(operands[0], types[op.operands[0]].partial)
+            elif op.name in _COLLECTIVES:
+                src = spec(types[op.operands[0]])
+                env[op.results[0].name] = _COLLECTIVES[op.name](
+                    mesh, op, operands[0], src, spec(op.results[0].type))
+            else:
+                out = [(local(r.name), r.type.dtype) for r in op.results]
+                for r, value in zip(op.results, run_op(K, op, operands, out)):
+                    env[r.name] = value
+        return tuple(env[o] for o in outputs)
+
+    jmesh = jax_mesh(mesh)
+    in_specs = [partition_spec(spec(types[n])) for n in inputs]
+    out_specs = [partition_spec(spec(types[n])) for n in outputs]
+    # check_vma off: after a permute JAX can not tell that a value is the same on the
+    # devices its spec replicates it over; the sharding rules of bladec/ops say so.
+    mapped = jax.shard_map(body, mesh=jmesh, in_specs=tuple(in_specs),
+                           out_specs=tuple(out_specs), check_vma=False)
+    return ShardedProgram(jax.jit(mapped), jmesh, in_specs, out_specs, inputs, outputs)
+
+
+def _fused_runs(func: Func) -> dict[int, list[Op]]:
+    """Consecutive gathers of one dim (or slices of one dim), each the only use of the
+    one before, as one collective over several axes: on many devices each collective
+    has a fixed cost (a rendezvous of every device) beside the bytes it moves. Maps the
+    first op of a run to the run and every later op to an empty list."""
+    users: dict[str, int] = {}
+    for op in func.ops:
+        for o in op.operands:
+            users[o] = users.get(o, 0) + 1
+    outputs = set(func.outputs())
+    out: dict[int, list[Op]] = {}
+    run: list[Op] = []
+
+    def close() -> None:
+        if len(run) > 1:
+            out[id(run[0])] = list(run)
+            out.update({id(o): [] for o in run[1:]})
+        run.clear()
+    for op in func.ops:
+        if run and (op.name == run[-1].name and op.attrs.get("dim") == run[-1].attrs["dim"]
+                    and op.operands[0] == run[-1].results[0].name
+                    and users.get(op.operands[0]) == 1 and op.operands[0] not in outputs):
+            run.append(op)
+            continue
+        close()
+        if op.name in ("all_gather", "shard_slice"):
+            run.append(op)
+    close()
+    return out
+
+
+def _fused(mesh: Mesh, run: list[Op], x: Any, src: Sharding) -> Any:
+    from jax import lax
+    d = run[0].attrs["dim"]
+    if run[0].name == "all_gather":  # pops the dim's newest axes: gather them, major first
+        axes = src[d][len(src[d]) - len(run):]
+        return lax.all_gather(x, axes, axis=d, tiled=True)
+    axes = tuple(op.attrs["axis"] for op in run)  # pushed in this order, major first
+    size = x.shape[d] // math.prod(mesh.size(a) for a in axes)
+    return lax.dynamic_slice_in_dim(x, lax.axis_index(axes) * size, size, axis=d)
+
+
+def _slice(mesh: Mesh, op: Op, x: Any, src: Sharding, dst: Sharding) -> Any:
+    from jax import lax
+    d, axis = op.attrs["dim"], op.attrs["axis"]
+    size = x.shape[d] // mesh.size(axis)
+    return lax.dynamic_slice_in_dim(x, lax.axis_index(axis) * size, size, axis=d)
+
+
+def _gather(mesh: Mesh, op: Op, x: Any, src: Sharding, dst: Sharding) -> Any:
+    from jax import lax
+    d = op.attrs["dim"]
+    return lax.all_gather(x, src[d][-1], axis=d, tiled=True)
+
+
+def _all_to_all(mesh: Mesh, op: Op, x: Any, src: Sharding, dst: Sharding) -> Any:
+    from jax import lax
+    d, e, k = op.attrs["src"], op.attrs["dst"], op.attrs.get("count", 1)
+    axes = src[d][-k:]  # major first: the group index is row-major over them
+    return lax.all_to_all(x, axes if k > 1 else axes[0], split_axis=e, concat_axis=d,
+                          tiled=True)
+
+
+def _permute(mesh: Mesh, op: Op, x: Any, src: Sharding, dst: Sharding) -> Any:
+    from jax import lax
+    pairs = permutation(mesh, src, dst)
+    if all(a == b for a, b in pairs):
+        return x
+    return lax.ppermute(x, mesh.names, pairs)
+
+
+def _reshard(mesh: Mesh, op: Op, x: Any, src: Sharding, dst: Sharding) -> Any:
+    """The ``redistribute`` pass's program, for a listing run without it."""
+    for step in normal_form(mesh, src, dst):
+        x = _COLLECTIVES[step.op](mesh, Op(step.op, [], [], step.attrs), x, src, step.sharding)
+        src = step.sharding
+    return x
+
+
+_COLLECTIVES: dict[str, Callable[[Mesh, Op, Any, Sharding, Sharding], Any]] = {
+    "shard_slice": _slice, "all_gather": _gather, "all_to_all": _all_to_all,
+    "all_permute": _permute, "reshard": _reshard,
+}

@@ -1,0 +1,256 @@
+"""Collectives: ops that change how a value is split over the mesh (DESIGN section 12).
+
+Each keeps the global shape and element type (the shape rule) and rewrites the sharding
+(the sharding rule, :data:`SHARD_RULES`), after Rink et al. (arXiv 2112.01075):
+``shard_slice`` pushes an unused axis onto a dim (no communication), ``all_gather`` pops
+a dim's newest (minor) axis, ``all_to_all`` moves the newest axis of one dim onto another,
+``all_permute`` reorders which device holds which block, ``all_reduce`` sums partial
+sums, and ``reshard`` is any change, which the ``redistribute`` pass writes as the others.
+:func:`check_sharding` is the rule of every op on a sharded listing: the collectives',
+elementwise ops on alike-split operands, broadcasts, dim-0 reshapes, transposes, sums and
+contractions (whose sums over split dims leave partial sums, ``{..., +x}``), and nothing
+else on split values.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from bladec.errors import BladecError
+from bladec.ir import Mesh, Op, TensorType
+from bladec.ops import OpDef, RuleResult, ShapeCtx, register
+from bladec.ops.elementwise import BINARY, UNARY
+from bladec.sharding import spec, splits
+from bladec.types import Sharding, format_sharding
+
+# Ops whose blockwise result is the block of the whole result when every operand and
+# the result are split the same way.
+BLOCKWISE = frozenset({*UNARY, *BINARY, "integer_pow", "compare", "select", "convert"})
+
+
+def _same(ctx: ShapeCtx) -> list[RuleResult]:
+    return [(list(ctx.operands[0]), ctx.dtypes[0])]
+
+
+def _dim(op: Op, src: Sharding, key: str) -> int:
+    d = op.attrs[key]
+    if not 0 <= d < len(src):
+        raise BladecError(f"'{op.name}': {key} {d} out of range for rank {len(src)}", op.loc)
+    return d
+
+
+def _gather(mesh: Mesh, op: Op, src: Sharding) -> Sharding | None:
+    d = _dim(op, src, "dim")
+    if not src[d]:
+        raise BladecError(f"'all_gather': dim {d} is not split; nothing to gather", op.loc)
+    return src[:d] + (src[d][:-1],) + src[d + 1:]
+
+
+def _slice(mesh: Mesh, op: Op, src: Sharding) -> Sharding | None:
+    d = _dim(op, src, "dim")
+    axis = op.attrs["axis"]
+    if axis not in mesh.names:
+        raise BladecError(f"'shard_slice': '{axis}' is not a mesh axis "
+                          f"({', '.join(mesh.names)})", op.loc)
+    if any(axis in axes for axes in src):
+        raise BladecError(f"'shard_slice': mesh axis '{axis}' already splits the operand",
+                          op.loc)
+    return src[:d] + (src[d] + (axis,),) + src[d + 1:]
+
+
+def _all_to_all(mesh: Mesh, op: Op, src: Sharding) -> Sharding | None:
+    d, e = _dim(op, src, "src"), _dim(op, src, "dst")
+    k = op.attrs.get("count", 1)
+    if d == e:
+        raise BladecError("'all_to_all': src and dst must be different dims", op.loc)
+    if not 1 <= k <= len(src[d]):
+        raise BladecError(f"'all_to_all': dim {d} is split over {len(src[d])} mesh axes; "
+                          f"can not move {k}", op.loc)
+    out = list(src)
+    out[d], out[e] = src[d][:-k], src[e] + src[d][-k:]
+    return tuple(out)
+
+
+def _permute(mesh: Mesh, op: Op, src: Sharding) -> Sharding | None:
+    dst = spec(op.results[0].type)
+    if splits(mesh, dst) != splits(mesh, src):
+        raise BladecError(f"'all_permute': the result must cut every dim into as many blocks "
+                          f"as the operand ({format_sharding(src)} to {format_sharding(dst)})",
+                          op.loc)
+    return None
+
+
+def _all_reduce(mesh: Mesh, op: Op, src: Sharding) -> Sharding | None:
+    return src  # the same blocks, summed: only the partial axes go (check_sharding)
+
+
+ShardRule = Callable[[Mesh, Op, Sharding], "Sharding | None"]
+SHARD_RULES: dict[str, ShardRule] = {
+    "reshard": lambda mesh, op, src: None, "all_gather": _gather, "shard_slice": _slice,
+    "all_to_all": _all_to_all, "all_permute": _permute, "all_reduce": _all_reduce,
+}
+
+
+def check_sharding(mesh: Mesh | None, op: Op, operands: list[TensorType]) -> None:
+    """The sharding rule of ``op``; types were checked against the mesh before."""
+    if not op.results:
+        return  # markers (remat.evict, remat.plan, ...) compute nothing
+    results = [r.type for r in op.results]
+    rule = SHARD_RULES.get(op.name)
+    if rule is not None:
+        if mesh is None:
+            if not any(any(spec(t)) or t.partial for t in [*operands, *results]):
+                return  # whole arrays (sharding.whole_arrays): the identity
+            raise BladecError(f"'{op.name}' needs a mesh declaration ('mesh {{x = 4}}')",
+                              op.loc)
+        if op.name == "all_reduce":
+            if not operands[0].partial:
+                raise BladecError("'all_reduce': the operand holds no partial sums", op.loc)
+        elif operands[0].partial:
+            raise BladecError(f"'{op.name}' of partial sums: all_reduce them first", op.loc)
+        _expect(op, rule(mesh, op, spec(operands[0])), ())
+        return
+    if not any(any(spec(t)) or t.partial for t in [*operands, *results]):
+        return
+    if op.name in BLOCKWISE:
+        want = spec(operands[0])
+        for i, t in enumerate(operands):
+            if spec(t) != want:
+                raise BladecError(f"'{op.name}': operand {i} is split {format_sharding(spec(t))}"
+                                  f", operand 0 {format_sharding(want)}; reshard one of them",
+                                  op.loc)
+        _expect(op, want, _blockwise_partial(op, operands), "its operands")
+        return
+    structural = STRUCTURAL.get(op.name)
+    if structural is not None:
+        want, partial = structural(op, operands)
+        _expect(op, want, partial)
+        return
+    raise BladecError(f"'{op.name}' on split values is not supported (its blockwise meaning "
+                      "differs from the whole array's); reshard to replicated first", op.loc)
+
+
+def _expect(op: Op, want: Sharding | None, partial: tuple[str, ...],
+            like: str = "") -> None:
+    for r in op.results:
+        have = spec(r.type)
+        if (want is not None and have != want) or tuple(sorted(r.type.partial)) != \
+                tuple(sorted(partial)):
+            shown = format_sharding(want if want is not None else have, partial)
+            raise BladecError(f"'{op.name}': result {r.name} must be split "
+                              f"{shown}{' like ' + like if like else ''}, declared "
+                              f"{format_sharding(have, r.type.partial)}", op.loc)
+
+
+# Elementwise ops that keep a sum a sum: (a1 + a2) + (b1 + b2), c * (a1 + a2), -(a1 + a2).
+_ADDITIVE, _SCALING, _LINEAR_UNARY = {"add", "sub"}, {"mul", "div"}, {"neg", "copy", "convert"}
+
+
+def _blockwise_partial(op: Op, operands: list[TensorType]) -> tuple[str, ...]:
+    parts = [t.partial for t in operands]
+    if not any(parts):
+        return ()
+    name = op.name
+    if name in _ADDITIVE and all(p == parts[0] for p in parts):
+        return parts[0]
+    if name in _SCALING and len([p for p in parts if p]) == 1 and (name == "mul" or parts[0]):
+        return next(p for p in parts if p)
+    if name in _LINEAR_UNARY:
+        return parts[0]
+    raise BladecError(f"'{name}' of partial sums is not their sum's '{name}': all_reduce "
+                      "first", op.loc)
+
+
+def _broadcast_rule(op: Op, operands: list[TensorType]) -> tuple:
+    """A dim that comes from the operand keeps its split; a new dim may be split any way
+    (the values are the same along it)."""
+    src, out = spec(operands[0]), spec(op.results[0].type)
+    dims = list(op.attrs.get("dims", ()))
+    if len(dims) != len(src):
+        raise BladecError(f"'{op.name}' of a split value needs 'dims'", op.loc)
+    want = list(out)
+    for i, j in enumerate(dims):
+        want[j] = src[i]
+    return tuple(want), operands[0].partial
+
+
+def _reshape_rule(op: Op, operands: list[TensorType]) -> tuple:
+    """Split only along dim 0 (both sides, by the same axes): a block is then a contiguous
+    piece of the row-major elements, and reshaping it locally reshapes the whole."""
+    src, out = spec(operands[0]), spec(op.results[0].type)
+    if any(src[1:]) or any(out[1:]) or (src[:1] or ((),))[0] != (out[:1] or ((),))[0]:
+        raise BladecError(f"'{op.name}' of a split value: only dim 0 may be split, by the "
+                          f"same axes on both sides ({format_sharding(src)} to "
+                          f"{format_sharding(out)})", op.loc)
+    return out, operands[0].partial
+
+
+def _transpose_rule(op: Op, operands: list[TensorType]) -> tuple:
+    src = spec(operands[0])
+    return tuple(src[p] for p in op.attrs["perm"]), operands[0].partial
+
+
+def _reduce_rule(op: Op, operands: list[TensorType]) -> tuple:
+    """A sum over a split dim leaves each device its block's sum: partial over its axes."""
+    src = spec(operands[0])
+    rank_out = op.results[0].type.rank
+    dims = list(op.attrs.get("dims", range(rank_out, len(src))))
+    gone = [a for d in dims for a in src[d]]
+    if (gone or operands[0].partial) and op.attrs.get("kind", "sum") != "sum":
+        raise BladecError(f"'reduce' {op.attrs.get('kind')} over split dims is not "
+                          "supported (only sums become partial sums)", op.loc)
+    return tuple(axes for d, axes in enumerate(src) if d not in dims), \
+        operands[0].partial + tuple(gone)
+
+
+def _dot_rule(op: Op, operands: list[TensorType]) -> tuple:
+    """Batch and free dims keep their splits; contracting dims split alike on both sides
+    leave partial sums over their axes."""
+    a, b = (spec(t) for t in operands)
+    if op.name == "dot":
+        lb, rb, lc, rc = [], [], [len(a) - 1], [0]
+    else:
+        lb, rb = list(op.attrs.get("lhs_batch", ())), list(op.attrs.get("rhs_batch", ()))
+        lc, rc = list(op.attrs["lhs_contract"]), list(op.attrs["rhs_contract"])
+    for i, j in [*zip(lb, rb), *zip(lc, rc)]:
+        if a[i] != b[j]:
+            raise BladecError(f"'{op.name}': paired dims {i} and {j} are split differently "
+                              f"({format_sharding((a[i],))[1:-1]} and "
+                              f"{format_sharding((b[j],))[1:-1]})", op.loc)
+    parts = [t.partial for t in operands]
+    if all(parts):
+        raise BladecError(f"'{op.name}' of two partial sums: all_reduce one first", op.loc)
+    free_a = [a[d] for d in range(len(a)) if d not in lb + lc]
+    free_b = [b[d] for d in range(len(b)) if d not in rb + rc]
+    want = tuple([a[i] for i in lb] + free_a + free_b)
+    return want, parts[0] + parts[1] + tuple(x for i in lc for x in a[i])
+
+
+STRUCTURAL = {"broadcast_in_dim": _broadcast_rule, "reshape": _reshape_rule,
+              "transpose": _transpose_rule, "reduce": _reduce_rule, "dot": _dot_rule,
+              "dot_general": _dot_rule}
+
+
+register(OpDef("reshard", "`reshard(%x) -> tensor<..., {...}>`: the same array split as the "
+               "result type says (any change of sharding); the `redistribute` pass writes it "
+               "as collectives in normal form.", _same, recomputable=False))
+register(OpDef("all_gather", "`all_gather(%x) {dim = d}`: gathers dim d over its newest "
+               "(minor) mesh axis, which the result's sharding drops (local dim x |axis|).",
+               _same, attrs={"dim": "int"}, required=frozenset({"dim"}), recomputable=False))
+register(OpDef("shard_slice", "`shard_slice(%x) {dim = d, axis = \"a\"}`: each device keeps "
+               "its block of dim d along mesh axis a (a dynamic slice by the axis index; no "
+               "communication); a is unused by x and becomes dim d's newest axis.",
+               _same, attrs={"dim": "int", "axis": "str"},
+               required=frozenset({"dim", "axis"}), recomputable=False))
+register(OpDef("all_to_all", "`all_to_all(%x) {src = d, dst = e}`: moves dim d's newest mesh "
+               "axis onto dim e (newest there): d is gathered and e split over that axis; "
+               "the local size is unchanged. `count = k` moves d's k newest axes at once, "
+               "in their order (one collective over k axes).", _same,
+               attrs={"src": "int", "dst": "int", "count": "int"},
+               required=frozenset({"src", "dst"}), recomputable=False))
+register(OpDef("all_reduce", "`all_reduce(%x)`: sums the partial sums of x over the mesh "
+               "axes its type marks `+axes` (a `lax.psum`); the result is x's sharding "
+               "without them.", _same, recomputable=False))
+register(OpDef("all_permute", "`all_permute(%x) -> tensor<..., {...}>`: a collective permute "
+               "to a sharding that cuts every dim into as many blocks (the local shape is "
+               "unchanged; which device holds which block changes).", _same,
+               recomputable=False))

@@ -1,0 +1,215 @@
+"""``redistribute``: every ``reshard`` becomes collectives in normal form (DESIGN section 12).
+
+The normal form of Rink et al. (arXiv 2112.01075) is: slices, then all_to_alls and
+permutes, then gathers. Slices only shrink the local block, all_to_alls and permutes keep
+its size, gathers only grow it, so every intermediate is at most max(source local,
+target local) per device: no device ever holds more of the array than at one end, and
+no element moves twice. XLA's partitioner instead gathers the whole array on every
+device for the changes it has no special case for.
+
+The synthesis, over axes (each mesh axis splits at most one dim):
+
+1. every axis the target uses and the source does not is sliced onto its target dim;
+2. every axis that changes dims is moved by an ``all_to_all`` from the minor end of its
+   dim to the minor end of its target dim, in an order that lands the axes in the
+   target's order where it can; where every axis still to move lies under one that
+   stays, an ``all_permute`` (the same blocks per dim, held by other devices) brings
+   the leaving axes to the minor end, and a last one fixes any order the moves left;
+3. every axis the target does not use is gathered, kept until now at the minor end of
+   its source dim.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from bladec.ir import Func, Mesh, Module, Op, TensorType, Value
+from bladec.passes import register
+from bladec.sharding import spec
+from bladec.types import Sharding
+
+
+@dataclass(frozen=True)
+class Step:
+    """One collective of a redistribution: the op, its attributes, the sharding after it."""
+    op: str
+    attrs: dict
+    sharding: Sharding
+
+
+def normal_form(mesh: Mesh, src: Sharding, dst: Sharding) -> list[Step]:
+    """The collectives that turn ``src`` into ``dst`` (both of one rank), in normal form."""
+    cur = [list(axes) for axes in src]
+    steps: list[Step] = []
+
+    def emit(op: str, attrs: dict) -> None:
+        steps.append(Step(op, attrs, tuple(tuple(axes) for axes in cur)))
+
+    dim_src = {a: d for d, axes in enumerate(src) for a in axes}
+    dim_dst = {a: d for d, axes in enumerate(dst) for a in axes}
+    # 1. slices, onto the target dim, in the target's order
+    for e, axes in enumerate(dst):
+        for a in axes:
+            if a not in dim_src:
+                cur[e].append(a)
+                emit("shard_slice", {"dim": e, "axis": a})
+    # the state before the gathers: the target plus, per dim, its axes to gather
+    goal = [list(axes) + [a for a in src[d] if a not in dim_dst] for d, axes in enumerate(dst)]
+    home = {a: d for d, axes in enumerate(goal) for a in axes}
+    # 2. moves and permutes: the cheaper of two plans (fewer collectives, then fewer
+    # permutes, which move every block)
+    plans = [p for p in (_greedy(cur, goal, home), _arranged(cur, goal, home)) if p is not None]
+    middle = min(plans, key=lambda p: (len(p), sum(op == "all_permute" for op, _, _ in p)))
+    for op, attrs, state in middle:
+        cur = [list(axes) for axes in state]
+        emit(op, attrs)
+    # 3. gathers, minor first
+    for d in range(len(cur)):
+        while len(cur[d]) > len(dst[d]):
+            cur[d].pop()
+            emit("all_gather", {"dim": d})
+    return steps
+
+
+Plan = list[tuple[str, dict, list[list[str]]]]
+
+
+def _greedy(cur: list[list[str]], goal: list[list[str]], home: dict[str, int]) -> Plan:
+    """Moves that extend a target dim's prefix of the goal where one can; where every
+    axis still to move lies under one that stays, a permute brings the leaving axes up;
+    a last permute fixes the order the moves left."""
+    cur = [list(axes) for axes in cur]
+    plan: Plan = []
+    while any(home[a] != d for d, axes in enumerate(cur) for a in axes):
+        movable = [d for d, axes in enumerate(cur) if axes and home[axes[-1]] != d]
+        if not movable:
+            cur = [[a for a in axes if home[a] == d] + [a for a in axes if home[a] != d]
+                   for d, axes in enumerate(cur)]
+            plan.append(("all_permute", {}, [list(a) for a in cur]))
+            continue
+
+        def lands(d: int) -> int:
+            """How many of d's newest axes move to their dim's next places in the goal
+            at once (0: the newest one does not land)."""
+            e = home[cur[d][-1]]
+            best = 0
+            for k in range(1, len(cur[d]) + 1):
+                moved = cur[d][-k:]
+                if any(home[a] != e for a in moved):
+                    break
+                if goal[e][:len(cur[e]) + k] == cur[e] + moved:
+                    best = k
+            return best
+        d = max(movable, key=lambda d: (lands(d) > 0, lands(d)))
+        k = max(lands(d), 1)
+        plan.append(_move(cur, d, k, home))
+    if cur != goal:
+        plan.append(("all_permute", {}, [list(a) for a in goal]))
+    return plan
+
+
+def _arranged(cur: list[list[str]], goal: list[list[str]], home: dict[str, int]
+              ) -> Plan | None:
+    """One permute first arranges every dim (its axes stay on it) so that the moves, one
+    all_to_all per run of axes that go from one dim to adjacent places of another, land
+    each axis in its place in the goal; a last permute only where an axis that stays sits
+    above one that arrives. None where two dims trade axes (the greedy plan does it)."""
+    rank = len(cur)
+    source = {a: d for d, axes in enumerate(cur) for a in axes}
+    runs: list[tuple[int, int, list[str]]] = []  # (from, to, axes in goal order)
+    for e in range(rank):
+        for a in goal[e]:
+            d = source[a]
+            if d == e:
+                continue
+            if runs and runs[-1][1] == e and runs[-1][0] == d and \
+                    goal[e].index(runs[-1][2][-1]) + 1 == goal[e].index(a):
+                runs[-1][2].append(a)
+            else:
+                runs.append((d, e, [a]))
+    # a dim receives only once every run out of it has left (else what arrives would
+    # cover what leaves); into each dim the runs go in goal order
+    order: list[tuple[int, int, list[str]]] = []
+    pending = list(runs)
+    while pending:
+        ready = next((r for r in pending if not any(o[0] == r[1] for o in pending)
+                      and next(p for p in pending if p[1] == r[1]) is r), None)
+        if ready is None:
+            return None  # two dims trade axes: this plan can not do it
+        order.append(ready)
+        pending.remove(ready)
+    runs = order
+    arranged = [sorted((a for a in cur[d] if home[a] == d), key=goal[d].index)
+                for d in range(rank)]
+    for d, _, axes in reversed(runs):  # the first run to leave a dim ends up on top
+        arranged[d].extend(axes)
+    plan: Plan = []
+    if arranged != cur:
+        plan.append(("all_permute", {}, [list(a) for a in arranged]))
+    state = [list(a) for a in arranged]
+    for d, e, axes in runs:
+        plan.append(_move(state, d, len(axes), home))
+    if state != goal:
+        plan.append(("all_permute", {}, [list(a) for a in goal]))
+    return plan
+
+
+def _move(cur: list[list[str]], d: int, k: int, home: dict[str, int]
+          ) -> tuple[str, dict, list[list[str]]]:
+    """An all_to_all of d's k newest axes onto their dim, applied to ``cur``."""
+    moved = cur[d][-k:]
+    e = home[moved[0]]
+    assert e != d and all(home[a] == e for a in moved), (cur, d, k)
+    del cur[d][-k:]
+    cur[e].extend(moved)
+    return "all_to_all", {"src": d, "dst": e, **({"count": k} if k > 1 else {})}, \
+        [list(a) for a in cur]
+
+
+@register
+class RedistributePass:
+    name = "redistribute"
+
+    def apply(self, module: Module) -> Module:
+        if module.mesh is None:
+            return module
+        return replace(module, funcs=[_rewrite(f, module.mesh) for f in module.funcs])
+
+
+def _rewrite(func: Func, mesh: Mesh) -> Func:
+    taken = {a.name for a in func.args} | {r.name for op in func.ops for r in op.results}
+    types = func.value_types()
+    out: list[Op] = []
+    renames: dict[str, str] = {}
+    def renamed(op: Op) -> Op:
+        return replace(op, operands=[renames.get(o, o) for o in op.operands],
+                       regions={k: [renamed(o) for o in body] for k, body in op.regions.items()})
+
+    for op in func.ops:
+        op = renamed(op)
+        if op.name != "reshard":
+            out.append(op)
+            continue
+        source = op.operands[0]
+        result = op.results[0]
+        steps = normal_form(mesh, spec(types[source]), spec(result.type))
+        if not steps:
+            renames[result.name] = source  # the same split: the value itself
+            continue
+        prev = source
+        for i, step in enumerate(steps):
+            last = i == len(steps) - 1
+            name = result.name if last else _fresh(f"{result.name}.{i}", taken)
+            t: TensorType = result.type if last else result.type.with_sharding(step.sharding)
+            out.append(Op(step.op, [prev], [Value(name, t)], dict(step.attrs), loc=op.loc))
+            prev = name
+    returns = [renames.get(r, r) for r in func.returns] if func.returns is not None else None
+    return replace(func, ops=out, returns=returns)
+
+
+def _fresh(name: str, taken: set[str]) -> str:
+    out, n = name, 0
+    while out in taken:
+        n += 1
+        out = f"{name}_{n}"
+    taken.add(out)
+    return out
