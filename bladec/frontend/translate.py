@@ -137,6 +137,9 @@ class Translator:
         self.inputs: set[str] = set()
         self.known: dict[str, np.ndarray] = {}  # values known at import time (static shape)
         self.decomposed: Counter = Counter()
+        self.dim_sources: dict[str, list[tuple[str, int]]] = {}  # symbol -> (input, dim)
+        self.dim_values: dict[tuple[str, str], str] = {}        # (symbol, dtype) -> value
+        self.donated: set[str] = set()           # inputs whose dims are read last resort
 
     # values ---------------------------------------------------------------------------
     def _type(self, shape: Sequence, dtype: str) -> TensorType:
@@ -154,6 +157,9 @@ class Translator:
 
     def add_input(self, name: str, shape: Sequence, dtype: str) -> Value:
         self.inputs.add(name)
+        for j, d in enumerate(shape):
+            if is_symbolic(d):
+                self.dim_sources.setdefault(self._input_symbol(d), []).append((name, j))
         binds = tuple(f"C{int(d)}" if not is_symbolic(d) else self._input_symbol(d)
                       for d in shape)
         t = TensorType(tuple(None if is_symbolic(d) else int(d) for d in shape), dtype,
@@ -291,6 +297,35 @@ class Translator:
         if y == 1:
             return x
         return self.emit("integer_pow", [x], shape, dtype, {"exponent": y})
+
+    def p_dim_as_value(self, ins, p, shape, dtype, outs):
+        """A dim expression as a number: each symbol read off an input with
+        ``dim_size`` (once per symbol), combined with scalar ``mul`` and ``add``."""
+        e = dim_to_expr(p["dim"] if "dim" in p else p["dimension"], self.symbols)
+        if e.is_const:
+            return Lit(e.const, dtype)
+        total: str | None = None
+        for m, c in sorted(e.terms.items()):
+            term: str | None = None if m else self.constant(c, (), dtype)
+            for s, k in m:
+                for _ in range(k):
+                    v = self._dim_value(s, dtype)
+                    term = v if term is None else self.emit("mul", [term, v], (), dtype)
+            if m and c != 1:
+                term = self.emit("mul", [term, self.constant(c, (), dtype)], (), dtype)
+            total = term if total is None else self.emit("add", [total, term], (), dtype)
+        return total
+
+    def _dim_value(self, symbol: str, dtype: str) -> str:
+        key = (symbol, dtype)
+        if key not in self.dim_values:
+            sources = self.dim_sources.get(symbol)
+            if not sources:
+                raise JaxImportError(f"no input has the dim @{symbol} to read its size from")
+            kept = [src for src in sources if src[0] not in self.donated] or sources
+            name, j = kept[0]
+            self.dim_values[key] = self.emit("dim_size", [name], (), dtype, {"dim": j})
+        return self.dim_values[key]
 
     def p_and(self, ins, p, shape, dtype, outs):
         return self._logical("min", "and", ins, shape, dtype)

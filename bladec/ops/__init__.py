@@ -20,6 +20,8 @@ Dims = list[SymbolicExpr]
 # A result as the rule sees it: its dims (None: whatever the declared type says) and
 # its dtype (None: whatever the declared type says).
 RuleResult = tuple[list[SymbolicExpr] | None, str | None]
+# An op's FLOPs once every shape is known: (op, value -> concrete shape) -> count.
+FlopRule = Callable[[Op, dict[str, tuple[int, ...]]], int]
 
 ATTR_KINDS = ("int", "ints", "float", "number", "str", "bool", "symrefs")
 
@@ -79,6 +81,10 @@ class OpDef:
     # What running needs beyond the shape rule: Listing 1 states a broadcast that can
     # not run, and `optimize` must still take it, so only `run` applies these checks.
     run_rule: Callable[[ShapeCtx], None] | None = None
+    # FLOPs for the remat cost model where one per element of the larger side (the
+    # default of ``bladec.runtime.executor.flops_of``) is far off: ``dim_size`` reads no
+    # element, a window reduction reads each element once per window it falls in.
+    flops: FlopRule | None = None
 
     def check_signature(self, op: Op) -> None:
         """Arity, result count and attribute presence/kinds: everything not about shapes."""
@@ -166,4 +172,4 @@ def numel(dims: Dims) -> SymbolicExpr:
 
 
 from bladec.ops import (elementwise, shape, contraction, reduction, indexing, remat,  # noqa: E402,F401
-                        schedule)
+                        schedule, introspection)
