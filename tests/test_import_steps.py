@@ -113,3 +113,28 @@ def test_dim_size_is_verified():
     ]:
         with pytest.raises(BladecError, match=message):
             verify(parse_module(text))
+
+
+# -- errors point at the user's code -----------------------------------------------------
+
+def sorts(x):
+    y = jnp.sin(x)
+    return jnp.sort(y, axis=0)  # the unsupported primitive: this line is reported
+
+
+def nested_sorts(x):
+    return jax.jit(lambda v: sorts(v) * 2.0)(x)  # the error is inside two jitted calls
+
+
+@pytest.mark.parametrize("fn", ["sorts", "nested_sorts"])
+def test_unsupported_primitive_names_the_users_line(fn):
+    import inspect
+    runner = make_runner()
+    result = runner.invoke(main, ["import", f"test_import_steps:{fn}", "--shapes", "x:B,3"])
+    assert result.exit_code == 1, result.stdout + result.stderr
+    lines, first = inspect.getsourcelines(sorts)
+    line = first + next(i for i, t in enumerate(lines) if "jnp.sort" in t)
+    col = lines[line - first].index("jnp.sort") + 1
+    assert result.stderr.strip() == (f"{__file__}:{line}:{col}: error: cannot import JAX "
+                                     "primitive 'sort': no listing op or decomposition for it")
+    assert "bladec/" not in result.stderr and "Traceback" not in result.stderr

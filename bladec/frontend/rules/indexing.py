@@ -1,0 +1,124 @@
+"""Gathers and scatters.
+
+``gather``/``scatter-add`` are accepted in the embedding form (``table[ids]`` and its
+gradient ``zeros.at[ids].add(u)``) as the listing's ``gather``/``scatter_add``, and at
+constant indices as slices and pads.
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from bladec.frontend.rule import Outs, Params, Result, Shape, rule
+from bladec.frontend.rules.shape import pad_dim, reshape_to, slice_to
+from bladec.frontend.translate import (
+    JaxImportError,
+    Lit,
+    Translator,
+    is_one,
+    is_symbolic,
+    same_shape,
+)
+
+
+@rule("gather")
+def _gather(tr: Translator, ins: list, p: Params, shape: Shape, dtype: str,
+            outs: Outs) -> Result:
+    table, ids = (tr.materialize(x) for x in ins)
+    dn = p["dimension_numbers"]
+    tshape, ishape = tr.shapes[table], tr.shapes[ids]
+    r, k = len(tshape), len(ishape)
+    sizes = tuple(p["slice_sizes"])
+    batching = tuple(getattr(dn, "operand_batching_dims", ()))
+    if (k >= 1 and is_one(ishape[-1]) and len(dn.start_index_map) == 1
+            and tuple(dn.collapsed_slice_dims) == tuple(dn.start_index_map) and not batching
+            and len(dn.offset_dims) == r - 1):
+        a = int(dn.start_index_map[0])
+        if same_shape(sizes, tuple(tshape[:a]) + (1,) + tuple(tshape[a + 1:])):
+            return _take_along(tr, table, drop_index_dim(tr, ids), a,
+                                    [int(d) for d in dn.offset_dims], shape, dtype)
+    if (k == 1 and ids in tr.known and not batching
+            and tuple(dn.offset_dims) == tuple(range(len(shape)))):
+        return _static_gather(tr, table, tr.known[ids], dn, sizes, shape, dtype)
+    raise JaxImportError("cannot import this 'gather': only picking along one dim by "
+                         "an index array (table[ids], jnp.take(x, ids, axis)) and slices "
+                         "at constant indices (x[..., 0], x[..., :3]) map to the listing")
+
+
+def _take_along(tr: Translator, x: str, ids: str, a: int, offset_dims: list[int], shape: Sequence,
+                dtype: str) -> str:
+    """``jnp.take(x, ids, axis=a)`` with JAX's result dim order (``offset_dims``)."""
+    have = list(tr.shapes[x])
+    order = [a] + [j for j in range(len(have)) if j != a]
+    if a != 0:
+        tr.decomposed["gather (axis > 0)"] += 1
+        x = tr.emit("transpose", [x], [have[j] for j in order], dtype, {"perm": order})
+    batch = list(tr.shapes[ids])
+    rows = batch + [have[j] for j in order[1:]]
+    if len(shape) == len(rows) and offset_dims == list(range(len(batch), len(rows))):
+        return tr.emit("gather", [x, ids], shape, dtype)
+    g = tr.emit("gather", [x, ids], rows, dtype)
+    positions = [i for i in range(len(shape)) if i not in offset_dims]
+    perm = [0] * len(shape)
+    for i, pos in enumerate(positions):
+        perm[pos] = i
+    for i, pos in enumerate(offset_dims):
+        perm[pos] = len(batch) + i
+    return tr.emit("transpose", [g], shape, dtype, {"perm": perm})
+
+
+def _static_gather(tr: Translator, x: str, index: np.ndarray, dn: Any, sizes: Sequence,
+                   shape: Sequence, dtype: str) -> str:
+    """A gather at constant start indices: a slice, then the collapsed dims dropped."""
+    have = tr.shapes[x]
+    start = [0] * len(have)
+    for i, d in enumerate(dn.start_index_map):
+        start[d] = int(index.reshape(-1)[i])
+        if not is_symbolic(have[d]) and not is_symbolic(sizes[d]):  # XLA clamps
+            start[d] = max(0, min(start[d], int(have[d]) - int(sizes[d])))
+    limit = [st + n for st, n in zip(start, sizes)]
+    tr.decomposed["gather (constant indices)"] += 1
+    cut = slice_to(tr, x, start, limit, [1] * len(have), list(sizes), dtype)
+    return reshape_to(tr, cut, shape, dtype)
+
+
+@rule("scatter-add")
+def _scatter_add(tr: Translator, ins: list, p: Params, shape: Shape, dtype: str,
+                 outs: Outs) -> Result:
+    base, ids, upd = (tr.materialize(x) for x in ins)
+    dn = p["dimension_numbers"]
+    bshape, ishape = tr.shapes[base], tr.shapes[ids]
+    r, k = len(bshape), len(ishape)
+    ok = (k >= 1 and is_one(ishape[-1]) and tuple(dn.inserted_window_dims) == (0,)
+          and tuple(dn.scatter_dims_to_operand_dims) == (0,)
+          and not tuple(getattr(dn, "operand_batching_dims", ()))
+          and tuple(dn.update_window_dims) == tuple(range(k - 1, k - 1 + r - 1)))
+    if ok:
+        return tr.emit("scatter_add", [base, drop_index_dim(tr, ids), upd], shape,
+                         dtype)
+    ushape = tr.shapes[upd]
+    if (k == 1 and ids in tr.known and not tuple(dn.inserted_window_dims)
+            and not tuple(getattr(dn, "operand_batching_dims", ()))
+            and tuple(dn.update_window_dims) == tuple(range(r)) and len(ushape) == r):
+        # the gradient of a slice at constant indices: pad the update, add it
+        tr.decomposed["scatter-add (constant indices)"] += 1
+        index = tr.known[ids].reshape(-1)
+        x = upd
+        for i, d in enumerate(dn.scatter_dims_to_operand_dims):
+            lo = int(index[i])
+            if not is_symbolic(bshape[d]) and not is_symbolic(ushape[d]):  # XLA clamps
+                lo = max(0, min(lo, int(bshape[d]) - int(ushape[d])))
+            x = pad_dim(tr, x, int(d), lo, bshape[d] - lo - ushape[d], Lit(0, dtype))
+        return tr.emit("add", [base, x], shape, dtype)
+    raise JaxImportError("cannot import this 'scatter-add': only the row update "
+                         "base.at[ids].add(rows) and updates at constant indices map "
+                         "to the listing")
+
+
+
+def drop_index_dim(tr: Translator, ids: str) -> str:
+    if ids in tr.expanded:
+        return tr.expanded[ids]
+    have = tr.shapes[ids]
+    return reshape_to(tr, ids, have[:-1], tr.types[ids].dtype)
