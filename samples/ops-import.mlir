@@ -1,5 +1,6 @@
 // The ops the JAX importer (bladec import) adds for training steps as users write them:
-// a mean over a dynamic batch reads the batch size with dim_size.
+// a mean over a dynamic batch reads the batch size with dim_size; exact GELU, softplus and
+// friends need the special functions; routing and accuracy need top_k, sort and argmax.
 //
 // RUN: bladec optimize -p none %s | filecheck %s
 // RUN: bladec optimize -p none %s | bladec optimize -p none - | filecheck %s
@@ -14,7 +15,29 @@ func.func @main(%x: tensor<?x8, [@S0, @C8]>, %w: tensor<8x4>) {
   %n = mul(%b, %four) -> tensor<i32>
   %nf = convert(%n) {dtype = "f32"} -> tensor<f32>
   %loss = div(%sum, %nf) -> tensor<f32>
-  return %loss
+  // special functions and rounding
+  %e1 = erf(%h) -> tensor<?x4, [@S0, @C4]>
+  %e2 = erfc(%e1) -> tensor<?x4, [@S0, @C4]>
+  %e3 = erf_inv(%e1) -> tensor<?x4, [@S0, @C4]>
+  %sq1 = log1p(%sq) -> tensor<?x4, [@S0, @C4]>
+  %g1 = lgamma(%sq1) -> tensor<?x4, [@S0, @C4]>
+  %g2 = digamma(%sq1) -> tensor<?x4, [@S0, @C4]>
+  %m1 = expm1(%e2) -> tensor<?x4, [@S0, @C4]>
+  %f1 = floor(%m1) -> tensor<?x4, [@S0, @C4]>
+  %c1 = ceil(%e3) -> tensor<?x4, [@S0, @C4]>
+  %r1 = round(%g1) {mode = "to_nearest_even"} -> tensor<?x4, [@S0, @C4]>
+  %r2 = round(%g2) -> tensor<?x4, [@S0, @C4]>
+  %q1 = rem(%r1, %r2) -> tensor<?x4, [@S0, @C4]>
+  %s1 = add(%f1, %c1) -> tensor<?x4, [@S0, @C4]>
+  %s2 = add(%s1, %q1) -> tensor<?x4, [@S0, @C4]>
+  // ordering and picking
+  %am = argmax(%h) {dim = 1} -> tensor<?xi32, [@S0]>
+  %an = argmin(%h) {dim = 0} -> tensor<4xi32>
+  %cs = cumulative(%h) {dim = 0, kind = "logsumexp", reverse = true} -> tensor<?x4, [@S0, @C4]>
+  %idx = iota() {dim = 0} -> tensor<?x4xi32, [@S0, @C4]>
+  %sv, %si = sort(%cs, %idx) {dim = 0, num_keys = 1} -> tensor<?x4, [@S0, @C4]>, tensor<?x4xi32, [@S0, @C4]>
+  %tv, %ti = top_k(%h) {k = 2} -> tensor<?x2, [@S0, @C2]>, tensor<?x2xi32, [@S0, @C2]>
+  return %loss, %s2, %am, %an, %sv, %si, %tv, %ti
 }
 func.func @symbolic_shape_graph() {
   SymbolicDim @S0 {max = 64}
@@ -23,6 +46,8 @@ func.func @symbolic_shape_graph() {
 // CHECK-LABEL: func.func @main(%x: tensor<?x8, [@S0, @C8]>, %w: tensor<8x4>) {
 // CHECK:         %b = dim_size(%x) {dim = 0} -> tensor<i32>
 // CHECK:         %loss = div(%sum, %nf) -> tensor<f32>
-// CHECK-NEXT:    return %loss
+// CHECK:         %r1 = round(%g1) {mode = "to_nearest_even"} -> tensor<?x4, [@S0, @C4]>
+// CHECK:         %sv, %si = sort(%cs, %idx) {dim = 0, num_keys = 1} -> tensor<?x4, [@S0, @C4]>, tensor<?x4xi32, [@S0, @C4]>
+// CHECK-NEXT:    %tv, %ti = top_k(%h) {k = 2} -> tensor<?x2, [@S0, @C2]>, tensor<?x2xi32, [@S0, @C2]>
+// CHECK-NEXT:    return %loss, %s2, %am, %an, %sv, %si, %tv, %ti
 // EXEC: binding: S0=3
-// EXEC: peak: 320 B

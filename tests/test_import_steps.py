@@ -115,26 +115,76 @@ def test_dim_size_is_verified():
             verify(parse_module(text))
 
 
+# -- primitive coverage: each family against JAX on both backends ------------------------
+
+def special_functions(x, n):
+    """Exact GELU (erfc), softplus (log1p), the special functions, rounding, remainders,
+    and the jax.nn activations (custom_jvp bodies to inline)."""
+    a = jnp.abs(x) + 0.5
+    return (jax.scipy.special.erf(x), jax.scipy.special.erfc(x), jax.lax.erf_inv(jnp.tanh(x)),
+            jax.lax.lgamma(a), jax.lax.digamma(a), jnp.log1p(a), jnp.expm1(x),
+            jnp.floor(3 * x), jnp.ceil(3 * x), jnp.round(3 * x), jax.lax.round(3 * x),
+            jnp.fmod(x, 0.3), x % 0.7, n % 3, jax.lax.rem(n, n - 2), jnp.sign(x),
+            jnp.isfinite(x / a), jnp.clip(n, -2, 5),
+            jax.nn.gelu(x, approximate=False), jax.nn.gelu(x), jax.nn.softplus(x),
+            jax.nn.relu(x), jax.nn.silu(x),
+            jax.grad(lambda v: jnp.sum(jax.nn.gelu(v, approximate=False) + jnp.log1p(v * v)))(x))
+
+
+def selections(x, n):
+    """arg max/min, the cumulative scans and their gradients, sorts, argsort, top_k."""
+    return (jnp.argmax(x, 1), jnp.argmin(x, 0), jnp.cumsum(x, 1), jnp.cumprod(x, 0),
+            jax.lax.cummax(x, 1, reverse=True), jax.lax.cummin(n, 0),
+            jax.lax.cumlogsumexp(x, 1), jnp.sort(x, 1), jnp.argsort(x, axis=0),
+            jax.lax.top_k(x, 2), jnp.sort(n, 0),
+            jax.grad(lambda v: jnp.sum(jnp.cumsum(v, 1) ** 2 + jax.lax.cummax(v, 1)))(x))
+
+
+COVERAGE = {"special_functions": special_functions, "selections": selections}
+
+
+@pytest.mark.parametrize("backend", [NumpyBackend, JaxBackend], ids=["numpy", "jax"])
+@pytest.mark.parametrize("name", COVERAGE)
+def test_primitive_families_run_like_jax(name, backend):
+    fn = COVERAGE[name]
+    imp = trace(fn, (jax.ShapeDtypeStruct((B, 5), F32), jax.ShapeDtypeStruct((B, 5), jnp.int32)))
+    assert imp.hints == []
+    executor = Executor(imp.module, backend())
+    for b in (1, 4):
+        rng = np.random.default_rng(b)
+        x = rng.standard_normal((b, 5)).astype(np.float32)
+        x[0, :4] = [0.5, -2.5, 1.0, 1.0]  # ties: rounding to even, argmax/sort/top_k order
+        args = (x, rng.integers(-9, 9, (b, 5)).astype(np.int32))
+        out, _ = executor.run(imp.flatten_inputs(*args))
+        got = jax.tree_util.tree_leaves(imp.unflatten_outputs(out))
+        want = jax.tree_util.tree_leaves(fn(*args))
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            assert np.asarray(g).dtype == np.asarray(w).dtype
+            np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=2e-6, atol=2e-6)
+
+
 # -- errors point at the user's code -----------------------------------------------------
 
-def sorts(x):
-    y = jnp.sin(x)
-    return jnp.sort(y, axis=0)  # the unsupported primitive: this line is reported
+def bit_counts(x):
+    y = x * 3
+    return jax.lax.population_count(y)  # the unsupported primitive: this line is reported
 
 
-def nested_sorts(x):
-    return jax.jit(lambda v: sorts(v) * 2.0)(x)  # the error is inside two jitted calls
+def nested_bit_counts(x):
+    return jax.jit(lambda v: bit_counts(v) + 1)(x)  # the error is inside two jitted calls
 
 
-@pytest.mark.parametrize("fn", ["sorts", "nested_sorts"])
+@pytest.mark.parametrize("fn", ["bit_counts", "nested_bit_counts"])
 def test_unsupported_primitive_names_the_users_line(fn):
     import inspect
     runner = make_runner()
-    result = runner.invoke(main, ["import", f"test_import_steps:{fn}", "--shapes", "x:B,3"])
+    result = runner.invoke(main, ["import", f"test_import_steps:{fn}", "--shapes", "x:B,3:i32"])
     assert result.exit_code == 1, result.stdout + result.stderr
-    lines, first = inspect.getsourcelines(sorts)
-    line = first + next(i for i, t in enumerate(lines) if "jnp.sort" in t)
-    col = lines[line - first].index("jnp.sort") + 1
+    lines, first = inspect.getsourcelines(bit_counts)
+    line = first + next(i for i, t in enumerate(lines) if "population_count" in t)
+    col = lines[line - first].index("jax.lax.population_count") + 1
     assert result.stderr.strip() == (f"{__file__}:{line}:{col}: error: cannot import JAX "
-                                     "primitive 'sort': no listing op or decomposition for it")
+                                     "primitive 'population_count': no listing op or "
+                                     "decomposition for it")
     assert "bladec/" not in result.stderr and "Traceback" not in result.stderr

@@ -145,13 +145,22 @@ class Translator:
 
     def emit(self, name: str, operands: list[str], shape: Sequence, dtype: str,
              attrs: dict | None = None) -> str:
-        out = f"%{next(self.counter)}"
-        t = self._type(shape, dtype)
+        """Append op ``name`` with one result of ``shape``; return the result's name."""
+        return self.emit_multi(name, operands, [(shape, dtype)], attrs)[0]
+
+    def emit_multi(self, name: str, operands: list[str], outs: Sequence[tuple[Sequence, str]],
+                   attrs: dict | None = None) -> list[str]:
+        """An op with several results, one per ``(shape, dtype)`` of ``outs``."""
+        names = [f"%{next(self.counter)}" for _ in outs]
+        results = []
+        for out, (shape, dtype) in zip(names, outs):
+            t = self._type(shape, dtype)
+            results.append(Value(out, t))
+            self.types[out] = t
+            self.shapes[out] = tuple(shape)
         attrs = {k: tuple(v) if isinstance(v, list) else v for k, v in (attrs or {}).items()}
-        self.ops.append(Op(name, list(operands), [Value(out, t)], attrs))
-        self.types[out] = t
-        self.shapes[out] = tuple(shape)
-        return out
+        self.ops.append(Op(name, list(operands), results, attrs))
+        return names
 
     def add_input(self, name: str, shape: Sequence, dtype: str) -> Value:
         self.inputs.add(name)

@@ -74,7 +74,7 @@ class OpDef:
     rule: Callable[[ShapeCtx], list[RuleResult]]
     min_operands: int = 1
     max_operands: int | None = 1
-    num_results: int = 1
+    num_results: int | None = 1  # None: one result per operand (``sort``)
     attrs: dict[str, str] = field(default_factory=dict)  # name -> kind, see ATTR_KINDS
     required: frozenset[str] = frozenset()
     recomputable: bool = True  # False for ops whose result can not be produced twice
@@ -95,8 +95,9 @@ class OpDef:
                     f"at least {self.min_operands}" if hi is None else
                     f"{self.min_operands} to {hi}")
             raise BladecError(f"'{op.name}' takes {want} operand(s), got {n}", op.loc)
-        if len(op.results) != self.num_results:
-            raise BladecError(f"'{op.name}' defines {self.num_results} result(s), "
+        want_results = n if self.num_results is None else self.num_results
+        if len(op.results) != want_results:
+            raise BladecError(f"'{op.name}' defines {want_results} result(s), "
                               f"got {len(op.results)}", op.loc)
         for name in sorted(self.required - op.attrs.keys()):
             raise BladecError(f"'{op.name}' needs attribute '{name}'", op.loc)
@@ -172,4 +173,4 @@ def numel(dims: Dims) -> SymbolicExpr:
 
 
 from bladec.ops import (elementwise, shape, contraction, reduction, indexing, remat,  # noqa: E402,F401
-                        schedule, introspection)
+                        schedule, introspection, special, selection)

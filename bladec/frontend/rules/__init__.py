@@ -5,12 +5,5 @@ Each module registers its rules in :data:`bladec.frontend.translate.RULES` with 
 supported primitives in docs/primitives.md is generated from that table
 (docs/gen_primitives.py).
 """
-from bladec.frontend.rules import (  # noqa: F401
-                                   contraction,
-                                   control,
-                                   elementwise,
-                                   indexing,
-                                   introspection,
-                                   reduction,
-                                   shape,
-)
+from bladec.frontend.rules import (contraction, control, elementwise, indexing,  # noqa: F401
+                                   introspection, reduction, selection, shape)

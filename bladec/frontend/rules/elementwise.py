@@ -15,9 +15,11 @@ from bladec.frontend.translate import JaxImportError, Lit, Translator, np_dtype
 
 UNARY = {"neg": "neg", "exp": "exp", "log": "log", "sqrt": "sqrt", "rsqrt": "rsqrt",
          "tanh": "tanh", "logistic": "logistic", "abs": "abs", "sin": "sin", "cos": "cos",
-         "square": "square", "copy": "copy", "copy_p": "copy"}
+         "square": "square", "copy": "copy", "copy_p": "copy", "erf": "erf", "erfc": "erfc",
+         "erf_inv": "erf_inv", "lgamma": "lgamma", "digamma": "digamma", "log1p": "log1p",
+         "expm1": "expm1", "floor": "floor", "ceil": "ceil"}
 BINARY = {"add": "add", "add_any": "add", "sub": "sub", "mul": "mul", "div": "div",
-          "max": "max", "min": "min", "pow": "pow"}
+          "max": "max", "min": "min", "pow": "pow", "rem": "rem"}
 COMPARE = {"eq": "EQ", "ne": "NE", "lt": "LT", "le": "LE", "gt": "GT", "ge": "GE"}
 
 
@@ -41,6 +43,15 @@ def _compare(tr: Translator, ins: list, p: Params, shape: Shape, dtype: str,
              outs: Outs) -> Result:
     a, b = (tr.broadcast_to(x, shape) for x in ins)
     return tr.emit("compare", [a, b], shape, "i1", {"direction": COMPARE[tr.primitive]})
+
+
+@rule("round")
+def _round(tr: Translator, ins: list, p: Params, shape: Shape, dtype: str,
+           outs: Outs) -> Result:
+    """``rounding_method`` 0 is away from zero (``lax.round``'s default), 1 to nearest
+    even (``jnp.round``)."""
+    mode = "to_nearest_even" if int(p.get("rounding_method", 0)) == 1 else "away_from_zero"
+    return tr.emit("round", [tr.materialize(ins[0])], shape, dtype, {"mode": mode})
 
 
 @rule("integer_pow")

@@ -16,3 +16,4 @@ def _reduce(tr: Translator, ins: list, p: Params, shape: Shape, dtype: str,
     if not axes:
         return x
     return tr.emit("reduce", [x], shape, dtype, {"dims": axes, "kind": REDUCE[tr.primitive]})
+

@@ -208,16 +208,39 @@ def _split(tr: Translator, ins: list, p: Params, shape: Shape, dtype: str,
     return results
 
 
+def interleave(tr: Translator, x: str, j: int, m: int, value: Any) -> str:
+    """``m`` elements of ``value`` between neighbours along dim j (a pad's interior): each
+    element gets m padding after it (a concatenate along a new dim, merged by a reshape),
+    and the last m are cut off."""
+    have = list(tr.shapes[x])
+    n = have[j]
+    if not is_symbolic(n) and int(n) == 0:
+        return x
+    dtype = tr.types[x].dtype
+    tr.decomposed["pad (interior)"] += 1
+    split = have[:j + 1] + [1] + have[j + 1:]
+    x = tr.emit("broadcast_in_dim", [x], split, dtype,
+                {"dims": [i if i <= j else i + 1 for i in range(len(have))]})
+    block = tr.broadcast_to(value, have[:j + 1] + [m] + have[j + 1:])
+    x = tr.emit("concatenate", [x, block], have[:j + 1] + [1 + m] + have[j + 1:], dtype,
+                {"dim": j + 1})
+    merged = have[:j] + [n * (1 + m)] + have[j + 1:]
+    x = tr.emit("reshape", [x], merged, dtype)
+    limit = list(merged)
+    limit[j] = n * (1 + m) - m
+    return slice_to(tr, x, [0] * len(have), limit, [1] * len(have), limit, dtype)
+
+
 @rule("pad")
 def _pad(tr: Translator, ins: list, p: Params, shape: Shape, dtype: str,
          outs: Outs) -> Result:
     x, value = ins
     x = tr.materialize(x)
     config = [(int(lo), int(hi), int(mid)) for lo, hi, mid in p["padding_config"]]
-    if any(mid for _, _, mid in config):
-        raise JaxImportError("cannot import 'pad' with interior padding")
     tr.decomposed["pad"] += 1
-    for j, (lo, hi, _) in enumerate(config):
+    for j, (lo, hi, mid) in enumerate(config):
+        if mid:
+            x = interleave(tr, x, j, mid, value)
         have = list(tr.shapes[x])
         if lo < 0 or hi < 0:  # negative padding cuts
             start = [0] * len(have)
