@@ -37,7 +37,12 @@ func.func @main(%x: tensor<?x8, [@S0, @C8]>, %w: tensor<8x4>) {
   %idx = iota() {dim = 0} -> tensor<?x4xi32, [@S0, @C4]>
   %sv, %si = sort(%cs, %idx) {dim = 0, num_keys = 1} -> tensor<?x4, [@S0, @C4]>, tensor<?x4xi32, [@S0, @C4]>
   %tv, %ti = top_k(%h) {k = 2} -> tensor<?x2, [@S0, @C2]>, tensor<?x2xi32, [@S0, @C2]>
-  return %loss, %s2, %am, %an, %sv, %si, %tv, %ti
+  // a language model's loss picks each row's label: take_along_axis, and its gradient
+  %lab = broadcast_in_dim(%am) {dims = [0]} -> tensor<?x1x1xi32, [@S0, @C1, @C1]>
+  %pick = gather_slices(%h, %lab) {offset_dims = [], collapsed_slice_dims = [1], start_index_map = [1], operand_batching_dims = [0], start_indices_batching_dims = [0], slice_sizes = [1, 1], mode = "fill", fill = nan} -> tensor<?x1, [@S0, @C1]>
+  %z = constant() {value = 0.0} -> tensor<?x4, [@S0, @C4]>
+  %dpick = scatter_slices(%z, %lab, %pick) {update_window_dims = [], inserted_window_dims = [1], scatter_dims_to_operand_dims = [1], operand_batching_dims = [0], scatter_indices_batching_dims = [0], kind = "add", mode = "fill"} -> tensor<?x4, [@S0, @C4]>
+  return %loss, %s2, %am, %an, %sv, %si, %tv, %ti, %dpick
 }
 func.func @symbolic_shape_graph() {
   SymbolicDim @S0 {max = 64}
@@ -49,5 +54,6 @@ func.func @symbolic_shape_graph() {
 // CHECK:         %r1 = round(%g1) {mode = "to_nearest_even"} -> tensor<?x4, [@S0, @C4]>
 // CHECK:         %sv, %si = sort(%cs, %idx) {dim = 0, num_keys = 1} -> tensor<?x4, [@S0, @C4]>, tensor<?x4xi32, [@S0, @C4]>
 // CHECK-NEXT:    %tv, %ti = top_k(%h) {k = 2} -> tensor<?x2, [@S0, @C2]>, tensor<?x2xi32, [@S0, @C2]>
-// CHECK-NEXT:    return %loss, %s2, %am, %an, %sv, %si, %tv, %ti
+// CHECK:         %pick = gather_slices(%h, %lab) {offset_dims = [], collapsed_slice_dims = [1], start_index_map = [1], operand_batching_dims = [0], start_indices_batching_dims = [0], slice_sizes = [1, 1], mode = "fill", fill = nan} -> tensor<?x1, [@S0, @C1]>
+// CHECK:         return %loss, %s2, %am, %an, %sv, %si, %tv, %ti, %dpick
 // EXEC: binding: S0=3

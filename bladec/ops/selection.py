@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from bladec.ir import Op
 from bladec.ops import OpDef, RuleResult, ShapeCtx, register
+from bladec.symbolic.expr import const
 
 INDEX_DTYPES = ("i32", "i64")
 CUMULATIVE_KINDS = ("sum", "prod", "max", "min", "logsumexp")
@@ -73,7 +74,7 @@ def _top_k(ctx: ShapeCtx) -> list[RuleResult]:
     if ctx.declared[1].dtype not in INDEX_DTYPES:
         raise ctx.fail(f"the indices (result 1) must be i32 or i64, declared "
                        f"{ctx.declared[1].dtype}")
-    out = list(src[:-1]) + [src[-1] * 0 + k]
+    out = list(src[:-1]) + [const(k)]
     return [(out, ctx.dtypes[0]), (out, ctx.declared[1].dtype)]
 
 

@@ -1,8 +1,11 @@
 """Gathers and scatters.
 
-``gather``/``scatter-add`` are accepted in the embedding form (``table[ids]`` and its
-gradient ``zeros.at[ids].add(u)``) as the listing's ``gather``/``scatter_add``, and at
-constant indices as slices and pads.
+``gather``/``scatter-add`` in the embedding form (``table[ids]`` and its gradient
+``zeros.at[ids].add(u)``) become the listing's ``gather``/``scatter_add``, whose shape
+rules relate the most dims; at constant indices they become slices and pads. Every other
+form (``take_along_axis``, ``x[rows, cols]``, ``.at[...].set/add/mul/min/max``, the
+gradients of ``top_k`` and of strided slices) is ``gather_slices``/``scatter_slices``,
+XLA's general form with the same dimension numbers.
 """
 from __future__ import annotations
 
@@ -18,6 +21,7 @@ from bladec.frontend.translate import (
     Translator,
     is_one,
     is_symbolic,
+    same_dim,
     same_shape,
 )
 
@@ -41,9 +45,7 @@ def _gather(tr: Translator, ins: list, p: Params, shape: Shape, dtype: str,
     if (k == 1 and ids in tr.known and not batching
             and tuple(dn.offset_dims) == tuple(range(len(shape)))):
         return _static_gather(tr, table, tr.known[ids], dn, sizes, shape, dtype)
-    raise JaxImportError("cannot import this 'gather': only picking along one dim by "
-                         "an index array (table[ids], jnp.take(x, ids, axis)) and slices "
-                         "at constant indices (x[..., 0], x[..., :3]) map to the listing")
+    return _general_gather(tr, table, ids, p, shape, dtype)
 
 
 def _take_along(tr: Translator, x: str, ids: str, a: int, offset_dims: list[int], shape: Sequence,
@@ -111,9 +113,7 @@ def _scatter_add(tr: Translator, ins: list, p: Params, shape: Shape, dtype: str,
                 lo = max(0, min(lo, int(bshape[d]) - int(ushape[d])))
             x = pad_dim(tr, x, int(d), lo, bshape[d] - lo - ushape[d], Lit(0, dtype))
         return tr.emit("add", [base, x], shape, dtype)
-    raise JaxImportError("cannot import this 'scatter-add': only the row update "
-                         "base.at[ids].add(rows) and updates at constant indices map "
-                         "to the listing")
+    return _general_scatter(tr, "add", [base, ids, upd], p, shape, dtype)
 
 
 
@@ -122,3 +122,70 @@ def drop_index_dim(tr: Translator, ids: str) -> str:
         return tr.expanded[ids]
     have = tr.shapes[ids]
     return reshape_to(tr, ids, have[:-1], tr.types[ids].dtype)
+
+
+_MODES = {"CLIP": "clip", "FILL_OR_DROP": "fill", "PROMISE_IN_BOUNDS": "promise",
+          "ONE_HOT": None}
+_SCATTERS = {"scatter": "set", "scatter-mul": "mul", "scatter_mul": "mul",
+             "scatter-min": "min", "scatter_min": "min", "scatter-max": "max",
+             "scatter_max": "max"}
+
+
+def _mode(tr: Translator, p: Params) -> str:
+    mode = p.get("mode")
+    name = getattr(mode, "name", str(mode)) if mode is not None else "FILL_OR_DROP"
+    if _MODES.get(name) is None:
+        raise JaxImportError(f"cannot import {tr.primitive} with mode {name}")
+    return _MODES[name]
+
+
+def _general_gather(tr: Translator, x: str, ids: str, p: Params, shape: Shape,
+                    dtype: str) -> str:
+    dn = p["dimension_numbers"]
+    have = tr.shapes[x]
+    sizes = []
+    for d, n in enumerate(p["slice_sizes"]):
+        if is_symbolic(n):
+            if not same_dim(n, have[d]):
+                raise JaxImportError(f"cannot import a gather whose slice size {n} of a "
+                                     f"dynamic dim is not the whole dim ({have[d]})")
+            sizes.append(-1)
+        else:
+            sizes.append(int(n))
+    attrs: dict[str, Any] = {
+        "offset_dims": [int(d) for d in dn.offset_dims],
+        "collapsed_slice_dims": [int(d) for d in dn.collapsed_slice_dims],
+        "start_index_map": [int(d) for d in dn.start_index_map],
+        "operand_batching_dims": [int(d) for d in getattr(dn, "operand_batching_dims", ())],
+        "start_indices_batching_dims": [int(d) for d in
+                                        getattr(dn, "start_indices_batching_dims", ())],
+        "slice_sizes": sizes, "mode": _mode(tr, p)}
+    if attrs["mode"] == "fill" and p.get("fill_value") is not None:
+        attrs["fill"] = float(p["fill_value"]) if dtype.startswith(("f", "bf")) \
+            else int(p["fill_value"])
+    tr.decomposed["gather (general)"] += 1
+    return tr.emit("gather_slices", [x, ids], shape, dtype, attrs)
+
+
+def _general_scatter(tr: Translator, kind: str, ins: list, p: Params, shape: Shape,
+                     dtype: str) -> str:
+    base, ids, upd = ins
+    dn = p["dimension_numbers"]
+    attrs: dict[str, Any] = {
+        "update_window_dims": [int(d) for d in dn.update_window_dims],
+        "inserted_window_dims": [int(d) for d in dn.inserted_window_dims],
+        "scatter_dims_to_operand_dims": [int(d) for d in dn.scatter_dims_to_operand_dims],
+        "operand_batching_dims": [int(d) for d in getattr(dn, "operand_batching_dims", ())],
+        "scatter_indices_batching_dims": [int(d) for d in
+                                          getattr(dn, "scatter_indices_batching_dims", ())],
+        "kind": kind, "mode": _mode(tr, p)}
+    tr.decomposed[f"scatter-{kind} (general)"] += 1
+    return tr.emit("scatter_slices", [base, ids, upd], shape, dtype, attrs)
+
+
+@rule(*_SCATTERS)
+def _scatter(tr: Translator, ins: list, p: Params, shape: Shape, dtype: str,
+             outs: Outs) -> Result:
+    base, ids = (tr.materialize(x) for x in ins[:2])
+    upd = tr.materialize(ins[2], tr.shape(ins[2]))
+    return _general_scatter(tr, _SCATTERS[tr.primitive], [base, ids, upd], p, shape, dtype)
