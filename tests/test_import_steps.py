@@ -235,3 +235,48 @@ def test_unsupported_primitive_names_the_users_line(fn):
                                      "primitive 'population_count': no listing op or "
                                      "decomposition for it")
     assert "bladec/" not in result.stderr and "Traceback" not in result.stderr
+
+
+# -- donation ---------------------------------------------------------------------------
+
+def sgd(w, x, lr):
+    loss, g = jax.value_and_grad(mean_loss)(w, x)
+    return loss, w - lr * g
+
+
+sgd_donating = jax.jit(sgd, donate_argnums=(0,))
+
+
+def sgd_spec():
+    """The spec-level equivalent of ``jax.jit(sgd, donate_argnums=(0,))``."""
+    return {"fn": sgd, "donate_argnums": (0,),
+            "arg_specs": (jax.ShapeDtypeStruct((8, 4), F32), jax.ShapeDtypeStruct((B, 8), F32),
+                          jax.ShapeDtypeStruct((), F32))}
+
+
+@pytest.mark.parametrize("target", ["sgd_donating", "sgd_spec"])
+def test_donated_arguments_are_marked(tmp_path, target):
+    runner = make_runner()
+    listing = tmp_path / "sgd.mlir"
+    shapes = ["--shapes", "w:8,4;x:B,8;lr::f32"] if target == "sgd_donating" else []
+    result = runner.invoke(main, ["import", f"test_import_steps:{target}", *shapes,
+                                  "-o", str(listing)])
+    assert result.exit_code == 0, result.stdout + result.stderr
+    text = listing.read_text()
+    assert "%w: tensor<8x4> {donate = true}, %x: tensor<?x8, [@S0, @C8]>, %lr: tensor<f32>)" in text
+    assert "dim_size(%x)" in text          # the batch is read off an input that stays
+    w, x = _args(5)
+    np.savez(tmp_path / "in.npz", w=w, x=x, lr=np.float32(0.1))
+    result = runner.invoke(main, ["run", str(listing), "--inputs", str(tmp_path / "in.npz"),
+                                  "--outputs", str(tmp_path / "out.npz")])
+    assert result.exit_code == 0, result.stdout + result.stderr
+    got = np.load(tmp_path / "out.npz")
+    loss, new_w = sgd(w, x, np.float32(0.1))
+    np.testing.assert_allclose(got["out0"], np.asarray(loss), rtol=1e-6)
+    np.testing.assert_allclose(got["out1"], np.asarray(new_w), rtol=1e-6, atol=1e-7)
+
+
+def test_donate_argnums_out_of_range():
+    from bladec.errors import BladecError
+    with pytest.raises(BladecError, match=r"donate_argnums \[3\] out of range"):
+        trace(sgd, sgd_spec()["arg_specs"], donate_argnums=3)

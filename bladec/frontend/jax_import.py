@@ -103,7 +103,7 @@ def trace(fn: Callable, arg_specs: Sequence[Any], *, arg_names: Sequence[str] | 
           output_names: Sequence[str] | None = None,
           ranges: dict[str, tuple[int, int | None]] | None = None,
           symbols: dict[str, str] | None = None, hints: bool = True,
-          check: bool = True) -> Imported:
+          check: bool = True, donate_argnums: Sequence[int] | int | None = None) -> Imported:
     """Trace ``fn(*arg_specs)`` with ``jax.make_jaxpr`` and translate it to a listing.
 
     ``arg_specs``: one pytree per positional argument, whose leaves have ``.shape`` and
@@ -114,6 +114,10 @@ def trace(fn: Callable, arg_specs: Sequence[Any], *, arg_names: Sequence[str] | 
     ``%out1_layers_0_wq``, ...). ``ranges``: ``{"B": (1, 32)}`` by JAX dimension variable
     (or bladec symbol), written as ``SymbolicDim`` ranges. ``symbols``: the bladec symbol
     of each JAX variable (default ``S0, S1, ...`` in order of first appearance).
+    ``donate_argnums``: positional arguments the caller gives up (parameters and optimizer
+    state a step replaces), as ``jax.jit`` takes them; their leaves are written
+    ``{donate = true}``. Without it, a function declared ``jax.jit(f, donate_argnums=...)``
+    has its own donations read from its jaxpr.
     """
     import jax
 
@@ -144,6 +148,18 @@ def trace(fn: Callable, arg_specs: Sequence[Any], *, arg_names: Sequence[str] | 
     tr = Translator(symmap)
     args = [tr.add_input(n, leaf.shape, bladec_dtype(leaf.dtype))
             for n, leaf in zip(names, leaves)]
+    if donate_argnums is not None:
+        given = {donate_argnums} if isinstance(donate_argnums, int) else set(donate_argnums)
+        bad = sorted(i for i in given if not 0 <= i < len(specs))
+        if bad:
+            raise JaxImportError(f"donate_argnums {bad} out of range for {len(specs)} arguments")
+        donated = [path[0].idx in given for path, _ in flat]
+    else:
+        donated = _declared_donations(closed.jaxpr)
+    for i, a in enumerate(args):
+        if donated[i]:
+            args[i] = Value(a.name, a.type, True)
+            tr.donated.add(a.name)
     results = tr.run(closed.jaxpr, closed.consts, [a.name for a in args])
     if output_names is None:  # out0, out1_layers_0_wq, ... after the output's pytree
         output_names = [_path_name(f"out{path[0].idx}", tuple(path[1:]))
@@ -177,6 +193,19 @@ def trace(fn: Callable, arg_specs: Sequence[Any], *, arg_names: Sequence[str] | 
     if static and not module.shape_graph.decls:
         module.shape_graph = None  # a static graph: no symbols to declare
     return imported
+
+
+def _declared_donations(jaxpr: Any) -> list[bool]:
+    """The donations of ``jax.jit(f, donate_argnums=...)``: its jaxpr is one ``jit``
+    equation over the inputs, whose ``donated_invars`` say which it may overwrite."""
+    none = [False] * len(jaxpr.invars)
+    if len(jaxpr.eqns) != 1 or jaxpr.eqns[0].primitive.name not in ("jit", "pjit"):
+        return none
+    eqn = jaxpr.eqns[0]
+    flags = eqn.params.get("donated_invars") or ()
+    if list(eqn.invars) != list(jaxpr.invars) or len(flags) != len(none):
+        return none
+    return [bool(f) for f in flags]
 
 
 def import_function(fn: Callable, arg_specs: Sequence[Any], **kwargs: Any) -> Module:
