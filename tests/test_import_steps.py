@@ -175,7 +175,8 @@ def selections(x, n):
 
 def indexing(x, n):
     """take_along_axis (a gather with batching dims), x[rows, cols], every .at[] update,
-    and the gradients of top_k, of a strided slice and of a cross-entropy."""
+    the gradients of top_k, of a strided slice and of a cross-entropy, dynamic slices and
+    updates at computed (out-of-range: clamped) starts."""
     rows = n[:, 0]
     cols = n[:, 1:2]
     return (jnp.take_along_axis(x, cols, axis=1), x.at[rows].set(1.0), x.at[rows, 2].max(3.0),
@@ -184,11 +185,36 @@ def indexing(x, n):
             jax.grad(lambda v: jnp.sum(jax.lax.top_k(v, 2)[0] ** 2))(x),
             jax.grad(lambda v: jnp.sum(v[:, ::2] ** 2))(x),
             jax.grad(lambda v: -jnp.mean(jnp.take_along_axis(jax.nn.log_softmax(v), cols,
-                                                             axis=1)))(x))
+                                                             axis=1)))(x),
+            jax.lax.dynamic_slice(x, (n[0, 0], 1), (1, 2)), jax.lax.dynamic_slice(x, (0, 2), (1, 3)),
+            jax.lax.dynamic_update_slice(x, jnp.ones((1, 2), F32), (n[0, 1], 3)))
+
+
+def control(x, n):
+    """cond and switch (every branch, selected), scan forward and reversed with a constant
+    and its gradient (an RNN over a static length), fori_loop, checkpoint_name and
+    checkpoint (inlined)."""
+    from jax.ad_checkpoint import checkpoint_name
+    w = jnp.full((5, 5), 0.1, F32) + jnp.eye(5, dtype=F32)
+
+    def rnn(h0, xs):
+        def cell(h, v):
+            h = jnp.tanh(h @ w + v)
+            return h, checkpoint_name(h * 2.0, "h")
+        return jax.lax.scan(cell, h0, xs)
+
+    xs = jnp.transpose(x)[:, :, None] * jnp.ones((5, 1, 5), F32)  # [5 steps, B, 5]
+    h, ys = rnn(x, xs)
+    back, rys = jax.lax.scan(lambda c, v: (c * 0.5 + v, c - v), x, xs, reverse=True)
+    loss = lambda v: jnp.sum(jax.checkpoint(rnn)(v, xs)[1] ** 2)
+    return (jax.lax.cond(jnp.sum(x) > 0, lambda v: v * 2.0, lambda v: v - 1.0, x),
+            jax.lax.switch(n[0, 0], [lambda v: v, lambda v: v * 3.0, jnp.sin], x),
+            h, ys, back, rys, jax.grad(loss)(x),
+            jax.lax.fori_loop(0, 3, lambda i, v: v * 0.5 + i, x))
 
 
 COVERAGE = {"special_functions": special_functions, "selections": selections,
-            "indexing": indexing}
+            "indexing": indexing, "control": control}
 
 
 @pytest.mark.parametrize("backend", [NumpyBackend, JaxBackend], ids=["numpy", "jax"])

@@ -116,6 +116,8 @@ def _scatter(K: Kernels, op: Op, a: list, out: OutSpec) -> Any:
     u = u.reshape(u.shape[:nb] + tuple(sizes))
     pos, bad = _positions(base.shape, idx, _ints(op, "scatter_dims_to_operand_dims"), sizes,
                           ob, _ints(op, "scatter_indices_batching_dims"), mode != "fill")
+    if mode != "fill":  # clamped into range: every window lands
+        bad = np.zeros_like(bad)
     keep = np.broadcast_to(~bad.reshape(bad.shape + (1,) * base.ndim), u.shape)
     result = np.array(base, copy=True)
     where = tuple(p[keep] for p in pos)

@@ -189,3 +189,58 @@ def _scatter(tr: Translator, ins: list, p: Params, shape: Shape, dtype: str,
     base, ids = (tr.materialize(x) for x in ins[:2])
     upd = tr.materialize(ins[2], tr.shape(ins[2]))
     return _general_scatter(tr, _SCATTERS[tr.primitive], [base, ids, upd], p, shape, dtype)
+
+
+def _start_vector(tr: Translator, starts: list) -> str:
+    """Scalar start indices (values or literals) as one i32 index vector ``[k]``."""
+    parts = []
+    for s in starts:
+        if isinstance(s, Lit):
+            parts.append(tr.constant(int(s.value), (1,), "i32"))
+            continue
+        if tr.dtype(s) != "i32":
+            s = tr.emit("convert", [s], (), "i32", {"dtype": "i32"})
+        parts.append(tr.emit("broadcast_in_dim", [s], (1,), "i32", {"dims": []}))
+    if len(parts) == 1:
+        return parts[0]
+    return tr.emit("concatenate", parts, (len(parts),), "i32", {"dim": 0})
+
+
+@rule("dynamic_slice")
+def _dynamic_slice(tr: Translator, ins: list, p: Params, shape: Shape, dtype: str,
+                   outs: Outs) -> Result:
+    """``lax.dynamic_slice``: starts clamped into range, as XLA does; at literal starts a
+    slice, else a ``gather_slices`` of one slice in clip mode."""
+    x, *starts = ins
+    x = tr.materialize(x)
+    have = tr.shapes[x]
+    sizes = list(p["slice_sizes"])
+    if all(isinstance(s, Lit) for s in starts) and not any(
+            is_symbolic(d) for d in list(have) + sizes):
+        start = [min(max(int(s.value), 0), int(d) - int(n))
+                 for s, d, n in zip(starts, have, sizes)]
+        return slice_to(tr, x, start, [a + int(n) for a, n in zip(start, sizes)],
+                        [1] * len(have), shape, dtype)
+    attrs = {"offset_dims": list(range(len(have))), "collapsed_slice_dims": [],
+             "start_index_map": list(range(len(have))),
+             "slice_sizes": [-1 if is_symbolic(n) else int(n) for n in sizes], "mode": "clip"}
+    if any(is_symbolic(n) and not same_dim(n, d) for n, d in zip(sizes, have)):
+        raise JaxImportError("cannot import a dynamic_slice of a dynamic size smaller than "
+                             "its dim")
+    tr.decomposed["dynamic_slice"] += 1
+    return tr.emit("gather_slices", [x, _start_vector(tr, starts)], shape, dtype, attrs)
+
+
+@rule("dynamic_update_slice")
+def _dynamic_update_slice(tr: Translator, ins: list, p: Params, shape: Shape, dtype: str,
+                          outs: Outs) -> Result:
+    """``lax.dynamic_update_slice``: a ``scatter_slices`` (kind set) of one window in clip
+    mode (XLA clamps the start so that the update fits)."""
+    x, upd, *starts = ins
+    x = tr.materialize(x)
+    upd = tr.materialize(upd, tr.shape(upd))
+    rank = len(tr.shapes[x])
+    attrs = {"update_window_dims": list(range(rank)), "inserted_window_dims": [],
+             "scatter_dims_to_operand_dims": list(range(rank)), "kind": "set", "mode": "clip"}
+    tr.decomposed["dynamic_update_slice"] += 1
+    return tr.emit("scatter_slices", [x, _start_vector(tr, starts), upd], shape, dtype, attrs)
