@@ -42,7 +42,14 @@ func.func @main(%x: tensor<?x8, [@S0, @C8]>, %w: tensor<8x4>) {
   %pick = gather_slices(%h, %lab) {offset_dims = [], collapsed_slice_dims = [1], start_index_map = [1], operand_batching_dims = [0], start_indices_batching_dims = [0], slice_sizes = [1, 1], mode = "fill", fill = nan} -> tensor<?x1, [@S0, @C1]>
   %z = constant() {value = 0.0} -> tensor<?x4, [@S0, @C4]>
   %dpick = scatter_slices(%z, %lab, %pick) {update_window_dims = [], inserted_window_dims = [1], scatter_dims_to_operand_dims = [1], operand_batching_dims = [0], scatter_indices_batching_dims = [0], kind = "add", mode = "fill"} -> tensor<?x4, [@S0, @C4]>
-  return %loss, %s2, %am, %an, %sv, %si, %tv, %ti, %dpick
+  // a convolution over the rows as a 1-channel image, max pooling and its gradient
+  %img = broadcast_in_dim(%h) {dims = [1, 2]} -> tensor<1x?x4x1, [@C1, @S0, @C4, @C1]>
+  %k = constant() {value = 0.5} -> tensor<3x3x1x2>
+  %kr = reverse(%k) {dims = [0, 1]} -> tensor<3x3x1x2>
+  %cv = conv(%img, %kr) {lhs_spec = [0, 3, 1, 2], rhs_spec = [3, 2, 0, 1], out_spec = [0, 3, 1, 2], strides = [1, 1], padding = [1, 1, 1, 1]} -> tensor<1x?x4x2, [@C1, @S0, @C4, @C2]>
+  %pool = reduce_window(%cv) {kind = "max", window = [1, 3, 3, 1], strides = [1, 1, 1, 1], padding = [0, 0, 1, 1, 1, 1, 0, 0]} -> tensor<1x?x4x2, [@C1, @S0, @C4, @C2]>
+  %dpool = select_and_scatter_add(%pool, %cv) {window = [1, 3, 3, 1], strides = [1, 1, 1, 1], padding = [0, 0, 1, 1, 1, 1, 0, 0]} -> tensor<1x?x4x2, [@C1, @S0, @C4, @C2]>
+  return %loss, %s2, %am, %an, %sv, %si, %tv, %ti, %dpick, %dpool
 }
 func.func @symbolic_shape_graph() {
   SymbolicDim @S0 {max = 64}
@@ -55,5 +62,6 @@ func.func @symbolic_shape_graph() {
 // CHECK:         %sv, %si = sort(%cs, %idx) {dim = 0, num_keys = 1} -> tensor<?x4, [@S0, @C4]>, tensor<?x4xi32, [@S0, @C4]>
 // CHECK-NEXT:    %tv, %ti = top_k(%h) {k = 2} -> tensor<?x2, [@S0, @C2]>, tensor<?x2xi32, [@S0, @C2]>
 // CHECK:         %pick = gather_slices(%h, %lab) {offset_dims = [], collapsed_slice_dims = [1], start_index_map = [1], operand_batching_dims = [0], start_indices_batching_dims = [0], slice_sizes = [1, 1], mode = "fill", fill = nan} -> tensor<?x1, [@S0, @C1]>
-// CHECK:         return %loss, %s2, %am, %an, %sv, %si, %tv, %ti, %dpick
+// CHECK:         %cv = conv(%img, %kr) {lhs_spec = [0, 3, 1, 2], rhs_spec = [3, 2, 0, 1], out_spec = [0, 3, 1, 2], strides = [1, 1], padding = [1, 1, 1, 1]} -> tensor<1x?x4x2, [@C1, @S0, @C4, @C2]>
+// CHECK:         return %loss, %s2, %am, %an, %sv, %si, %tv, %ti, %dpick, %dpool
 // EXEC: binding: S0=3

@@ -128,6 +128,11 @@ def test_new_ops_are_verified():
     two = "%a: tensor<4x5>, %i: tensor<4x1xi32>"
     _refused([
         (_one("%r = erf(%a)", "tensor<4x?xi32>", "%a: tensor<4x?xi32>"), "needs a float type"),
+        (_one("%r = conv(%a, %a) {lhs_spec = [0, 1], rhs_spec = [0, 1], out_spec = [0, 0]}",
+              "tensor<4x?>"), "must be a permutation"),
+        (_one("%r = reduce_window(%a) {window = [2, 9], kind = \"max\"}", "tensor<3x?>",
+              "%a: tensor<4x5>"), "does not fit"),
+        (_one("%r = reverse(%a) {dims = [0, 0]}", "tensor<4x?>"), "repeated"),
         (_one("%r = round(%a) {mode = \"up\"}", "tensor<4x?>"), "mode must be one of"),
         (_one("%r = rem(%a, %a)", "tensor<4x?xi1>", "%a: tensor<4x?xi1>"), "not defined on i1"),
         (_one("%r = argmax(%a) {dim = 2}", "tensor<4xi32>"), "out of range"),
@@ -213,8 +218,29 @@ def control(x, n):
             jax.lax.fori_loop(0, 3, lambda i, v: v * 0.5 + i, x))
 
 
+def windows(x, n):
+    """A conv net over a dynamic height and width ([B, 5] read as a 1-channel image):
+    'same' convolutions (one dilated and depthwise), max and average pooling (stride 1),
+    and the gradients of all of them (convolutions with swapped dims, kernel flips
+    (rev), select_and_scatter_add)."""
+    k = jnp.linspace(-1.0, 1.0, 9 * 4, dtype=F32).reshape(3, 3, 1, 4)
+    kd = jnp.linspace(0.5, -0.5, 9 * 4, dtype=F32).reshape(3, 3, 1, 4)
+    spec = ("NHWC", "HWIO", "NHWC")
+
+    def loss(img, k, kd):
+        y = jax.nn.relu(jax.lax.conv_general_dilated(img, k, (1, 1), "SAME",
+                                                     dimension_numbers=spec))
+        z = jax.lax.reduce_window(y, -jnp.inf, jax.lax.max, (1, 3, 3, 1), (1, 1, 1, 1), "SAME")
+        a = jax.lax.reduce_window(z, 0.0, jax.lax.add, (1, 2, 2, 1), (1, 1, 1, 1), "VALID") / 4
+        d = jax.lax.conv_general_dilated(a, kd, (1, 1), "SAME", rhs_dilation=(2, 2),
+                                         feature_group_count=4, dimension_numbers=spec)
+        return jnp.mean(d ** 2)
+    img = jnp.stack([x, x * 0.5], axis=0)[..., None]              # [2, B, 5, 1]
+    return jax.value_and_grad(loss, argnums=(0, 1, 2))(img, k, kd), jnp.flip(n, 0)
+
+
 COVERAGE = {"special_functions": special_functions, "selections": selections,
-            "indexing": indexing, "control": control}
+            "indexing": indexing, "control": control, "windows": windows}
 
 
 @pytest.mark.parametrize("backend", [NumpyBackend, JaxBackend], ids=["numpy", "jax"])
@@ -223,7 +249,7 @@ def test_primitive_families_run_like_jax(name, backend):
     fn = COVERAGE[name]
     imp = trace(fn, (jax.ShapeDtypeStruct((B, 5), F32), jax.ShapeDtypeStruct((B, 5), jnp.int32)))
     executor = Executor(imp.module, backend())
-    for b in (1, 4):
+    for b in ((2, 4) if name == "windows" else (1, 4)):  # 'valid' pooling needs 2 rows
         rng = np.random.default_rng(b)
         x = rng.standard_normal((b, 5)).astype(np.float32)
         x[0, :4] = [0.5, -2.5, 1.0, 1.0]  # ties: rounding to even, argmax/sort/top_k order

@@ -126,3 +126,9 @@ def _scatter(K: Kernels, op: Op, a: list, out: OutSpec) -> Any:
     else:
         _UFUNC[kind].at(result, where, u[keep])
     return result
+
+
+@lowering("reverse")
+def _reverse(K: Kernels, op: Op, a: list, out: OutSpec) -> Any:
+    x = a[0]
+    return K.np.flip(x, axis=tuple(int(d) % x.ndim for d in op.attrs["dims"]))

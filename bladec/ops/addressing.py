@@ -134,3 +134,17 @@ register(OpDef("scatter_slices", "`scatter_slices(%base, %idx, %updates) {update
                       "scatter_dims_to_operand_dims": "ints", "operand_batching_dims": "ints",
                       "scatter_indices_batching_dims": "ints", "kind": "str", "mode": "str"},
                required=frozenset({"update_window_dims", "scatter_dims_to_operand_dims"})))
+
+
+def _reverse(ctx: ShapeCtx) -> list[RuleResult]:
+    src = ctx.operands[0]
+    dims = [ctx.axis(d, len(src)) for d in ctx.ints("dims")]
+    if len(set(dims)) != len(dims):
+        raise ctx.fail("'dims' has repeated entries")
+    return [(list(src), ctx.dtypes[0])]
+
+
+register(OpDef("reverse", "`reverse(%x) {dims = [0, 1]}`: x with the order of the elements "
+               "along each of `dims` reversed (`lax.rev`, `jnp.flip`; the kernel flip in a "
+               "convolution's gradient).", _reverse, attrs={"dims": "ints"},
+               required=frozenset({"dims"})))

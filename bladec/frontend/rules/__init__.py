@@ -6,4 +6,4 @@ supported primitives in docs/primitives.md is generated from that table
 (docs/gen_primitives.py).
 """
 from bladec.frontend.rules import (contraction, control, elementwise, indexing,  # noqa: F401
-                                   introspection, reduction, selection, shape)
+                                   introspection, reduction, selection, shape, window)

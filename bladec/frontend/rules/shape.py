@@ -49,9 +49,12 @@ def _broadcast_in_dim(tr: Translator, ins: list, p: Params, shape: Shape, dtype:
 def _reshape(tr: Translator, ins: list, p: Params, shape: Shape, dtype: str,
              outs: Outs) -> Result:
     x = tr.materialize(ins[0])
-    if p.get("dimensions") is not None:
-        raise JaxImportError("cannot import reshape with 'dimensions' (a transposing "
-                             "reshape)")
+    dims = p.get("dimensions")
+    if dims is not None and list(dims) != list(range(len(tr.shapes[x]))):
+        # a transposing reshape: the operand's dims in this order, then the reshape
+        have = tr.shapes[x]
+        perm = [int(d) for d in dims]
+        x = tr.emit("transpose", [x], [have[d] for d in perm], dtype, {"perm": perm})
     return reshape_to(tr, x, shape, dtype)
 
 
@@ -255,3 +258,26 @@ def _pad(tr: Translator, ins: list, p: Params, shape: Shape, dtype: str,
         x = pad_dim(tr, x, j, lo, hi, value)
     return x
 
+
+
+@rule("rev")
+def _rev(tr: Translator, ins: list, p: Params, shape: Shape, dtype: str,
+         outs: Outs) -> Result:
+    x = tr.materialize(ins[0])
+    dims = [int(d) for d in p["dimensions"]]
+    return tr.emit("reverse", [x], shape, dtype, {"dims": dims}) if dims else x
+
+
+@rule("stack")
+def _stack(tr: Translator, ins: list, p: Params, shape: Shape, dtype: str,
+           outs: Outs) -> Result:
+    """``jnp.stack``: each operand gets a size-1 dim at ``axis``, then one concatenate."""
+    axis = int(p["axis"]) % len(shape)
+    one = list(shape)
+    one[axis] = 1
+    keep = [d for d in range(len(shape)) if d != axis]
+    parts = [tr.emit("broadcast_in_dim", [tr.materialize(x, one[:axis] + one[axis + 1:])], one,
+                     dtype, {"dims": keep}) for x in ins]
+    tr.decomposed["stack"] += 1
+    return parts[0] if len(parts) == 1 else tr.emit("concatenate", parts, shape, dtype,
+                                                    {"dim": axis})
