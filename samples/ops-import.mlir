@@ -5,6 +5,7 @@
 // RUN: bladec optimize -p none %s | filecheck %s
 // RUN: bladec optimize -p none %s | bladec optimize -p none - | filecheck %s
 // RUN: bladec run %s --backend numpy --dims S0=3 | filecheck --check-prefix=EXEC %s
+// RUN: bladec analyze %s | filecheck --check-prefix=SHAPES %s
 func.func @main(%x: tensor<?x8, [@S0, @C8]>, %w: tensor<8x4>) {
   %h = dot(%x, %w) -> tensor<?x4, [@S0, @C4]>
   %sq = square(%h) -> tensor<?x4, [@S0, @C4]>
@@ -49,7 +50,12 @@ func.func @main(%x: tensor<?x8, [@S0, @C8]>, %w: tensor<8x4>) {
   %cv = conv(%img, %kr) {lhs_spec = [0, 3, 1, 2], rhs_spec = [3, 2, 0, 1], out_spec = [0, 3, 1, 2], strides = [1, 1], padding = [1, 1, 1, 1]} -> tensor<1x?x4x2, [@C1, @S0, @C4, @C2]>
   %pool = reduce_window(%cv) {kind = "max", window = [1, 3, 3, 1], strides = [1, 1, 1, 1], padding = [0, 0, 1, 1, 1, 1, 0, 0]} -> tensor<1x?x4x2, [@C1, @S0, @C4, @C2]>
   %dpool = select_and_scatter_add(%pool, %cv) {window = [1, 3, 3, 1], strides = [1, 1, 1, 1], padding = [0, 0, 1, 1, 1, 1, 0, 0]} -> tensor<1x?x4x2, [@C1, @S0, @C4, @C2]>
-  return %loss, %s2, %am, %an, %sv, %si, %tv, %ti, %dpick, %dpool
+  // reshapes with structure and a fill of a dynamic shape, all related without hints
+  %heads = split_dim(%h) {dim = 1, sizes = [2, 2]} -> tensor<?x2x2, [@S0, @C2, @C2]>
+  %flat = merge_dims(%heads) {dim = 0, count = 2} -> tensor<?x2>
+  %zero = constant() {value = 0.0} -> tensor<f32>
+  %mask = broadcast_like(%zero, %x) {dims = [], source = [0, 0], axis = [0, 0]} -> tensor<?x?>
+  return %loss, %s2, %am, %an, %sv, %si, %tv, %ti, %dpick, %dpool, %flat, %mask
 }
 func.func @symbolic_shape_graph() {
   SymbolicDim @S0 {max = 64}
@@ -63,5 +69,8 @@ func.func @symbolic_shape_graph() {
 // CHECK-NEXT:    %tv, %ti = top_k(%h) {k = 2} -> tensor<?x2, [@S0, @C2]>, tensor<?x2xi32, [@S0, @C2]>
 // CHECK:         %pick = gather_slices(%h, %lab) {offset_dims = [], collapsed_slice_dims = [1], start_index_map = [1], operand_batching_dims = [0], start_indices_batching_dims = [0], slice_sizes = [1, 1], mode = "fill", fill = nan} -> tensor<?x1, [@S0, @C1]>
 // CHECK:         %cv = conv(%img, %kr) {lhs_spec = [0, 3, 1, 2], rhs_spec = [3, 2, 0, 1], out_spec = [0, 3, 1, 2], strides = [1, 1], padding = [1, 1, 1, 1]} -> tensor<1x?x4x2, [@C1, @S0, @C4, @C2]>
-// CHECK:         return %loss, %s2, %am, %an, %sv, %si, %tv, %ti, %dpick, %dpool
+// CHECK:         %mask = broadcast_like(%zero, %x) {dims = [], source = [0, 0], axis = [0, 0]} -> tensor<?x?>
+// CHECK-NEXT:    return %loss, %s2, %am, %an, %sv, %si, %tv, %ti, %dpick, %dpool, %flat, %mask
 // EXEC: binding: S0=3
+// SHAPES: %flat{{.*}}2*S0
+// SHAPES: %mask{{.*}}S0{{.*}}S0

@@ -310,9 +310,3 @@ def run_op(K: Kernels, op: Op, args: list, out: OutSpec) -> list:
         fixed.append(K.materialize(value))
     return fixed
 
-
-@lowering("dim_size")
-def _dim_size(K: Kernels, op: Op, a: list, out: OutSpec) -> Any:
-    """A dim of the operand's shape: static once the segment is traced for a binding."""
-    x = a[0]
-    return K.np.asarray(x.shape[int(op.attrs["dim"]) % x.ndim], dtype=K.dtype(out[0][1]))

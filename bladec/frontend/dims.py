@@ -19,7 +19,7 @@ from bladec.symbolic.expr import SymbolicExpr
 
 # ops whose result dims their shape rule does not derive from operands: where a hint goes
 _SOURCES = {"reshape", "dynamic_reshape", "iota", "constant", "rng_uniform",
-            "broadcast_in_dim", "broadcast"}
+            "broadcast_in_dim", "broadcast", "broadcast_like", "split_dim"}
 
 
 def _determined(info: Any, inputs: list[str]) -> set[str]:

@@ -197,6 +197,9 @@ class Translator:
             v = int(value)
         else:
             v = float(value)
+        if any(is_symbolic(d) for d in shape):  # a fill of a dynamic shape: its dims lent
+            scalar = self.emit("constant", [], (), dtype, {"value": v})
+            return self.broadcast_dims(scalar, shape, [], dtype)
         out = self.emit("constant", [], shape, dtype, {"value": v})
         if not any(is_symbolic(d) for d in shape) and \
                 math.prod(int(d) for d in shape) <= KNOWN_MAX_ELEMENTS:
@@ -225,7 +228,42 @@ class Translator:
         if x in self.broadcasts:  # broadcast of a broadcast: one op from the source
             x, inner = self.broadcasts[x]
             dims = [dims[d] for d in inner] if dims else []
-        return self.emit("broadcast_in_dim", [x], shape, self.types[x].dtype, {"dims": dims})
+        return self.broadcast_dims(x, shape, dims, self.types[x].dtype)
+
+    def broadcast_dims(self, x: str, shape: Sequence, dims: list[int], dtype: str) -> str:
+        """``broadcast_in_dim`` of x into ``shape``; where a dynamic result dim does not
+        come from x, a ``broadcast_like`` that lends it from an input with that dim, so
+        that the analysis relates it to the inputs without a hint."""
+        have = self.shapes[x]
+        covered = {d for k, d in enumerate(dims) if not is_one(have[k])}
+        lent = self._lenders(shape, covered)
+        if lent is None:
+            return self.emit("broadcast_in_dim", [x], shape, dtype, {"dims": dims})
+        refs, source, axis = lent
+        return self.emit("broadcast_like", [x] + refs, shape, dtype,
+                         {"dims": dims, "source": source, "axis": axis})
+
+    def _lenders(self, shape: Sequence, covered: set[int]
+                 ) -> tuple[list[str], list[int], list[int]] | None:
+        """Inputs that hold each dynamic dim of ``shape`` outside ``covered`` (kept inputs
+        first); None when no dim needs one or one has no input holding it."""
+        refs: list[str] = []
+        source, axis = [-1] * len(shape), [-1] * len(shape)
+        for i, d in enumerate(shape):
+            if i in covered or not is_symbolic(d):
+                continue
+            e = dim_to_expr(d, self.symbols)
+            syms = sorted(e.symbols)
+            one = len(syms) == 1 and e.terms.get(((syms[0], 1),)) == 1 and len(e.terms) == 1
+            sources = self.dim_sources.get(syms[0], []) if one else []
+            kept = [src for src in sources if src[0] not in self.donated]
+            if not kept:
+                return None
+            name, j = kept[0]
+            if name not in refs:
+                refs.append(name)
+            source[i], axis[i] = refs.index(name), j
+        return (refs, source, axis) if refs else None
 
     # equations ------------------------------------------------------------------------
     def run(self, jaxpr: Any, consts: Sequence, args: Sequence) -> list:

@@ -173,4 +173,4 @@ def numel(dims: Dims) -> SymbolicExpr:
 
 
 from bladec.ops import (elementwise, shape, contraction, reduction, indexing, remat,  # noqa: E402,F401
-                        schedule, introspection, special, selection, addressing, window)
+                        schedule, introspection, special, selection, addressing, window, layout)

@@ -10,6 +10,7 @@
 """
 from __future__ import annotations
 
+import math
 from typing import Any, Sequence
 
 import numpy as np
@@ -37,7 +38,7 @@ def _broadcast_in_dim(tr: Translator, ins: list, p: Params, shape: Shape, dtype:
     have = tr.shapes[x]
     if same_shape(have, shape) and dims == list(range(len(shape))):
         return x
-    out = tr.emit("broadcast_in_dim", [x], shape, dtype, {"dims": dims})
+    out = tr.broadcast_dims(x, shape, dims, dtype)
     tr.broadcasts[out] = (x, dims)
     if (dims == list(range(len(have))) and same_shape(have, shape[:len(have)])
             and all(not is_symbolic(d) and int(d) == 1 for d in shape[len(have):])):
@@ -74,7 +75,33 @@ def reshape_to(tr: Translator, x: str, shape: Sequence, dtype: str) -> str:
         if len(keep_out) != len(shape):
             x = tr.emit("broadcast_in_dim", [x], shape, dtype, {"dims": keep_out})
         return x
-    return tr.emit("reshape", [x], shape, dtype)
+    return _regroup(tr, x, shape, dtype) or tr.emit("reshape", [x], shape, dtype)
+
+
+def _regroup(tr: Translator, x: str, shape: Sequence, dtype: str) -> str | None:
+    """A reshape that keeps a prefix and a suffix of dims and merges (``merge_dims``) or
+    splits (``split_dim``, at most one dynamic part) the dims between, or both; None for
+    any other reshape (left to ``reshape``, whose rule only equates element counts)."""
+    have, want = list(tr.shapes[x]), list(shape)
+    p = 0
+    while p < min(len(have), len(want)) and same_dim(have[p], want[p]):
+        p += 1
+    q = 0
+    while q < min(len(have), len(want)) - p and same_dim(have[-1 - q], want[-1 - q]):
+        q += 1
+    mid_in, mid_out = have[p:len(have) - q], want[p:len(want) - q]
+    dynamic_parts = sum(1 for n in mid_out if is_symbolic(n))
+    if not mid_in or not mid_out or (len(mid_out) > 1 and dynamic_parts > 1):
+        return None
+    if len(mid_in) > 1:
+        merged = have[:p] + [math.prod(mid_in)] + have[len(have) - q:]
+        x = tr.emit("merge_dims", [x], merged, dtype, {"dim": p, "count": len(mid_in)})
+        tr.decomposed["reshape (merge)"] += 1
+    if len(mid_out) > 1:
+        sizes = [-1 if is_symbolic(n) else int(n) for n in mid_out]
+        x = tr.emit("split_dim", [x], want, dtype, {"dim": p, "sizes": sizes})
+        tr.decomposed["reshape (split)"] += 1
+    return x
 
 
 @rule("squeeze")
