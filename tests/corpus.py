@@ -367,3 +367,56 @@ def corpus() -> dict[str, Step]:
              {"B": (1, 16), "S": (1, 64)}, _mixed_make, ({"B": 2, "S": 5}, {"B": 3, "S": 9})),
     ]
     return {s.name: s for s in steps}
+
+
+# -- a Flax model (test-only dependency; skipped where flax is not installed) --------------
+
+def flax_step_factory():
+    """A Flax ``nn.Module`` (Dense, LayerNorm, GELU) with an SGD step, or None."""
+    try:
+        import flax.linen as nn
+    except ImportError:
+        return None
+
+    class Block(nn.Module):
+        @nn.compact
+        def __call__(self, x):
+            h = nn.LayerNorm()(x)
+            h = nn.gelu(nn.Dense(FF)(h))
+            return x + nn.Dense(D)(h)
+
+    class Model(nn.Module):
+        @nn.compact
+        def __call__(self, x):
+            x = Block()(Block()(x))
+            return nn.Dense(1)(x)[..., 0]
+
+    model = Model()
+    params = model.init(jax.random.PRNGKey(0), jnp.zeros((1, 1, D), F32))
+
+    def loss(p, x, y):
+        return jnp.mean((model.apply(p, x) - y) ** 2)
+
+    def step(p, x, y):
+        value, g = jax.value_and_grad(loss)(p, x, y)
+        return value, sgd(p, g)
+
+    def make(dims, seed):
+        rng = np.random.default_rng(seed + 9)
+        p = jax.tree_util.tree_map(np.asarray, params)
+        return (p, rng.standard_normal((dims["B"], dims["S"], D)).astype(np.float32),
+                rng.standard_normal((dims["B"], dims["S"])).astype(np.float32))
+
+    B, S = export.symbolic_shape("B, S")
+    return Step("flax", step, (_spec(params), jax.ShapeDtypeStruct((B, S, D), F32),
+                               jax.ShapeDtypeStruct((B, S), F32)),
+                {"B": (1, 16), "S": (1, 64)}, make, ({"B": 2, "S": 5}, {"B": 3, "S": 9}))
+
+
+def all_steps() -> dict[str, Step]:
+    """The corpus, with the Flax model where flax is installed."""
+    steps = corpus()
+    flax_step = flax_step_factory()
+    if flax_step is not None:
+        steps["flax"] = flax_step
+    return steps
