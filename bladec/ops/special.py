@@ -10,26 +10,15 @@ from __future__ import annotations
 
 from bladec.ir import FLOAT_DTYPES
 from bladec.ops import OpDef, RuleResult, ShapeCtx, register
+from bladec.ops.elementwise import _same_shape
 
 ROUND_MODES = ("away_from_zero", "to_nearest_even")
-
-
-def _same(ctx: ShapeCtx) -> list:
-    first = ctx.operands[0]
-    for i, dims in enumerate(ctx.operands[1:], start=1):
-        if len(dims) != len(first):
-            raise ctx.fail(f"operand {i} has rank {len(dims)}, operand 0 has rank {len(first)}")
-        for j, (a, b) in enumerate(zip(first, dims)):
-            ctx.equal(a, b, f"dim {j} of operands 0 and {i}")
-        if ctx.dtypes[i] != ctx.dtypes[0]:
-            raise ctx.fail(f"operand {i} is {ctx.dtypes[i]}, operand 0 is {ctx.dtypes[0]}")
-    return list(first)
 
 
 def _float_unary(ctx: ShapeCtx) -> list[RuleResult]:
     if ctx.dtypes[0] not in FLOAT_DTYPES:
         raise ctx.fail(f"needs a float type, got {ctx.dtypes[0]}")
-    return [(_same(ctx), ctx.dtypes[0])]
+    return [(_same_shape(ctx), ctx.dtypes[0])]
 
 
 def _round(ctx: ShapeCtx) -> list[RuleResult]:
@@ -41,7 +30,7 @@ def _round(ctx: ShapeCtx) -> list[RuleResult]:
 def _rem(ctx: ShapeCtx) -> list[RuleResult]:
     if ctx.dtypes[0] == "i1":
         raise ctx.fail("is not defined on i1")
-    return [(_same(ctx), ctx.dtypes[0])]
+    return [(_same_shape(ctx), ctx.dtypes[0])]
 
 
 FUNCTIONS = {
