@@ -332,3 +332,20 @@ def test_donate_argnums_out_of_range():
     from bladec.errors import BladecError
     with pytest.raises(BladecError, match=r"donate_argnums \[3\] out of range"):
         trace(sgd, sgd_spec()["arg_specs"], donate_argnums=3)
+
+
+def branches_on_the_batch(x):
+    if x.shape[0] > 3:  # not decidable for a symbolic batch: the error points here
+        return x * 2.0
+    return x
+
+
+def test_a_function_that_does_not_trace_points_at_the_users_line():
+    import inspect
+    result = make_runner().invoke(main, ["import", "test_import_steps:branches_on_the_batch",
+                                         "--shapes", "x:B,3"])
+    assert result.exit_code == 1, result.stdout + result.stderr
+    lines, first = inspect.getsourcelines(branches_on_the_batch)
+    assert result.stderr.startswith(f"{__file__}:{first + 1}:")
+    assert "error: tracing branches_on_the_batch failed: " in result.stderr
+    assert "Traceback" not in result.stderr

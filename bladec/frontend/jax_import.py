@@ -31,7 +31,7 @@ from bladec.frontend.translate import (
     dim_to_expr,
     dim_vars,
 )
-from bladec.ir import Func, Module, Op, ShapeGraph, SymbolDecl, Value
+from bladec.ir import NOWHERE, Func, Loc, Module, Op, ShapeGraph, SymbolDecl, Value
 
 # -- argument specs --------------------------------------------------------------------
 
@@ -141,7 +141,8 @@ def trace(fn: Callable, arg_specs: Sequence[Any], *, arg_names: Sequence[str] | 
         closed = jax.make_jaxpr(fn)(*jax.tree_util.tree_unflatten(in_tree, structs))
     except Exception as exc:  # the function does not trace with symbolic shapes
         raise JaxImportError(f"tracing {getattr(fn, '__name__', fn)} failed: "
-                             f"{type(exc).__name__}: {str(exc).splitlines()[0]}") from exc
+                             f"{type(exc).__name__}: {str(exc).splitlines()[0]}",
+                             _user_frame(exc)) from exc
     out_shapes = jax.eval_shape(fn, *jax.tree_util.tree_unflatten(in_tree, structs))
     out_flat, out_tree = jax.tree_util.tree_flatten_with_path(out_shapes)
 
@@ -193,6 +194,22 @@ def trace(fn: Callable, arg_specs: Sequence[Any], *, arg_names: Sequence[str] | 
     if static and not module.shape_graph.decls:
         module.shape_graph = None  # a static graph: no symbols to declare
     return imported
+
+
+def _user_frame(exc: BaseException) -> Loc:
+    """Where in the user's code a tracing error arose: the innermost frame of the
+    traceback outside JAX, NumPy and bladec (NOWHERE if there is none)."""
+    import os
+    import traceback
+    import jax as jax_module
+    skip = [os.path.dirname(m.__file__) for m in (jax_module, np) if m.__file__]
+    skip.append(os.path.dirname(os.path.dirname(__file__)))  # bladec itself
+    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+        path = os.path.abspath(frame.filename)
+        if frame.lineno and not frame.filename.startswith("<") and \
+                not any(path.startswith(d + os.sep) for d in skip):
+            return Loc(frame.filename, frame.lineno, (frame.colno or 0) + 1)
+    return NOWHERE
 
 
 def _declared_donations(jaxpr: Any) -> list[bool]:
