@@ -56,7 +56,8 @@ def _count(lo: int, hi: int | None) -> str:
 def _entry(opdef: OpDef) -> list[str]:
     lines = [f"### `{opdef.name}`", "", " ".join(opdef.doc.split()), ""]
     facts = [f"operands: {_count(opdef.min_operands, opdef.max_operands)}",
-             f"results: {opdef.num_results}"]
+             "results: one per operand" if opdef.num_results is None
+             else f"results: {opdef.num_results}"]
     if not opdef.recomputable:
         facts.append("never recomputed by remat")
     lines += ["- " + "; ".join(facts)]

@@ -1,976 +1,1036 @@
 func.func @main(%params_embed: tensor<32000x4096>, %params_final_norm: tensor<4096>, %params_layers_0_attn_norm: tensor<4096>, %params_layers_0_mlp_norm: tensor<4096>, %params_layers_0_w_down: tensor<11008x4096>, %params_layers_0_w_gate: tensor<4096x11008>, %params_layers_0_w_up: tensor<4096x11008>, %params_layers_0_wk: tensor<4096x32x128>, %params_layers_0_wo: tensor<32x128x4096>, %params_layers_0_wq: tensor<4096x32x128>, %params_layers_0_wv: tensor<4096x32x128>, %params_layers_1_attn_norm: tensor<4096>, %params_layers_1_mlp_norm: tensor<4096>, %params_layers_1_w_down: tensor<11008x4096>, %params_layers_1_w_gate: tensor<4096x11008>, %params_layers_1_w_up: tensor<4096x11008>, %params_layers_1_wk: tensor<4096x32x128>, %params_layers_1_wo: tensor<32x128x4096>, %params_layers_1_wq: tensor<4096x32x128>, %params_layers_1_wv: tensor<4096x32x128>, %params_layers_2_attn_norm: tensor<4096>, %params_layers_2_mlp_norm: tensor<4096>, %params_layers_2_w_down: tensor<11008x4096>, %params_layers_2_w_gate: tensor<4096x11008>, %params_layers_2_w_up: tensor<4096x11008>, %params_layers_2_wk: tensor<4096x32x128>, %params_layers_2_wo: tensor<32x128x4096>, %params_layers_2_wq: tensor<4096x32x128>, %params_layers_2_wv: tensor<4096x32x128>, %params_layers_3_attn_norm: tensor<4096>, %params_layers_3_mlp_norm: tensor<4096>, %params_layers_3_w_down: tensor<11008x4096>, %params_layers_3_w_gate: tensor<4096x11008>, %params_layers_3_w_up: tensor<4096x11008>, %params_layers_3_wk: tensor<4096x32x128>, %params_layers_3_wo: tensor<32x128x4096>, %params_layers_3_wq: tensor<4096x32x128>, %params_layers_3_wv: tensor<4096x32x128>, %params_lm_head: tensor<4096x32000>, %tokens: tensor<?x?xi32, [@S0, @S1]>, %targets: tensor<?x?xi32, [@S0, @S1]>, %mask: tensor<?x?, [@S0, @S1]>, %lr: tensor<f32>) {
-  %0 = constant() {value = 0} -> tensor<?x?xi32>
-  %1 = compare(%tokens, %0) {direction = "LT"} -> tensor<?x?xi1>
-  %2 = constant() {value = 32000} -> tensor<?x?xi32>
-  %3 = add(%tokens, %2) -> tensor<?x?xi32>
-  %4 = select(%1, %3, %tokens) -> tensor<?x?xi32>
-  %5 = gather(%params_embed, %4) -> tensor<?x?x4096>
-  %6 = iota() {dim = 0} -> tensor<?>
-  %7 = constant() {value = 1.0} -> tensor<?>
-  %8 = mul(%7, %6) -> tensor<?>
-  %9 = constant() {value = 0.0} -> tensor<?>
-  %10 = add(%9, %8) -> tensor<?>
-  %11 = iota() {dim = 0} -> tensor<64>
-  %12 = constant() {value = 0.015625} -> tensor<64>
-  %13 = mul(%11, %12) -> tensor<64>
-  %14 = constant() {value = 10000.0} -> tensor<64>
-  %15 = pow(%14, %13) -> tensor<64>
-  %16 = constant() {value = 1.0} -> tensor<64>
-  %17 = div(%16, %15) -> tensor<64>
-  %18 = broadcast_in_dim(%10) {dims = [0]} -> tensor<?x64>
-  %19 = broadcast_in_dim(%17) {dims = [1]} -> tensor<?x64>
-  %20 = mul(%18, %19) -> tensor<?x64>
-  %21 = concatenate(%20, %20) {dim = 1} -> tensor<?x128>
-  %22 = iota() {dim = 0} -> tensor<128x128xi32>
-  %23 = iota() {dim = 1} -> tensor<128x128xi32>
-  %24 = constant() {value = 64} -> tensor<128x128xi32>
-  %25 = add(%23, %24) -> tensor<128x128xi32>
-  %26 = compare(%22, %25) {direction = "EQ"} -> tensor<128x128xi1>
-  %27 = constant() {value = -1.0} -> tensor<128x128>
-  %28 = constant() {value = 0.0} -> tensor<128x128>
-  %29 = select(%26, %27, %28) -> tensor<128x128>
-  %30 = constant() {value = 64} -> tensor<128x128xi32>
-  %31 = add(%22, %30) -> tensor<128x128xi32>
-  %32 = compare(%31, %23) {direction = "EQ"} -> tensor<128x128xi1>
-  %33 = constant() {value = 1.0} -> tensor<128x128>
-  %34 = constant() {value = 0.0} -> tensor<128x128>
-  %35 = select(%32, %33, %34) -> tensor<128x128>
-  %36 = add(%29, %35) -> tensor<128x128>
-  %37 = cos(%21) -> tensor<?x128>
-  %38 = sin(%21) -> tensor<?x128>
-  %39 = mul(%5, %5) -> tensor<?x?x4096>
-  %40 = reduce(%39) {dims = [2], kind = "sum"} -> tensor<?x?>
-  %41 = broadcast_in_dim(%40) {dims = [0, 1]} -> tensor<?x?x1>
-  %42 = constant() {value = 4096.0} -> tensor<?x?x1>
-  %43 = div(%41, %42) -> tensor<?x?x1>
-  %44 = constant() {value = 9.999999747378752e-06} -> tensor<?x?x1>
-  %45 = add(%43, %44) -> tensor<?x?x1>
-  %46 = rsqrt(%45) -> tensor<?x?x1>
-  %47 = div(%46, %45) -> tensor<?x?x1>
-  %48 = constant() {value = -0.5} -> tensor<?x?x1>
-  %49 = mul(%48, %47) -> tensor<?x?x1>
-  %50 = broadcast_in_dim(%46) {dims = [0, 1, 2]} -> tensor<?x?x4096>
-  %51 = mul(%5, %50) -> tensor<?x?x4096>
-  %52 = broadcast_in_dim(%params_layers_0_attn_norm) {dims = [2]} -> tensor<?x?x4096>
-  %53 = mul(%51, %52) -> tensor<?x?x4096>
-  %54 = dot_general(%53, %params_layers_0_wq) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x32x128>
-  %55 = dot_general(%54, %36) {lhs_contract = [3], rhs_contract = [0]} -> tensor<?x?x32x128>
-  %56 = broadcast_in_dim(%37) {dims = [1, 3]} -> tensor<?x?x32x128>
-  %57 = mul(%54, %56) -> tensor<?x?x32x128>
-  %58 = broadcast_in_dim(%38) {dims = [1, 3]} -> tensor<?x?x32x128>
-  %59 = mul(%55, %58) -> tensor<?x?x32x128>
-  %60 = add(%57, %59) -> tensor<?x?x32x128>
-  %61 = dot_general(%53, %params_layers_0_wk) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x32x128>
-  %62 = dot_general(%61, %36) {lhs_contract = [3], rhs_contract = [0]} -> tensor<?x?x32x128>
-  %63 = broadcast_in_dim(%37) {dims = [1, 3]} -> tensor<?x?x32x128>
+  %0 = constant() {value = 0} -> tensor<i32>
+  %1 = broadcast_like(%0, %tokens) {dims = [], source = [0, 0], axis = [0, 1]} -> tensor<?x?xi32>
+  %2 = compare(%tokens, %1) {direction = "LT"} -> tensor<?x?xi1>
+  %3 = constant() {value = 32000} -> tensor<i32>
+  %4 = broadcast_like(%3, %tokens) {dims = [], source = [0, 0], axis = [0, 1]} -> tensor<?x?xi32>
+  %5 = add(%tokens, %4) -> tensor<?x?xi32>
+  %6 = select(%2, %5, %tokens) -> tensor<?x?xi32>
+  %7 = gather(%params_embed, %6) -> tensor<?x?x4096>
+  %8 = iota() {dim = 0} -> tensor<?>
+  %9 = constant() {value = 1.0} -> tensor<f32>
+  %10 = broadcast_like(%9, %tokens) {dims = [], source = [0], axis = [1]} -> tensor<?>
+  %11 = mul(%10, %8) -> tensor<?>
+  %12 = constant() {value = 0.0} -> tensor<f32>
+  %13 = broadcast_like(%12, %tokens) {dims = [], source = [0], axis = [1]} -> tensor<?>
+  %14 = add(%13, %11) -> tensor<?>
+  %15 = iota() {dim = 0} -> tensor<64>
+  %16 = constant() {value = 0.015625} -> tensor<64>
+  %17 = mul(%15, %16) -> tensor<64>
+  %18 = constant() {value = 10000.0} -> tensor<64>
+  %19 = pow(%18, %17) -> tensor<64>
+  %20 = constant() {value = 1.0} -> tensor<64>
+  %21 = div(%20, %19) -> tensor<64>
+  %22 = broadcast_in_dim(%14) {dims = [0]} -> tensor<?x64>
+  %23 = broadcast_like(%21, %tokens) {dims = [1], source = [0, -1], axis = [1, -1]} -> tensor<?x64>
+  %24 = mul(%22, %23) -> tensor<?x64>
+  %25 = concatenate(%24, %24) {dim = 1} -> tensor<?x128>
+  %26 = iota() {dim = 0} -> tensor<128x128xi32>
+  %27 = iota() {dim = 1} -> tensor<128x128xi32>
+  %28 = constant() {value = 64} -> tensor<128x128xi32>
+  %29 = add(%27, %28) -> tensor<128x128xi32>
+  %30 = compare(%26, %29) {direction = "EQ"} -> tensor<128x128xi1>
+  %31 = constant() {value = -1.0} -> tensor<128x128>
+  %32 = constant() {value = 0.0} -> tensor<128x128>
+  %33 = select(%30, %31, %32) -> tensor<128x128>
+  %34 = constant() {value = 64} -> tensor<128x128xi32>
+  %35 = add(%26, %34) -> tensor<128x128xi32>
+  %36 = compare(%35, %27) {direction = "EQ"} -> tensor<128x128xi1>
+  %37 = constant() {value = 1.0} -> tensor<128x128>
+  %38 = constant() {value = 0.0} -> tensor<128x128>
+  %39 = select(%36, %37, %38) -> tensor<128x128>
+  %40 = add(%33, %39) -> tensor<128x128>
+  %41 = cos(%25) -> tensor<?x128>
+  %42 = sin(%25) -> tensor<?x128>
+  %43 = mul(%7, %7) -> tensor<?x?x4096>
+  %44 = reduce(%43) {dims = [2], kind = "sum"} -> tensor<?x?>
+  %45 = broadcast_in_dim(%44) {dims = [0, 1]} -> tensor<?x?x1>
+  %46 = constant() {value = 4096.0} -> tensor<f32>
+  %47 = broadcast_like(%46, %tokens) {dims = [], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x1>
+  %48 = div(%45, %47) -> tensor<?x?x1>
+  %49 = constant() {value = 9.999999747378752e-06} -> tensor<f32>
+  %50 = broadcast_like(%49, %tokens) {dims = [], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x1>
+  %51 = add(%48, %50) -> tensor<?x?x1>
+  %52 = rsqrt(%51) -> tensor<?x?x1>
+  %53 = div(%52, %51) -> tensor<?x?x1>
+  %54 = constant() {value = -0.5} -> tensor<f32>
+  %55 = broadcast_like(%54, %tokens) {dims = [], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x1>
+  %56 = mul(%55, %53) -> tensor<?x?x1>
+  %57 = broadcast_in_dim(%52) {dims = [0, 1, 2]} -> tensor<?x?x4096>
+  %58 = mul(%7, %57) -> tensor<?x?x4096>
+  %59 = broadcast_like(%params_layers_0_attn_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x4096>
+  %60 = mul(%58, %59) -> tensor<?x?x4096>
+  %61 = dot_general(%60, %params_layers_0_wq) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x32x128>
+  %62 = dot_general(%61, %40) {lhs_contract = [3], rhs_contract = [0]} -> tensor<?x?x32x128>
+  %63 = broadcast_like(%41, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x32x128>
   %64 = mul(%61, %63) -> tensor<?x?x32x128>
-  %65 = broadcast_in_dim(%38) {dims = [1, 3]} -> tensor<?x?x32x128>
+  %65 = broadcast_like(%42, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x32x128>
   %66 = mul(%62, %65) -> tensor<?x?x32x128>
   %67 = add(%64, %66) -> tensor<?x?x32x128>
-  %68 = dot_general(%53, %params_layers_0_wv) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x32x128>
-  %69 = dot_general(%60, %67) {lhs_batch = [0, 2], rhs_batch = [0, 2], lhs_contract = [3], rhs_contract = [3]} -> tensor<?x32x?x?>
-  %70 = constant() {value = 0.0883883461356163} -> tensor<?x32x?x?>
-  %71 = mul(%69, %70) -> tensor<?x32x?x?>
-  %72 = iota() {dim = 0} -> tensor<?x?xi32>
-  %73 = iota() {dim = 1} -> tensor<?x?xi32>
-  %74 = compare(%72, %73) {direction = "GE"} -> tensor<?x?xi1>
-  %75 = broadcast_in_dim(%74) {dims = [2, 3]} -> tensor<1x1x?x?xi1>
-  %76 = broadcast_in_dim(%75) {dims = [0, 1, 2, 3]} -> tensor<?x32x?x?xi1>
-  %77 = constant() {value = -1000000000.0} -> tensor<?x32x?x?>
-  %78 = select(%76, %71, %77) -> tensor<?x32x?x?>
-  %79 = reduce(%78) {dims = [3], kind = "max"} -> tensor<?x32x?>
-  %80 = broadcast_in_dim(%79) {dims = [0, 1, 2]} -> tensor<?x32x?x?>
-  %81 = sub(%78, %80) -> tensor<?x32x?x?>
-  %82 = exp(%81) -> tensor<?x32x?x?>
-  %83 = reduce(%82) {dims = [3], kind = "sum"} -> tensor<?x32x?>
-  %84 = broadcast_in_dim(%83) {dims = [0, 1, 2]} -> tensor<?x32x?x1>
-  %85 = broadcast_in_dim(%83) {dims = [0, 1, 2]} -> tensor<?x32x?x?>
-  %86 = div(%82, %85) -> tensor<?x32x?x?>
-  %87 = integer_pow(%84) {exponent = -2} -> tensor<?x32x?x1>
-  %88 = dot_general(%68, %86) {lhs_batch = [0, 2], rhs_batch = [0, 1], lhs_contract = [1], rhs_contract = [3]} -> tensor<?x32x128x?>
-  %89 = transpose(%88) {perm = [0, 3, 1, 2]} -> tensor<?x?x32x128>
-  %90 = dot_general(%89, %params_layers_0_wo) {lhs_contract = [2, 3], rhs_contract = [0, 1]} -> tensor<?x?x4096>
-  %91 = add(%5, %90) -> tensor<?x?x4096>
-  %92 = mul(%91, %91) -> tensor<?x?x4096>
-  %93 = reduce(%92) {dims = [2], kind = "sum"} -> tensor<?x?>
-  %94 = broadcast_in_dim(%93) {dims = [0, 1]} -> tensor<?x?x1>
-  %95 = constant() {value = 4096.0} -> tensor<?x?x1>
-  %96 = div(%94, %95) -> tensor<?x?x1>
-  %97 = constant() {value = 9.999999747378752e-06} -> tensor<?x?x1>
-  %98 = add(%96, %97) -> tensor<?x?x1>
-  %99 = rsqrt(%98) -> tensor<?x?x1>
-  %100 = div(%99, %98) -> tensor<?x?x1>
-  %101 = constant() {value = -0.5} -> tensor<?x?x1>
-  %102 = mul(%101, %100) -> tensor<?x?x1>
-  %103 = broadcast_in_dim(%99) {dims = [0, 1, 2]} -> tensor<?x?x4096>
-  %104 = mul(%91, %103) -> tensor<?x?x4096>
-  %105 = broadcast_in_dim(%params_layers_0_mlp_norm) {dims = [2]} -> tensor<?x?x4096>
-  %106 = mul(%104, %105) -> tensor<?x?x4096>
-  %107 = dot_general(%106, %params_layers_0_w_gate) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x11008>
-  %108 = dot_general(%106, %params_layers_0_w_up) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x11008>
-  %109 = logistic(%107) -> tensor<?x?x11008>
-  %110 = constant() {value = 1.0} -> tensor<?x?x11008>
-  %111 = sub(%110, %109) -> tensor<?x?x11008>
-  %112 = mul(%109, %111) -> tensor<?x?x11008>
-  %113 = mul(%107, %109) -> tensor<?x?x11008>
-  %114 = mul(%113, %108) -> tensor<?x?x11008>
-  %115 = dot_general(%114, %params_layers_0_w_down) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x4096>
-  %116 = add(%91, %115) -> tensor<?x?x4096>
-  %117 = mul(%116, %116) -> tensor<?x?x4096>
-  %118 = reduce(%117) {dims = [2], kind = "sum"} -> tensor<?x?>
-  %119 = broadcast_in_dim(%118) {dims = [0, 1]} -> tensor<?x?x1>
-  %120 = constant() {value = 4096.0} -> tensor<?x?x1>
-  %121 = div(%119, %120) -> tensor<?x?x1>
-  %122 = constant() {value = 9.999999747378752e-06} -> tensor<?x?x1>
-  %123 = add(%121, %122) -> tensor<?x?x1>
-  %124 = rsqrt(%123) -> tensor<?x?x1>
-  %125 = div(%124, %123) -> tensor<?x?x1>
-  %126 = constant() {value = -0.5} -> tensor<?x?x1>
-  %127 = mul(%126, %125) -> tensor<?x?x1>
-  %128 = broadcast_in_dim(%124) {dims = [0, 1, 2]} -> tensor<?x?x4096>
-  %129 = mul(%116, %128) -> tensor<?x?x4096>
-  %130 = broadcast_in_dim(%params_layers_1_attn_norm) {dims = [2]} -> tensor<?x?x4096>
-  %131 = mul(%129, %130) -> tensor<?x?x4096>
-  %132 = dot_general(%131, %params_layers_1_wq) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x32x128>
-  %133 = dot_general(%132, %36) {lhs_contract = [3], rhs_contract = [0]} -> tensor<?x?x32x128>
-  %134 = broadcast_in_dim(%37) {dims = [1, 3]} -> tensor<?x?x32x128>
-  %135 = mul(%132, %134) -> tensor<?x?x32x128>
-  %136 = broadcast_in_dim(%38) {dims = [1, 3]} -> tensor<?x?x32x128>
-  %137 = mul(%133, %136) -> tensor<?x?x32x128>
-  %138 = add(%135, %137) -> tensor<?x?x32x128>
-  %139 = dot_general(%131, %params_layers_1_wk) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x32x128>
-  %140 = dot_general(%139, %36) {lhs_contract = [3], rhs_contract = [0]} -> tensor<?x?x32x128>
-  %141 = broadcast_in_dim(%37) {dims = [1, 3]} -> tensor<?x?x32x128>
-  %142 = mul(%139, %141) -> tensor<?x?x32x128>
-  %143 = broadcast_in_dim(%38) {dims = [1, 3]} -> tensor<?x?x32x128>
-  %144 = mul(%140, %143) -> tensor<?x?x32x128>
-  %145 = add(%142, %144) -> tensor<?x?x32x128>
-  %146 = dot_general(%131, %params_layers_1_wv) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x32x128>
-  %147 = dot_general(%138, %145) {lhs_batch = [0, 2], rhs_batch = [0, 2], lhs_contract = [3], rhs_contract = [3]} -> tensor<?x32x?x?>
-  %148 = constant() {value = 0.0883883461356163} -> tensor<?x32x?x?>
-  %149 = mul(%147, %148) -> tensor<?x32x?x?>
-  %150 = iota() {dim = 0} -> tensor<?x?xi32>
-  %151 = iota() {dim = 1} -> tensor<?x?xi32>
-  %152 = compare(%150, %151) {direction = "GE"} -> tensor<?x?xi1>
-  %153 = broadcast_in_dim(%152) {dims = [2, 3]} -> tensor<1x1x?x?xi1>
-  %154 = broadcast_in_dim(%153) {dims = [0, 1, 2, 3]} -> tensor<?x32x?x?xi1>
-  %155 = constant() {value = -1000000000.0} -> tensor<?x32x?x?>
-  %156 = select(%154, %149, %155) -> tensor<?x32x?x?>
-  %157 = reduce(%156) {dims = [3], kind = "max"} -> tensor<?x32x?>
-  %158 = broadcast_in_dim(%157) {dims = [0, 1, 2]} -> tensor<?x32x?x?>
-  %159 = sub(%156, %158) -> tensor<?x32x?x?>
-  %160 = exp(%159) -> tensor<?x32x?x?>
-  %161 = reduce(%160) {dims = [3], kind = "sum"} -> tensor<?x32x?>
-  %162 = broadcast_in_dim(%161) {dims = [0, 1, 2]} -> tensor<?x32x?x1>
-  %163 = broadcast_in_dim(%161) {dims = [0, 1, 2]} -> tensor<?x32x?x?>
-  %164 = div(%160, %163) -> tensor<?x32x?x?>
-  %165 = integer_pow(%162) {exponent = -2} -> tensor<?x32x?x1>
-  %166 = dot_general(%146, %164) {lhs_batch = [0, 2], rhs_batch = [0, 1], lhs_contract = [1], rhs_contract = [3]} -> tensor<?x32x128x?>
-  %167 = transpose(%166) {perm = [0, 3, 1, 2]} -> tensor<?x?x32x128>
-  %168 = dot_general(%167, %params_layers_1_wo) {lhs_contract = [2, 3], rhs_contract = [0, 1]} -> tensor<?x?x4096>
-  %169 = add(%116, %168) -> tensor<?x?x4096>
-  %170 = mul(%169, %169) -> tensor<?x?x4096>
-  %171 = reduce(%170) {dims = [2], kind = "sum"} -> tensor<?x?>
-  %172 = broadcast_in_dim(%171) {dims = [0, 1]} -> tensor<?x?x1>
-  %173 = constant() {value = 4096.0} -> tensor<?x?x1>
-  %174 = div(%172, %173) -> tensor<?x?x1>
-  %175 = constant() {value = 9.999999747378752e-06} -> tensor<?x?x1>
-  %176 = add(%174, %175) -> tensor<?x?x1>
-  %177 = rsqrt(%176) -> tensor<?x?x1>
-  %178 = div(%177, %176) -> tensor<?x?x1>
-  %179 = constant() {value = -0.5} -> tensor<?x?x1>
-  %180 = mul(%179, %178) -> tensor<?x?x1>
-  %181 = broadcast_in_dim(%177) {dims = [0, 1, 2]} -> tensor<?x?x4096>
-  %182 = mul(%169, %181) -> tensor<?x?x4096>
-  %183 = broadcast_in_dim(%params_layers_1_mlp_norm) {dims = [2]} -> tensor<?x?x4096>
-  %184 = mul(%182, %183) -> tensor<?x?x4096>
-  %185 = dot_general(%184, %params_layers_1_w_gate) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x11008>
-  %186 = dot_general(%184, %params_layers_1_w_up) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x11008>
-  %187 = logistic(%185) -> tensor<?x?x11008>
-  %188 = constant() {value = 1.0} -> tensor<?x?x11008>
-  %189 = sub(%188, %187) -> tensor<?x?x11008>
-  %190 = mul(%187, %189) -> tensor<?x?x11008>
-  %191 = mul(%185, %187) -> tensor<?x?x11008>
-  %192 = mul(%191, %186) -> tensor<?x?x11008>
-  %193 = dot_general(%192, %params_layers_1_w_down) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x4096>
-  %194 = add(%169, %193) -> tensor<?x?x4096>
-  %195 = mul(%194, %194) -> tensor<?x?x4096>
-  %196 = reduce(%195) {dims = [2], kind = "sum"} -> tensor<?x?>
-  %197 = broadcast_in_dim(%196) {dims = [0, 1]} -> tensor<?x?x1>
-  %198 = constant() {value = 4096.0} -> tensor<?x?x1>
-  %199 = div(%197, %198) -> tensor<?x?x1>
-  %200 = constant() {value = 9.999999747378752e-06} -> tensor<?x?x1>
-  %201 = add(%199, %200) -> tensor<?x?x1>
-  %202 = rsqrt(%201) -> tensor<?x?x1>
-  %203 = div(%202, %201) -> tensor<?x?x1>
-  %204 = constant() {value = -0.5} -> tensor<?x?x1>
-  %205 = mul(%204, %203) -> tensor<?x?x1>
-  %206 = broadcast_in_dim(%202) {dims = [0, 1, 2]} -> tensor<?x?x4096>
-  %207 = mul(%194, %206) -> tensor<?x?x4096>
-  %208 = broadcast_in_dim(%params_layers_2_attn_norm) {dims = [2]} -> tensor<?x?x4096>
-  %209 = mul(%207, %208) -> tensor<?x?x4096>
-  %210 = dot_general(%209, %params_layers_2_wq) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x32x128>
-  %211 = dot_general(%210, %36) {lhs_contract = [3], rhs_contract = [0]} -> tensor<?x?x32x128>
-  %212 = broadcast_in_dim(%37) {dims = [1, 3]} -> tensor<?x?x32x128>
-  %213 = mul(%210, %212) -> tensor<?x?x32x128>
-  %214 = broadcast_in_dim(%38) {dims = [1, 3]} -> tensor<?x?x32x128>
-  %215 = mul(%211, %214) -> tensor<?x?x32x128>
-  %216 = add(%213, %215) -> tensor<?x?x32x128>
-  %217 = dot_general(%209, %params_layers_2_wk) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x32x128>
-  %218 = dot_general(%217, %36) {lhs_contract = [3], rhs_contract = [0]} -> tensor<?x?x32x128>
-  %219 = broadcast_in_dim(%37) {dims = [1, 3]} -> tensor<?x?x32x128>
-  %220 = mul(%217, %219) -> tensor<?x?x32x128>
-  %221 = broadcast_in_dim(%38) {dims = [1, 3]} -> tensor<?x?x32x128>
-  %222 = mul(%218, %221) -> tensor<?x?x32x128>
-  %223 = add(%220, %222) -> tensor<?x?x32x128>
-  %224 = dot_general(%209, %params_layers_2_wv) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x32x128>
-  %225 = dot_general(%216, %223) {lhs_batch = [0, 2], rhs_batch = [0, 2], lhs_contract = [3], rhs_contract = [3]} -> tensor<?x32x?x?>
-  %226 = constant() {value = 0.0883883461356163} -> tensor<?x32x?x?>
-  %227 = mul(%225, %226) -> tensor<?x32x?x?>
-  %228 = iota() {dim = 0} -> tensor<?x?xi32>
-  %229 = iota() {dim = 1} -> tensor<?x?xi32>
-  %230 = compare(%228, %229) {direction = "GE"} -> tensor<?x?xi1>
-  %231 = broadcast_in_dim(%230) {dims = [2, 3]} -> tensor<1x1x?x?xi1>
-  %232 = broadcast_in_dim(%231) {dims = [0, 1, 2, 3]} -> tensor<?x32x?x?xi1>
-  %233 = constant() {value = -1000000000.0} -> tensor<?x32x?x?>
-  %234 = select(%232, %227, %233) -> tensor<?x32x?x?>
-  %235 = reduce(%234) {dims = [3], kind = "max"} -> tensor<?x32x?>
-  %236 = broadcast_in_dim(%235) {dims = [0, 1, 2]} -> tensor<?x32x?x?>
-  %237 = sub(%234, %236) -> tensor<?x32x?x?>
-  %238 = exp(%237) -> tensor<?x32x?x?>
-  %239 = reduce(%238) {dims = [3], kind = "sum"} -> tensor<?x32x?>
-  %240 = broadcast_in_dim(%239) {dims = [0, 1, 2]} -> tensor<?x32x?x1>
-  %241 = broadcast_in_dim(%239) {dims = [0, 1, 2]} -> tensor<?x32x?x?>
-  %242 = div(%238, %241) -> tensor<?x32x?x?>
-  %243 = integer_pow(%240) {exponent = -2} -> tensor<?x32x?x1>
-  %244 = dot_general(%224, %242) {lhs_batch = [0, 2], rhs_batch = [0, 1], lhs_contract = [1], rhs_contract = [3]} -> tensor<?x32x128x?>
-  %245 = transpose(%244) {perm = [0, 3, 1, 2]} -> tensor<?x?x32x128>
-  %246 = dot_general(%245, %params_layers_2_wo) {lhs_contract = [2, 3], rhs_contract = [0, 1]} -> tensor<?x?x4096>
-  %247 = add(%194, %246) -> tensor<?x?x4096>
-  %248 = mul(%247, %247) -> tensor<?x?x4096>
-  %249 = reduce(%248) {dims = [2], kind = "sum"} -> tensor<?x?>
-  %250 = broadcast_in_dim(%249) {dims = [0, 1]} -> tensor<?x?x1>
-  %251 = constant() {value = 4096.0} -> tensor<?x?x1>
-  %252 = div(%250, %251) -> tensor<?x?x1>
-  %253 = constant() {value = 9.999999747378752e-06} -> tensor<?x?x1>
-  %254 = add(%252, %253) -> tensor<?x?x1>
-  %255 = rsqrt(%254) -> tensor<?x?x1>
-  %256 = div(%255, %254) -> tensor<?x?x1>
-  %257 = constant() {value = -0.5} -> tensor<?x?x1>
-  %258 = mul(%257, %256) -> tensor<?x?x1>
-  %259 = broadcast_in_dim(%255) {dims = [0, 1, 2]} -> tensor<?x?x4096>
-  %260 = mul(%247, %259) -> tensor<?x?x4096>
-  %261 = broadcast_in_dim(%params_layers_2_mlp_norm) {dims = [2]} -> tensor<?x?x4096>
-  %262 = mul(%260, %261) -> tensor<?x?x4096>
-  %263 = dot_general(%262, %params_layers_2_w_gate) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x11008>
-  %264 = dot_general(%262, %params_layers_2_w_up) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x11008>
-  %265 = logistic(%263) -> tensor<?x?x11008>
-  %266 = constant() {value = 1.0} -> tensor<?x?x11008>
-  %267 = sub(%266, %265) -> tensor<?x?x11008>
-  %268 = mul(%265, %267) -> tensor<?x?x11008>
-  %269 = mul(%263, %265) -> tensor<?x?x11008>
-  %270 = mul(%269, %264) -> tensor<?x?x11008>
-  %271 = dot_general(%270, %params_layers_2_w_down) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x4096>
-  %272 = add(%247, %271) -> tensor<?x?x4096>
-  %273 = mul(%272, %272) -> tensor<?x?x4096>
-  %274 = reduce(%273) {dims = [2], kind = "sum"} -> tensor<?x?>
-  %275 = broadcast_in_dim(%274) {dims = [0, 1]} -> tensor<?x?x1>
-  %276 = constant() {value = 4096.0} -> tensor<?x?x1>
-  %277 = div(%275, %276) -> tensor<?x?x1>
-  %278 = constant() {value = 9.999999747378752e-06} -> tensor<?x?x1>
-  %279 = add(%277, %278) -> tensor<?x?x1>
-  %280 = rsqrt(%279) -> tensor<?x?x1>
-  %281 = div(%280, %279) -> tensor<?x?x1>
-  %282 = constant() {value = -0.5} -> tensor<?x?x1>
-  %283 = mul(%282, %281) -> tensor<?x?x1>
-  %284 = broadcast_in_dim(%280) {dims = [0, 1, 2]} -> tensor<?x?x4096>
-  %285 = mul(%272, %284) -> tensor<?x?x4096>
-  %286 = broadcast_in_dim(%params_layers_3_attn_norm) {dims = [2]} -> tensor<?x?x4096>
-  %287 = mul(%285, %286) -> tensor<?x?x4096>
-  %288 = dot_general(%287, %params_layers_3_wq) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x32x128>
-  %289 = dot_general(%288, %36) {lhs_contract = [3], rhs_contract = [0]} -> tensor<?x?x32x128>
-  %290 = broadcast_in_dim(%37) {dims = [1, 3]} -> tensor<?x?x32x128>
-  %291 = mul(%288, %290) -> tensor<?x?x32x128>
-  %292 = broadcast_in_dim(%38) {dims = [1, 3]} -> tensor<?x?x32x128>
-  %293 = mul(%289, %292) -> tensor<?x?x32x128>
-  %294 = add(%291, %293) -> tensor<?x?x32x128>
-  %295 = dot_general(%287, %params_layers_3_wk) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x32x128>
-  %296 = dot_general(%295, %36) {lhs_contract = [3], rhs_contract = [0]} -> tensor<?x?x32x128>
-  %297 = broadcast_in_dim(%37) {dims = [1, 3]} -> tensor<?x?x32x128>
-  %298 = mul(%295, %297) -> tensor<?x?x32x128>
-  %299 = broadcast_in_dim(%38) {dims = [1, 3]} -> tensor<?x?x32x128>
-  %300 = mul(%296, %299) -> tensor<?x?x32x128>
-  %301 = add(%298, %300) -> tensor<?x?x32x128>
-  %302 = dot_general(%287, %params_layers_3_wv) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x32x128>
-  %303 = dot_general(%294, %301) {lhs_batch = [0, 2], rhs_batch = [0, 2], lhs_contract = [3], rhs_contract = [3]} -> tensor<?x32x?x?>
-  %304 = constant() {value = 0.0883883461356163} -> tensor<?x32x?x?>
-  %305 = mul(%303, %304) -> tensor<?x32x?x?>
-  %306 = iota() {dim = 0} -> tensor<?x?xi32>
-  %307 = iota() {dim = 1} -> tensor<?x?xi32>
-  %308 = compare(%306, %307) {direction = "GE"} -> tensor<?x?xi1>
-  %309 = broadcast_in_dim(%308) {dims = [2, 3]} -> tensor<1x1x?x?xi1>
-  %310 = broadcast_in_dim(%309) {dims = [0, 1, 2, 3]} -> tensor<?x32x?x?xi1>
-  %311 = constant() {value = -1000000000.0} -> tensor<?x32x?x?>
-  %312 = select(%310, %305, %311) -> tensor<?x32x?x?>
-  %313 = reduce(%312) {dims = [3], kind = "max"} -> tensor<?x32x?>
-  %314 = broadcast_in_dim(%313) {dims = [0, 1, 2]} -> tensor<?x32x?x?>
-  %315 = sub(%312, %314) -> tensor<?x32x?x?>
-  %316 = exp(%315) -> tensor<?x32x?x?>
-  %317 = reduce(%316) {dims = [3], kind = "sum"} -> tensor<?x32x?>
-  %318 = broadcast_in_dim(%317) {dims = [0, 1, 2]} -> tensor<?x32x?x1>
-  %319 = broadcast_in_dim(%317) {dims = [0, 1, 2]} -> tensor<?x32x?x?>
-  %320 = div(%316, %319) -> tensor<?x32x?x?>
-  %321 = integer_pow(%318) {exponent = -2} -> tensor<?x32x?x1>
-  %322 = dot_general(%302, %320) {lhs_batch = [0, 2], rhs_batch = [0, 1], lhs_contract = [1], rhs_contract = [3]} -> tensor<?x32x128x?>
-  %323 = transpose(%322) {perm = [0, 3, 1, 2]} -> tensor<?x?x32x128>
-  %324 = dot_general(%323, %params_layers_3_wo) {lhs_contract = [2, 3], rhs_contract = [0, 1]} -> tensor<?x?x4096>
-  %325 = add(%272, %324) -> tensor<?x?x4096>
-  %326 = mul(%325, %325) -> tensor<?x?x4096>
-  %327 = reduce(%326) {dims = [2], kind = "sum"} -> tensor<?x?>
-  %328 = broadcast_in_dim(%327) {dims = [0, 1]} -> tensor<?x?x1>
-  %329 = constant() {value = 4096.0} -> tensor<?x?x1>
-  %330 = div(%328, %329) -> tensor<?x?x1>
-  %331 = constant() {value = 9.999999747378752e-06} -> tensor<?x?x1>
-  %332 = add(%330, %331) -> tensor<?x?x1>
-  %333 = rsqrt(%332) -> tensor<?x?x1>
-  %334 = div(%333, %332) -> tensor<?x?x1>
-  %335 = constant() {value = -0.5} -> tensor<?x?x1>
-  %336 = mul(%335, %334) -> tensor<?x?x1>
-  %337 = broadcast_in_dim(%333) {dims = [0, 1, 2]} -> tensor<?x?x4096>
-  %338 = mul(%325, %337) -> tensor<?x?x4096>
-  %339 = broadcast_in_dim(%params_layers_3_mlp_norm) {dims = [2]} -> tensor<?x?x4096>
-  %340 = mul(%338, %339) -> tensor<?x?x4096>
-  %341 = dot_general(%340, %params_layers_3_w_gate) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x11008>
-  %342 = dot_general(%340, %params_layers_3_w_up) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x11008>
-  %343 = logistic(%341) -> tensor<?x?x11008>
-  %344 = constant() {value = 1.0} -> tensor<?x?x11008>
-  %345 = sub(%344, %343) -> tensor<?x?x11008>
-  %346 = mul(%343, %345) -> tensor<?x?x11008>
-  %347 = mul(%341, %343) -> tensor<?x?x11008>
-  %348 = mul(%347, %342) -> tensor<?x?x11008>
-  %349 = dot_general(%348, %params_layers_3_w_down) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x4096>
-  %350 = add(%325, %349) -> tensor<?x?x4096>
-  %351 = mul(%350, %350) -> tensor<?x?x4096>
-  %352 = reduce(%351) {dims = [2], kind = "sum"} -> tensor<?x?>
-  %353 = broadcast_in_dim(%352) {dims = [0, 1]} -> tensor<?x?x1>
-  %354 = constant() {value = 4096.0} -> tensor<?x?x1>
-  %355 = div(%353, %354) -> tensor<?x?x1>
-  %356 = constant() {value = 9.999999747378752e-06} -> tensor<?x?x1>
-  %357 = add(%355, %356) -> tensor<?x?x1>
-  %358 = rsqrt(%357) -> tensor<?x?x1>
-  %359 = div(%358, %357) -> tensor<?x?x1>
-  %360 = constant() {value = -0.5} -> tensor<?x?x1>
-  %361 = mul(%360, %359) -> tensor<?x?x1>
-  %362 = broadcast_in_dim(%358) {dims = [0, 1, 2]} -> tensor<?x?x4096>
-  %363 = mul(%350, %362) -> tensor<?x?x4096>
-  %364 = broadcast_in_dim(%params_final_norm) {dims = [2]} -> tensor<?x?x4096>
-  %365 = mul(%363, %364) -> tensor<?x?x4096>
-  %366 = dot_general(%365, %params_lm_head) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x32000>
-  %367 = reduce(%366) {dims = [2], kind = "max"} -> tensor<?x?>
-  %368 = broadcast_in_dim(%367) {dims = [0, 1]} -> tensor<?x?x32000>
-  %369 = sub(%366, %368) -> tensor<?x?x32000>
-  %370 = exp(%369) -> tensor<?x?x32000>
-  %371 = reduce(%370) {dims = [2], kind = "sum"} -> tensor<?x?>
-  %372 = log(%371) -> tensor<?x?>
-  %373 = add(%372, %367) -> tensor<?x?>
-  %374 = iota() {dim = 2} -> tensor<?x?x32000xi32>
-  %375 = broadcast_in_dim(%targets) {dims = [0, 1]} -> tensor<?x?x32000xi32>
-  %376 = compare(%374, %375) {direction = "EQ"} -> tensor<?x?x32000xi1>
-  %377 = convert(%376) {dtype = "f32"} -> tensor<?x?x32000>
-  %378 = mul(%366, %377) -> tensor<?x?x32000>
-  %379 = reduce(%378) {dims = [2], kind = "sum"} -> tensor<?x?>
-  %380 = sub(%373, %379) -> tensor<?x?>
-  %381 = mul(%380, %mask) -> tensor<?x?>
-  %382 = reduce(%381) {dims = [0, 1], kind = "sum"} -> tensor<f32>
-  %383 = reduce(%mask) {dims = [0, 1], kind = "sum"} -> tensor<f32>
-  %384 = constant() {value = 1.0} -> tensor<f32>
-  %385 = max(%383, %384) -> tensor<f32>
-  %loss = div(%382, %385) -> tensor<f32>
-  %386 = constant() {value = 1.0} -> tensor<f32>
-  %387 = div(%386, %385) -> tensor<f32>
-  %388 = broadcast_in_dim(%387) {dims = []} -> tensor<?x?>
-  %389 = mul(%388, %mask) -> tensor<?x?>
-  %390 = neg(%389) -> tensor<?x?>
-  %391 = broadcast_in_dim(%390) {dims = [0, 1]} -> tensor<?x?x32000>
-  %392 = mul(%391, %377) -> tensor<?x?x32000>
-  %393 = div(%389, %371) -> tensor<?x?>
-  %394 = broadcast_in_dim(%393) {dims = [0, 1]} -> tensor<?x?x32000>
-  %395 = mul(%394, %370) -> tensor<?x?x32000>
-  %396 = add(%392, %395) -> tensor<?x?x32000>
-  %397 = dot_general(%396, %365) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<32000x4096>
-  %398 = transpose(%397) {perm = [1, 0]} -> tensor<4096x32000>
-  %399 = dot_general(%396, %params_lm_head) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x4096>
-  %400 = mul(%363, %399) -> tensor<?x?x4096>
-  %401 = reduce(%400) {dims = [0, 1], kind = "sum"} -> tensor<4096>
-  %402 = broadcast_in_dim(%401) {dims = [2]} -> tensor<1x1x4096>
-  %403 = broadcast_in_dim(%params_final_norm) {dims = [2]} -> tensor<?x?x4096>
-  %404 = mul(%399, %403) -> tensor<?x?x4096>
-  %405 = reduce(%402) {dims = [0, 1], kind = "sum"} -> tensor<4096>
-  %406 = mul(%350, %404) -> tensor<?x?x4096>
-  %407 = reduce(%406) {dims = [2], kind = "sum"} -> tensor<?x?>
-  %408 = broadcast_in_dim(%407) {dims = [0, 1]} -> tensor<?x?x1>
-  %409 = broadcast_in_dim(%358) {dims = [0, 1, 2]} -> tensor<?x?x4096>
-  %410 = mul(%404, %409) -> tensor<?x?x4096>
-  %411 = mul(%408, %361) -> tensor<?x?x1>
-  %412 = constant() {value = 4096.0} -> tensor<?x?x1>
-  %413 = div(%411, %412) -> tensor<?x?x1>
+  %68 = dot_general(%60, %params_layers_0_wk) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x32x128>
+  %69 = dot_general(%68, %40) {lhs_contract = [3], rhs_contract = [0]} -> tensor<?x?x32x128>
+  %70 = broadcast_like(%41, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x32x128>
+  %71 = mul(%68, %70) -> tensor<?x?x32x128>
+  %72 = broadcast_like(%42, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x32x128>
+  %73 = mul(%69, %72) -> tensor<?x?x32x128>
+  %74 = add(%71, %73) -> tensor<?x?x32x128>
+  %75 = dot_general(%60, %params_layers_0_wv) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x32x128>
+  %76 = dot_general(%67, %74) {lhs_batch = [0, 2], rhs_batch = [0, 2], lhs_contract = [3], rhs_contract = [3]} -> tensor<?x32x?x?>
+  %77 = constant() {value = 0.0883883461356163} -> tensor<f32>
+  %78 = broadcast_like(%77, %tokens) {dims = [], source = [0, -1, 0, 0], axis = [0, -1, 1, 1]} -> tensor<?x32x?x?>
+  %79 = mul(%76, %78) -> tensor<?x32x?x?>
+  %80 = iota() {dim = 0} -> tensor<?x?xi32>
+  %81 = iota() {dim = 1} -> tensor<?x?xi32>
+  %82 = compare(%80, %81) {direction = "GE"} -> tensor<?x?xi1>
+  %83 = broadcast_in_dim(%82) {dims = [2, 3]} -> tensor<1x1x?x?xi1>
+  %84 = broadcast_like(%83, %tokens) {dims = [0, 1, 2, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x32x?x?xi1>
+  %85 = constant() {value = -1000000000.0} -> tensor<f32>
+  %86 = broadcast_like(%85, %tokens) {dims = [], source = [0, -1, 0, 0], axis = [0, -1, 1, 1]} -> tensor<?x32x?x?>
+  %87 = select(%84, %79, %86) -> tensor<?x32x?x?>
+  %88 = reduce(%87) {dims = [3], kind = "max"} -> tensor<?x32x?>
+  %89 = broadcast_like(%88, %tokens) {dims = [0, 1, 2], source = [-1, -1, -1, 0], axis = [-1, -1, -1, 1]} -> tensor<?x32x?x?>
+  %90 = sub(%87, %89) -> tensor<?x32x?x?>
+  %91 = exp(%90) -> tensor<?x32x?x?>
+  %92 = reduce(%91) {dims = [3], kind = "sum"} -> tensor<?x32x?>
+  %93 = broadcast_in_dim(%92) {dims = [0, 1, 2]} -> tensor<?x32x?x1>
+  %94 = broadcast_like(%92, %tokens) {dims = [0, 1, 2], source = [-1, -1, -1, 0], axis = [-1, -1, -1, 1]} -> tensor<?x32x?x?>
+  %95 = div(%91, %94) -> tensor<?x32x?x?>
+  %96 = integer_pow(%93) {exponent = -2} -> tensor<?x32x?x1>
+  %97 = dot_general(%75, %95) {lhs_batch = [0, 2], rhs_batch = [0, 1], lhs_contract = [1], rhs_contract = [3]} -> tensor<?x32x128x?>
+  %98 = transpose(%97) {perm = [0, 3, 1, 2]} -> tensor<?x?x32x128>
+  %99 = dot_general(%98, %params_layers_0_wo) {lhs_contract = [2, 3], rhs_contract = [0, 1]} -> tensor<?x?x4096>
+  %100 = add(%7, %99) -> tensor<?x?x4096>
+  %101 = mul(%100, %100) -> tensor<?x?x4096>
+  %102 = reduce(%101) {dims = [2], kind = "sum"} -> tensor<?x?>
+  %103 = broadcast_in_dim(%102) {dims = [0, 1]} -> tensor<?x?x1>
+  %104 = constant() {value = 4096.0} -> tensor<f32>
+  %105 = broadcast_like(%104, %tokens) {dims = [], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x1>
+  %106 = div(%103, %105) -> tensor<?x?x1>
+  %107 = constant() {value = 9.999999747378752e-06} -> tensor<f32>
+  %108 = broadcast_like(%107, %tokens) {dims = [], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x1>
+  %109 = add(%106, %108) -> tensor<?x?x1>
+  %110 = rsqrt(%109) -> tensor<?x?x1>
+  %111 = div(%110, %109) -> tensor<?x?x1>
+  %112 = constant() {value = -0.5} -> tensor<f32>
+  %113 = broadcast_like(%112, %tokens) {dims = [], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x1>
+  %114 = mul(%113, %111) -> tensor<?x?x1>
+  %115 = broadcast_in_dim(%110) {dims = [0, 1, 2]} -> tensor<?x?x4096>
+  %116 = mul(%100, %115) -> tensor<?x?x4096>
+  %117 = broadcast_like(%params_layers_0_mlp_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x4096>
+  %118 = mul(%116, %117) -> tensor<?x?x4096>
+  %119 = dot_general(%118, %params_layers_0_w_gate) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x11008>
+  %120 = dot_general(%118, %params_layers_0_w_up) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x11008>
+  %121 = logistic(%119) -> tensor<?x?x11008>
+  %122 = constant() {value = 1.0} -> tensor<f32>
+  %123 = broadcast_like(%122, %tokens) {dims = [], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x11008>
+  %124 = sub(%123, %121) -> tensor<?x?x11008>
+  %125 = mul(%121, %124) -> tensor<?x?x11008>
+  %126 = mul(%119, %121) -> tensor<?x?x11008>
+  %127 = mul(%126, %120) -> tensor<?x?x11008>
+  %128 = dot_general(%127, %params_layers_0_w_down) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x4096>
+  %129 = add(%100, %128) -> tensor<?x?x4096>
+  %130 = mul(%129, %129) -> tensor<?x?x4096>
+  %131 = reduce(%130) {dims = [2], kind = "sum"} -> tensor<?x?>
+  %132 = broadcast_in_dim(%131) {dims = [0, 1]} -> tensor<?x?x1>
+  %133 = constant() {value = 4096.0} -> tensor<f32>
+  %134 = broadcast_like(%133, %tokens) {dims = [], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x1>
+  %135 = div(%132, %134) -> tensor<?x?x1>
+  %136 = constant() {value = 9.999999747378752e-06} -> tensor<f32>
+  %137 = broadcast_like(%136, %tokens) {dims = [], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x1>
+  %138 = add(%135, %137) -> tensor<?x?x1>
+  %139 = rsqrt(%138) -> tensor<?x?x1>
+  %140 = div(%139, %138) -> tensor<?x?x1>
+  %141 = constant() {value = -0.5} -> tensor<f32>
+  %142 = broadcast_like(%141, %tokens) {dims = [], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x1>
+  %143 = mul(%142, %140) -> tensor<?x?x1>
+  %144 = broadcast_in_dim(%139) {dims = [0, 1, 2]} -> tensor<?x?x4096>
+  %145 = mul(%129, %144) -> tensor<?x?x4096>
+  %146 = broadcast_like(%params_layers_1_attn_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x4096>
+  %147 = mul(%145, %146) -> tensor<?x?x4096>
+  %148 = dot_general(%147, %params_layers_1_wq) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x32x128>
+  %149 = dot_general(%148, %40) {lhs_contract = [3], rhs_contract = [0]} -> tensor<?x?x32x128>
+  %150 = broadcast_like(%41, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x32x128>
+  %151 = mul(%148, %150) -> tensor<?x?x32x128>
+  %152 = broadcast_like(%42, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x32x128>
+  %153 = mul(%149, %152) -> tensor<?x?x32x128>
+  %154 = add(%151, %153) -> tensor<?x?x32x128>
+  %155 = dot_general(%147, %params_layers_1_wk) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x32x128>
+  %156 = dot_general(%155, %40) {lhs_contract = [3], rhs_contract = [0]} -> tensor<?x?x32x128>
+  %157 = broadcast_like(%41, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x32x128>
+  %158 = mul(%155, %157) -> tensor<?x?x32x128>
+  %159 = broadcast_like(%42, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x32x128>
+  %160 = mul(%156, %159) -> tensor<?x?x32x128>
+  %161 = add(%158, %160) -> tensor<?x?x32x128>
+  %162 = dot_general(%147, %params_layers_1_wv) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x32x128>
+  %163 = dot_general(%154, %161) {lhs_batch = [0, 2], rhs_batch = [0, 2], lhs_contract = [3], rhs_contract = [3]} -> tensor<?x32x?x?>
+  %164 = constant() {value = 0.0883883461356163} -> tensor<f32>
+  %165 = broadcast_like(%164, %tokens) {dims = [], source = [0, -1, 0, 0], axis = [0, -1, 1, 1]} -> tensor<?x32x?x?>
+  %166 = mul(%163, %165) -> tensor<?x32x?x?>
+  %167 = iota() {dim = 0} -> tensor<?x?xi32>
+  %168 = iota() {dim = 1} -> tensor<?x?xi32>
+  %169 = compare(%167, %168) {direction = "GE"} -> tensor<?x?xi1>
+  %170 = broadcast_in_dim(%169) {dims = [2, 3]} -> tensor<1x1x?x?xi1>
+  %171 = broadcast_like(%170, %tokens) {dims = [0, 1, 2, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x32x?x?xi1>
+  %172 = constant() {value = -1000000000.0} -> tensor<f32>
+  %173 = broadcast_like(%172, %tokens) {dims = [], source = [0, -1, 0, 0], axis = [0, -1, 1, 1]} -> tensor<?x32x?x?>
+  %174 = select(%171, %166, %173) -> tensor<?x32x?x?>
+  %175 = reduce(%174) {dims = [3], kind = "max"} -> tensor<?x32x?>
+  %176 = broadcast_like(%175, %tokens) {dims = [0, 1, 2], source = [-1, -1, -1, 0], axis = [-1, -1, -1, 1]} -> tensor<?x32x?x?>
+  %177 = sub(%174, %176) -> tensor<?x32x?x?>
+  %178 = exp(%177) -> tensor<?x32x?x?>
+  %179 = reduce(%178) {dims = [3], kind = "sum"} -> tensor<?x32x?>
+  %180 = broadcast_in_dim(%179) {dims = [0, 1, 2]} -> tensor<?x32x?x1>
+  %181 = broadcast_like(%179, %tokens) {dims = [0, 1, 2], source = [-1, -1, -1, 0], axis = [-1, -1, -1, 1]} -> tensor<?x32x?x?>
+  %182 = div(%178, %181) -> tensor<?x32x?x?>
+  %183 = integer_pow(%180) {exponent = -2} -> tensor<?x32x?x1>
+  %184 = dot_general(%162, %182) {lhs_batch = [0, 2], rhs_batch = [0, 1], lhs_contract = [1], rhs_contract = [3]} -> tensor<?x32x128x?>
+  %185 = transpose(%184) {perm = [0, 3, 1, 2]} -> tensor<?x?x32x128>
+  %186 = dot_general(%185, %params_layers_1_wo) {lhs_contract = [2, 3], rhs_contract = [0, 1]} -> tensor<?x?x4096>
+  %187 = add(%129, %186) -> tensor<?x?x4096>
+  %188 = mul(%187, %187) -> tensor<?x?x4096>
+  %189 = reduce(%188) {dims = [2], kind = "sum"} -> tensor<?x?>
+  %190 = broadcast_in_dim(%189) {dims = [0, 1]} -> tensor<?x?x1>
+  %191 = constant() {value = 4096.0} -> tensor<f32>
+  %192 = broadcast_like(%191, %tokens) {dims = [], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x1>
+  %193 = div(%190, %192) -> tensor<?x?x1>
+  %194 = constant() {value = 9.999999747378752e-06} -> tensor<f32>
+  %195 = broadcast_like(%194, %tokens) {dims = [], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x1>
+  %196 = add(%193, %195) -> tensor<?x?x1>
+  %197 = rsqrt(%196) -> tensor<?x?x1>
+  %198 = div(%197, %196) -> tensor<?x?x1>
+  %199 = constant() {value = -0.5} -> tensor<f32>
+  %200 = broadcast_like(%199, %tokens) {dims = [], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x1>
+  %201 = mul(%200, %198) -> tensor<?x?x1>
+  %202 = broadcast_in_dim(%197) {dims = [0, 1, 2]} -> tensor<?x?x4096>
+  %203 = mul(%187, %202) -> tensor<?x?x4096>
+  %204 = broadcast_like(%params_layers_1_mlp_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x4096>
+  %205 = mul(%203, %204) -> tensor<?x?x4096>
+  %206 = dot_general(%205, %params_layers_1_w_gate) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x11008>
+  %207 = dot_general(%205, %params_layers_1_w_up) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x11008>
+  %208 = logistic(%206) -> tensor<?x?x11008>
+  %209 = constant() {value = 1.0} -> tensor<f32>
+  %210 = broadcast_like(%209, %tokens) {dims = [], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x11008>
+  %211 = sub(%210, %208) -> tensor<?x?x11008>
+  %212 = mul(%208, %211) -> tensor<?x?x11008>
+  %213 = mul(%206, %208) -> tensor<?x?x11008>
+  %214 = mul(%213, %207) -> tensor<?x?x11008>
+  %215 = dot_general(%214, %params_layers_1_w_down) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x4096>
+  %216 = add(%187, %215) -> tensor<?x?x4096>
+  %217 = mul(%216, %216) -> tensor<?x?x4096>
+  %218 = reduce(%217) {dims = [2], kind = "sum"} -> tensor<?x?>
+  %219 = broadcast_in_dim(%218) {dims = [0, 1]} -> tensor<?x?x1>
+  %220 = constant() {value = 4096.0} -> tensor<f32>
+  %221 = broadcast_like(%220, %tokens) {dims = [], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x1>
+  %222 = div(%219, %221) -> tensor<?x?x1>
+  %223 = constant() {value = 9.999999747378752e-06} -> tensor<f32>
+  %224 = broadcast_like(%223, %tokens) {dims = [], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x1>
+  %225 = add(%222, %224) -> tensor<?x?x1>
+  %226 = rsqrt(%225) -> tensor<?x?x1>
+  %227 = div(%226, %225) -> tensor<?x?x1>
+  %228 = constant() {value = -0.5} -> tensor<f32>
+  %229 = broadcast_like(%228, %tokens) {dims = [], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x1>
+  %230 = mul(%229, %227) -> tensor<?x?x1>
+  %231 = broadcast_in_dim(%226) {dims = [0, 1, 2]} -> tensor<?x?x4096>
+  %232 = mul(%216, %231) -> tensor<?x?x4096>
+  %233 = broadcast_like(%params_layers_2_attn_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x4096>
+  %234 = mul(%232, %233) -> tensor<?x?x4096>
+  %235 = dot_general(%234, %params_layers_2_wq) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x32x128>
+  %236 = dot_general(%235, %40) {lhs_contract = [3], rhs_contract = [0]} -> tensor<?x?x32x128>
+  %237 = broadcast_like(%41, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x32x128>
+  %238 = mul(%235, %237) -> tensor<?x?x32x128>
+  %239 = broadcast_like(%42, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x32x128>
+  %240 = mul(%236, %239) -> tensor<?x?x32x128>
+  %241 = add(%238, %240) -> tensor<?x?x32x128>
+  %242 = dot_general(%234, %params_layers_2_wk) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x32x128>
+  %243 = dot_general(%242, %40) {lhs_contract = [3], rhs_contract = [0]} -> tensor<?x?x32x128>
+  %244 = broadcast_like(%41, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x32x128>
+  %245 = mul(%242, %244) -> tensor<?x?x32x128>
+  %246 = broadcast_like(%42, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x32x128>
+  %247 = mul(%243, %246) -> tensor<?x?x32x128>
+  %248 = add(%245, %247) -> tensor<?x?x32x128>
+  %249 = dot_general(%234, %params_layers_2_wv) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x32x128>
+  %250 = dot_general(%241, %248) {lhs_batch = [0, 2], rhs_batch = [0, 2], lhs_contract = [3], rhs_contract = [3]} -> tensor<?x32x?x?>
+  %251 = constant() {value = 0.0883883461356163} -> tensor<f32>
+  %252 = broadcast_like(%251, %tokens) {dims = [], source = [0, -1, 0, 0], axis = [0, -1, 1, 1]} -> tensor<?x32x?x?>
+  %253 = mul(%250, %252) -> tensor<?x32x?x?>
+  %254 = iota() {dim = 0} -> tensor<?x?xi32>
+  %255 = iota() {dim = 1} -> tensor<?x?xi32>
+  %256 = compare(%254, %255) {direction = "GE"} -> tensor<?x?xi1>
+  %257 = broadcast_in_dim(%256) {dims = [2, 3]} -> tensor<1x1x?x?xi1>
+  %258 = broadcast_like(%257, %tokens) {dims = [0, 1, 2, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x32x?x?xi1>
+  %259 = constant() {value = -1000000000.0} -> tensor<f32>
+  %260 = broadcast_like(%259, %tokens) {dims = [], source = [0, -1, 0, 0], axis = [0, -1, 1, 1]} -> tensor<?x32x?x?>
+  %261 = select(%258, %253, %260) -> tensor<?x32x?x?>
+  %262 = reduce(%261) {dims = [3], kind = "max"} -> tensor<?x32x?>
+  %263 = broadcast_like(%262, %tokens) {dims = [0, 1, 2], source = [-1, -1, -1, 0], axis = [-1, -1, -1, 1]} -> tensor<?x32x?x?>
+  %264 = sub(%261, %263) -> tensor<?x32x?x?>
+  %265 = exp(%264) -> tensor<?x32x?x?>
+  %266 = reduce(%265) {dims = [3], kind = "sum"} -> tensor<?x32x?>
+  %267 = broadcast_in_dim(%266) {dims = [0, 1, 2]} -> tensor<?x32x?x1>
+  %268 = broadcast_like(%266, %tokens) {dims = [0, 1, 2], source = [-1, -1, -1, 0], axis = [-1, -1, -1, 1]} -> tensor<?x32x?x?>
+  %269 = div(%265, %268) -> tensor<?x32x?x?>
+  %270 = integer_pow(%267) {exponent = -2} -> tensor<?x32x?x1>
+  %271 = dot_general(%249, %269) {lhs_batch = [0, 2], rhs_batch = [0, 1], lhs_contract = [1], rhs_contract = [3]} -> tensor<?x32x128x?>
+  %272 = transpose(%271) {perm = [0, 3, 1, 2]} -> tensor<?x?x32x128>
+  %273 = dot_general(%272, %params_layers_2_wo) {lhs_contract = [2, 3], rhs_contract = [0, 1]} -> tensor<?x?x4096>
+  %274 = add(%216, %273) -> tensor<?x?x4096>
+  %275 = mul(%274, %274) -> tensor<?x?x4096>
+  %276 = reduce(%275) {dims = [2], kind = "sum"} -> tensor<?x?>
+  %277 = broadcast_in_dim(%276) {dims = [0, 1]} -> tensor<?x?x1>
+  %278 = constant() {value = 4096.0} -> tensor<f32>
+  %279 = broadcast_like(%278, %tokens) {dims = [], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x1>
+  %280 = div(%277, %279) -> tensor<?x?x1>
+  %281 = constant() {value = 9.999999747378752e-06} -> tensor<f32>
+  %282 = broadcast_like(%281, %tokens) {dims = [], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x1>
+  %283 = add(%280, %282) -> tensor<?x?x1>
+  %284 = rsqrt(%283) -> tensor<?x?x1>
+  %285 = div(%284, %283) -> tensor<?x?x1>
+  %286 = constant() {value = -0.5} -> tensor<f32>
+  %287 = broadcast_like(%286, %tokens) {dims = [], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x1>
+  %288 = mul(%287, %285) -> tensor<?x?x1>
+  %289 = broadcast_in_dim(%284) {dims = [0, 1, 2]} -> tensor<?x?x4096>
+  %290 = mul(%274, %289) -> tensor<?x?x4096>
+  %291 = broadcast_like(%params_layers_2_mlp_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x4096>
+  %292 = mul(%290, %291) -> tensor<?x?x4096>
+  %293 = dot_general(%292, %params_layers_2_w_gate) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x11008>
+  %294 = dot_general(%292, %params_layers_2_w_up) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x11008>
+  %295 = logistic(%293) -> tensor<?x?x11008>
+  %296 = constant() {value = 1.0} -> tensor<f32>
+  %297 = broadcast_like(%296, %tokens) {dims = [], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x11008>
+  %298 = sub(%297, %295) -> tensor<?x?x11008>
+  %299 = mul(%295, %298) -> tensor<?x?x11008>
+  %300 = mul(%293, %295) -> tensor<?x?x11008>
+  %301 = mul(%300, %294) -> tensor<?x?x11008>
+  %302 = dot_general(%301, %params_layers_2_w_down) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x4096>
+  %303 = add(%274, %302) -> tensor<?x?x4096>
+  %304 = mul(%303, %303) -> tensor<?x?x4096>
+  %305 = reduce(%304) {dims = [2], kind = "sum"} -> tensor<?x?>
+  %306 = broadcast_in_dim(%305) {dims = [0, 1]} -> tensor<?x?x1>
+  %307 = constant() {value = 4096.0} -> tensor<f32>
+  %308 = broadcast_like(%307, %tokens) {dims = [], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x1>
+  %309 = div(%306, %308) -> tensor<?x?x1>
+  %310 = constant() {value = 9.999999747378752e-06} -> tensor<f32>
+  %311 = broadcast_like(%310, %tokens) {dims = [], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x1>
+  %312 = add(%309, %311) -> tensor<?x?x1>
+  %313 = rsqrt(%312) -> tensor<?x?x1>
+  %314 = div(%313, %312) -> tensor<?x?x1>
+  %315 = constant() {value = -0.5} -> tensor<f32>
+  %316 = broadcast_like(%315, %tokens) {dims = [], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x1>
+  %317 = mul(%316, %314) -> tensor<?x?x1>
+  %318 = broadcast_in_dim(%313) {dims = [0, 1, 2]} -> tensor<?x?x4096>
+  %319 = mul(%303, %318) -> tensor<?x?x4096>
+  %320 = broadcast_like(%params_layers_3_attn_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x4096>
+  %321 = mul(%319, %320) -> tensor<?x?x4096>
+  %322 = dot_general(%321, %params_layers_3_wq) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x32x128>
+  %323 = dot_general(%322, %40) {lhs_contract = [3], rhs_contract = [0]} -> tensor<?x?x32x128>
+  %324 = broadcast_like(%41, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x32x128>
+  %325 = mul(%322, %324) -> tensor<?x?x32x128>
+  %326 = broadcast_like(%42, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x32x128>
+  %327 = mul(%323, %326) -> tensor<?x?x32x128>
+  %328 = add(%325, %327) -> tensor<?x?x32x128>
+  %329 = dot_general(%321, %params_layers_3_wk) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x32x128>
+  %330 = dot_general(%329, %40) {lhs_contract = [3], rhs_contract = [0]} -> tensor<?x?x32x128>
+  %331 = broadcast_like(%41, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x32x128>
+  %332 = mul(%329, %331) -> tensor<?x?x32x128>
+  %333 = broadcast_like(%42, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x32x128>
+  %334 = mul(%330, %333) -> tensor<?x?x32x128>
+  %335 = add(%332, %334) -> tensor<?x?x32x128>
+  %336 = dot_general(%321, %params_layers_3_wv) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x32x128>
+  %337 = dot_general(%328, %335) {lhs_batch = [0, 2], rhs_batch = [0, 2], lhs_contract = [3], rhs_contract = [3]} -> tensor<?x32x?x?>
+  %338 = constant() {value = 0.0883883461356163} -> tensor<f32>
+  %339 = broadcast_like(%338, %tokens) {dims = [], source = [0, -1, 0, 0], axis = [0, -1, 1, 1]} -> tensor<?x32x?x?>
+  %340 = mul(%337, %339) -> tensor<?x32x?x?>
+  %341 = iota() {dim = 0} -> tensor<?x?xi32>
+  %342 = iota() {dim = 1} -> tensor<?x?xi32>
+  %343 = compare(%341, %342) {direction = "GE"} -> tensor<?x?xi1>
+  %344 = broadcast_in_dim(%343) {dims = [2, 3]} -> tensor<1x1x?x?xi1>
+  %345 = broadcast_like(%344, %tokens) {dims = [0, 1, 2, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x32x?x?xi1>
+  %346 = constant() {value = -1000000000.0} -> tensor<f32>
+  %347 = broadcast_like(%346, %tokens) {dims = [], source = [0, -1, 0, 0], axis = [0, -1, 1, 1]} -> tensor<?x32x?x?>
+  %348 = select(%345, %340, %347) -> tensor<?x32x?x?>
+  %349 = reduce(%348) {dims = [3], kind = "max"} -> tensor<?x32x?>
+  %350 = broadcast_like(%349, %tokens) {dims = [0, 1, 2], source = [-1, -1, -1, 0], axis = [-1, -1, -1, 1]} -> tensor<?x32x?x?>
+  %351 = sub(%348, %350) -> tensor<?x32x?x?>
+  %352 = exp(%351) -> tensor<?x32x?x?>
+  %353 = reduce(%352) {dims = [3], kind = "sum"} -> tensor<?x32x?>
+  %354 = broadcast_in_dim(%353) {dims = [0, 1, 2]} -> tensor<?x32x?x1>
+  %355 = broadcast_like(%353, %tokens) {dims = [0, 1, 2], source = [-1, -1, -1, 0], axis = [-1, -1, -1, 1]} -> tensor<?x32x?x?>
+  %356 = div(%352, %355) -> tensor<?x32x?x?>
+  %357 = integer_pow(%354) {exponent = -2} -> tensor<?x32x?x1>
+  %358 = dot_general(%336, %356) {lhs_batch = [0, 2], rhs_batch = [0, 1], lhs_contract = [1], rhs_contract = [3]} -> tensor<?x32x128x?>
+  %359 = transpose(%358) {perm = [0, 3, 1, 2]} -> tensor<?x?x32x128>
+  %360 = dot_general(%359, %params_layers_3_wo) {lhs_contract = [2, 3], rhs_contract = [0, 1]} -> tensor<?x?x4096>
+  %361 = add(%303, %360) -> tensor<?x?x4096>
+  %362 = mul(%361, %361) -> tensor<?x?x4096>
+  %363 = reduce(%362) {dims = [2], kind = "sum"} -> tensor<?x?>
+  %364 = broadcast_in_dim(%363) {dims = [0, 1]} -> tensor<?x?x1>
+  %365 = constant() {value = 4096.0} -> tensor<f32>
+  %366 = broadcast_like(%365, %tokens) {dims = [], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x1>
+  %367 = div(%364, %366) -> tensor<?x?x1>
+  %368 = constant() {value = 9.999999747378752e-06} -> tensor<f32>
+  %369 = broadcast_like(%368, %tokens) {dims = [], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x1>
+  %370 = add(%367, %369) -> tensor<?x?x1>
+  %371 = rsqrt(%370) -> tensor<?x?x1>
+  %372 = div(%371, %370) -> tensor<?x?x1>
+  %373 = constant() {value = -0.5} -> tensor<f32>
+  %374 = broadcast_like(%373, %tokens) {dims = [], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x1>
+  %375 = mul(%374, %372) -> tensor<?x?x1>
+  %376 = broadcast_in_dim(%371) {dims = [0, 1, 2]} -> tensor<?x?x4096>
+  %377 = mul(%361, %376) -> tensor<?x?x4096>
+  %378 = broadcast_like(%params_layers_3_mlp_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x4096>
+  %379 = mul(%377, %378) -> tensor<?x?x4096>
+  %380 = dot_general(%379, %params_layers_3_w_gate) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x11008>
+  %381 = dot_general(%379, %params_layers_3_w_up) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x11008>
+  %382 = logistic(%380) -> tensor<?x?x11008>
+  %383 = constant() {value = 1.0} -> tensor<f32>
+  %384 = broadcast_like(%383, %tokens) {dims = [], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x11008>
+  %385 = sub(%384, %382) -> tensor<?x?x11008>
+  %386 = mul(%382, %385) -> tensor<?x?x11008>
+  %387 = mul(%380, %382) -> tensor<?x?x11008>
+  %388 = mul(%387, %381) -> tensor<?x?x11008>
+  %389 = dot_general(%388, %params_layers_3_w_down) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x4096>
+  %390 = add(%361, %389) -> tensor<?x?x4096>
+  %391 = mul(%390, %390) -> tensor<?x?x4096>
+  %392 = reduce(%391) {dims = [2], kind = "sum"} -> tensor<?x?>
+  %393 = broadcast_in_dim(%392) {dims = [0, 1]} -> tensor<?x?x1>
+  %394 = constant() {value = 4096.0} -> tensor<f32>
+  %395 = broadcast_like(%394, %tokens) {dims = [], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x1>
+  %396 = div(%393, %395) -> tensor<?x?x1>
+  %397 = constant() {value = 9.999999747378752e-06} -> tensor<f32>
+  %398 = broadcast_like(%397, %tokens) {dims = [], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x1>
+  %399 = add(%396, %398) -> tensor<?x?x1>
+  %400 = rsqrt(%399) -> tensor<?x?x1>
+  %401 = div(%400, %399) -> tensor<?x?x1>
+  %402 = constant() {value = -0.5} -> tensor<f32>
+  %403 = broadcast_like(%402, %tokens) {dims = [], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x1>
+  %404 = mul(%403, %401) -> tensor<?x?x1>
+  %405 = broadcast_in_dim(%400) {dims = [0, 1, 2]} -> tensor<?x?x4096>
+  %406 = mul(%390, %405) -> tensor<?x?x4096>
+  %407 = broadcast_like(%params_final_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x4096>
+  %408 = mul(%406, %407) -> tensor<?x?x4096>
+  %409 = dot_general(%408, %params_lm_head) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x32000>
+  %410 = reduce(%409) {dims = [2], kind = "max"} -> tensor<?x?>
+  %411 = broadcast_in_dim(%410) {dims = [0, 1]} -> tensor<?x?x32000>
+  %412 = sub(%409, %411) -> tensor<?x?x32000>
+  %413 = exp(%412) -> tensor<?x?x32000>
   %414 = reduce(%413) {dims = [2], kind = "sum"} -> tensor<?x?>
-  %415 = broadcast_in_dim(%414) {dims = [0, 1]} -> tensor<?x?x4096>
-  %416 = mul(%350, %415) -> tensor<?x?x4096>
-  %417 = add(%410, %416) -> tensor<?x?x4096>
-  %418 = mul(%415, %350) -> tensor<?x?x4096>
-  %419 = add(%417, %418) -> tensor<?x?x4096>
-  %420 = dot_general(%419, %348) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<4096x11008>
-  %421 = transpose(%420) {perm = [1, 0]} -> tensor<11008x4096>
-  %422 = dot_general(%419, %params_layers_3_w_down) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x11008>
-  %423 = mul(%347, %422) -> tensor<?x?x11008>
-  %424 = mul(%422, %342) -> tensor<?x?x11008>
-  %425 = mul(%341, %424) -> tensor<?x?x11008>
-  %426 = mul(%424, %343) -> tensor<?x?x11008>
-  %427 = mul(%425, %346) -> tensor<?x?x11008>
-  %428 = add(%426, %427) -> tensor<?x?x11008>
-  %429 = dot_general(%423, %340) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<11008x4096>
-  %430 = transpose(%429) {perm = [1, 0]} -> tensor<4096x11008>
-  %431 = dot_general(%423, %params_layers_3_w_up) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x4096>
-  %432 = dot_general(%428, %340) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<11008x4096>
-  %433 = transpose(%432) {perm = [1, 0]} -> tensor<4096x11008>
-  %434 = dot_general(%428, %params_layers_3_w_gate) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x4096>
-  %435 = add(%431, %434) -> tensor<?x?x4096>
-  %436 = mul(%338, %435) -> tensor<?x?x4096>
-  %437 = reduce(%436) {dims = [0, 1], kind = "sum"} -> tensor<4096>
-  %438 = broadcast_in_dim(%437) {dims = [2]} -> tensor<1x1x4096>
-  %439 = broadcast_in_dim(%params_layers_3_mlp_norm) {dims = [2]} -> tensor<?x?x4096>
-  %440 = mul(%435, %439) -> tensor<?x?x4096>
-  %441 = reduce(%438) {dims = [0, 1], kind = "sum"} -> tensor<4096>
-  %442 = mul(%325, %440) -> tensor<?x?x4096>
-  %443 = reduce(%442) {dims = [2], kind = "sum"} -> tensor<?x?>
-  %444 = broadcast_in_dim(%443) {dims = [0, 1]} -> tensor<?x?x1>
-  %445 = broadcast_in_dim(%333) {dims = [0, 1, 2]} -> tensor<?x?x4096>
-  %446 = mul(%440, %445) -> tensor<?x?x4096>
-  %447 = add(%419, %446) -> tensor<?x?x4096>
-  %448 = mul(%444, %336) -> tensor<?x?x1>
-  %449 = constant() {value = 4096.0} -> tensor<?x?x1>
-  %450 = div(%448, %449) -> tensor<?x?x1>
-  %451 = reduce(%450) {dims = [2], kind = "sum"} -> tensor<?x?>
-  %452 = broadcast_in_dim(%451) {dims = [0, 1]} -> tensor<?x?x4096>
-  %453 = mul(%325, %452) -> tensor<?x?x4096>
-  %454 = add(%447, %453) -> tensor<?x?x4096>
-  %455 = mul(%452, %325) -> tensor<?x?x4096>
-  %456 = add(%454, %455) -> tensor<?x?x4096>
-  %457 = dot_general(%456, %323) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<4096x32x128>
-  %458 = transpose(%457) {perm = [1, 2, 0]} -> tensor<32x128x4096>
-  %459 = dot_general(%456, %params_layers_3_wo) {lhs_contract = [2], rhs_contract = [2]} -> tensor<?x?x32x128>
-  %460 = transpose(%459) {perm = [0, 2, 3, 1]} -> tensor<?x32x128x?>
-  %461 = dot_general(%460, %302) {lhs_batch = [0, 1], rhs_batch = [0, 2], lhs_contract = [2], rhs_contract = [3]} -> tensor<?x32x?x?>
-  %462 = dot_general(%460, %320) {lhs_batch = [0, 1], rhs_batch = [0, 1], lhs_contract = [3], rhs_contract = [2]} -> tensor<?x32x128x?>
-  %463 = transpose(%462) {perm = [0, 3, 1, 2]} -> tensor<?x?x32x128>
-  %464 = broadcast_in_dim(%321) {dims = [0, 1, 2, 3]} -> tensor<?x32x?x?>
-  %465 = mul(%461, %464) -> tensor<?x32x?x?>
-  %466 = mul(%465, %316) -> tensor<?x32x?x?>
-  %467 = reduce(%466) {dims = [3], kind = "sum"} -> tensor<?x32x?>
-  %468 = broadcast_in_dim(%467) {dims = [0, 1, 2]} -> tensor<?x32x?x1>
-  %469 = neg(%468) -> tensor<?x32x?x1>
-  %470 = broadcast_in_dim(%317) {dims = [0, 1, 2]} -> tensor<?x32x?x?>
-  %471 = div(%461, %470) -> tensor<?x32x?x?>
-  %472 = reduce(%469) {dims = [3], kind = "sum"} -> tensor<?x32x?>
-  %473 = broadcast_in_dim(%472) {dims = [0, 1, 2]} -> tensor<?x32x?x?>
-  %474 = add(%471, %473) -> tensor<?x32x?x?>
-  %475 = mul(%474, %316) -> tensor<?x32x?x?>
-  %476 = constant() {value = 0.0} -> tensor<?x32x?x?>
-  %477 = select(%310, %475, %476) -> tensor<?x32x?x?>
-  %478 = constant() {value = 0.0883883461356163} -> tensor<?x32x?x?>
-  %479 = mul(%477, %478) -> tensor<?x32x?x?>
-  %480 = dot_general(%479, %294) {lhs_batch = [0, 1], rhs_batch = [0, 2], lhs_contract = [2], rhs_contract = [1]} -> tensor<?x32x?x128>
-  %481 = transpose(%480) {perm = [0, 2, 1, 3]} -> tensor<?x?x32x128>
-  %482 = dot_general(%479, %301) {lhs_batch = [0, 1], rhs_batch = [0, 2], lhs_contract = [3], rhs_contract = [1]} -> tensor<?x32x?x128>
-  %483 = transpose(%482) {perm = [0, 2, 1, 3]} -> tensor<?x?x32x128>
-  %484 = dot_general(%463, %287) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<32x128x4096>
-  %485 = transpose(%484) {perm = [2, 0, 1]} -> tensor<4096x32x128>
-  %486 = dot_general(%463, %params_layers_3_wv) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x4096>
-  %487 = broadcast_in_dim(%38) {dims = [1, 3]} -> tensor<?x?x32x128>
-  %488 = mul(%481, %487) -> tensor<?x?x32x128>
-  %489 = broadcast_in_dim(%37) {dims = [1, 3]} -> tensor<?x?x32x128>
-  %490 = mul(%481, %489) -> tensor<?x?x32x128>
-  %491 = dot_general(%488, %36) {lhs_contract = [3], rhs_contract = [1]} -> tensor<?x?x32x128>
-  %492 = add(%490, %491) -> tensor<?x?x32x128>
-  %493 = dot_general(%492, %287) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<32x128x4096>
-  %494 = transpose(%493) {perm = [2, 0, 1]} -> tensor<4096x32x128>
-  %495 = dot_general(%492, %params_layers_3_wk) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x4096>
-  %496 = add(%486, %495) -> tensor<?x?x4096>
-  %497 = broadcast_in_dim(%38) {dims = [1, 3]} -> tensor<?x?x32x128>
-  %498 = mul(%483, %497) -> tensor<?x?x32x128>
-  %499 = broadcast_in_dim(%37) {dims = [1, 3]} -> tensor<?x?x32x128>
-  %500 = mul(%483, %499) -> tensor<?x?x32x128>
-  %501 = dot_general(%498, %36) {lhs_contract = [3], rhs_contract = [1]} -> tensor<?x?x32x128>
-  %502 = add(%500, %501) -> tensor<?x?x32x128>
-  %503 = dot_general(%502, %287) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<32x128x4096>
-  %504 = transpose(%503) {perm = [2, 0, 1]} -> tensor<4096x32x128>
-  %505 = dot_general(%502, %params_layers_3_wq) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x4096>
-  %506 = add(%496, %505) -> tensor<?x?x4096>
-  %507 = mul(%285, %506) -> tensor<?x?x4096>
-  %508 = reduce(%507) {dims = [0, 1], kind = "sum"} -> tensor<4096>
-  %509 = broadcast_in_dim(%508) {dims = [2]} -> tensor<1x1x4096>
-  %510 = broadcast_in_dim(%params_layers_3_attn_norm) {dims = [2]} -> tensor<?x?x4096>
-  %511 = mul(%506, %510) -> tensor<?x?x4096>
-  %512 = reduce(%509) {dims = [0, 1], kind = "sum"} -> tensor<4096>
-  %513 = mul(%272, %511) -> tensor<?x?x4096>
-  %514 = reduce(%513) {dims = [2], kind = "sum"} -> tensor<?x?>
-  %515 = broadcast_in_dim(%514) {dims = [0, 1]} -> tensor<?x?x1>
-  %516 = broadcast_in_dim(%280) {dims = [0, 1, 2]} -> tensor<?x?x4096>
-  %517 = mul(%511, %516) -> tensor<?x?x4096>
-  %518 = add(%456, %517) -> tensor<?x?x4096>
-  %519 = mul(%515, %283) -> tensor<?x?x1>
-  %520 = constant() {value = 4096.0} -> tensor<?x?x1>
-  %521 = div(%519, %520) -> tensor<?x?x1>
-  %522 = reduce(%521) {dims = [2], kind = "sum"} -> tensor<?x?>
-  %523 = broadcast_in_dim(%522) {dims = [0, 1]} -> tensor<?x?x4096>
-  %524 = mul(%272, %523) -> tensor<?x?x4096>
-  %525 = add(%518, %524) -> tensor<?x?x4096>
-  %526 = mul(%523, %272) -> tensor<?x?x4096>
-  %527 = add(%525, %526) -> tensor<?x?x4096>
-  %528 = dot_general(%527, %270) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<4096x11008>
-  %529 = transpose(%528) {perm = [1, 0]} -> tensor<11008x4096>
-  %530 = dot_general(%527, %params_layers_2_w_down) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x11008>
-  %531 = mul(%269, %530) -> tensor<?x?x11008>
-  %532 = mul(%530, %264) -> tensor<?x?x11008>
-  %533 = mul(%263, %532) -> tensor<?x?x11008>
-  %534 = mul(%532, %265) -> tensor<?x?x11008>
-  %535 = mul(%533, %268) -> tensor<?x?x11008>
-  %536 = add(%534, %535) -> tensor<?x?x11008>
-  %537 = dot_general(%531, %262) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<11008x4096>
-  %538 = transpose(%537) {perm = [1, 0]} -> tensor<4096x11008>
-  %539 = dot_general(%531, %params_layers_2_w_up) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x4096>
-  %540 = dot_general(%536, %262) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<11008x4096>
-  %541 = transpose(%540) {perm = [1, 0]} -> tensor<4096x11008>
-  %542 = dot_general(%536, %params_layers_2_w_gate) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x4096>
-  %543 = add(%539, %542) -> tensor<?x?x4096>
-  %544 = mul(%260, %543) -> tensor<?x?x4096>
-  %545 = reduce(%544) {dims = [0, 1], kind = "sum"} -> tensor<4096>
-  %546 = broadcast_in_dim(%545) {dims = [2]} -> tensor<1x1x4096>
-  %547 = broadcast_in_dim(%params_layers_2_mlp_norm) {dims = [2]} -> tensor<?x?x4096>
-  %548 = mul(%543, %547) -> tensor<?x?x4096>
-  %549 = reduce(%546) {dims = [0, 1], kind = "sum"} -> tensor<4096>
-  %550 = mul(%247, %548) -> tensor<?x?x4096>
-  %551 = reduce(%550) {dims = [2], kind = "sum"} -> tensor<?x?>
-  %552 = broadcast_in_dim(%551) {dims = [0, 1]} -> tensor<?x?x1>
-  %553 = broadcast_in_dim(%255) {dims = [0, 1, 2]} -> tensor<?x?x4096>
-  %554 = mul(%548, %553) -> tensor<?x?x4096>
-  %555 = add(%527, %554) -> tensor<?x?x4096>
-  %556 = mul(%552, %258) -> tensor<?x?x1>
-  %557 = constant() {value = 4096.0} -> tensor<?x?x1>
-  %558 = div(%556, %557) -> tensor<?x?x1>
-  %559 = reduce(%558) {dims = [2], kind = "sum"} -> tensor<?x?>
-  %560 = broadcast_in_dim(%559) {dims = [0, 1]} -> tensor<?x?x4096>
-  %561 = mul(%247, %560) -> tensor<?x?x4096>
-  %562 = add(%555, %561) -> tensor<?x?x4096>
-  %563 = mul(%560, %247) -> tensor<?x?x4096>
-  %564 = add(%562, %563) -> tensor<?x?x4096>
-  %565 = dot_general(%564, %245) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<4096x32x128>
-  %566 = transpose(%565) {perm = [1, 2, 0]} -> tensor<32x128x4096>
-  %567 = dot_general(%564, %params_layers_2_wo) {lhs_contract = [2], rhs_contract = [2]} -> tensor<?x?x32x128>
-  %568 = transpose(%567) {perm = [0, 2, 3, 1]} -> tensor<?x32x128x?>
-  %569 = dot_general(%568, %224) {lhs_batch = [0, 1], rhs_batch = [0, 2], lhs_contract = [2], rhs_contract = [3]} -> tensor<?x32x?x?>
-  %570 = dot_general(%568, %242) {lhs_batch = [0, 1], rhs_batch = [0, 1], lhs_contract = [3], rhs_contract = [2]} -> tensor<?x32x128x?>
-  %571 = transpose(%570) {perm = [0, 3, 1, 2]} -> tensor<?x?x32x128>
-  %572 = broadcast_in_dim(%243) {dims = [0, 1, 2, 3]} -> tensor<?x32x?x?>
-  %573 = mul(%569, %572) -> tensor<?x32x?x?>
-  %574 = mul(%573, %238) -> tensor<?x32x?x?>
-  %575 = reduce(%574) {dims = [3], kind = "sum"} -> tensor<?x32x?>
-  %576 = broadcast_in_dim(%575) {dims = [0, 1, 2]} -> tensor<?x32x?x1>
-  %577 = neg(%576) -> tensor<?x32x?x1>
-  %578 = broadcast_in_dim(%239) {dims = [0, 1, 2]} -> tensor<?x32x?x?>
-  %579 = div(%569, %578) -> tensor<?x32x?x?>
-  %580 = reduce(%577) {dims = [3], kind = "sum"} -> tensor<?x32x?>
-  %581 = broadcast_in_dim(%580) {dims = [0, 1, 2]} -> tensor<?x32x?x?>
-  %582 = add(%579, %581) -> tensor<?x32x?x?>
-  %583 = mul(%582, %238) -> tensor<?x32x?x?>
-  %584 = constant() {value = 0.0} -> tensor<?x32x?x?>
-  %585 = select(%232, %583, %584) -> tensor<?x32x?x?>
-  %586 = constant() {value = 0.0883883461356163} -> tensor<?x32x?x?>
-  %587 = mul(%585, %586) -> tensor<?x32x?x?>
-  %588 = dot_general(%587, %216) {lhs_batch = [0, 1], rhs_batch = [0, 2], lhs_contract = [2], rhs_contract = [1]} -> tensor<?x32x?x128>
-  %589 = transpose(%588) {perm = [0, 2, 1, 3]} -> tensor<?x?x32x128>
-  %590 = dot_general(%587, %223) {lhs_batch = [0, 1], rhs_batch = [0, 2], lhs_contract = [3], rhs_contract = [1]} -> tensor<?x32x?x128>
-  %591 = transpose(%590) {perm = [0, 2, 1, 3]} -> tensor<?x?x32x128>
-  %592 = dot_general(%571, %209) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<32x128x4096>
-  %593 = transpose(%592) {perm = [2, 0, 1]} -> tensor<4096x32x128>
-  %594 = dot_general(%571, %params_layers_2_wv) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x4096>
-  %595 = broadcast_in_dim(%38) {dims = [1, 3]} -> tensor<?x?x32x128>
-  %596 = mul(%589, %595) -> tensor<?x?x32x128>
-  %597 = broadcast_in_dim(%37) {dims = [1, 3]} -> tensor<?x?x32x128>
-  %598 = mul(%589, %597) -> tensor<?x?x32x128>
-  %599 = dot_general(%596, %36) {lhs_contract = [3], rhs_contract = [1]} -> tensor<?x?x32x128>
-  %600 = add(%598, %599) -> tensor<?x?x32x128>
-  %601 = dot_general(%600, %209) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<32x128x4096>
-  %602 = transpose(%601) {perm = [2, 0, 1]} -> tensor<4096x32x128>
-  %603 = dot_general(%600, %params_layers_2_wk) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x4096>
-  %604 = add(%594, %603) -> tensor<?x?x4096>
-  %605 = broadcast_in_dim(%38) {dims = [1, 3]} -> tensor<?x?x32x128>
-  %606 = mul(%591, %605) -> tensor<?x?x32x128>
-  %607 = broadcast_in_dim(%37) {dims = [1, 3]} -> tensor<?x?x32x128>
-  %608 = mul(%591, %607) -> tensor<?x?x32x128>
-  %609 = dot_general(%606, %36) {lhs_contract = [3], rhs_contract = [1]} -> tensor<?x?x32x128>
-  %610 = add(%608, %609) -> tensor<?x?x32x128>
-  %611 = dot_general(%610, %209) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<32x128x4096>
-  %612 = transpose(%611) {perm = [2, 0, 1]} -> tensor<4096x32x128>
-  %613 = dot_general(%610, %params_layers_2_wq) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x4096>
-  %614 = add(%604, %613) -> tensor<?x?x4096>
-  %615 = mul(%207, %614) -> tensor<?x?x4096>
-  %616 = reduce(%615) {dims = [0, 1], kind = "sum"} -> tensor<4096>
-  %617 = broadcast_in_dim(%616) {dims = [2]} -> tensor<1x1x4096>
-  %618 = broadcast_in_dim(%params_layers_2_attn_norm) {dims = [2]} -> tensor<?x?x4096>
-  %619 = mul(%614, %618) -> tensor<?x?x4096>
-  %620 = reduce(%617) {dims = [0, 1], kind = "sum"} -> tensor<4096>
-  %621 = mul(%194, %619) -> tensor<?x?x4096>
-  %622 = reduce(%621) {dims = [2], kind = "sum"} -> tensor<?x?>
-  %623 = broadcast_in_dim(%622) {dims = [0, 1]} -> tensor<?x?x1>
-  %624 = broadcast_in_dim(%202) {dims = [0, 1, 2]} -> tensor<?x?x4096>
-  %625 = mul(%619, %624) -> tensor<?x?x4096>
-  %626 = add(%564, %625) -> tensor<?x?x4096>
-  %627 = mul(%623, %205) -> tensor<?x?x1>
-  %628 = constant() {value = 4096.0} -> tensor<?x?x1>
-  %629 = div(%627, %628) -> tensor<?x?x1>
-  %630 = reduce(%629) {dims = [2], kind = "sum"} -> tensor<?x?>
-  %631 = broadcast_in_dim(%630) {dims = [0, 1]} -> tensor<?x?x4096>
-  %632 = mul(%194, %631) -> tensor<?x?x4096>
-  %633 = add(%626, %632) -> tensor<?x?x4096>
-  %634 = mul(%631, %194) -> tensor<?x?x4096>
-  %635 = add(%633, %634) -> tensor<?x?x4096>
-  %636 = dot_general(%635, %192) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<4096x11008>
-  %637 = transpose(%636) {perm = [1, 0]} -> tensor<11008x4096>
-  %638 = dot_general(%635, %params_layers_1_w_down) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x11008>
-  %639 = mul(%191, %638) -> tensor<?x?x11008>
-  %640 = mul(%638, %186) -> tensor<?x?x11008>
-  %641 = mul(%185, %640) -> tensor<?x?x11008>
-  %642 = mul(%640, %187) -> tensor<?x?x11008>
-  %643 = mul(%641, %190) -> tensor<?x?x11008>
-  %644 = add(%642, %643) -> tensor<?x?x11008>
-  %645 = dot_general(%639, %184) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<11008x4096>
-  %646 = transpose(%645) {perm = [1, 0]} -> tensor<4096x11008>
-  %647 = dot_general(%639, %params_layers_1_w_up) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x4096>
-  %648 = dot_general(%644, %184) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<11008x4096>
-  %649 = transpose(%648) {perm = [1, 0]} -> tensor<4096x11008>
-  %650 = dot_general(%644, %params_layers_1_w_gate) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x4096>
-  %651 = add(%647, %650) -> tensor<?x?x4096>
-  %652 = mul(%182, %651) -> tensor<?x?x4096>
-  %653 = reduce(%652) {dims = [0, 1], kind = "sum"} -> tensor<4096>
-  %654 = broadcast_in_dim(%653) {dims = [2]} -> tensor<1x1x4096>
-  %655 = broadcast_in_dim(%params_layers_1_mlp_norm) {dims = [2]} -> tensor<?x?x4096>
-  %656 = mul(%651, %655) -> tensor<?x?x4096>
-  %657 = reduce(%654) {dims = [0, 1], kind = "sum"} -> tensor<4096>
-  %658 = mul(%169, %656) -> tensor<?x?x4096>
-  %659 = reduce(%658) {dims = [2], kind = "sum"} -> tensor<?x?>
-  %660 = broadcast_in_dim(%659) {dims = [0, 1]} -> tensor<?x?x1>
-  %661 = broadcast_in_dim(%177) {dims = [0, 1, 2]} -> tensor<?x?x4096>
-  %662 = mul(%656, %661) -> tensor<?x?x4096>
-  %663 = add(%635, %662) -> tensor<?x?x4096>
-  %664 = mul(%660, %180) -> tensor<?x?x1>
-  %665 = constant() {value = 4096.0} -> tensor<?x?x1>
-  %666 = div(%664, %665) -> tensor<?x?x1>
-  %667 = reduce(%666) {dims = [2], kind = "sum"} -> tensor<?x?>
-  %668 = broadcast_in_dim(%667) {dims = [0, 1]} -> tensor<?x?x4096>
-  %669 = mul(%169, %668) -> tensor<?x?x4096>
-  %670 = add(%663, %669) -> tensor<?x?x4096>
-  %671 = mul(%668, %169) -> tensor<?x?x4096>
-  %672 = add(%670, %671) -> tensor<?x?x4096>
-  %673 = dot_general(%672, %167) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<4096x32x128>
-  %674 = transpose(%673) {perm = [1, 2, 0]} -> tensor<32x128x4096>
-  %675 = dot_general(%672, %params_layers_1_wo) {lhs_contract = [2], rhs_contract = [2]} -> tensor<?x?x32x128>
-  %676 = transpose(%675) {perm = [0, 2, 3, 1]} -> tensor<?x32x128x?>
-  %677 = dot_general(%676, %146) {lhs_batch = [0, 1], rhs_batch = [0, 2], lhs_contract = [2], rhs_contract = [3]} -> tensor<?x32x?x?>
-  %678 = dot_general(%676, %164) {lhs_batch = [0, 1], rhs_batch = [0, 1], lhs_contract = [3], rhs_contract = [2]} -> tensor<?x32x128x?>
-  %679 = transpose(%678) {perm = [0, 3, 1, 2]} -> tensor<?x?x32x128>
-  %680 = broadcast_in_dim(%165) {dims = [0, 1, 2, 3]} -> tensor<?x32x?x?>
-  %681 = mul(%677, %680) -> tensor<?x32x?x?>
-  %682 = mul(%681, %160) -> tensor<?x32x?x?>
-  %683 = reduce(%682) {dims = [3], kind = "sum"} -> tensor<?x32x?>
-  %684 = broadcast_in_dim(%683) {dims = [0, 1, 2]} -> tensor<?x32x?x1>
-  %685 = neg(%684) -> tensor<?x32x?x1>
-  %686 = broadcast_in_dim(%161) {dims = [0, 1, 2]} -> tensor<?x32x?x?>
-  %687 = div(%677, %686) -> tensor<?x32x?x?>
-  %688 = reduce(%685) {dims = [3], kind = "sum"} -> tensor<?x32x?>
-  %689 = broadcast_in_dim(%688) {dims = [0, 1, 2]} -> tensor<?x32x?x?>
-  %690 = add(%687, %689) -> tensor<?x32x?x?>
-  %691 = mul(%690, %160) -> tensor<?x32x?x?>
-  %692 = constant() {value = 0.0} -> tensor<?x32x?x?>
-  %693 = select(%154, %691, %692) -> tensor<?x32x?x?>
-  %694 = constant() {value = 0.0883883461356163} -> tensor<?x32x?x?>
-  %695 = mul(%693, %694) -> tensor<?x32x?x?>
-  %696 = dot_general(%695, %138) {lhs_batch = [0, 1], rhs_batch = [0, 2], lhs_contract = [2], rhs_contract = [1]} -> tensor<?x32x?x128>
-  %697 = transpose(%696) {perm = [0, 2, 1, 3]} -> tensor<?x?x32x128>
-  %698 = dot_general(%695, %145) {lhs_batch = [0, 1], rhs_batch = [0, 2], lhs_contract = [3], rhs_contract = [1]} -> tensor<?x32x?x128>
-  %699 = transpose(%698) {perm = [0, 2, 1, 3]} -> tensor<?x?x32x128>
-  %700 = dot_general(%679, %131) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<32x128x4096>
-  %701 = transpose(%700) {perm = [2, 0, 1]} -> tensor<4096x32x128>
-  %702 = dot_general(%679, %params_layers_1_wv) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x4096>
-  %703 = broadcast_in_dim(%38) {dims = [1, 3]} -> tensor<?x?x32x128>
-  %704 = mul(%697, %703) -> tensor<?x?x32x128>
-  %705 = broadcast_in_dim(%37) {dims = [1, 3]} -> tensor<?x?x32x128>
-  %706 = mul(%697, %705) -> tensor<?x?x32x128>
-  %707 = dot_general(%704, %36) {lhs_contract = [3], rhs_contract = [1]} -> tensor<?x?x32x128>
-  %708 = add(%706, %707) -> tensor<?x?x32x128>
-  %709 = dot_general(%708, %131) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<32x128x4096>
-  %710 = transpose(%709) {perm = [2, 0, 1]} -> tensor<4096x32x128>
-  %711 = dot_general(%708, %params_layers_1_wk) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x4096>
-  %712 = add(%702, %711) -> tensor<?x?x4096>
-  %713 = broadcast_in_dim(%38) {dims = [1, 3]} -> tensor<?x?x32x128>
-  %714 = mul(%699, %713) -> tensor<?x?x32x128>
-  %715 = broadcast_in_dim(%37) {dims = [1, 3]} -> tensor<?x?x32x128>
-  %716 = mul(%699, %715) -> tensor<?x?x32x128>
-  %717 = dot_general(%714, %36) {lhs_contract = [3], rhs_contract = [1]} -> tensor<?x?x32x128>
-  %718 = add(%716, %717) -> tensor<?x?x32x128>
-  %719 = dot_general(%718, %131) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<32x128x4096>
-  %720 = transpose(%719) {perm = [2, 0, 1]} -> tensor<4096x32x128>
-  %721 = dot_general(%718, %params_layers_1_wq) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x4096>
-  %722 = add(%712, %721) -> tensor<?x?x4096>
-  %723 = mul(%129, %722) -> tensor<?x?x4096>
-  %724 = reduce(%723) {dims = [0, 1], kind = "sum"} -> tensor<4096>
-  %725 = broadcast_in_dim(%724) {dims = [2]} -> tensor<1x1x4096>
-  %726 = broadcast_in_dim(%params_layers_1_attn_norm) {dims = [2]} -> tensor<?x?x4096>
-  %727 = mul(%722, %726) -> tensor<?x?x4096>
-  %728 = reduce(%725) {dims = [0, 1], kind = "sum"} -> tensor<4096>
-  %729 = mul(%116, %727) -> tensor<?x?x4096>
-  %730 = reduce(%729) {dims = [2], kind = "sum"} -> tensor<?x?>
-  %731 = broadcast_in_dim(%730) {dims = [0, 1]} -> tensor<?x?x1>
-  %732 = broadcast_in_dim(%124) {dims = [0, 1, 2]} -> tensor<?x?x4096>
-  %733 = mul(%727, %732) -> tensor<?x?x4096>
-  %734 = add(%672, %733) -> tensor<?x?x4096>
-  %735 = mul(%731, %127) -> tensor<?x?x1>
-  %736 = constant() {value = 4096.0} -> tensor<?x?x1>
-  %737 = div(%735, %736) -> tensor<?x?x1>
-  %738 = reduce(%737) {dims = [2], kind = "sum"} -> tensor<?x?>
-  %739 = broadcast_in_dim(%738) {dims = [0, 1]} -> tensor<?x?x4096>
-  %740 = mul(%116, %739) -> tensor<?x?x4096>
-  %741 = add(%734, %740) -> tensor<?x?x4096>
-  %742 = mul(%739, %116) -> tensor<?x?x4096>
-  %743 = add(%741, %742) -> tensor<?x?x4096>
-  %744 = dot_general(%743, %114) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<4096x11008>
-  %745 = transpose(%744) {perm = [1, 0]} -> tensor<11008x4096>
-  %746 = dot_general(%743, %params_layers_0_w_down) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x11008>
-  %747 = mul(%113, %746) -> tensor<?x?x11008>
-  %748 = mul(%746, %108) -> tensor<?x?x11008>
-  %749 = mul(%107, %748) -> tensor<?x?x11008>
-  %750 = mul(%748, %109) -> tensor<?x?x11008>
-  %751 = mul(%749, %112) -> tensor<?x?x11008>
-  %752 = add(%750, %751) -> tensor<?x?x11008>
-  %753 = dot_general(%747, %106) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<11008x4096>
-  %754 = transpose(%753) {perm = [1, 0]} -> tensor<4096x11008>
-  %755 = dot_general(%747, %params_layers_0_w_up) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x4096>
-  %756 = dot_general(%752, %106) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<11008x4096>
-  %757 = transpose(%756) {perm = [1, 0]} -> tensor<4096x11008>
-  %758 = dot_general(%752, %params_layers_0_w_gate) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x4096>
-  %759 = add(%755, %758) -> tensor<?x?x4096>
-  %760 = mul(%104, %759) -> tensor<?x?x4096>
-  %761 = reduce(%760) {dims = [0, 1], kind = "sum"} -> tensor<4096>
-  %762 = broadcast_in_dim(%761) {dims = [2]} -> tensor<1x1x4096>
-  %763 = broadcast_in_dim(%params_layers_0_mlp_norm) {dims = [2]} -> tensor<?x?x4096>
-  %764 = mul(%759, %763) -> tensor<?x?x4096>
-  %765 = reduce(%762) {dims = [0, 1], kind = "sum"} -> tensor<4096>
-  %766 = mul(%91, %764) -> tensor<?x?x4096>
-  %767 = reduce(%766) {dims = [2], kind = "sum"} -> tensor<?x?>
-  %768 = broadcast_in_dim(%767) {dims = [0, 1]} -> tensor<?x?x1>
-  %769 = broadcast_in_dim(%99) {dims = [0, 1, 2]} -> tensor<?x?x4096>
-  %770 = mul(%764, %769) -> tensor<?x?x4096>
-  %771 = add(%743, %770) -> tensor<?x?x4096>
-  %772 = mul(%768, %102) -> tensor<?x?x1>
-  %773 = constant() {value = 4096.0} -> tensor<?x?x1>
-  %774 = div(%772, %773) -> tensor<?x?x1>
-  %775 = reduce(%774) {dims = [2], kind = "sum"} -> tensor<?x?>
-  %776 = broadcast_in_dim(%775) {dims = [0, 1]} -> tensor<?x?x4096>
-  %777 = mul(%91, %776) -> tensor<?x?x4096>
-  %778 = add(%771, %777) -> tensor<?x?x4096>
-  %779 = mul(%776, %91) -> tensor<?x?x4096>
-  %780 = add(%778, %779) -> tensor<?x?x4096>
-  %781 = dot_general(%780, %89) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<4096x32x128>
-  %782 = transpose(%781) {perm = [1, 2, 0]} -> tensor<32x128x4096>
-  %783 = dot_general(%780, %params_layers_0_wo) {lhs_contract = [2], rhs_contract = [2]} -> tensor<?x?x32x128>
-  %784 = transpose(%783) {perm = [0, 2, 3, 1]} -> tensor<?x32x128x?>
-  %785 = dot_general(%784, %68) {lhs_batch = [0, 1], rhs_batch = [0, 2], lhs_contract = [2], rhs_contract = [3]} -> tensor<?x32x?x?>
-  %786 = dot_general(%784, %86) {lhs_batch = [0, 1], rhs_batch = [0, 1], lhs_contract = [3], rhs_contract = [2]} -> tensor<?x32x128x?>
-  %787 = transpose(%786) {perm = [0, 3, 1, 2]} -> tensor<?x?x32x128>
-  %788 = broadcast_in_dim(%87) {dims = [0, 1, 2, 3]} -> tensor<?x32x?x?>
-  %789 = mul(%785, %788) -> tensor<?x32x?x?>
-  %790 = mul(%789, %82) -> tensor<?x32x?x?>
-  %791 = reduce(%790) {dims = [3], kind = "sum"} -> tensor<?x32x?>
-  %792 = broadcast_in_dim(%791) {dims = [0, 1, 2]} -> tensor<?x32x?x1>
-  %793 = neg(%792) -> tensor<?x32x?x1>
-  %794 = broadcast_in_dim(%83) {dims = [0, 1, 2]} -> tensor<?x32x?x?>
-  %795 = div(%785, %794) -> tensor<?x32x?x?>
-  %796 = reduce(%793) {dims = [3], kind = "sum"} -> tensor<?x32x?>
-  %797 = broadcast_in_dim(%796) {dims = [0, 1, 2]} -> tensor<?x32x?x?>
-  %798 = add(%795, %797) -> tensor<?x32x?x?>
-  %799 = mul(%798, %82) -> tensor<?x32x?x?>
-  %800 = constant() {value = 0.0} -> tensor<?x32x?x?>
-  %801 = select(%76, %799, %800) -> tensor<?x32x?x?>
-  %802 = constant() {value = 0.0883883461356163} -> tensor<?x32x?x?>
-  %803 = mul(%801, %802) -> tensor<?x32x?x?>
-  %804 = dot_general(%803, %60) {lhs_batch = [0, 1], rhs_batch = [0, 2], lhs_contract = [2], rhs_contract = [1]} -> tensor<?x32x?x128>
-  %805 = transpose(%804) {perm = [0, 2, 1, 3]} -> tensor<?x?x32x128>
-  %806 = dot_general(%803, %67) {lhs_batch = [0, 1], rhs_batch = [0, 2], lhs_contract = [3], rhs_contract = [1]} -> tensor<?x32x?x128>
-  %807 = transpose(%806) {perm = [0, 2, 1, 3]} -> tensor<?x?x32x128>
-  %808 = dot_general(%787, %53) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<32x128x4096>
-  %809 = transpose(%808) {perm = [2, 0, 1]} -> tensor<4096x32x128>
-  %810 = dot_general(%787, %params_layers_0_wv) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x4096>
-  %811 = broadcast_in_dim(%38) {dims = [1, 3]} -> tensor<?x?x32x128>
-  %812 = mul(%805, %811) -> tensor<?x?x32x128>
-  %813 = broadcast_in_dim(%37) {dims = [1, 3]} -> tensor<?x?x32x128>
-  %814 = mul(%805, %813) -> tensor<?x?x32x128>
-  %815 = dot_general(%812, %36) {lhs_contract = [3], rhs_contract = [1]} -> tensor<?x?x32x128>
-  %816 = add(%814, %815) -> tensor<?x?x32x128>
-  %817 = dot_general(%816, %53) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<32x128x4096>
-  %818 = transpose(%817) {perm = [2, 0, 1]} -> tensor<4096x32x128>
-  %819 = dot_general(%816, %params_layers_0_wk) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x4096>
-  %820 = add(%810, %819) -> tensor<?x?x4096>
-  %821 = broadcast_in_dim(%38) {dims = [1, 3]} -> tensor<?x?x32x128>
-  %822 = mul(%807, %821) -> tensor<?x?x32x128>
-  %823 = broadcast_in_dim(%37) {dims = [1, 3]} -> tensor<?x?x32x128>
-  %824 = mul(%807, %823) -> tensor<?x?x32x128>
-  %825 = dot_general(%822, %36) {lhs_contract = [3], rhs_contract = [1]} -> tensor<?x?x32x128>
-  %826 = add(%824, %825) -> tensor<?x?x32x128>
-  %827 = dot_general(%826, %53) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<32x128x4096>
-  %828 = transpose(%827) {perm = [2, 0, 1]} -> tensor<4096x32x128>
-  %829 = dot_general(%826, %params_layers_0_wq) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x4096>
-  %830 = add(%820, %829) -> tensor<?x?x4096>
-  %831 = mul(%51, %830) -> tensor<?x?x4096>
-  %832 = reduce(%831) {dims = [0, 1], kind = "sum"} -> tensor<4096>
-  %833 = broadcast_in_dim(%832) {dims = [2]} -> tensor<1x1x4096>
-  %834 = broadcast_in_dim(%params_layers_0_attn_norm) {dims = [2]} -> tensor<?x?x4096>
-  %835 = mul(%830, %834) -> tensor<?x?x4096>
-  %836 = reduce(%833) {dims = [0, 1], kind = "sum"} -> tensor<4096>
-  %837 = mul(%5, %835) -> tensor<?x?x4096>
-  %838 = reduce(%837) {dims = [2], kind = "sum"} -> tensor<?x?>
-  %839 = broadcast_in_dim(%838) {dims = [0, 1]} -> tensor<?x?x1>
-  %840 = broadcast_in_dim(%46) {dims = [0, 1, 2]} -> tensor<?x?x4096>
-  %841 = mul(%835, %840) -> tensor<?x?x4096>
-  %842 = add(%780, %841) -> tensor<?x?x4096>
-  %843 = mul(%839, %49) -> tensor<?x?x1>
-  %844 = constant() {value = 4096.0} -> tensor<?x?x1>
-  %845 = div(%843, %844) -> tensor<?x?x1>
-  %846 = reduce(%845) {dims = [2], kind = "sum"} -> tensor<?x?>
-  %847 = broadcast_in_dim(%846) {dims = [0, 1]} -> tensor<?x?x4096>
-  %848 = mul(%5, %847) -> tensor<?x?x4096>
-  %849 = add(%842, %848) -> tensor<?x?x4096>
-  %850 = mul(%847, %5) -> tensor<?x?x4096>
-  %851 = add(%849, %850) -> tensor<?x?x4096>
-  %852 = constant() {value = 0.0} -> tensor<32000x4096>
-  %853 = scatter_add(%852, %4, %851) -> tensor<32000x4096>
-  %854 = broadcast_in_dim(%lr) {dims = []} -> tensor<32000x4096>
-  %855 = mul(%854, %853) -> tensor<32000x4096>
-  %new_embed = sub(%params_embed, %855) -> tensor<32000x4096>
-  %856 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096>
-  %857 = mul(%856, %405) -> tensor<4096>
-  %new_final_norm = sub(%params_final_norm, %857) -> tensor<4096>
-  %858 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096>
-  %859 = mul(%858, %836) -> tensor<4096>
-  %new_layers_0_attn_norm = sub(%params_layers_0_attn_norm, %859) -> tensor<4096>
-  %860 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096>
-  %861 = mul(%860, %765) -> tensor<4096>
-  %new_layers_0_mlp_norm = sub(%params_layers_0_mlp_norm, %861) -> tensor<4096>
-  %862 = broadcast_in_dim(%lr) {dims = []} -> tensor<11008x4096>
-  %863 = mul(%862, %745) -> tensor<11008x4096>
-  %new_layers_0_w_down = sub(%params_layers_0_w_down, %863) -> tensor<11008x4096>
-  %864 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096x11008>
-  %865 = mul(%864, %757) -> tensor<4096x11008>
-  %new_layers_0_w_gate = sub(%params_layers_0_w_gate, %865) -> tensor<4096x11008>
-  %866 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096x11008>
-  %867 = mul(%866, %754) -> tensor<4096x11008>
-  %new_layers_0_w_up = sub(%params_layers_0_w_up, %867) -> tensor<4096x11008>
-  %868 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096x32x128>
-  %869 = mul(%868, %818) -> tensor<4096x32x128>
-  %new_layers_0_wk = sub(%params_layers_0_wk, %869) -> tensor<4096x32x128>
-  %870 = broadcast_in_dim(%lr) {dims = []} -> tensor<32x128x4096>
-  %871 = mul(%870, %782) -> tensor<32x128x4096>
-  %new_layers_0_wo = sub(%params_layers_0_wo, %871) -> tensor<32x128x4096>
-  %872 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096x32x128>
-  %873 = mul(%872, %828) -> tensor<4096x32x128>
-  %new_layers_0_wq = sub(%params_layers_0_wq, %873) -> tensor<4096x32x128>
-  %874 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096x32x128>
-  %875 = mul(%874, %809) -> tensor<4096x32x128>
-  %new_layers_0_wv = sub(%params_layers_0_wv, %875) -> tensor<4096x32x128>
-  %876 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096>
-  %877 = mul(%876, %728) -> tensor<4096>
-  %new_layers_1_attn_norm = sub(%params_layers_1_attn_norm, %877) -> tensor<4096>
-  %878 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096>
-  %879 = mul(%878, %657) -> tensor<4096>
-  %new_layers_1_mlp_norm = sub(%params_layers_1_mlp_norm, %879) -> tensor<4096>
-  %880 = broadcast_in_dim(%lr) {dims = []} -> tensor<11008x4096>
-  %881 = mul(%880, %637) -> tensor<11008x4096>
-  %new_layers_1_w_down = sub(%params_layers_1_w_down, %881) -> tensor<11008x4096>
-  %882 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096x11008>
-  %883 = mul(%882, %649) -> tensor<4096x11008>
-  %new_layers_1_w_gate = sub(%params_layers_1_w_gate, %883) -> tensor<4096x11008>
-  %884 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096x11008>
-  %885 = mul(%884, %646) -> tensor<4096x11008>
-  %new_layers_1_w_up = sub(%params_layers_1_w_up, %885) -> tensor<4096x11008>
-  %886 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096x32x128>
-  %887 = mul(%886, %710) -> tensor<4096x32x128>
-  %new_layers_1_wk = sub(%params_layers_1_wk, %887) -> tensor<4096x32x128>
-  %888 = broadcast_in_dim(%lr) {dims = []} -> tensor<32x128x4096>
-  %889 = mul(%888, %674) -> tensor<32x128x4096>
-  %new_layers_1_wo = sub(%params_layers_1_wo, %889) -> tensor<32x128x4096>
-  %890 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096x32x128>
-  %891 = mul(%890, %720) -> tensor<4096x32x128>
-  %new_layers_1_wq = sub(%params_layers_1_wq, %891) -> tensor<4096x32x128>
-  %892 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096x32x128>
-  %893 = mul(%892, %701) -> tensor<4096x32x128>
-  %new_layers_1_wv = sub(%params_layers_1_wv, %893) -> tensor<4096x32x128>
-  %894 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096>
-  %895 = mul(%894, %620) -> tensor<4096>
-  %new_layers_2_attn_norm = sub(%params_layers_2_attn_norm, %895) -> tensor<4096>
-  %896 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096>
-  %897 = mul(%896, %549) -> tensor<4096>
-  %new_layers_2_mlp_norm = sub(%params_layers_2_mlp_norm, %897) -> tensor<4096>
-  %898 = broadcast_in_dim(%lr) {dims = []} -> tensor<11008x4096>
-  %899 = mul(%898, %529) -> tensor<11008x4096>
-  %new_layers_2_w_down = sub(%params_layers_2_w_down, %899) -> tensor<11008x4096>
-  %900 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096x11008>
-  %901 = mul(%900, %541) -> tensor<4096x11008>
-  %new_layers_2_w_gate = sub(%params_layers_2_w_gate, %901) -> tensor<4096x11008>
-  %902 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096x11008>
-  %903 = mul(%902, %538) -> tensor<4096x11008>
-  %new_layers_2_w_up = sub(%params_layers_2_w_up, %903) -> tensor<4096x11008>
-  %904 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096x32x128>
-  %905 = mul(%904, %602) -> tensor<4096x32x128>
-  %new_layers_2_wk = sub(%params_layers_2_wk, %905) -> tensor<4096x32x128>
-  %906 = broadcast_in_dim(%lr) {dims = []} -> tensor<32x128x4096>
-  %907 = mul(%906, %566) -> tensor<32x128x4096>
-  %new_layers_2_wo = sub(%params_layers_2_wo, %907) -> tensor<32x128x4096>
-  %908 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096x32x128>
-  %909 = mul(%908, %612) -> tensor<4096x32x128>
-  %new_layers_2_wq = sub(%params_layers_2_wq, %909) -> tensor<4096x32x128>
-  %910 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096x32x128>
-  %911 = mul(%910, %593) -> tensor<4096x32x128>
-  %new_layers_2_wv = sub(%params_layers_2_wv, %911) -> tensor<4096x32x128>
-  %912 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096>
-  %913 = mul(%912, %512) -> tensor<4096>
-  %new_layers_3_attn_norm = sub(%params_layers_3_attn_norm, %913) -> tensor<4096>
-  %914 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096>
-  %915 = mul(%914, %441) -> tensor<4096>
-  %new_layers_3_mlp_norm = sub(%params_layers_3_mlp_norm, %915) -> tensor<4096>
-  %916 = broadcast_in_dim(%lr) {dims = []} -> tensor<11008x4096>
-  %917 = mul(%916, %421) -> tensor<11008x4096>
-  %new_layers_3_w_down = sub(%params_layers_3_w_down, %917) -> tensor<11008x4096>
-  %918 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096x11008>
-  %919 = mul(%918, %433) -> tensor<4096x11008>
-  %new_layers_3_w_gate = sub(%params_layers_3_w_gate, %919) -> tensor<4096x11008>
-  %920 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096x11008>
-  %921 = mul(%920, %430) -> tensor<4096x11008>
-  %new_layers_3_w_up = sub(%params_layers_3_w_up, %921) -> tensor<4096x11008>
-  %922 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096x32x128>
-  %923 = mul(%922, %494) -> tensor<4096x32x128>
-  %new_layers_3_wk = sub(%params_layers_3_wk, %923) -> tensor<4096x32x128>
-  %924 = broadcast_in_dim(%lr) {dims = []} -> tensor<32x128x4096>
-  %925 = mul(%924, %458) -> tensor<32x128x4096>
-  %new_layers_3_wo = sub(%params_layers_3_wo, %925) -> tensor<32x128x4096>
-  %926 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096x32x128>
-  %927 = mul(%926, %504) -> tensor<4096x32x128>
-  %new_layers_3_wq = sub(%params_layers_3_wq, %927) -> tensor<4096x32x128>
+  %415 = log(%414) -> tensor<?x?>
+  %416 = add(%415, %410) -> tensor<?x?>
+  %417 = iota() {dim = 2} -> tensor<?x?x32000xi32>
+  %418 = broadcast_in_dim(%targets) {dims = [0, 1]} -> tensor<?x?x32000xi32>
+  %419 = compare(%417, %418) {direction = "EQ"} -> tensor<?x?x32000xi1>
+  %420 = convert(%419) {dtype = "f32"} -> tensor<?x?x32000>
+  %421 = mul(%409, %420) -> tensor<?x?x32000>
+  %422 = reduce(%421) {dims = [2], kind = "sum"} -> tensor<?x?>
+  %423 = sub(%416, %422) -> tensor<?x?>
+  %424 = mul(%423, %mask) -> tensor<?x?>
+  %425 = reduce(%424) {dims = [0, 1], kind = "sum"} -> tensor<f32>
+  %426 = reduce(%mask) {dims = [0, 1], kind = "sum"} -> tensor<f32>
+  %427 = constant() {value = 1.0} -> tensor<f32>
+  %428 = max(%426, %427) -> tensor<f32>
+  %loss = div(%425, %428) -> tensor<f32>
+  %429 = constant() {value = 1.0} -> tensor<f32>
+  %430 = div(%429, %428) -> tensor<f32>
+  %431 = broadcast_like(%430, %tokens) {dims = [], source = [0, 0], axis = [0, 1]} -> tensor<?x?>
+  %432 = mul(%431, %mask) -> tensor<?x?>
+  %433 = neg(%432) -> tensor<?x?>
+  %434 = broadcast_in_dim(%433) {dims = [0, 1]} -> tensor<?x?x32000>
+  %435 = mul(%434, %420) -> tensor<?x?x32000>
+  %436 = div(%432, %414) -> tensor<?x?>
+  %437 = broadcast_in_dim(%436) {dims = [0, 1]} -> tensor<?x?x32000>
+  %438 = mul(%437, %413) -> tensor<?x?x32000>
+  %439 = add(%435, %438) -> tensor<?x?x32000>
+  %440 = dot_general(%439, %408) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<32000x4096>
+  %441 = transpose(%440) {perm = [1, 0]} -> tensor<4096x32000>
+  %442 = dot_general(%439, %params_lm_head) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x4096>
+  %443 = mul(%406, %442) -> tensor<?x?x4096>
+  %444 = reduce(%443) {dims = [0, 1], kind = "sum"} -> tensor<4096>
+  %445 = broadcast_in_dim(%444) {dims = [2]} -> tensor<1x1x4096>
+  %446 = broadcast_like(%params_final_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x4096>
+  %447 = mul(%442, %446) -> tensor<?x?x4096>
+  %448 = reduce(%445) {dims = [0, 1], kind = "sum"} -> tensor<4096>
+  %449 = mul(%390, %447) -> tensor<?x?x4096>
+  %450 = reduce(%449) {dims = [2], kind = "sum"} -> tensor<?x?>
+  %451 = broadcast_in_dim(%450) {dims = [0, 1]} -> tensor<?x?x1>
+  %452 = broadcast_in_dim(%400) {dims = [0, 1, 2]} -> tensor<?x?x4096>
+  %453 = mul(%447, %452) -> tensor<?x?x4096>
+  %454 = mul(%451, %404) -> tensor<?x?x1>
+  %455 = constant() {value = 4096.0} -> tensor<f32>
+  %456 = broadcast_like(%455, %tokens) {dims = [], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x1>
+  %457 = div(%454, %456) -> tensor<?x?x1>
+  %458 = reduce(%457) {dims = [2], kind = "sum"} -> tensor<?x?>
+  %459 = broadcast_in_dim(%458) {dims = [0, 1]} -> tensor<?x?x4096>
+  %460 = mul(%390, %459) -> tensor<?x?x4096>
+  %461 = add(%453, %460) -> tensor<?x?x4096>
+  %462 = mul(%459, %390) -> tensor<?x?x4096>
+  %463 = add(%461, %462) -> tensor<?x?x4096>
+  %464 = dot_general(%463, %388) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<4096x11008>
+  %465 = transpose(%464) {perm = [1, 0]} -> tensor<11008x4096>
+  %466 = dot_general(%463, %params_layers_3_w_down) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x11008>
+  %467 = mul(%387, %466) -> tensor<?x?x11008>
+  %468 = mul(%466, %381) -> tensor<?x?x11008>
+  %469 = mul(%380, %468) -> tensor<?x?x11008>
+  %470 = mul(%468, %382) -> tensor<?x?x11008>
+  %471 = mul(%469, %386) -> tensor<?x?x11008>
+  %472 = add(%470, %471) -> tensor<?x?x11008>
+  %473 = dot_general(%467, %379) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<11008x4096>
+  %474 = transpose(%473) {perm = [1, 0]} -> tensor<4096x11008>
+  %475 = dot_general(%467, %params_layers_3_w_up) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x4096>
+  %476 = dot_general(%472, %379) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<11008x4096>
+  %477 = transpose(%476) {perm = [1, 0]} -> tensor<4096x11008>
+  %478 = dot_general(%472, %params_layers_3_w_gate) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x4096>
+  %479 = add(%475, %478) -> tensor<?x?x4096>
+  %480 = mul(%377, %479) -> tensor<?x?x4096>
+  %481 = reduce(%480) {dims = [0, 1], kind = "sum"} -> tensor<4096>
+  %482 = broadcast_in_dim(%481) {dims = [2]} -> tensor<1x1x4096>
+  %483 = broadcast_like(%params_layers_3_mlp_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x4096>
+  %484 = mul(%479, %483) -> tensor<?x?x4096>
+  %485 = reduce(%482) {dims = [0, 1], kind = "sum"} -> tensor<4096>
+  %486 = mul(%361, %484) -> tensor<?x?x4096>
+  %487 = reduce(%486) {dims = [2], kind = "sum"} -> tensor<?x?>
+  %488 = broadcast_in_dim(%487) {dims = [0, 1]} -> tensor<?x?x1>
+  %489 = broadcast_in_dim(%371) {dims = [0, 1, 2]} -> tensor<?x?x4096>
+  %490 = mul(%484, %489) -> tensor<?x?x4096>
+  %491 = add(%463, %490) -> tensor<?x?x4096>
+  %492 = mul(%488, %375) -> tensor<?x?x1>
+  %493 = constant() {value = 4096.0} -> tensor<f32>
+  %494 = broadcast_like(%493, %tokens) {dims = [], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x1>
+  %495 = div(%492, %494) -> tensor<?x?x1>
+  %496 = reduce(%495) {dims = [2], kind = "sum"} -> tensor<?x?>
+  %497 = broadcast_in_dim(%496) {dims = [0, 1]} -> tensor<?x?x4096>
+  %498 = mul(%361, %497) -> tensor<?x?x4096>
+  %499 = add(%491, %498) -> tensor<?x?x4096>
+  %500 = mul(%497, %361) -> tensor<?x?x4096>
+  %501 = add(%499, %500) -> tensor<?x?x4096>
+  %502 = dot_general(%501, %359) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<4096x32x128>
+  %503 = transpose(%502) {perm = [1, 2, 0]} -> tensor<32x128x4096>
+  %504 = dot_general(%501, %params_layers_3_wo) {lhs_contract = [2], rhs_contract = [2]} -> tensor<?x?x32x128>
+  %505 = transpose(%504) {perm = [0, 2, 3, 1]} -> tensor<?x32x128x?>
+  %506 = dot_general(%505, %336) {lhs_batch = [0, 1], rhs_batch = [0, 2], lhs_contract = [2], rhs_contract = [3]} -> tensor<?x32x?x?>
+  %507 = dot_general(%505, %356) {lhs_batch = [0, 1], rhs_batch = [0, 1], lhs_contract = [3], rhs_contract = [2]} -> tensor<?x32x128x?>
+  %508 = transpose(%507) {perm = [0, 3, 1, 2]} -> tensor<?x?x32x128>
+  %509 = broadcast_like(%357, %tokens) {dims = [0, 1, 2, 3], source = [-1, -1, -1, 0], axis = [-1, -1, -1, 1]} -> tensor<?x32x?x?>
+  %510 = mul(%506, %509) -> tensor<?x32x?x?>
+  %511 = mul(%510, %352) -> tensor<?x32x?x?>
+  %512 = reduce(%511) {dims = [3], kind = "sum"} -> tensor<?x32x?>
+  %513 = broadcast_in_dim(%512) {dims = [0, 1, 2]} -> tensor<?x32x?x1>
+  %514 = neg(%513) -> tensor<?x32x?x1>
+  %515 = broadcast_like(%353, %tokens) {dims = [0, 1, 2], source = [-1, -1, -1, 0], axis = [-1, -1, -1, 1]} -> tensor<?x32x?x?>
+  %516 = div(%506, %515) -> tensor<?x32x?x?>
+  %517 = reduce(%514) {dims = [3], kind = "sum"} -> tensor<?x32x?>
+  %518 = broadcast_like(%517, %tokens) {dims = [0, 1, 2], source = [-1, -1, -1, 0], axis = [-1, -1, -1, 1]} -> tensor<?x32x?x?>
+  %519 = add(%516, %518) -> tensor<?x32x?x?>
+  %520 = mul(%519, %352) -> tensor<?x32x?x?>
+  %521 = constant() {value = 0.0} -> tensor<f32>
+  %522 = broadcast_like(%521, %tokens) {dims = [], source = [0, -1, 0, 0], axis = [0, -1, 1, 1]} -> tensor<?x32x?x?>
+  %523 = select(%345, %520, %522) -> tensor<?x32x?x?>
+  %524 = constant() {value = 0.0883883461356163} -> tensor<f32>
+  %525 = broadcast_like(%524, %tokens) {dims = [], source = [0, -1, 0, 0], axis = [0, -1, 1, 1]} -> tensor<?x32x?x?>
+  %526 = mul(%523, %525) -> tensor<?x32x?x?>
+  %527 = dot_general(%526, %328) {lhs_batch = [0, 1], rhs_batch = [0, 2], lhs_contract = [2], rhs_contract = [1]} -> tensor<?x32x?x128>
+  %528 = transpose(%527) {perm = [0, 2, 1, 3]} -> tensor<?x?x32x128>
+  %529 = dot_general(%526, %335) {lhs_batch = [0, 1], rhs_batch = [0, 2], lhs_contract = [3], rhs_contract = [1]} -> tensor<?x32x?x128>
+  %530 = transpose(%529) {perm = [0, 2, 1, 3]} -> tensor<?x?x32x128>
+  %531 = dot_general(%508, %321) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<32x128x4096>
+  %532 = transpose(%531) {perm = [2, 0, 1]} -> tensor<4096x32x128>
+  %533 = dot_general(%508, %params_layers_3_wv) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x4096>
+  %534 = broadcast_like(%42, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x32x128>
+  %535 = mul(%528, %534) -> tensor<?x?x32x128>
+  %536 = broadcast_like(%41, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x32x128>
+  %537 = mul(%528, %536) -> tensor<?x?x32x128>
+  %538 = dot_general(%535, %40) {lhs_contract = [3], rhs_contract = [1]} -> tensor<?x?x32x128>
+  %539 = add(%537, %538) -> tensor<?x?x32x128>
+  %540 = dot_general(%539, %321) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<32x128x4096>
+  %541 = transpose(%540) {perm = [2, 0, 1]} -> tensor<4096x32x128>
+  %542 = dot_general(%539, %params_layers_3_wk) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x4096>
+  %543 = add(%533, %542) -> tensor<?x?x4096>
+  %544 = broadcast_like(%42, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x32x128>
+  %545 = mul(%530, %544) -> tensor<?x?x32x128>
+  %546 = broadcast_like(%41, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x32x128>
+  %547 = mul(%530, %546) -> tensor<?x?x32x128>
+  %548 = dot_general(%545, %40) {lhs_contract = [3], rhs_contract = [1]} -> tensor<?x?x32x128>
+  %549 = add(%547, %548) -> tensor<?x?x32x128>
+  %550 = dot_general(%549, %321) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<32x128x4096>
+  %551 = transpose(%550) {perm = [2, 0, 1]} -> tensor<4096x32x128>
+  %552 = dot_general(%549, %params_layers_3_wq) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x4096>
+  %553 = add(%543, %552) -> tensor<?x?x4096>
+  %554 = mul(%319, %553) -> tensor<?x?x4096>
+  %555 = reduce(%554) {dims = [0, 1], kind = "sum"} -> tensor<4096>
+  %556 = broadcast_in_dim(%555) {dims = [2]} -> tensor<1x1x4096>
+  %557 = broadcast_like(%params_layers_3_attn_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x4096>
+  %558 = mul(%553, %557) -> tensor<?x?x4096>
+  %559 = reduce(%556) {dims = [0, 1], kind = "sum"} -> tensor<4096>
+  %560 = mul(%303, %558) -> tensor<?x?x4096>
+  %561 = reduce(%560) {dims = [2], kind = "sum"} -> tensor<?x?>
+  %562 = broadcast_in_dim(%561) {dims = [0, 1]} -> tensor<?x?x1>
+  %563 = broadcast_in_dim(%313) {dims = [0, 1, 2]} -> tensor<?x?x4096>
+  %564 = mul(%558, %563) -> tensor<?x?x4096>
+  %565 = add(%501, %564) -> tensor<?x?x4096>
+  %566 = mul(%562, %317) -> tensor<?x?x1>
+  %567 = constant() {value = 4096.0} -> tensor<f32>
+  %568 = broadcast_like(%567, %tokens) {dims = [], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x1>
+  %569 = div(%566, %568) -> tensor<?x?x1>
+  %570 = reduce(%569) {dims = [2], kind = "sum"} -> tensor<?x?>
+  %571 = broadcast_in_dim(%570) {dims = [0, 1]} -> tensor<?x?x4096>
+  %572 = mul(%303, %571) -> tensor<?x?x4096>
+  %573 = add(%565, %572) -> tensor<?x?x4096>
+  %574 = mul(%571, %303) -> tensor<?x?x4096>
+  %575 = add(%573, %574) -> tensor<?x?x4096>
+  %576 = dot_general(%575, %301) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<4096x11008>
+  %577 = transpose(%576) {perm = [1, 0]} -> tensor<11008x4096>
+  %578 = dot_general(%575, %params_layers_2_w_down) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x11008>
+  %579 = mul(%300, %578) -> tensor<?x?x11008>
+  %580 = mul(%578, %294) -> tensor<?x?x11008>
+  %581 = mul(%293, %580) -> tensor<?x?x11008>
+  %582 = mul(%580, %295) -> tensor<?x?x11008>
+  %583 = mul(%581, %299) -> tensor<?x?x11008>
+  %584 = add(%582, %583) -> tensor<?x?x11008>
+  %585 = dot_general(%579, %292) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<11008x4096>
+  %586 = transpose(%585) {perm = [1, 0]} -> tensor<4096x11008>
+  %587 = dot_general(%579, %params_layers_2_w_up) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x4096>
+  %588 = dot_general(%584, %292) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<11008x4096>
+  %589 = transpose(%588) {perm = [1, 0]} -> tensor<4096x11008>
+  %590 = dot_general(%584, %params_layers_2_w_gate) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x4096>
+  %591 = add(%587, %590) -> tensor<?x?x4096>
+  %592 = mul(%290, %591) -> tensor<?x?x4096>
+  %593 = reduce(%592) {dims = [0, 1], kind = "sum"} -> tensor<4096>
+  %594 = broadcast_in_dim(%593) {dims = [2]} -> tensor<1x1x4096>
+  %595 = broadcast_like(%params_layers_2_mlp_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x4096>
+  %596 = mul(%591, %595) -> tensor<?x?x4096>
+  %597 = reduce(%594) {dims = [0, 1], kind = "sum"} -> tensor<4096>
+  %598 = mul(%274, %596) -> tensor<?x?x4096>
+  %599 = reduce(%598) {dims = [2], kind = "sum"} -> tensor<?x?>
+  %600 = broadcast_in_dim(%599) {dims = [0, 1]} -> tensor<?x?x1>
+  %601 = broadcast_in_dim(%284) {dims = [0, 1, 2]} -> tensor<?x?x4096>
+  %602 = mul(%596, %601) -> tensor<?x?x4096>
+  %603 = add(%575, %602) -> tensor<?x?x4096>
+  %604 = mul(%600, %288) -> tensor<?x?x1>
+  %605 = constant() {value = 4096.0} -> tensor<f32>
+  %606 = broadcast_like(%605, %tokens) {dims = [], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x1>
+  %607 = div(%604, %606) -> tensor<?x?x1>
+  %608 = reduce(%607) {dims = [2], kind = "sum"} -> tensor<?x?>
+  %609 = broadcast_in_dim(%608) {dims = [0, 1]} -> tensor<?x?x4096>
+  %610 = mul(%274, %609) -> tensor<?x?x4096>
+  %611 = add(%603, %610) -> tensor<?x?x4096>
+  %612 = mul(%609, %274) -> tensor<?x?x4096>
+  %613 = add(%611, %612) -> tensor<?x?x4096>
+  %614 = dot_general(%613, %272) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<4096x32x128>
+  %615 = transpose(%614) {perm = [1, 2, 0]} -> tensor<32x128x4096>
+  %616 = dot_general(%613, %params_layers_2_wo) {lhs_contract = [2], rhs_contract = [2]} -> tensor<?x?x32x128>
+  %617 = transpose(%616) {perm = [0, 2, 3, 1]} -> tensor<?x32x128x?>
+  %618 = dot_general(%617, %249) {lhs_batch = [0, 1], rhs_batch = [0, 2], lhs_contract = [2], rhs_contract = [3]} -> tensor<?x32x?x?>
+  %619 = dot_general(%617, %269) {lhs_batch = [0, 1], rhs_batch = [0, 1], lhs_contract = [3], rhs_contract = [2]} -> tensor<?x32x128x?>
+  %620 = transpose(%619) {perm = [0, 3, 1, 2]} -> tensor<?x?x32x128>
+  %621 = broadcast_like(%270, %tokens) {dims = [0, 1, 2, 3], source = [-1, -1, -1, 0], axis = [-1, -1, -1, 1]} -> tensor<?x32x?x?>
+  %622 = mul(%618, %621) -> tensor<?x32x?x?>
+  %623 = mul(%622, %265) -> tensor<?x32x?x?>
+  %624 = reduce(%623) {dims = [3], kind = "sum"} -> tensor<?x32x?>
+  %625 = broadcast_in_dim(%624) {dims = [0, 1, 2]} -> tensor<?x32x?x1>
+  %626 = neg(%625) -> tensor<?x32x?x1>
+  %627 = broadcast_like(%266, %tokens) {dims = [0, 1, 2], source = [-1, -1, -1, 0], axis = [-1, -1, -1, 1]} -> tensor<?x32x?x?>
+  %628 = div(%618, %627) -> tensor<?x32x?x?>
+  %629 = reduce(%626) {dims = [3], kind = "sum"} -> tensor<?x32x?>
+  %630 = broadcast_like(%629, %tokens) {dims = [0, 1, 2], source = [-1, -1, -1, 0], axis = [-1, -1, -1, 1]} -> tensor<?x32x?x?>
+  %631 = add(%628, %630) -> tensor<?x32x?x?>
+  %632 = mul(%631, %265) -> tensor<?x32x?x?>
+  %633 = constant() {value = 0.0} -> tensor<f32>
+  %634 = broadcast_like(%633, %tokens) {dims = [], source = [0, -1, 0, 0], axis = [0, -1, 1, 1]} -> tensor<?x32x?x?>
+  %635 = select(%258, %632, %634) -> tensor<?x32x?x?>
+  %636 = constant() {value = 0.0883883461356163} -> tensor<f32>
+  %637 = broadcast_like(%636, %tokens) {dims = [], source = [0, -1, 0, 0], axis = [0, -1, 1, 1]} -> tensor<?x32x?x?>
+  %638 = mul(%635, %637) -> tensor<?x32x?x?>
+  %639 = dot_general(%638, %241) {lhs_batch = [0, 1], rhs_batch = [0, 2], lhs_contract = [2], rhs_contract = [1]} -> tensor<?x32x?x128>
+  %640 = transpose(%639) {perm = [0, 2, 1, 3]} -> tensor<?x?x32x128>
+  %641 = dot_general(%638, %248) {lhs_batch = [0, 1], rhs_batch = [0, 2], lhs_contract = [3], rhs_contract = [1]} -> tensor<?x32x?x128>
+  %642 = transpose(%641) {perm = [0, 2, 1, 3]} -> tensor<?x?x32x128>
+  %643 = dot_general(%620, %234) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<32x128x4096>
+  %644 = transpose(%643) {perm = [2, 0, 1]} -> tensor<4096x32x128>
+  %645 = dot_general(%620, %params_layers_2_wv) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x4096>
+  %646 = broadcast_like(%42, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x32x128>
+  %647 = mul(%640, %646) -> tensor<?x?x32x128>
+  %648 = broadcast_like(%41, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x32x128>
+  %649 = mul(%640, %648) -> tensor<?x?x32x128>
+  %650 = dot_general(%647, %40) {lhs_contract = [3], rhs_contract = [1]} -> tensor<?x?x32x128>
+  %651 = add(%649, %650) -> tensor<?x?x32x128>
+  %652 = dot_general(%651, %234) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<32x128x4096>
+  %653 = transpose(%652) {perm = [2, 0, 1]} -> tensor<4096x32x128>
+  %654 = dot_general(%651, %params_layers_2_wk) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x4096>
+  %655 = add(%645, %654) -> tensor<?x?x4096>
+  %656 = broadcast_like(%42, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x32x128>
+  %657 = mul(%642, %656) -> tensor<?x?x32x128>
+  %658 = broadcast_like(%41, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x32x128>
+  %659 = mul(%642, %658) -> tensor<?x?x32x128>
+  %660 = dot_general(%657, %40) {lhs_contract = [3], rhs_contract = [1]} -> tensor<?x?x32x128>
+  %661 = add(%659, %660) -> tensor<?x?x32x128>
+  %662 = dot_general(%661, %234) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<32x128x4096>
+  %663 = transpose(%662) {perm = [2, 0, 1]} -> tensor<4096x32x128>
+  %664 = dot_general(%661, %params_layers_2_wq) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x4096>
+  %665 = add(%655, %664) -> tensor<?x?x4096>
+  %666 = mul(%232, %665) -> tensor<?x?x4096>
+  %667 = reduce(%666) {dims = [0, 1], kind = "sum"} -> tensor<4096>
+  %668 = broadcast_in_dim(%667) {dims = [2]} -> tensor<1x1x4096>
+  %669 = broadcast_like(%params_layers_2_attn_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x4096>
+  %670 = mul(%665, %669) -> tensor<?x?x4096>
+  %671 = reduce(%668) {dims = [0, 1], kind = "sum"} -> tensor<4096>
+  %672 = mul(%216, %670) -> tensor<?x?x4096>
+  %673 = reduce(%672) {dims = [2], kind = "sum"} -> tensor<?x?>
+  %674 = broadcast_in_dim(%673) {dims = [0, 1]} -> tensor<?x?x1>
+  %675 = broadcast_in_dim(%226) {dims = [0, 1, 2]} -> tensor<?x?x4096>
+  %676 = mul(%670, %675) -> tensor<?x?x4096>
+  %677 = add(%613, %676) -> tensor<?x?x4096>
+  %678 = mul(%674, %230) -> tensor<?x?x1>
+  %679 = constant() {value = 4096.0} -> tensor<f32>
+  %680 = broadcast_like(%679, %tokens) {dims = [], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x1>
+  %681 = div(%678, %680) -> tensor<?x?x1>
+  %682 = reduce(%681) {dims = [2], kind = "sum"} -> tensor<?x?>
+  %683 = broadcast_in_dim(%682) {dims = [0, 1]} -> tensor<?x?x4096>
+  %684 = mul(%216, %683) -> tensor<?x?x4096>
+  %685 = add(%677, %684) -> tensor<?x?x4096>
+  %686 = mul(%683, %216) -> tensor<?x?x4096>
+  %687 = add(%685, %686) -> tensor<?x?x4096>
+  %688 = dot_general(%687, %214) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<4096x11008>
+  %689 = transpose(%688) {perm = [1, 0]} -> tensor<11008x4096>
+  %690 = dot_general(%687, %params_layers_1_w_down) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x11008>
+  %691 = mul(%213, %690) -> tensor<?x?x11008>
+  %692 = mul(%690, %207) -> tensor<?x?x11008>
+  %693 = mul(%206, %692) -> tensor<?x?x11008>
+  %694 = mul(%692, %208) -> tensor<?x?x11008>
+  %695 = mul(%693, %212) -> tensor<?x?x11008>
+  %696 = add(%694, %695) -> tensor<?x?x11008>
+  %697 = dot_general(%691, %205) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<11008x4096>
+  %698 = transpose(%697) {perm = [1, 0]} -> tensor<4096x11008>
+  %699 = dot_general(%691, %params_layers_1_w_up) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x4096>
+  %700 = dot_general(%696, %205) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<11008x4096>
+  %701 = transpose(%700) {perm = [1, 0]} -> tensor<4096x11008>
+  %702 = dot_general(%696, %params_layers_1_w_gate) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x4096>
+  %703 = add(%699, %702) -> tensor<?x?x4096>
+  %704 = mul(%203, %703) -> tensor<?x?x4096>
+  %705 = reduce(%704) {dims = [0, 1], kind = "sum"} -> tensor<4096>
+  %706 = broadcast_in_dim(%705) {dims = [2]} -> tensor<1x1x4096>
+  %707 = broadcast_like(%params_layers_1_mlp_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x4096>
+  %708 = mul(%703, %707) -> tensor<?x?x4096>
+  %709 = reduce(%706) {dims = [0, 1], kind = "sum"} -> tensor<4096>
+  %710 = mul(%187, %708) -> tensor<?x?x4096>
+  %711 = reduce(%710) {dims = [2], kind = "sum"} -> tensor<?x?>
+  %712 = broadcast_in_dim(%711) {dims = [0, 1]} -> tensor<?x?x1>
+  %713 = broadcast_in_dim(%197) {dims = [0, 1, 2]} -> tensor<?x?x4096>
+  %714 = mul(%708, %713) -> tensor<?x?x4096>
+  %715 = add(%687, %714) -> tensor<?x?x4096>
+  %716 = mul(%712, %201) -> tensor<?x?x1>
+  %717 = constant() {value = 4096.0} -> tensor<f32>
+  %718 = broadcast_like(%717, %tokens) {dims = [], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x1>
+  %719 = div(%716, %718) -> tensor<?x?x1>
+  %720 = reduce(%719) {dims = [2], kind = "sum"} -> tensor<?x?>
+  %721 = broadcast_in_dim(%720) {dims = [0, 1]} -> tensor<?x?x4096>
+  %722 = mul(%187, %721) -> tensor<?x?x4096>
+  %723 = add(%715, %722) -> tensor<?x?x4096>
+  %724 = mul(%721, %187) -> tensor<?x?x4096>
+  %725 = add(%723, %724) -> tensor<?x?x4096>
+  %726 = dot_general(%725, %185) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<4096x32x128>
+  %727 = transpose(%726) {perm = [1, 2, 0]} -> tensor<32x128x4096>
+  %728 = dot_general(%725, %params_layers_1_wo) {lhs_contract = [2], rhs_contract = [2]} -> tensor<?x?x32x128>
+  %729 = transpose(%728) {perm = [0, 2, 3, 1]} -> tensor<?x32x128x?>
+  %730 = dot_general(%729, %162) {lhs_batch = [0, 1], rhs_batch = [0, 2], lhs_contract = [2], rhs_contract = [3]} -> tensor<?x32x?x?>
+  %731 = dot_general(%729, %182) {lhs_batch = [0, 1], rhs_batch = [0, 1], lhs_contract = [3], rhs_contract = [2]} -> tensor<?x32x128x?>
+  %732 = transpose(%731) {perm = [0, 3, 1, 2]} -> tensor<?x?x32x128>
+  %733 = broadcast_like(%183, %tokens) {dims = [0, 1, 2, 3], source = [-1, -1, -1, 0], axis = [-1, -1, -1, 1]} -> tensor<?x32x?x?>
+  %734 = mul(%730, %733) -> tensor<?x32x?x?>
+  %735 = mul(%734, %178) -> tensor<?x32x?x?>
+  %736 = reduce(%735) {dims = [3], kind = "sum"} -> tensor<?x32x?>
+  %737 = broadcast_in_dim(%736) {dims = [0, 1, 2]} -> tensor<?x32x?x1>
+  %738 = neg(%737) -> tensor<?x32x?x1>
+  %739 = broadcast_like(%179, %tokens) {dims = [0, 1, 2], source = [-1, -1, -1, 0], axis = [-1, -1, -1, 1]} -> tensor<?x32x?x?>
+  %740 = div(%730, %739) -> tensor<?x32x?x?>
+  %741 = reduce(%738) {dims = [3], kind = "sum"} -> tensor<?x32x?>
+  %742 = broadcast_like(%741, %tokens) {dims = [0, 1, 2], source = [-1, -1, -1, 0], axis = [-1, -1, -1, 1]} -> tensor<?x32x?x?>
+  %743 = add(%740, %742) -> tensor<?x32x?x?>
+  %744 = mul(%743, %178) -> tensor<?x32x?x?>
+  %745 = constant() {value = 0.0} -> tensor<f32>
+  %746 = broadcast_like(%745, %tokens) {dims = [], source = [0, -1, 0, 0], axis = [0, -1, 1, 1]} -> tensor<?x32x?x?>
+  %747 = select(%171, %744, %746) -> tensor<?x32x?x?>
+  %748 = constant() {value = 0.0883883461356163} -> tensor<f32>
+  %749 = broadcast_like(%748, %tokens) {dims = [], source = [0, -1, 0, 0], axis = [0, -1, 1, 1]} -> tensor<?x32x?x?>
+  %750 = mul(%747, %749) -> tensor<?x32x?x?>
+  %751 = dot_general(%750, %154) {lhs_batch = [0, 1], rhs_batch = [0, 2], lhs_contract = [2], rhs_contract = [1]} -> tensor<?x32x?x128>
+  %752 = transpose(%751) {perm = [0, 2, 1, 3]} -> tensor<?x?x32x128>
+  %753 = dot_general(%750, %161) {lhs_batch = [0, 1], rhs_batch = [0, 2], lhs_contract = [3], rhs_contract = [1]} -> tensor<?x32x?x128>
+  %754 = transpose(%753) {perm = [0, 2, 1, 3]} -> tensor<?x?x32x128>
+  %755 = dot_general(%732, %147) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<32x128x4096>
+  %756 = transpose(%755) {perm = [2, 0, 1]} -> tensor<4096x32x128>
+  %757 = dot_general(%732, %params_layers_1_wv) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x4096>
+  %758 = broadcast_like(%42, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x32x128>
+  %759 = mul(%752, %758) -> tensor<?x?x32x128>
+  %760 = broadcast_like(%41, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x32x128>
+  %761 = mul(%752, %760) -> tensor<?x?x32x128>
+  %762 = dot_general(%759, %40) {lhs_contract = [3], rhs_contract = [1]} -> tensor<?x?x32x128>
+  %763 = add(%761, %762) -> tensor<?x?x32x128>
+  %764 = dot_general(%763, %147) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<32x128x4096>
+  %765 = transpose(%764) {perm = [2, 0, 1]} -> tensor<4096x32x128>
+  %766 = dot_general(%763, %params_layers_1_wk) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x4096>
+  %767 = add(%757, %766) -> tensor<?x?x4096>
+  %768 = broadcast_like(%42, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x32x128>
+  %769 = mul(%754, %768) -> tensor<?x?x32x128>
+  %770 = broadcast_like(%41, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x32x128>
+  %771 = mul(%754, %770) -> tensor<?x?x32x128>
+  %772 = dot_general(%769, %40) {lhs_contract = [3], rhs_contract = [1]} -> tensor<?x?x32x128>
+  %773 = add(%771, %772) -> tensor<?x?x32x128>
+  %774 = dot_general(%773, %147) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<32x128x4096>
+  %775 = transpose(%774) {perm = [2, 0, 1]} -> tensor<4096x32x128>
+  %776 = dot_general(%773, %params_layers_1_wq) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x4096>
+  %777 = add(%767, %776) -> tensor<?x?x4096>
+  %778 = mul(%145, %777) -> tensor<?x?x4096>
+  %779 = reduce(%778) {dims = [0, 1], kind = "sum"} -> tensor<4096>
+  %780 = broadcast_in_dim(%779) {dims = [2]} -> tensor<1x1x4096>
+  %781 = broadcast_like(%params_layers_1_attn_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x4096>
+  %782 = mul(%777, %781) -> tensor<?x?x4096>
+  %783 = reduce(%780) {dims = [0, 1], kind = "sum"} -> tensor<4096>
+  %784 = mul(%129, %782) -> tensor<?x?x4096>
+  %785 = reduce(%784) {dims = [2], kind = "sum"} -> tensor<?x?>
+  %786 = broadcast_in_dim(%785) {dims = [0, 1]} -> tensor<?x?x1>
+  %787 = broadcast_in_dim(%139) {dims = [0, 1, 2]} -> tensor<?x?x4096>
+  %788 = mul(%782, %787) -> tensor<?x?x4096>
+  %789 = add(%725, %788) -> tensor<?x?x4096>
+  %790 = mul(%786, %143) -> tensor<?x?x1>
+  %791 = constant() {value = 4096.0} -> tensor<f32>
+  %792 = broadcast_like(%791, %tokens) {dims = [], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x1>
+  %793 = div(%790, %792) -> tensor<?x?x1>
+  %794 = reduce(%793) {dims = [2], kind = "sum"} -> tensor<?x?>
+  %795 = broadcast_in_dim(%794) {dims = [0, 1]} -> tensor<?x?x4096>
+  %796 = mul(%129, %795) -> tensor<?x?x4096>
+  %797 = add(%789, %796) -> tensor<?x?x4096>
+  %798 = mul(%795, %129) -> tensor<?x?x4096>
+  %799 = add(%797, %798) -> tensor<?x?x4096>
+  %800 = dot_general(%799, %127) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<4096x11008>
+  %801 = transpose(%800) {perm = [1, 0]} -> tensor<11008x4096>
+  %802 = dot_general(%799, %params_layers_0_w_down) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x11008>
+  %803 = mul(%126, %802) -> tensor<?x?x11008>
+  %804 = mul(%802, %120) -> tensor<?x?x11008>
+  %805 = mul(%119, %804) -> tensor<?x?x11008>
+  %806 = mul(%804, %121) -> tensor<?x?x11008>
+  %807 = mul(%805, %125) -> tensor<?x?x11008>
+  %808 = add(%806, %807) -> tensor<?x?x11008>
+  %809 = dot_general(%803, %118) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<11008x4096>
+  %810 = transpose(%809) {perm = [1, 0]} -> tensor<4096x11008>
+  %811 = dot_general(%803, %params_layers_0_w_up) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x4096>
+  %812 = dot_general(%808, %118) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<11008x4096>
+  %813 = transpose(%812) {perm = [1, 0]} -> tensor<4096x11008>
+  %814 = dot_general(%808, %params_layers_0_w_gate) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x4096>
+  %815 = add(%811, %814) -> tensor<?x?x4096>
+  %816 = mul(%116, %815) -> tensor<?x?x4096>
+  %817 = reduce(%816) {dims = [0, 1], kind = "sum"} -> tensor<4096>
+  %818 = broadcast_in_dim(%817) {dims = [2]} -> tensor<1x1x4096>
+  %819 = broadcast_like(%params_layers_0_mlp_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x4096>
+  %820 = mul(%815, %819) -> tensor<?x?x4096>
+  %821 = reduce(%818) {dims = [0, 1], kind = "sum"} -> tensor<4096>
+  %822 = mul(%100, %820) -> tensor<?x?x4096>
+  %823 = reduce(%822) {dims = [2], kind = "sum"} -> tensor<?x?>
+  %824 = broadcast_in_dim(%823) {dims = [0, 1]} -> tensor<?x?x1>
+  %825 = broadcast_in_dim(%110) {dims = [0, 1, 2]} -> tensor<?x?x4096>
+  %826 = mul(%820, %825) -> tensor<?x?x4096>
+  %827 = add(%799, %826) -> tensor<?x?x4096>
+  %828 = mul(%824, %114) -> tensor<?x?x1>
+  %829 = constant() {value = 4096.0} -> tensor<f32>
+  %830 = broadcast_like(%829, %tokens) {dims = [], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x1>
+  %831 = div(%828, %830) -> tensor<?x?x1>
+  %832 = reduce(%831) {dims = [2], kind = "sum"} -> tensor<?x?>
+  %833 = broadcast_in_dim(%832) {dims = [0, 1]} -> tensor<?x?x4096>
+  %834 = mul(%100, %833) -> tensor<?x?x4096>
+  %835 = add(%827, %834) -> tensor<?x?x4096>
+  %836 = mul(%833, %100) -> tensor<?x?x4096>
+  %837 = add(%835, %836) -> tensor<?x?x4096>
+  %838 = dot_general(%837, %98) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<4096x32x128>
+  %839 = transpose(%838) {perm = [1, 2, 0]} -> tensor<32x128x4096>
+  %840 = dot_general(%837, %params_layers_0_wo) {lhs_contract = [2], rhs_contract = [2]} -> tensor<?x?x32x128>
+  %841 = transpose(%840) {perm = [0, 2, 3, 1]} -> tensor<?x32x128x?>
+  %842 = dot_general(%841, %75) {lhs_batch = [0, 1], rhs_batch = [0, 2], lhs_contract = [2], rhs_contract = [3]} -> tensor<?x32x?x?>
+  %843 = dot_general(%841, %95) {lhs_batch = [0, 1], rhs_batch = [0, 1], lhs_contract = [3], rhs_contract = [2]} -> tensor<?x32x128x?>
+  %844 = transpose(%843) {perm = [0, 3, 1, 2]} -> tensor<?x?x32x128>
+  %845 = broadcast_like(%96, %tokens) {dims = [0, 1, 2, 3], source = [-1, -1, -1, 0], axis = [-1, -1, -1, 1]} -> tensor<?x32x?x?>
+  %846 = mul(%842, %845) -> tensor<?x32x?x?>
+  %847 = mul(%846, %91) -> tensor<?x32x?x?>
+  %848 = reduce(%847) {dims = [3], kind = "sum"} -> tensor<?x32x?>
+  %849 = broadcast_in_dim(%848) {dims = [0, 1, 2]} -> tensor<?x32x?x1>
+  %850 = neg(%849) -> tensor<?x32x?x1>
+  %851 = broadcast_like(%92, %tokens) {dims = [0, 1, 2], source = [-1, -1, -1, 0], axis = [-1, -1, -1, 1]} -> tensor<?x32x?x?>
+  %852 = div(%842, %851) -> tensor<?x32x?x?>
+  %853 = reduce(%850) {dims = [3], kind = "sum"} -> tensor<?x32x?>
+  %854 = broadcast_like(%853, %tokens) {dims = [0, 1, 2], source = [-1, -1, -1, 0], axis = [-1, -1, -1, 1]} -> tensor<?x32x?x?>
+  %855 = add(%852, %854) -> tensor<?x32x?x?>
+  %856 = mul(%855, %91) -> tensor<?x32x?x?>
+  %857 = constant() {value = 0.0} -> tensor<f32>
+  %858 = broadcast_like(%857, %tokens) {dims = [], source = [0, -1, 0, 0], axis = [0, -1, 1, 1]} -> tensor<?x32x?x?>
+  %859 = select(%84, %856, %858) -> tensor<?x32x?x?>
+  %860 = constant() {value = 0.0883883461356163} -> tensor<f32>
+  %861 = broadcast_like(%860, %tokens) {dims = [], source = [0, -1, 0, 0], axis = [0, -1, 1, 1]} -> tensor<?x32x?x?>
+  %862 = mul(%859, %861) -> tensor<?x32x?x?>
+  %863 = dot_general(%862, %67) {lhs_batch = [0, 1], rhs_batch = [0, 2], lhs_contract = [2], rhs_contract = [1]} -> tensor<?x32x?x128>
+  %864 = transpose(%863) {perm = [0, 2, 1, 3]} -> tensor<?x?x32x128>
+  %865 = dot_general(%862, %74) {lhs_batch = [0, 1], rhs_batch = [0, 2], lhs_contract = [3], rhs_contract = [1]} -> tensor<?x32x?x128>
+  %866 = transpose(%865) {perm = [0, 2, 1, 3]} -> tensor<?x?x32x128>
+  %867 = dot_general(%844, %60) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<32x128x4096>
+  %868 = transpose(%867) {perm = [2, 0, 1]} -> tensor<4096x32x128>
+  %869 = dot_general(%844, %params_layers_0_wv) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x4096>
+  %870 = broadcast_like(%42, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x32x128>
+  %871 = mul(%864, %870) -> tensor<?x?x32x128>
+  %872 = broadcast_like(%41, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x32x128>
+  %873 = mul(%864, %872) -> tensor<?x?x32x128>
+  %874 = dot_general(%871, %40) {lhs_contract = [3], rhs_contract = [1]} -> tensor<?x?x32x128>
+  %875 = add(%873, %874) -> tensor<?x?x32x128>
+  %876 = dot_general(%875, %60) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<32x128x4096>
+  %877 = transpose(%876) {perm = [2, 0, 1]} -> tensor<4096x32x128>
+  %878 = dot_general(%875, %params_layers_0_wk) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x4096>
+  %879 = add(%869, %878) -> tensor<?x?x4096>
+  %880 = broadcast_like(%42, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x32x128>
+  %881 = mul(%866, %880) -> tensor<?x?x32x128>
+  %882 = broadcast_like(%41, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x32x128>
+  %883 = mul(%866, %882) -> tensor<?x?x32x128>
+  %884 = dot_general(%881, %40) {lhs_contract = [3], rhs_contract = [1]} -> tensor<?x?x32x128>
+  %885 = add(%883, %884) -> tensor<?x?x32x128>
+  %886 = dot_general(%885, %60) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<32x128x4096>
+  %887 = transpose(%886) {perm = [2, 0, 1]} -> tensor<4096x32x128>
+  %888 = dot_general(%885, %params_layers_0_wq) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x4096>
+  %889 = add(%879, %888) -> tensor<?x?x4096>
+  %890 = mul(%58, %889) -> tensor<?x?x4096>
+  %891 = reduce(%890) {dims = [0, 1], kind = "sum"} -> tensor<4096>
+  %892 = broadcast_in_dim(%891) {dims = [2]} -> tensor<1x1x4096>
+  %893 = broadcast_like(%params_layers_0_attn_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x4096>
+  %894 = mul(%889, %893) -> tensor<?x?x4096>
+  %895 = reduce(%892) {dims = [0, 1], kind = "sum"} -> tensor<4096>
+  %896 = mul(%7, %894) -> tensor<?x?x4096>
+  %897 = reduce(%896) {dims = [2], kind = "sum"} -> tensor<?x?>
+  %898 = broadcast_in_dim(%897) {dims = [0, 1]} -> tensor<?x?x1>
+  %899 = broadcast_in_dim(%52) {dims = [0, 1, 2]} -> tensor<?x?x4096>
+  %900 = mul(%894, %899) -> tensor<?x?x4096>
+  %901 = add(%837, %900) -> tensor<?x?x4096>
+  %902 = mul(%898, %56) -> tensor<?x?x1>
+  %903 = constant() {value = 4096.0} -> tensor<f32>
+  %904 = broadcast_like(%903, %tokens) {dims = [], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x1>
+  %905 = div(%902, %904) -> tensor<?x?x1>
+  %906 = reduce(%905) {dims = [2], kind = "sum"} -> tensor<?x?>
+  %907 = broadcast_in_dim(%906) {dims = [0, 1]} -> tensor<?x?x4096>
+  %908 = mul(%7, %907) -> tensor<?x?x4096>
+  %909 = add(%901, %908) -> tensor<?x?x4096>
+  %910 = mul(%907, %7) -> tensor<?x?x4096>
+  %911 = add(%909, %910) -> tensor<?x?x4096>
+  %912 = constant() {value = 0.0} -> tensor<32000x4096>
+  %913 = scatter_add(%912, %6, %911) -> tensor<32000x4096>
+  %914 = broadcast_in_dim(%lr) {dims = []} -> tensor<32000x4096>
+  %915 = mul(%914, %913) -> tensor<32000x4096>
+  %new_embed = sub(%params_embed, %915) -> tensor<32000x4096>
+  %916 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096>
+  %917 = mul(%916, %448) -> tensor<4096>
+  %new_final_norm = sub(%params_final_norm, %917) -> tensor<4096>
+  %918 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096>
+  %919 = mul(%918, %895) -> tensor<4096>
+  %new_layers_0_attn_norm = sub(%params_layers_0_attn_norm, %919) -> tensor<4096>
+  %920 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096>
+  %921 = mul(%920, %821) -> tensor<4096>
+  %new_layers_0_mlp_norm = sub(%params_layers_0_mlp_norm, %921) -> tensor<4096>
+  %922 = broadcast_in_dim(%lr) {dims = []} -> tensor<11008x4096>
+  %923 = mul(%922, %801) -> tensor<11008x4096>
+  %new_layers_0_w_down = sub(%params_layers_0_w_down, %923) -> tensor<11008x4096>
+  %924 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096x11008>
+  %925 = mul(%924, %813) -> tensor<4096x11008>
+  %new_layers_0_w_gate = sub(%params_layers_0_w_gate, %925) -> tensor<4096x11008>
+  %926 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096x11008>
+  %927 = mul(%926, %810) -> tensor<4096x11008>
+  %new_layers_0_w_up = sub(%params_layers_0_w_up, %927) -> tensor<4096x11008>
   %928 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096x32x128>
-  %929 = mul(%928, %485) -> tensor<4096x32x128>
-  %new_layers_3_wv = sub(%params_layers_3_wv, %929) -> tensor<4096x32x128>
-  %930 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096x32000>
-  %931 = mul(%930, %398) -> tensor<4096x32000>
-  %new_lm_head = sub(%params_lm_head, %931) -> tensor<4096x32000>
+  %929 = mul(%928, %877) -> tensor<4096x32x128>
+  %new_layers_0_wk = sub(%params_layers_0_wk, %929) -> tensor<4096x32x128>
+  %930 = broadcast_in_dim(%lr) {dims = []} -> tensor<32x128x4096>
+  %931 = mul(%930, %839) -> tensor<32x128x4096>
+  %new_layers_0_wo = sub(%params_layers_0_wo, %931) -> tensor<32x128x4096>
+  %932 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096x32x128>
+  %933 = mul(%932, %887) -> tensor<4096x32x128>
+  %new_layers_0_wq = sub(%params_layers_0_wq, %933) -> tensor<4096x32x128>
+  %934 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096x32x128>
+  %935 = mul(%934, %868) -> tensor<4096x32x128>
+  %new_layers_0_wv = sub(%params_layers_0_wv, %935) -> tensor<4096x32x128>
+  %936 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096>
+  %937 = mul(%936, %783) -> tensor<4096>
+  %new_layers_1_attn_norm = sub(%params_layers_1_attn_norm, %937) -> tensor<4096>
+  %938 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096>
+  %939 = mul(%938, %709) -> tensor<4096>
+  %new_layers_1_mlp_norm = sub(%params_layers_1_mlp_norm, %939) -> tensor<4096>
+  %940 = broadcast_in_dim(%lr) {dims = []} -> tensor<11008x4096>
+  %941 = mul(%940, %689) -> tensor<11008x4096>
+  %new_layers_1_w_down = sub(%params_layers_1_w_down, %941) -> tensor<11008x4096>
+  %942 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096x11008>
+  %943 = mul(%942, %701) -> tensor<4096x11008>
+  %new_layers_1_w_gate = sub(%params_layers_1_w_gate, %943) -> tensor<4096x11008>
+  %944 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096x11008>
+  %945 = mul(%944, %698) -> tensor<4096x11008>
+  %new_layers_1_w_up = sub(%params_layers_1_w_up, %945) -> tensor<4096x11008>
+  %946 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096x32x128>
+  %947 = mul(%946, %765) -> tensor<4096x32x128>
+  %new_layers_1_wk = sub(%params_layers_1_wk, %947) -> tensor<4096x32x128>
+  %948 = broadcast_in_dim(%lr) {dims = []} -> tensor<32x128x4096>
+  %949 = mul(%948, %727) -> tensor<32x128x4096>
+  %new_layers_1_wo = sub(%params_layers_1_wo, %949) -> tensor<32x128x4096>
+  %950 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096x32x128>
+  %951 = mul(%950, %775) -> tensor<4096x32x128>
+  %new_layers_1_wq = sub(%params_layers_1_wq, %951) -> tensor<4096x32x128>
+  %952 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096x32x128>
+  %953 = mul(%952, %756) -> tensor<4096x32x128>
+  %new_layers_1_wv = sub(%params_layers_1_wv, %953) -> tensor<4096x32x128>
+  %954 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096>
+  %955 = mul(%954, %671) -> tensor<4096>
+  %new_layers_2_attn_norm = sub(%params_layers_2_attn_norm, %955) -> tensor<4096>
+  %956 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096>
+  %957 = mul(%956, %597) -> tensor<4096>
+  %new_layers_2_mlp_norm = sub(%params_layers_2_mlp_norm, %957) -> tensor<4096>
+  %958 = broadcast_in_dim(%lr) {dims = []} -> tensor<11008x4096>
+  %959 = mul(%958, %577) -> tensor<11008x4096>
+  %new_layers_2_w_down = sub(%params_layers_2_w_down, %959) -> tensor<11008x4096>
+  %960 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096x11008>
+  %961 = mul(%960, %589) -> tensor<4096x11008>
+  %new_layers_2_w_gate = sub(%params_layers_2_w_gate, %961) -> tensor<4096x11008>
+  %962 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096x11008>
+  %963 = mul(%962, %586) -> tensor<4096x11008>
+  %new_layers_2_w_up = sub(%params_layers_2_w_up, %963) -> tensor<4096x11008>
+  %964 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096x32x128>
+  %965 = mul(%964, %653) -> tensor<4096x32x128>
+  %new_layers_2_wk = sub(%params_layers_2_wk, %965) -> tensor<4096x32x128>
+  %966 = broadcast_in_dim(%lr) {dims = []} -> tensor<32x128x4096>
+  %967 = mul(%966, %615) -> tensor<32x128x4096>
+  %new_layers_2_wo = sub(%params_layers_2_wo, %967) -> tensor<32x128x4096>
+  %968 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096x32x128>
+  %969 = mul(%968, %663) -> tensor<4096x32x128>
+  %new_layers_2_wq = sub(%params_layers_2_wq, %969) -> tensor<4096x32x128>
+  %970 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096x32x128>
+  %971 = mul(%970, %644) -> tensor<4096x32x128>
+  %new_layers_2_wv = sub(%params_layers_2_wv, %971) -> tensor<4096x32x128>
+  %972 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096>
+  %973 = mul(%972, %559) -> tensor<4096>
+  %new_layers_3_attn_norm = sub(%params_layers_3_attn_norm, %973) -> tensor<4096>
+  %974 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096>
+  %975 = mul(%974, %485) -> tensor<4096>
+  %new_layers_3_mlp_norm = sub(%params_layers_3_mlp_norm, %975) -> tensor<4096>
+  %976 = broadcast_in_dim(%lr) {dims = []} -> tensor<11008x4096>
+  %977 = mul(%976, %465) -> tensor<11008x4096>
+  %new_layers_3_w_down = sub(%params_layers_3_w_down, %977) -> tensor<11008x4096>
+  %978 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096x11008>
+  %979 = mul(%978, %477) -> tensor<4096x11008>
+  %new_layers_3_w_gate = sub(%params_layers_3_w_gate, %979) -> tensor<4096x11008>
+  %980 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096x11008>
+  %981 = mul(%980, %474) -> tensor<4096x11008>
+  %new_layers_3_w_up = sub(%params_layers_3_w_up, %981) -> tensor<4096x11008>
+  %982 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096x32x128>
+  %983 = mul(%982, %541) -> tensor<4096x32x128>
+  %new_layers_3_wk = sub(%params_layers_3_wk, %983) -> tensor<4096x32x128>
+  %984 = broadcast_in_dim(%lr) {dims = []} -> tensor<32x128x4096>
+  %985 = mul(%984, %503) -> tensor<32x128x4096>
+  %new_layers_3_wo = sub(%params_layers_3_wo, %985) -> tensor<32x128x4096>
+  %986 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096x32x128>
+  %987 = mul(%986, %551) -> tensor<4096x32x128>
+  %new_layers_3_wq = sub(%params_layers_3_wq, %987) -> tensor<4096x32x128>
+  %988 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096x32x128>
+  %989 = mul(%988, %532) -> tensor<4096x32x128>
+  %new_layers_3_wv = sub(%params_layers_3_wv, %989) -> tensor<4096x32x128>
+  %990 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096x32000>
+  %991 = mul(%990, %441) -> tensor<4096x32000>
+  %new_lm_head = sub(%params_lm_head, %991) -> tensor<4096x32000>
   return %loss, %new_embed, %new_final_norm, %new_layers_0_attn_norm, %new_layers_0_mlp_norm, %new_layers_0_w_down, %new_layers_0_w_gate, %new_layers_0_w_up, %new_layers_0_wk, %new_layers_0_wo, %new_layers_0_wq, %new_layers_0_wv, %new_layers_1_attn_norm, %new_layers_1_mlp_norm, %new_layers_1_w_down, %new_layers_1_w_gate, %new_layers_1_w_up, %new_layers_1_wk, %new_layers_1_wo, %new_layers_1_wq, %new_layers_1_wv, %new_layers_2_attn_norm, %new_layers_2_mlp_norm, %new_layers_2_w_down, %new_layers_2_w_gate, %new_layers_2_w_up, %new_layers_2_wk, %new_layers_2_wo, %new_layers_2_wq, %new_layers_2_wv, %new_layers_3_attn_norm, %new_layers_3_mlp_norm, %new_layers_3_w_down, %new_layers_3_w_gate, %new_layers_3_w_up, %new_layers_3_wk, %new_layers_3_wo, %new_layers_3_wq, %new_layers_3_wv, %new_lm_head
 }
 func.func @symbolic_shape_graph() {

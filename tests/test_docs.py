@@ -48,3 +48,16 @@ def test_index_links_resolve():
 
 def test_readme_links_the_op_reference():
     assert "docs/ops.md" in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_primitives_md_is_up_to_date():
+    """docs/primitives.md lists every primitive of the importer's rule table."""
+    spec = importlib.util.spec_from_file_location("gen_primitives",
+                                                  ROOT / "docs" / "gen_primitives.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    text = (ROOT / "docs" / "primitives.md").read_text(encoding="utf-8")
+    assert text == module.render(), "run `python docs/gen_primitives.py`"
+    from bladec.frontend.rule import RULES
+    for name in RULES:
+        assert f"`{name}`" in text

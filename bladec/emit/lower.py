@@ -317,3 +317,4 @@ def run_op(K: Kernels, op: Op, args: list, out: OutSpec) -> list:
             value = _cast(K, value, dtype)
         fixed.append(K.materialize(value))
     return fixed
+

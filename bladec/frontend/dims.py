@@ -10,18 +10,16 @@ JAX's own at two bindings.
 from __future__ import annotations
 
 import itertools
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from bladec.frontend.imported import Imported
 from bladec.frontend.translate import JaxImportError
 from bladec.ir import Op, Relation, SymbolDecl, Value
 from bladec.symbolic.expr import SymbolicExpr
 
-if TYPE_CHECKING:
-    from bladec.frontend.jax_import import Imported
-
 # ops whose result dims their shape rule does not derive from operands: where a hint goes
 _SOURCES = {"reshape", "dynamic_reshape", "iota", "constant", "rng_uniform",
-            "broadcast_in_dim", "broadcast"}
+            "broadcast_in_dim", "broadcast", "broadcast_like", "split_dim"}
 
 
 def _determined(info: Any, inputs: list[str]) -> set[str]:

@@ -15,54 +15,23 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections import Counter
-from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from bladec.frontend import rules  # noqa: F401  (registers the translation rules)
 from bladec.frontend.dims import check_dims, complete_dims
-from bladec.frontend.translate import (SHORT_DTYPES, JaxImportError, Lit, Translator,
-                                       bladec_dtype, dim_to_expr, dim_vars)
-from bladec.ir import Func, Module, Op, ShapeGraph, SymbolDecl, Value
-from bladec.symbolic.expr import SymbolicExpr
-
-@dataclass
-class Imported:
-    """The result of :func:`trace`: the listing and how it maps to the JAX function."""
-    module: Module
-    jaxpr: Any
-    symbols: dict[str, str]                 # JAX dimension variable -> bladec symbol
-    input_names: list[str]                  # one per flattened input leaf
-    output_names: list[str]                 # one per flattened output leaf
-    in_tree: Any
-    out_tree: Any
-    jax_dims: dict[str, list[SymbolicExpr]]  # value -> JAX's dims over the bladec symbols
-    hints: list[str] = field(default_factory=list)
-    decomposed: Counter = field(default_factory=Counter)  # primitive -> times decomposed
-
-    def text(self) -> str:
-        from bladec.printer import format_module
-        return format_module(self.module)
-
-    def flatten_inputs(self, *args: Any) -> dict[str, np.ndarray]:
-        """Concrete arguments of the JAX function as the listing's named inputs."""
-        import jax
-        leaves, tree = jax.tree_util.tree_flatten(args)
-        if tree != self.in_tree:
-            raise ValueError(f"arguments have structure {tree}, expected {self.in_tree}")
-        return {n: np.asarray(x) for n, x in zip(self.input_names, leaves)}
-
-    def unflatten_outputs(self, outputs: dict[str, Any]) -> Any:
-        """The listing's named outputs as the JAX function's output pytree."""
-        import jax
-        return jax.tree_util.tree_unflatten(self.out_tree,
-                                            [outputs[n] for n in self.output_names])
-
-    def binding(self, **values: int) -> dict[str, int]:
-        """JAX dimension variables (``B=2, S=16``) as bladec symbol values."""
-        return {self.symbols[k]: v for k, v in values.items()}
-
+from bladec.frontend.imported import Imported
+from bladec.frontend.translate import (
+    SHORT_DTYPES,
+    JaxImportError,
+    Lit,
+    Translator,
+    bladec_dtype,
+    dim_to_expr,
+    dim_vars,
+)
+from bladec.ir import NOWHERE, Func, Loc, Module, Op, ShapeGraph, SymbolDecl, Value
 
 # -- argument specs --------------------------------------------------------------------
 
@@ -134,7 +103,7 @@ def trace(fn: Callable, arg_specs: Sequence[Any], *, arg_names: Sequence[str] | 
           output_names: Sequence[str] | None = None,
           ranges: dict[str, tuple[int, int | None]] | None = None,
           symbols: dict[str, str] | None = None, hints: bool = True,
-          check: bool = True) -> Imported:
+          check: bool = True, donate_argnums: Sequence[int] | int | None = None) -> Imported:
     """Trace ``fn(*arg_specs)`` with ``jax.make_jaxpr`` and translate it to a listing.
 
     ``arg_specs``: one pytree per positional argument, whose leaves have ``.shape`` and
@@ -145,6 +114,10 @@ def trace(fn: Callable, arg_specs: Sequence[Any], *, arg_names: Sequence[str] | 
     ``%out1_layers_0_wq``, ...). ``ranges``: ``{"B": (1, 32)}`` by JAX dimension variable
     (or bladec symbol), written as ``SymbolicDim`` ranges. ``symbols``: the bladec symbol
     of each JAX variable (default ``S0, S1, ...`` in order of first appearance).
+    ``donate_argnums``: positional arguments the caller gives up (parameters and optimizer
+    state a step replaces), as ``jax.jit`` takes them; their leaves are written
+    ``{donate = true}``. Without it, a function declared ``jax.jit(f, donate_argnums=...)``
+    has its own donations read from its jaxpr.
     """
     import jax
 
@@ -168,13 +141,26 @@ def trace(fn: Callable, arg_specs: Sequence[Any], *, arg_names: Sequence[str] | 
         closed = jax.make_jaxpr(fn)(*jax.tree_util.tree_unflatten(in_tree, structs))
     except Exception as exc:  # the function does not trace with symbolic shapes
         raise JaxImportError(f"tracing {getattr(fn, '__name__', fn)} failed: "
-                             f"{type(exc).__name__}: {str(exc).splitlines()[0]}") from exc
+                             f"{type(exc).__name__}: {str(exc).splitlines()[0]}",
+                             _user_frame(exc)) from exc
     out_shapes = jax.eval_shape(fn, *jax.tree_util.tree_unflatten(in_tree, structs))
     out_flat, out_tree = jax.tree_util.tree_flatten_with_path(out_shapes)
 
     tr = Translator(symmap)
     args = [tr.add_input(n, leaf.shape, bladec_dtype(leaf.dtype))
             for n, leaf in zip(names, leaves)]
+    if donate_argnums is not None:
+        given = {donate_argnums} if isinstance(donate_argnums, int) else set(donate_argnums)
+        bad = sorted(i for i in given if not 0 <= i < len(specs))
+        if bad:
+            raise JaxImportError(f"donate_argnums {bad} out of range for {len(specs)} arguments")
+        donated = [path[0].idx in given for path, _ in flat]
+    else:
+        donated = _declared_donations(closed.jaxpr)
+    for i, a in enumerate(args):
+        if donated[i]:
+            args[i] = Value(a.name, a.type, True)
+            tr.donated.add(a.name)
     results = tr.run(closed.jaxpr, closed.consts, [a.name for a in args])
     if output_names is None:  # out0, out1_layers_0_wq, ... after the output's pytree
         output_names = [_path_name(f"out{path[0].idx}", tuple(path[1:]))
@@ -208,6 +194,35 @@ def trace(fn: Callable, arg_specs: Sequence[Any], *, arg_names: Sequence[str] | 
     if static and not module.shape_graph.decls:
         module.shape_graph = None  # a static graph: no symbols to declare
     return imported
+
+
+def _user_frame(exc: BaseException) -> Loc:
+    """Where in the user's code a tracing error arose: the innermost frame of the
+    traceback outside JAX, NumPy and bladec (NOWHERE if there is none)."""
+    import os
+    import traceback
+    import jax as jax_module
+    skip = [os.path.dirname(m.__file__) for m in (jax_module, np) if m.__file__]
+    skip.append(os.path.dirname(os.path.dirname(__file__)))  # bladec itself
+    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+        path = os.path.abspath(frame.filename)
+        if frame.lineno and not frame.filename.startswith("<") and \
+                not any(path.startswith(d + os.sep) for d in skip):
+            return Loc(frame.filename, frame.lineno, (frame.colno or 0) + 1)
+    return NOWHERE
+
+
+def _declared_donations(jaxpr: Any) -> list[bool]:
+    """The donations of ``jax.jit(f, donate_argnums=...)``: its jaxpr is one ``jit``
+    equation over the inputs, whose ``donated_invars`` say which it may overwrite."""
+    none = [False] * len(jaxpr.invars)
+    if len(jaxpr.eqns) != 1 or jaxpr.eqns[0].primitive.name not in ("jit", "pjit"):
+        return none
+    eqn = jaxpr.eqns[0]
+    flags = eqn.params.get("donated_invars") or ()
+    if list(eqn.invars) != list(jaxpr.invars) or len(flags) != len(none):
+        return none
+    return [bool(f) for f in flags]
 
 
 def import_function(fn: Callable, arg_specs: Sequence[Any], **kwargs: Any) -> Module:

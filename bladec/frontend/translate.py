@@ -1,32 +1,29 @@
 """JAX jaxpr equations as listing ops: the importer's translator.
 
-:class:`Translator` walks a jaxpr equation by equation and emits ops of the registry
-(bladec/ops) over the listing's values; :mod:`bladec.frontend.jax_import` drives it.
+:class:`Translator` walks a jaxpr equation by equation. Each primitive has a *rule* in
+:data:`RULES`, a table from primitive name to a function that emits ops of the registry
+(bladec/ops) for one equation (:mod:`bladec.frontend.rule`); the rules live in
+:mod:`bladec.frontend.rules`, one module per family of primitives, as the op registry keeps
+one module per family of ops. :mod:`bladec.frontend.jax_import` imports them and drives
+the translator.
 
-Translation rules worth knowing:
+What the translator itself does for every rule:
 
 - JAX's elementwise primitives broadcast scalars and size-1 dims implicitly; the listing's
-  elementwise ops do not, so such operands get an explicit ``broadcast_in_dim`` (a scalar
-  literal becomes a ``constant`` of the full shape).
-- A ``reshape`` that only adds or drops size-1 dims becomes ``broadcast_in_dim`` (adding)
-  and a ``reduce {kind = "max"}`` over the size-1 dims (dropping; the max of one element
-  is that element, bit for bit), because those ops carry the other dims through their
-  shape rules, where a ``reshape`` only equates element counts. ``squeeze`` likewise.
-- ``slice`` of a tensor with dynamic dims (and ``split``) becomes a ``gather`` of the
-  sliced dim (moved to the front by ``transpose``) with ``iota``-made indices; ``pad``
-  becomes a ``concatenate`` with ``constant`` blocks.
-- ``gather``/``scatter-add`` are accepted in the embedding form (``table[ids]`` and its
-  gradient ``zeros.at[ids].add(u)``), as ``gather``/``scatter_add``.
-- ``select_n(p, f, t)`` is ``select(p, t, f)``; ``clamp`` is ``max`` then ``min``;
-  ``and``/``or``/``not`` on booleans are ``min``/``max``/``compare EQ false``.
-- ``jit``/``pjit``, ``custom_jvp_call``, ``custom_vjp_call``, ``remat``/``checkpoint``
-  and ``closed_call`` are inlined; ``stop_gradient``, same-type conversions and sharding
-  annotations are identities. Dead equations are dropped.
+  elementwise ops do not, so :meth:`Translator.broadcast_to` gives such operands an
+  explicit ``broadcast_in_dim`` (a scalar literal becomes a ``constant`` of the full shape).
+- Scalars known at import time (literals, folded conversions) travel as :class:`Lit` and
+  become ``constant`` ops only where an op needs a value; small constant arrays are kept
+  (:attr:`Translator.known`) so that gathers and scatters at constant indices fold.
+- A primitive without a rule, or a rule that refuses its parameters, is a
+  :class:`JaxImportError` that names the primitive and the user's ``file:line:col`` (the
+  equation's source information), never bladec's own files.
 """
 from __future__ import annotations
 
 import itertools
 import math
+import re
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Sequence
@@ -34,29 +31,14 @@ from typing import Any, Sequence
 import numpy as np
 
 from bladec.errors import BladecError
-from bladec.ir import Op, TensorType, Value
+from bladec.frontend.rule import RULES
+from bladec.ir import NOWHERE, Loc, Op, TensorType, Value
 from bladec.symbolic.expr import SymbolicExpr, const, sym
 
 DTYPES = {"float32": "f32", "float64": "f64", "float16": "f16", "bfloat16": "bf16",
           "int32": "i32", "int64": "i64", "int16": "i16", "int8": "i8", "uint8": "u8",
           "bool": "i1"}
 SHORT_DTYPES = {v: k for k, v in DTYPES.items()}
-
-_UNARY = {"neg": "neg", "exp": "exp", "log": "log", "sqrt": "sqrt", "rsqrt": "rsqrt",
-          "tanh": "tanh", "logistic": "logistic", "abs": "abs", "sin": "sin", "cos": "cos",
-          "square": "square", "copy": "copy", "copy_p": "copy"}
-_BINARY = {"add": "add", "add_any": "add", "sub": "sub", "mul": "mul", "div": "div",
-           "max": "max", "min": "min", "pow": "pow"}
-_COMPARE = {"eq": "EQ", "ne": "NE", "lt": "LT", "le": "LE", "gt": "GT", "ge": "GE"}
-# boolean and/or reductions are min/max over 0/1
-_REDUCE = {"reduce_sum": "sum", "reduce_max": "max", "reduce_min": "min",
-           "reduce_prod": "prod", "reduce_and": "min", "reduce_or": "max"}
-_IDENTITY = {"stop_gradient", "sharding_constraint", "device_put", "optimization_barrier",
-             "mesh_cast", "reshard"}
-_INLINE = {"jit": "jaxpr", "pjit": "jaxpr", "closed_call": "call_jaxpr",
-           "core_call": "call_jaxpr", "custom_jvp_call": "call_jaxpr",
-           "custom_vjp_call": "call_jaxpr", "custom_vjp_call_jaxpr": "fun_jaxpr",
-           "remat": "jaxpr", "remat2": "jaxpr", "checkpoint": "jaxpr"}
 
 
 class JaxImportError(BladecError):
@@ -66,7 +48,7 @@ class JaxImportError(BladecError):
 # Values known at import time are kept only to fold index arrays (gathers and scatters with
 # constant indices), which are small; a constant the size of a weight (an optimizer's
 # ``0.9 * m`` at hidden 4096) would cost gigabytes of host memory for nothing.
-_KNOWN_MAX_ELEMENTS = 1 << 16
+KNOWN_MAX_ELEMENTS = 1 << 16
 
 
 @dataclass
@@ -120,6 +102,20 @@ def dim_to_expr(d: Any, symbols: dict[str, str]) -> SymbolicExpr:
     return total
 
 
+def source_loc(eqn: Any) -> Loc:
+    """The user's ``file:line:col`` that made ``eqn`` (the first frame outside JAX), or
+    :data:`NOWHERE` when JAX recorded none."""
+    try:
+        from jax.extend import source_info_util
+        text = source_info_util.summarize(eqn.source_info)
+    except Exception:  # no source information on this equation or in this JAX
+        return NOWHERE
+    m = re.match(r"^(.+?):(\d+)(?::(\d+))?(?: \(|$)", text)
+    if not m or m.group(1).startswith("<"):
+        return NOWHERE
+    return Loc(m.group(1), int(m.group(2)), int(m.group(3) or 0) + 1)
+
+
 # -- the translator ---------------------------------------------------------------------
 
 class Translator:
@@ -137,6 +133,11 @@ class Translator:
         self.inputs: set[str] = set()
         self.known: dict[str, np.ndarray] = {}  # values known at import time (static shape)
         self.decomposed: Counter = Counter()
+        self.dim_sources: dict[str, list[tuple[str, int]]] = {}  # symbol -> (input, dim)
+        self.dim_values: dict[tuple[str, str], str] = {}        # (symbol, dtype) -> value
+        self.donated: set[str] = set()           # inputs whose dims are read last resort
+        self.loc: Loc = NOWHERE                  # the user's line of the equation at hand
+        self.primitive = ""                      # the name of the equation at hand
 
     # values ---------------------------------------------------------------------------
     def _type(self, shape: Sequence, dtype: str) -> TensorType:
@@ -144,16 +145,28 @@ class Translator:
 
     def emit(self, name: str, operands: list[str], shape: Sequence, dtype: str,
              attrs: dict | None = None) -> str:
-        out = f"%{next(self.counter)}"
-        t = self._type(shape, dtype)
+        """Append op ``name`` with one result of ``shape``; return the result's name."""
+        return self.emit_multi(name, operands, [(shape, dtype)], attrs)[0]
+
+    def emit_multi(self, name: str, operands: list[str], outs: Sequence[tuple[Sequence, str]],
+                   attrs: dict | None = None) -> list[str]:
+        """An op with several results, one per ``(shape, dtype)`` of ``outs``."""
+        names = [f"%{next(self.counter)}" for _ in outs]
+        results = []
+        for out, (shape, dtype) in zip(names, outs):
+            t = self._type(shape, dtype)
+            results.append(Value(out, t))
+            self.types[out] = t
+            self.shapes[out] = tuple(shape)
         attrs = {k: tuple(v) if isinstance(v, list) else v for k, v in (attrs or {}).items()}
-        self.ops.append(Op(name, list(operands), [Value(out, t)], attrs))
-        self.types[out] = t
-        self.shapes[out] = tuple(shape)
-        return out
+        self.ops.append(Op(name, list(operands), results, attrs))
+        return names
 
     def add_input(self, name: str, shape: Sequence, dtype: str) -> Value:
         self.inputs.add(name)
+        for j, d in enumerate(shape):
+            if is_symbolic(d):
+                self.dim_sources.setdefault(self._input_symbol(d), []).append((name, j))
         binds = tuple(f"C{int(d)}" if not is_symbolic(d) else self._input_symbol(d)
                       for d in shape)
         t = TensorType(tuple(None if is_symbolic(d) else int(d) for d in shape), dtype,
@@ -184,9 +197,12 @@ class Translator:
             v = int(value)
         else:
             v = float(value)
+        if any(is_symbolic(d) for d in shape):  # a fill of a dynamic shape: its dims lent
+            scalar = self.emit("constant", [], (), dtype, {"value": v})
+            return self.broadcast_dims(scalar, shape, [], dtype)
         out = self.emit("constant", [], shape, dtype, {"value": v})
         if not any(is_symbolic(d) for d in shape) and \
-                math.prod(int(d) for d in shape) <= _KNOWN_MAX_ELEMENTS:
+                math.prod(int(d) for d in shape) <= KNOWN_MAX_ELEMENTS:
             self.known[out] = np.full(tuple(int(d) for d in shape), v)
         return out
 
@@ -201,7 +217,7 @@ class Translator:
         if isinstance(x, Lit):
             return self.constant(x.value, shape, x.dtype)
         have = self.shapes[x]
-        if _same_shape(have, shape):
+        if same_shape(have, shape):
             return x
         if len(have) == 0:
             dims: list[int] = []
@@ -212,9 +228,44 @@ class Translator:
         if x in self.broadcasts:  # broadcast of a broadcast: one op from the source
             x, inner = self.broadcasts[x]
             dims = [dims[d] for d in inner] if dims else []
-        return self.emit("broadcast_in_dim", [x], shape, self.types[x].dtype, {"dims": dims})
+        return self.broadcast_dims(x, shape, dims, self.types[x].dtype)
 
-    # primitives -----------------------------------------------------------------------
+    def broadcast_dims(self, x: str, shape: Sequence, dims: list[int], dtype: str) -> str:
+        """``broadcast_in_dim`` of x into ``shape``; where a dynamic result dim does not
+        come from x, a ``broadcast_like`` that lends it from an input with that dim, so
+        that the analysis relates it to the inputs without a hint."""
+        have = self.shapes[x]
+        covered = {d for k, d in enumerate(dims) if not is_one(have[k])}
+        lent = self._lenders(shape, covered)
+        if lent is None:
+            return self.emit("broadcast_in_dim", [x], shape, dtype, {"dims": dims})
+        refs, source, axis = lent
+        return self.emit("broadcast_like", [x] + refs, shape, dtype,
+                         {"dims": dims, "source": source, "axis": axis})
+
+    def _lenders(self, shape: Sequence, covered: set[int]
+                 ) -> tuple[list[str], list[int], list[int]] | None:
+        """Inputs that hold each dynamic dim of ``shape`` outside ``covered`` (kept inputs
+        first); None when no dim needs one or one has no input holding it."""
+        refs: list[str] = []
+        source, axis = [-1] * len(shape), [-1] * len(shape)
+        for i, d in enumerate(shape):
+            if i in covered or not is_symbolic(d):
+                continue
+            e = dim_to_expr(d, self.symbols)
+            syms = sorted(e.symbols)
+            one = len(syms) == 1 and e.terms.get(((syms[0], 1),)) == 1 and len(e.terms) == 1
+            sources = self.dim_sources.get(syms[0], []) if one else []
+            kept = [src for src in sources if src[0] not in self.donated]
+            if not kept:
+                return None
+            name, j = kept[0]
+            if name not in refs:
+                refs.append(name)
+            source[i], axis[i] = refs.index(name), j
+        return (refs, source, axis) if refs else None
+
+    # equations ------------------------------------------------------------------------
     def run(self, jaxpr: Any, consts: Sequence, args: Sequence) -> list:
         env: dict[Any, Any] = {}
 
@@ -249,398 +300,27 @@ class Translator:
                              "as an argument, or build it inside the function (from iotas)")
 
     def eqn(self, eqn: Any, ins: list) -> list:
+        """Translate one equation by its primitive's rule; errors get the user's line."""
         name = eqn.primitive.name
-        p = eqn.params
-        outs = [(tuple(v.aval.shape), bladec_dtype(v.aval.dtype)) for v in eqn.outvars]
-        shape, dtype = outs[0] if outs else ((), "f32")
-        if name in _INLINE:
-            sub = p.get(_INLINE[name])
-            if sub is None:
-                sub = next((p[k] for k in ("jaxpr", "call_jaxpr", "fun_jaxpr") if k in p), None)
-            if sub is None:
-                raise JaxImportError(f"cannot find the body of '{name}' to inline")
-            inner, consts = (sub.jaxpr, sub.consts) if hasattr(sub, "consts") else (sub, [])
-            return self.run(inner, consts, ins)
-        if name in _IDENTITY:
-            return list(ins)
-        if name in _UNARY:
-            x = ins[0]
-            if isinstance(x, Lit):
-                x = self.materialize(x)
-            return [self.emit(_UNARY[name], [x], shape, dtype)]
-        if name in _BINARY:
-            a, b = (self.broadcast_to(x, shape) for x in ins)
-            if self.dtype(a) != self.dtype(b):  # pow with an integer exponent
-                b = self.emit("convert", [b], shape, self.dtype(a), {"dtype": self.dtype(a)})
-            return [self.emit(_BINARY[name], [a, b], shape, dtype)]
-        if name in _COMPARE:
-            a, b = (self.broadcast_to(x, shape) for x in ins)
-            return [self.emit("compare", [a, b], shape, "i1", {"direction": _COMPARE[name]})]
-        if name in _REDUCE:
-            return [self._reduce(ins, p, shape, dtype, _REDUCE[name])]
-        handler = getattr(self, "p_" + name.replace("-", "_"), None)
-        if handler is None:
-            raise JaxImportError(f"cannot import JAX primitive '{name}': no listing op or "
-                                 "decomposition for it (see bladec/frontend/translate.py)")
-        result = handler(ins, p, shape, dtype, outs)
+        fn = RULES.get(name)
+        outer, self.loc = self.loc, source_loc(eqn)
+        self.primitive = name
+        if self.loc is NOWHERE:
+            self.loc = outer
+        try:
+            outs = [(tuple(v.aval.shape), bladec_dtype(v.aval.dtype)) for v in eqn.outvars]
+            shape, dtype = outs[0] if outs else ((), "f32")
+            if fn is None:
+                raise JaxImportError(f"cannot import JAX primitive '{name}': no listing op "
+                                     "or decomposition for it")
+            result = fn(self, ins, eqn.params, shape, dtype, outs)
+        except JaxImportError as exc:
+            if exc.loc is NOWHERE or exc.loc.line == 0:
+                raise JaxImportError(str(exc.diagnostic.message), self.loc) from None
+            raise
+        finally:
+            self.loc = outer
         return result if isinstance(result, list) else [result]
-
-    def p_integer_pow(self, ins, p, shape, dtype, outs):
-        x = self.materialize(ins[0])
-        y = int(p["y"])
-        if y == 1:
-            return x
-        return self.emit("integer_pow", [x], shape, dtype, {"exponent": y})
-
-    def p_and(self, ins, p, shape, dtype, outs):
-        return self._logical("min", "and", ins, shape, dtype)
-
-    def p_or(self, ins, p, shape, dtype, outs):
-        return self._logical("max", "or", ins, shape, dtype)
-
-    def _logical(self, op, what, ins, shape, dtype):
-        if dtype != "i1":
-            raise JaxImportError(f"cannot import bitwise '{what}' on {dtype} (only booleans)")
-        self.decomposed[what] += 1
-        a, b = (self.broadcast_to(x, shape) for x in ins)
-        return self.emit(op, [a, b], shape, dtype)
-
-    def p_not(self, ins, p, shape, dtype, outs):
-        if dtype != "i1":
-            raise JaxImportError(f"cannot import bitwise 'not' on {dtype} (only booleans)")
-        self.decomposed["not"] += 1
-        x = self.materialize(ins[0])
-        false = self.constant(0, shape, "i1")
-        return self.emit("compare", [x, false], shape, "i1", {"direction": "EQ"})
-
-    def p_is_finite(self, ins, p, shape, dtype, outs):
-        """x - x is 0 exactly when x is finite (inf - inf and nan - nan are nan)."""
-        x = self.materialize(ins[0])
-        self.decomposed["is_finite"] += 1
-        d = self.emit("sub", [x, x], shape, self.dtype(x))
-        zero = self.constant(0, shape, self.dtype(x))
-        return self.emit("compare", [d, zero], shape, "i1", {"direction": "EQ"})
-
-    def p_sign(self, ins, p, shape, dtype, outs):
-        """1 where x > 0, -1 where x < 0, else x itself (0, -0.0 and nan stay)."""
-        x = self.materialize(ins[0])
-        self.decomposed["sign"] += 1
-        zero = self.constant(0, shape, dtype)
-        pos = self.emit("compare", [x, zero], shape, "i1", {"direction": "GT"})
-        neg = self.emit("compare", [x, zero], shape, "i1", {"direction": "LT"})
-        minus = self.emit("select", [neg, self.constant(-1, shape, dtype), x], shape, dtype)
-        return self.emit("select", [pos, self.constant(1, shape, dtype), minus], shape, dtype)
-
-    def p_clamp(self, ins, p, shape, dtype, outs):
-        lo, x, hi = (self.broadcast_to(v, shape) for v in ins)
-        self.decomposed["clamp"] += 1
-        y = self.emit("max", [x, lo], shape, dtype)
-        return self.emit("min", [y, hi], shape, dtype)
-
-    def p_select_n(self, ins, p, shape, dtype, outs):
-        pred, *cases = ins
-        if len(cases) == 1:
-            return self.broadcast_to(cases[0], shape)
-        if len(cases) != 2:
-            raise JaxImportError(f"cannot import select_n with {len(cases)} cases (only 2)")
-        pred = self.broadcast_to(pred, shape)
-        if self.dtype(pred) != "i1":  # an integer selector: case 1 where it is non-zero
-            zero = self.constant(0, shape, self.dtype(pred))
-            pred = self.emit("compare", [pred, zero], shape, "i1", {"direction": "NE"})
-        false, true = (self.broadcast_to(c, shape) for c in cases)
-        return self.emit("select", [pred, true, false], shape, dtype)
-
-    def p_convert_element_type(self, ins, p, shape, dtype, outs):
-        x = ins[0]
-        if isinstance(x, Lit):
-            value = np.asarray(x.value, _np_dtype(x.dtype)).astype(_np_dtype(dtype)).item()
-            return Lit(value, dtype, x.shape)
-        if self.dtype(x) == dtype:
-            return x
-        return self.emit("convert", [x], shape, dtype, {"dtype": dtype})
-
-    def p_broadcast_in_dim(self, ins, p, shape, dtype, outs):
-        x = ins[0]
-        if isinstance(x, Lit):
-            return self.constant(x.value, shape, x.dtype)
-        dims = [int(d) for d in p["broadcast_dimensions"]]
-        have = self.shapes[x]
-        if _same_shape(have, shape) and dims == list(range(len(shape))):
-            return x
-        out = self.emit("broadcast_in_dim", [x], shape, dtype, {"dims": dims})
-        self.broadcasts[out] = (x, dims)
-        if (dims == list(range(len(have))) and _same_shape(have, shape[:len(have)])
-                and all(not is_symbolic(d) and int(d) == 1 for d in shape[len(have):])):
-            self.expanded[out] = x
-        return out
-
-    def p_reshape(self, ins, p, shape, dtype, outs):
-        x = self.materialize(ins[0])
-        if p.get("dimensions") is not None:
-            raise JaxImportError("cannot import reshape with 'dimensions' (a transposing "
-                                 "reshape)")
-        return self._reshape(x, shape, dtype)
-
-    def _reshape(self, x: str, shape: Sequence, dtype: str) -> str:
-        have = self.shapes[x]
-        if _same_shape(have, shape):
-            return x
-        keep_in = [i for i, d in enumerate(have) if not _is_one(d)]
-        keep_out = [i for i, d in enumerate(shape) if not _is_one(d)]
-        if _same_shape([have[i] for i in keep_in], [shape[i] for i in keep_out]):
-            # only size-1 dims come and go: keep the other dims visible to the analysis
-            self.decomposed["reshape (size-1 dims)"] += 1
-            if len(keep_in) != len(have):
-                x = self.emit("reduce", [x], [have[i] for i in keep_in], dtype,
-                              {"dims": [i for i in range(len(have)) if i not in keep_in],
-                               "kind": "max"})
-            if len(keep_out) != len(shape):
-                x = self.emit("broadcast_in_dim", [x], shape, dtype, {"dims": keep_out})
-            return x
-        return self.emit("reshape", [x], shape, dtype)
-
-    def p_squeeze(self, ins, p, shape, dtype, outs):
-        return self._reshape(self.materialize(ins[0]), shape, dtype)
-
-    def p_expand_dims(self, ins, p, shape, dtype, outs):
-        return self._reshape(self.materialize(ins[0]), shape, dtype)
-
-    def p_transpose(self, ins, p, shape, dtype, outs):
-        x = self.materialize(ins[0])
-        perm = [int(d) for d in p["permutation"]]
-        if perm == list(range(len(perm))):
-            return x
-        return self.emit("transpose", [x], shape, dtype, {"perm": perm})
-
-    def p_dot_general(self, ins, p, shape, dtype, outs):
-        a, b = (self.materialize(x) for x in ins)
-        (lc, rc), (lb, rb) = p["dimension_numbers"]
-        for i, x in enumerate((a, b)):
-            if self.dtype(x) != dtype:
-                x = self.emit("convert", [x], self.shapes[x], dtype, {"dtype": dtype})
-                a, b = (x, b) if i == 0 else (a, x)
-        attrs: dict[str, Any] = {}
-        if lb:
-            attrs["lhs_batch"] = [int(d) for d in lb]
-            attrs["rhs_batch"] = [int(d) for d in rb]
-        attrs["lhs_contract"] = [int(d) for d in lc]
-        attrs["rhs_contract"] = [int(d) for d in rc]
-        return self.emit("dot_general", [a, b], shape, dtype, attrs)
-
-    def _reduce(self, ins, p, shape, dtype, kind):
-        x = self.materialize(ins[0])
-        axes = [int(d) for d in p["axes"]]
-        if not axes:
-            return x
-        return self.emit("reduce", [x], shape, dtype, {"dims": axes, "kind": kind})
-
-    def p_concatenate(self, ins, p, shape, dtype, outs):
-        xs = [self.materialize(x) for x in ins]
-        if len(xs) == 1:
-            return xs[0]
-        out = self.emit("concatenate", xs, shape, dtype, {"dim": int(p["dimension"])})
-        if all(x in self.known for x in xs) and \
-                sum(self.known[x].size for x in xs) <= _KNOWN_MAX_ELEMENTS:
-            self.known[out] = np.concatenate([self.known[x] for x in xs], int(p["dimension"]))
-        return out
-
-    def p_iota(self, ins, p, shape, dtype, outs):
-        return self.emit("iota", [], shape, dtype, {"dim": int(p["dimension"])})
-
-    def p_gather(self, ins, p, shape, dtype, outs):
-        table, ids = (self.materialize(x) for x in ins)
-        dn = p["dimension_numbers"]
-        tshape, ishape = self.shapes[table], self.shapes[ids]
-        r, k = len(tshape), len(ishape)
-        sizes = tuple(p["slice_sizes"])
-        batching = tuple(getattr(dn, "operand_batching_dims", ()))
-        if (k >= 1 and _is_one(ishape[-1]) and len(dn.start_index_map) == 1
-                and tuple(dn.collapsed_slice_dims) == tuple(dn.start_index_map) and not batching
-                and len(dn.offset_dims) == r - 1):
-            a = int(dn.start_index_map[0])
-            if _same_shape(sizes, tuple(tshape[:a]) + (1,) + tuple(tshape[a + 1:])):
-                return self._take_along(table, self._drop_index_dim(ids), a,
-                                        [int(d) for d in dn.offset_dims], shape, dtype)
-        if (k == 1 and ids in self.known and not batching
-                and tuple(dn.offset_dims) == tuple(range(len(shape)))):
-            return self._static_gather(table, self.known[ids], dn, sizes, shape, dtype)
-        raise JaxImportError("cannot import this 'gather': only picking along one dim by "
-                             "an index array (table[ids], jnp.take(x, ids, axis)) and slices "
-                             "at constant indices (x[..., 0], x[..., :3]) map to the listing")
-
-    def _take_along(self, x: str, ids: str, a: int, offset_dims: list[int], shape: Sequence,
-                    dtype: str) -> str:
-        """``jnp.take(x, ids, axis=a)`` with JAX's result dim order (``offset_dims``)."""
-        have = list(self.shapes[x])
-        order = [a] + [j for j in range(len(have)) if j != a]
-        if a != 0:
-            self.decomposed["gather (axis > 0)"] += 1
-            x = self.emit("transpose", [x], [have[j] for j in order], dtype, {"perm": order})
-        batch = list(self.shapes[ids])
-        rows = batch + [have[j] for j in order[1:]]
-        if len(shape) == len(rows) and offset_dims == list(range(len(batch), len(rows))):
-            return self.emit("gather", [x, ids], shape, dtype)
-        g = self.emit("gather", [x, ids], rows, dtype)
-        positions = [i for i in range(len(shape)) if i not in offset_dims]
-        perm = [0] * len(shape)
-        for i, pos in enumerate(positions):
-            perm[pos] = i
-        for i, pos in enumerate(offset_dims):
-            perm[pos] = len(batch) + i
-        return self.emit("transpose", [g], shape, dtype, {"perm": perm})
-
-    def _static_gather(self, x: str, index: np.ndarray, dn: Any, sizes: Sequence,
-                       shape: Sequence, dtype: str) -> str:
-        """A gather at constant start indices: a slice, then the collapsed dims dropped."""
-        have = self.shapes[x]
-        start = [0] * len(have)
-        for i, d in enumerate(dn.start_index_map):
-            start[d] = int(index.reshape(-1)[i])
-            if not is_symbolic(have[d]) and not is_symbolic(sizes[d]):  # XLA clamps
-                start[d] = max(0, min(start[d], int(have[d]) - int(sizes[d])))
-        limit = [st + n for st, n in zip(start, sizes)]
-        self.decomposed["gather (constant indices)"] += 1
-        cut = self._slice(x, start, limit, [1] * len(have), list(sizes), dtype)
-        return self._reshape(cut, shape, dtype)
-
-    def p_scatter_add(self, ins, p, shape, dtype, outs):
-        base, ids, upd = (self.materialize(x) for x in ins)
-        dn = p["dimension_numbers"]
-        bshape, ishape = self.shapes[base], self.shapes[ids]
-        r, k = len(bshape), len(ishape)
-        ok = (k >= 1 and _is_one(ishape[-1]) and tuple(dn.inserted_window_dims) == (0,)
-              and tuple(dn.scatter_dims_to_operand_dims) == (0,)
-              and not tuple(getattr(dn, "operand_batching_dims", ()))
-              and tuple(dn.update_window_dims) == tuple(range(k - 1, k - 1 + r - 1)))
-        if ok:
-            return self.emit("scatter_add", [base, self._drop_index_dim(ids), upd], shape,
-                             dtype)
-        ushape = self.shapes[upd]
-        if (k == 1 and ids in self.known and not tuple(dn.inserted_window_dims)
-                and not tuple(getattr(dn, "operand_batching_dims", ()))
-                and tuple(dn.update_window_dims) == tuple(range(r)) and len(ushape) == r):
-            # the gradient of a slice at constant indices: pad the update, add it
-            self.decomposed["scatter-add (constant indices)"] += 1
-            index = self.known[ids].reshape(-1)
-            x = upd
-            for i, d in enumerate(dn.scatter_dims_to_operand_dims):
-                lo = int(index[i])
-                if not is_symbolic(bshape[d]) and not is_symbolic(ushape[d]):  # XLA clamps
-                    lo = max(0, min(lo, int(bshape[d]) - int(ushape[d])))
-                x = self._pad_dim(x, int(d), lo, bshape[d] - lo - ushape[d], Lit(0, dtype))
-            return self.emit("add", [base, x], shape, dtype)
-        raise JaxImportError("cannot import this 'scatter-add': only the row update "
-                             "base.at[ids].add(rows) and updates at constant indices map "
-                             "to the listing")
-
-    def _pad_dim(self, x: str, j: int, lo: Any, hi: Any, value: Any) -> str:
-        """x with ``lo`` and ``hi`` elements of ``value`` around dim j (a concatenate)."""
-        have = list(self.shapes[x])
-        dtype = self.types[x].dtype
-        parts = []
-        for n in (lo, None, hi):
-            if n is None:
-                parts.append(x)
-            elif is_symbolic(n) or int(n) > 0:
-                block = list(have)
-                block[j] = n
-                parts.append(self.broadcast_to(value, block))
-        if len(parts) == 1:
-            return x
-        total = list(have)
-        total[j] = have[j] + lo + hi
-        return self.emit("concatenate", parts, total, dtype, {"dim": j})
-
-    def _drop_index_dim(self, ids: str) -> str:
-        if ids in self.expanded:
-            return self.expanded[ids]
-        have = self.shapes[ids]
-        return self._reshape(ids, have[:-1], self.types[ids].dtype)
-
-    def p_slice(self, ins, p, shape, dtype, outs):
-        x = self.materialize(ins[0])
-        start = [int(s) for s in p["start_indices"]]
-        limit = list(p["limit_indices"])
-        strides = [int(s) for s in (p.get("strides") or [1] * len(start))]
-        return self._slice(x, start, limit, strides, shape, dtype)
-
-    def _slice(self, x: str, start, limit, strides, shape, dtype) -> str:
-        have = self.shapes[x]
-        if not any(is_symbolic(d) for d in list(have) + list(limit)):
-            attrs: dict[str, Any] = {"start": start, "limit": [int(v) for v in limit]}
-            if any(s != 1 for s in strides):
-                attrs["strides"] = strides
-            if _same_shape(have, shape):
-                return x
-            return self.emit("slice", [x], shape, dtype, attrs)
-        # a dynamic-shaped operand: gather each sliced dim, moved to the front
-        self.decomposed["slice"] += 1
-        for j in range(len(have)):
-            full = start[j] == 0 and strides[j] == 1 and _same_dim(limit[j], have[j])
-            if full:
-                continue
-            x = self._take(x, j, start[j], strides[j], shape[j], dtype)
-        return x
-
-    def _take(self, x: str, j: int, start: int, stride: int, n: Any, dtype: str) -> str:
-        """Elements start, start+stride, ... (n of them) of dim j of x."""
-        have = list(self.shapes[x])
-        rank = len(have)
-        perm = [j] + [i for i in range(rank) if i != j]
-        if j != 0:
-            x = self.emit("transpose", [x], [have[i] for i in perm], dtype, {"perm": perm})
-        ids = self.emit("iota", [], [n], "i32", {"dim": 0})
-        if stride != 1:
-            ids = self.emit("mul", [ids, self.constant(stride, [n], "i32")], [n], "i32")
-        if start != 0:
-            ids = self.emit("add", [ids, self.constant(start, [n], "i32")], [n], "i32")
-        moved = [n] + [have[i] for i in perm[1:]]
-        x = self.emit("gather", [x, ids], moved, dtype)
-        if j != 0:
-            inv = [perm.index(i) for i in range(rank)]
-            x = self.emit("transpose", [x], [moved[i] for i in inv], dtype, {"perm": inv})
-        return x
-
-    def p_split(self, ins, p, shape, dtype, outs):
-        x = self.materialize(ins[0])
-        axis = int(p["axis"])
-        have = self.shapes[x]
-        results = []
-        offset: Any = 0
-        for out_shape, out_dtype in outs:
-            size = out_shape[axis]
-            start = [0] * len(have)
-            limit = list(have)
-            if is_symbolic(offset):
-                raise JaxImportError("cannot import 'split' at a symbolic offset")
-            start[axis] = int(offset)
-            limit[axis] = offset + size
-            results.append(self._slice(x, start, limit, [1] * len(have), out_shape, out_dtype))
-            offset = offset + size
-        self.decomposed["split"] += 1
-        return results
-
-    def p_pad(self, ins, p, shape, dtype, outs):
-        x, value = ins
-        x = self.materialize(x)
-        config = [(int(lo), int(hi), int(mid)) for lo, hi, mid in p["padding_config"]]
-        if any(mid for _, _, mid in config):
-            raise JaxImportError("cannot import 'pad' with interior padding")
-        self.decomposed["pad"] += 1
-        for j, (lo, hi, _) in enumerate(config):
-            have = list(self.shapes[x])
-            if lo < 0 or hi < 0:  # negative padding cuts
-                start = [0] * len(have)
-                limit = list(have)
-                start[j] = max(-lo, 0)
-                limit[j] = have[j] - max(-hi, 0)
-                cut = list(have)
-                cut[j] = limit[j] - start[j]
-                x = self._slice(x, start, limit, [1] * len(have), cut, dtype)
-                lo, hi = max(lo, 0), max(hi, 0)
-                have = cut
-            x = self._pad_dim(x, j, lo, hi, value)
-        return x
 
 
 def _literal(v: Any) -> Lit:
@@ -649,20 +329,22 @@ def _literal(v: Any) -> Lit:
                 tuple(v.aval.shape))
 
 
-def _np_dtype(name: str) -> Any:
+def np_dtype(name: str) -> Any:
     from bladec.runtime.backend import numpy_dtype
     return numpy_dtype(name)
 
 
-def _is_one(d: Any) -> bool:
+def is_one(d: Any) -> bool:
     return not is_symbolic(d) and int(d) == 1
 
 
-def _same_dim(a: Any, b: Any) -> bool:
+def same_dim(a: Any, b: Any) -> bool:
     if is_symbolic(a) != is_symbolic(b):
         return False
     return (a == b) if is_symbolic(a) else int(a) == int(b)
 
 
-def _same_shape(a: Sequence, b: Sequence) -> bool:
-    return len(a) == len(b) and all(_same_dim(x, y) for x, y in zip(a, b))
+def same_shape(a: Sequence, b: Sequence) -> bool:
+    return len(a) == len(b) and all(same_dim(x, y) for x, y in zip(a, b))
+
+

@@ -20,6 +20,8 @@ Dims = list[SymbolicExpr]
 # A result as the rule sees it: its dims (None: whatever the declared type says) and
 # its dtype (None: whatever the declared type says).
 RuleResult = tuple[list[SymbolicExpr] | None, str | None]
+# An op's FLOPs once every shape is known: (op, value -> concrete shape) -> count.
+FlopRule = Callable[[Op, dict[str, tuple[int, ...]]], int]
 
 ATTR_KINDS = ("int", "ints", "float", "number", "str", "bool", "symrefs")
 
@@ -72,13 +74,17 @@ class OpDef:
     rule: Callable[[ShapeCtx], list[RuleResult]]
     min_operands: int = 1
     max_operands: int | None = 1
-    num_results: int = 1
+    num_results: int | None = 1  # None: one result per operand (``sort``)
     attrs: dict[str, str] = field(default_factory=dict)  # name -> kind, see ATTR_KINDS
     required: frozenset[str] = frozenset()
     recomputable: bool = True  # False for ops whose result can not be produced twice
     # What running needs beyond the shape rule: Listing 1 states a broadcast that can
     # not run, and `optimize` must still take it, so only `run` applies these checks.
     run_rule: Callable[[ShapeCtx], None] | None = None
+    # FLOPs for the remat cost model where one per element of the larger side (the
+    # default of ``bladec.runtime.executor.flops_of``) is far off: ``dim_size`` reads no
+    # element, a window reduction reads each element once per window it falls in.
+    flops: FlopRule | None = None
 
     def check_signature(self, op: Op) -> None:
         """Arity, result count and attribute presence/kinds: everything not about shapes."""
@@ -89,8 +95,9 @@ class OpDef:
                     f"at least {self.min_operands}" if hi is None else
                     f"{self.min_operands} to {hi}")
             raise BladecError(f"'{op.name}' takes {want} operand(s), got {n}", op.loc)
-        if len(op.results) != self.num_results:
-            raise BladecError(f"'{op.name}' defines {self.num_results} result(s), "
+        want_results = n if self.num_results is None else self.num_results
+        if len(op.results) != want_results:
+            raise BladecError(f"'{op.name}' defines {want_results} result(s), "
                               f"got {len(op.results)}", op.loc)
         for name in sorted(self.required - op.attrs.keys()):
             raise BladecError(f"'{op.name}' needs attribute '{name}'", op.loc)
@@ -166,4 +173,5 @@ def numel(dims: Dims) -> SymbolicExpr:
 
 
 from bladec.ops import (elementwise, shape, contraction, reduction, indexing, remat,  # noqa: E402,F401
-                        schedule, collective)
+                        schedule, collective, introspection, special, selection, addressing,
+                        window, layout)

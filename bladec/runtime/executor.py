@@ -35,6 +35,7 @@ from bladec.analysis.memory import exact_sizes
 from bladec.errors import BladecError
 from bladec.analysis.version import choose, map_versions, versions
 from bladec.ir import DTYPE_BYTES, Func, Module, Op
+from bladec.ops import REGISTRY
 from bladec.passes.remat import strip_remat
 from bladec.runtime.backend import Backend, numpy_dtype
 from bladec.runtime.device import DeviceAccount, account, grow_margins
@@ -76,7 +77,11 @@ class Report:
 
 
 def flops_of(op: Op, shapes: dict[str, tuple[int, ...]]) -> int:
-    """A rough FLOP count: 2*M*N*K for contractions, one per element otherwise."""
+    """A rough FLOP count: 2*M*N*K for contractions, the op's own rule where its
+    registry entry has one, one per element of the larger side otherwise."""
+    rule = REGISTRY[op.name].flops if op.name in REGISTRY else None
+    if rule is not None:
+        return rule(op, shapes)
     out = sum(int(np.prod(shapes[r])) for r in op.result_names)
     if op.name in ("dot", "dot_general"):
         a = shapes[op.operands[0]]

@@ -1,0 +1,38 @@
+"""Shape information as values: ``dim_as_value`` (a symbolic dim used as a number)."""
+from __future__ import annotations
+
+from bladec.frontend.rule import Outs, Params, Result, Shape, rule
+from bladec.frontend.translate import JaxImportError, Lit, Translator, dim_to_expr
+
+
+@rule("dim_as_value")
+def _dim_as_value(tr: Translator, ins: list, p: Params, shape: Shape, dtype: str,
+                  outs: Outs) -> Result:
+    """A dim expression as a number: each symbol read off an input with
+    ``dim_size`` (once per symbol), combined with scalar ``mul`` and ``add``."""
+    e = dim_to_expr(p["dim"] if "dim" in p else p["dimension"], tr.symbols)
+    if e.is_const:
+        return Lit(e.const, dtype)
+    total: str | None = None
+    for m, c in sorted(e.terms.items()):
+        term: str | None = None if m else tr.constant(c, (), dtype)
+        for s, k in m:
+            for _ in range(k):
+                v = _dim_value(tr, s, dtype)
+                term = v if term is None else tr.emit("mul", [term, v], (), dtype)
+        if m and c != 1:
+            term = tr.emit("mul", [term, tr.constant(c, (), dtype)], (), dtype)
+        total = term if total is None else tr.emit("add", [total, term], (), dtype)
+    return total
+
+
+def _dim_value(tr: Translator, symbol: str, dtype: str) -> str:
+    key = (symbol, dtype)
+    if key not in tr.dim_values:
+        sources = tr.dim_sources.get(symbol)
+        if not sources:
+            raise JaxImportError(f"no input has the dim @{symbol} to read its size from")
+        kept = [src for src in sources if src[0] not in tr.donated] or sources
+        name, j = kept[0]
+        tr.dim_values[key] = tr.emit("dim_size", [name], (), dtype, {"dim": j})
+    return tr.dim_values[key]

@@ -1,0 +1,113 @@
+"""Ops that order or pick by value: arg max/min, sorts, top-k, cumulative scans.
+
+A mixture-of-experts layer routes each token to its top-k experts; a classifier's accuracy
+is an ``argmax``; an autoregressive mask or a position count is a cumulative sum. Each
+is one op with JAX's semantics on both backends (ties go to the lower index; sorts are
+stable and put NaNs last).
+"""
+from __future__ import annotations
+
+from bladec.ir import Op
+from bladec.ops import OpDef, RuleResult, ShapeCtx, register
+from bladec.symbolic.expr import const
+
+INDEX_DTYPES = ("i32", "i64")
+CUMULATIVE_KINDS = ("sum", "prod", "max", "min", "logsumexp")
+
+
+def _arg(ctx: ShapeCtx) -> list[RuleResult]:
+    src = ctx.operands[0]
+    if not src:
+        raise ctx.fail("the operand is a scalar: there is no dim to search")
+    d = ctx.axis(int(ctx.attr("dim")), len(src))
+    if src[d].is_const and src[d].const == 0:
+        raise ctx.fail(f"dim {d} is empty: there is no element to pick")
+    if ctx.declared[0].dtype not in INDEX_DTYPES:
+        raise ctx.fail(f"the result must be i32 or i64, declared {ctx.declared[0].dtype}")
+    if ctx.dtypes[0] == "i1":
+        raise ctx.fail("needs a number type, got i1")
+    return [([x for i, x in enumerate(src) if i != d], ctx.declared[0].dtype)]
+
+
+def _cumulative(ctx: ShapeCtx) -> list[RuleResult]:
+    src = ctx.operands[0]
+    if not src:
+        raise ctx.fail("the operand is a scalar: there is no dim to scan")
+    ctx.axis(int(ctx.attr("dim")), len(src))
+    kind = ctx.attr("kind", "sum")
+    if kind not in CUMULATIVE_KINDS:
+        raise ctx.fail(f"kind must be one of {', '.join(CUMULATIVE_KINDS)}")
+    if kind == "logsumexp" and ctx.dtypes[0] not in ("f16", "bf16", "f32", "f64"):
+        raise ctx.fail(f"kind logsumexp needs a float type, got {ctx.dtypes[0]}")
+    if ctx.dtypes[0] == "i1" and kind in ("sum", "prod"):
+        raise ctx.fail(f"kind {kind} is not defined on i1")
+    return [(list(src), ctx.dtypes[0])]
+
+
+def _sort(ctx: ShapeCtx) -> list[RuleResult]:
+    first = ctx.operands[0]
+    if not first:
+        raise ctx.fail("the operands are scalars: there is no dim to sort")
+    ctx.axis(int(ctx.attr("dim", -1)), len(first))
+    keys = int(ctx.attr("num_keys", 1))
+    if not 1 <= keys <= len(ctx.operands):
+        raise ctx.fail(f"num_keys must be 1 to {len(ctx.operands)}, got {keys}")
+    for i, dims in enumerate(ctx.operands[1:], start=1):
+        if len(dims) != len(first):
+            raise ctx.fail(f"operand {i} has rank {len(dims)}, operand 0 has rank {len(first)}")
+        for j, (a, b) in enumerate(zip(first, dims)):
+            ctx.equal(a, b, f"dim {j} of operands 0 and {i}")
+    if len(ctx.declared) != len(ctx.operands):
+        raise ctx.fail(f"defines one result per operand ({len(ctx.operands)}), "
+                       f"got {len(ctx.declared)}")
+    return [(list(dims), dtype) for dims, dtype in zip(ctx.operands, ctx.dtypes)]
+
+
+def _top_k(ctx: ShapeCtx) -> list[RuleResult]:
+    src = ctx.operands[0]
+    k = int(ctx.attr("k"))
+    if not src:
+        raise ctx.fail("the operand is a scalar: there is no dim to pick from")
+    if k < 0:
+        raise ctx.fail(f"k must be at least 0, got {k}")
+    ctx.at_least(src[-1], k, "the last dim holds at least k elements")
+    if ctx.declared[1].dtype not in INDEX_DTYPES:
+        raise ctx.fail(f"the indices (result 1) must be i32 or i64, declared "
+                       f"{ctx.declared[1].dtype}")
+    out = list(src[:-1]) + [const(k)]
+    return [(out, ctx.dtypes[0]), (out, ctx.declared[1].dtype)]
+
+
+def _log_n(op: Op, shapes: dict[str, tuple[int, ...]]) -> int:
+    """A comparison sort: n log2 n comparisons per sorted row."""
+    n = 1
+    shape = shapes[op.operands[0]]
+    d = int(op.attrs.get("dim", -1)) % len(shape)
+    for s in shape:
+        n *= s
+    return n * max(1, shape[d].bit_length()) * len(op.operands)
+
+
+register(OpDef("argmax", "`argmax(%x) {dim = 1} -> tensor<?xi32>`: the index of the largest "
+               "element along `dim`, which the result drops (i32 or i64); the first one on "
+               "ties; a NaN counts as the largest.", _arg, attrs={"dim": "int"},
+               required=frozenset({"dim"})))
+register(OpDef("argmin", "`argmin(%x) {dim = 1} -> tensor<?xi32>`: the index of the smallest "
+               "element along `dim`, which the result drops (i32 or i64); the first one on "
+               "ties; a NaN counts as the smallest.", _arg, attrs={"dim": "int"},
+               required=frozenset({"dim"})))
+register(OpDef("cumulative", "`cumulative(%x) {dim = 1, kind = \"sum\", reverse = false}`: "
+               "the running sum (or prod, max, min, logsumexp) along `dim`, from the last "
+               "element with `reverse = true`; the result has x's shape and type "
+               "(`jnp.cumsum`, `lax.cummax`, ...).", _cumulative,
+               attrs={"dim": "int", "kind": "str", "reverse": "bool"},
+               required=frozenset({"dim"})))
+register(OpDef("sort", "`%k, %v = sort(%keys, %values) {dim = 1, num_keys = 1}`: the operands "
+               "(of one shape) reordered along `dim` by the first `num_keys` of them, "
+               "lexicographically, stably, ascending, NaNs last; one result per operand "
+               "(`jnp.sort`, `jnp.argsort` with an iota as values).", _sort, 1, None, None,
+               attrs={"dim": "int", "num_keys": "int"}, flops=_log_n))
+register(OpDef("top_k", "`%v, %i = top_k(%x) {k = 2} -> tensor<?x2>, tensor<?x2xi32>`: the "
+               "k largest elements along the last dim, in descending order, and their "
+               "indices (the lower index first on ties), as `lax.top_k`.", _top_k,
+               num_results=2, attrs={"k": "int"}, required=frozenset({"k"}), flops=_log_n))

@@ -1,0 +1,175 @@
+"""Windowed ops: convolutions, pooling and the gradient of max pooling.
+
+``conv`` is XLA's general convolution (``lax.conv_general_dilated``): dimension numbers
+name, for each operand and the result, which dim is the batch, the feature and each
+spatial dim; padding, strides, lhs (input) and rhs (kernel) dilation, feature groups
+(depthwise convolutions) and batch groups (the kernel gradient of grouped convolutions)
+as XLA has them. ``reduce_window`` is pooling; ``select_and_scatter_add`` adds each
+window's source value at the window's largest operand element (the gradient of max
+pooling). A spatial dim of size ``((in - 1) * lhs_dilation + 1 + lo + hi - ((k - 1) *
+rhs_dilation + 1)) / stride + 1`` is a polynomial of the symbols only with stride 1: with
+a larger stride over a dynamic dim the result's dim is taken as declared, unrelated to
+the operands (JAX's own dim is then a floor division, which the importer refuses).
+"""
+from __future__ import annotations
+
+from bladec.ir import Op
+from bladec.ops import OpDef, RuleResult, ShapeCtx, register
+from bladec.symbolic.expr import SymbolicExpr, const
+
+WINDOW_KINDS = ("sum", "max", "min")
+
+
+def _n(ctx: ShapeCtx, name: str, rank: int, default: int) -> list[int]:
+    vals = ctx.ints(name, [default] * rank)
+    if len(vals) != rank:
+        raise ctx.fail(f"'{name}' has {len(vals)} entries, expected {rank}")
+    return vals
+
+
+def _pads(ctx: ShapeCtx, rank: int) -> list[tuple[int, int]]:
+    flat = ctx.ints("padding", [0] * (2 * rank))
+    if len(flat) != 2 * rank:
+        raise ctx.fail(f"'padding' has {len(flat)} entries, expected {2 * rank} (lo, hi per dim)")
+    return [(flat[2 * i], flat[2 * i + 1]) for i in range(rank)]
+
+
+def _extent(ctx: ShapeCtx, size: SymbolicExpr, k: SymbolicExpr, lo: int, hi: int, stride: int,
+            base: int, dil: int, j: int) -> SymbolicExpr | None:
+    """The number of window positions along one dim; None where a stride above 1 divides a
+    span that is not a number here (the result's declared dim stands, unrelated)."""
+    if stride < 1 or base < 1 or dil < 1:
+        raise ctx.fail(f"strides and dilations must be at least 1 (dim {j})")
+    span = (size - 1) * base + 1 + lo + hi - ((k - 1) * dil + 1)
+    if span.is_const:
+        if span.const < 0:
+            raise ctx.fail(f"the window does not fit dim {j} (span {span.const})")
+        return const(span.const // stride + 1)
+    if stride != 1:
+        return None
+    return span + 1
+
+
+def _spec(ctx: ShapeCtx, name: str, rank: int) -> list[int]:
+    spec = ctx.ints(name)
+    if sorted(spec) != list(range(rank)):
+        raise ctx.fail(f"'{name}' {spec} must be a permutation of 0..{rank - 1}")
+    return spec
+
+
+def _conv(ctx: ShapeCtx) -> list[RuleResult]:
+    lhs, rhs = ctx.operands
+    if len(lhs) != len(rhs) or len(lhs) < 2:
+        raise ctx.fail(f"operands need one rank, at least 2; got {len(lhs)} and {len(rhs)}")
+    if ctx.dtypes[0] != ctx.dtypes[1]:
+        raise ctx.fail(f"operands differ in element type ({ctx.dtypes[0]}, {ctx.dtypes[1]})")
+    r = len(lhs)
+    ls, rs, os = (_spec(ctx, n, r) for n in ("lhs_spec", "rhs_spec", "out_spec"))
+    sp = r - 2
+    strides, ld, rd = (_n(ctx, n, sp, 1) for n in ("strides", "lhs_dilation", "rhs_dilation"))
+    pads = _pads(ctx, sp)
+    fg, bg = int(ctx.attr("feature_groups", 1)), int(ctx.attr("batch_groups", 1))
+    if fg < 1 or bg < 1 or (fg > 1 and bg > 1):
+        raise ctx.fail("feature_groups and batch_groups are at least 1, and not both above 1")
+    ctx.equal(lhs[ls[1]], rhs[rs[1]] * fg, "input features = kernel input features * groups")
+    out = [const(0)] * r
+    out[os[0]] = lhs[ls[0]] if bg == 1 else _divide(ctx, lhs[ls[0]], bg, "batch")
+    out[os[1]] = rhs[rs[0]]
+    for i in range(sp):
+        out[os[2 + i]] = _extent(ctx, lhs[ls[2 + i]], rhs[rs[2 + i]], pads[i][0], pads[i][1],
+                                 strides[i], ld[i], rd[i], ls[2 + i])
+    return [(_declared_where_unknown(ctx, out), ctx.dtypes[0])]
+
+
+def _declared_where_unknown(ctx: ShapeCtx, out: list) -> list:
+    return [ctx.declared_dims[0][j] if e is None else e for j, e in enumerate(out)]
+
+
+def _divide(ctx: ShapeCtx, e: SymbolicExpr, k: int, what: str) -> SymbolicExpr:
+    if e.is_const:
+        if e.const % k:
+            raise ctx.fail(f"the {what} dim {e.const} is not a multiple of {k}")
+        return const(e.const // k)
+    raise ctx.fail(f"a dynamic {what} dim ({e}) can not be split into {k} groups")
+
+
+def _reduce_window(ctx: ShapeCtx) -> list[RuleResult]:
+    x = ctx.operands[0]
+    r = len(x)
+    window = _n(ctx, "window", r, 1)
+    strides, base, dil = (_n(ctx, n, r, 1) for n in ("strides", "base_dilation",
+                                                        "window_dilation"))
+    pads = _pads(ctx, r)
+    if ctx.attr("kind", "sum") not in WINDOW_KINDS:
+        raise ctx.fail(f"kind must be one of {', '.join(WINDOW_KINDS)}")
+    out = [_extent(ctx, x[j], const(window[j]), pads[j][0], pads[j][1], strides[j], base[j],
+                   dil[j], j) for j in range(r)]
+    return [(_declared_where_unknown(ctx, out), ctx.dtypes[0])]
+
+
+def _select_and_scatter_add(ctx: ShapeCtx) -> list[RuleResult]:
+    source, operand = ctx.operands
+    r = len(operand)
+    window = _n(ctx, "window", r, 1)
+    strides = _n(ctx, "strides", r, 1)
+    pads = _pads(ctx, r)
+    if len(source) != r:
+        raise ctx.fail(f"the source has rank {len(source)}, the operand {r}")
+    for j in range(r):
+        want = _extent(ctx, operand[j], const(window[j]), pads[j][0], pads[j][1], strides[j],
+                       1, 1, j)
+        if want is not None:
+            ctx.equal(source[j], want, f"dim {j} of the source")
+    if ctx.dtypes[0] != ctx.dtypes[1]:
+        raise ctx.fail(f"source is {ctx.dtypes[0]}, operand is {ctx.dtypes[1]}")
+    return [(list(operand), ctx.dtypes[1])]
+
+
+def _conv_flops(op: Op, shapes: dict[str, tuple[int, ...]]) -> int:
+    """2 per multiply-add: every result element sums kernel-window x input-features terms."""
+    out = 1
+    for n in shapes[op.result_names[0]]:
+        out *= n
+    rhs = shapes[op.operands[1]]
+    spec = op.attrs["rhs_spec"]
+    per = 1
+    for d in list(spec)[1:]:
+        per *= rhs[d]
+    return 2 * out * per
+
+
+def _window_flops(op: Op, shapes: dict[str, tuple[int, ...]]) -> int:
+    """One per window element per result element."""
+    out = 1
+    for n in shapes[op.result_names[0] if op.name == "reduce_window" else op.operands[0]]:
+        out *= n
+    per = 1
+    for k in op.attrs.get("window", ()):
+        per *= int(k)
+    return out * per
+
+
+_SPECS = {"lhs_spec": "ints", "rhs_spec": "ints", "out_spec": "ints", "strides": "ints",
+          "padding": "ints", "lhs_dilation": "ints", "rhs_dilation": "ints",
+          "feature_groups": "int", "batch_groups": "int"}
+register(OpDef("conv", "`conv(%x, %k) {lhs_spec = [0, 3, 1, 2], rhs_spec = [3, 2, 0, 1], "
+               "out_spec = [0, 3, 1, 2], strides = [1, 1], padding = [1, 1, 1, 1]}`: XLA's "
+               "general convolution. Each spec lists the dims of (batch, feature, spatial...) "
+               "of x, of (output feature, input feature, spatial...) of k, and of (batch, "
+               "feature, spatial...) of the result; `padding` is lo, hi per spatial dim; "
+               "optional `lhs_dilation`, `rhs_dilation`, `feature_groups`, `batch_groups` "
+               "(default 1).", _conv, 2, 2, attrs=_SPECS,
+               required=frozenset({"lhs_spec", "rhs_spec", "out_spec"}), flops=_conv_flops))
+register(OpDef("reduce_window", "`reduce_window(%x) {kind = \"max\", window = [1, 3, 3, 1], "
+               "strides = [1, 2, 2, 1], padding = [0, 0, 1, 1, 1, 1, 0, 0]}`: pooling: the "
+               "sum, max or min of each window (padding counts as the kind's identity); "
+               "optional `base_dilation` and `window_dilation`.", _reduce_window,
+               attrs={"kind": "str", "window": "ints", "strides": "ints", "padding": "ints",
+                      "base_dilation": "ints", "window_dilation": "ints"},
+               required=frozenset({"window"}), flops=_window_flops))
+register(OpDef("select_and_scatter_add", "`select_and_scatter_add(%source, %x) {window = "
+               "[...], strides = [...], padding = [...]}`: zeros of x's shape, with each "
+               "source element added at the first largest element of its window of x (the "
+               "gradient of max pooling).", _select_and_scatter_add, 2, 2,
+               attrs={"window": "ints", "strides": "ints", "padding": "ints"},
+               required=frozenset({"window"}), flops=_window_flops))
