@@ -239,7 +239,8 @@ def _analysis_text(report: dict) -> str:
               help="Seed of the random inputs (a non-negative integer).")
 @click.option("-p", "--passes", "pipeline", default=DEFAULT_PIPELINE, show_default=True,
               help="Passes to run first ('none': run the listing as it is); as for "
-                   "optimize.")
+                   "optimize. Without -p, a listing already optimized (it has the "
+                   "remat.plan that optimize writes) runs as it is.")
 @click.option("--backend", type=click.Choice(["jax", "numpy"]), default="jax",
               show_default=True)
 @click.option("--bitwise", is_flag=True, help="Keep every op its own XLA kernel, so that "
@@ -271,7 +272,8 @@ def run(file: str, mem_limit: str | None, dims: str | None, inputs_path: str | N
     """
     from bladec.runtime.session import parse_pad, run_listing
     from bladec.runtime.timeline import check_timeline_path, write_timeline
-    passes = _pipeline(pipeline)
+    given = click.get_current_context().get_parameter_source("pipeline")
+    passes = _pipeline(pipeline) if given != click.core.ParameterSource.DEFAULT else None
     limit = parse_size(mem_limit) if mem_limit is not None else None
     binding, padding = parse_dims(dims), parse_pad(pad)
     if outputs_path:

@@ -63,6 +63,7 @@ class Report:
     reloads: int = 0
     recomputes: int = 0
     segments: int = 0
+    executables: int = 0           # distinct compiled functions the segments ran
     compilations: int = 0
     compile_seconds: float = 0.0   # lowering and compiling them, within ``seconds``
     seconds: float = 0.0
@@ -382,9 +383,33 @@ class Executor:
     def run(self, inputs: dict[str, np.ndarray], limit: int | None = None,
             dims: dict[str, int] | None = None, profile: bool = False
             ) -> tuple[dict[str, np.ndarray], Report]:
-        """Outputs and a report. ``profile``: wait for each segment and time it
-        (``Report.segment_seconds``); otherwise everything is dispatched asynchronously."""
+        """Outputs (fetched to NumPy) and a report, for inputs given as host arrays.
+        ``profile``: wait for each segment and time it (``Report.segment_seconds``);
+        otherwise everything is dispatched asynchronously."""
         start = time.perf_counter()
+        self._check_names(inputs)
+        arrays = {n: np.asarray(inputs[n]) for n in self.inputs}
+        self._check_dtypes({n: a.dtype for n, a in arrays.items()})
+        bound = self._bound_for_inputs({n: a.shape for n, a in arrays.items()}, dims)
+        env = {n: self.backend.put(arrays[n]) for n in self.inputs}
+        outputs, report = self._dispatch(bound, env, limit, profile, start)
+        return {n: self.backend.fetch(x) for n, x in outputs.items()}, report
+
+    def run_arrays(self, arrays: dict[str, Any], limit: int | None = None,
+                   dims: dict[str, int] | None = None, profile: bool = False
+                   ) -> tuple[dict[str, Any], Report]:
+        """:meth:`run` for inputs that are already the backend's arrays (device arrays
+        for JAX), returning the outputs as the backend's arrays: nothing is copied to
+        the host. Inputs that are not donated are never freed; donated ones are freed
+        (and their buffers reused) at their last use."""
+        start = time.perf_counter()
+        self._check_names(arrays)
+        self._check_dtypes({n: arrays[n].dtype for n in self.inputs})
+        bound = self._bound_for_inputs({n: tuple(arrays[n].shape) for n in self.inputs}, dims)
+        env = {n: self.backend.put(arrays[n]) for n in self.inputs}
+        return self._dispatch(bound, env, limit, profile, start)
+
+    def _check_names(self, inputs: dict[str, Any]) -> None:
         missing = [n for n in self.inputs if n not in inputs]
         if missing:
             raise BladecError(f"missing input(s) {', '.join(missing)}")
@@ -392,13 +417,17 @@ class Executor:
             extra = [n for n in inputs if n not in self.inputs]
             raise BladecError(f"unknown input(s) {', '.join(extra)} (the graph takes "
                               f"{', '.join(self.inputs)})")
-        arrays = {n: np.asarray(inputs[n]) for n in self.inputs}
+
+    def _check_dtypes(self, dtypes: dict[str, Any]) -> None:
         for name in self.inputs:
             want = numpy_dtype(self.info.dtypes[name])
-            if arrays[name].dtype != want:
-                raise BladecError(f"input {name} is {arrays[name].dtype}, "
+            if np.dtype(dtypes[name]) != want:
+                raise BladecError(f"input {name} is {np.dtype(dtypes[name])}, "
                                   f"the listing says {self.info.dtypes[name]}")
-        bound = self._bound_for_inputs({n: a.shape for n, a in arrays.items()}, dims)
+
+    def _dispatch(self, bound: _Bound, env: dict[str, Any], limit: int | None,
+                  profile: bool, start: float) -> tuple[dict[str, Any], Report]:
+        """Prepare (plan, compile, check: cached per binding and limit) and execute."""
         compilations, compile_seconds = self.backend.compilations, self.backend.compile_seconds
         prepared = self.prepare(bound.binding, limit)
         plan = prepared.plan
@@ -409,8 +438,8 @@ class Executor:
                         host_peak_bytes=device.host_peak,
                         timeline=list(plan.measure.memory), evictions=prepared.evictions,
                         reloads=prepared.reloads, recomputes=prepared.recomputes,
-                        segments=prepared.segments)
-        env = {n: self.backend.put(arrays[n]) for n in self.inputs}
+                        segments=prepared.segments,
+                        executables=len({id(s.fn) for s in prepared.segment_steps()}))
         outputs = self._execute(prepared, env, report, profile)
         if report.peak_bytes != device.peak:
             raise AssertionError(f"the run held {report.peak_bytes} bytes at its peak, "
@@ -421,7 +450,7 @@ class Executor:
         return outputs, report
 
     def _execute(self, prepared: PreparedRun, env: dict[str, Any], report: Report,
-                 profile: bool) -> dict[str, np.ndarray]:
+                 profile: bool) -> dict[str, Any]:
         """Dispatch the steps, measuring what is held from the arrays themselves: the
         device peak of the report is counted here, and must equal the plan's."""
         backend = self.backend
@@ -475,7 +504,7 @@ class Executor:
         report.peak_bytes = peak
         report.held_peak_bytes = held_peak
         report.host_peak_bytes = host_peak
-        return {n: backend.fetch(env[n]) for n in self.outputs}
+        return {n: env[n] for n in self.outputs}
 
 
 def _show(binding: dict[str, int], info: ShapeInfo) -> str:
