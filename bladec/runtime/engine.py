@@ -39,7 +39,7 @@ from bladec.errors import BladecError, BladecWarning
 from bladec.ir import Module
 from bladec.passes import DEFAULT_PIPELINE, Pass, parse_pipeline, run_pipeline
 from bladec.runtime.backend import Backend, NumpyBackend
-from bladec.runtime.executor import Executor, Report
+from bladec.runtime.executor import Executor, Report, unoptimized
 from bladec.runtime.padding import (
     pad_inputs,
     padded_binding,
@@ -47,7 +47,8 @@ from bladec.runtime.padding import (
     unpad_outputs,
 )
 
-__all__ = ["Engine", "EngineStats", "Report", "is_optimized", "make_backend", "optimize"]
+__all__ = ["Engine", "EngineStats", "Report", "is_optimized", "make_backend", "optimize",
+           "unoptimized"]
 
 
 def is_optimized(module: Module) -> bool:
@@ -143,6 +144,17 @@ class Engine:
         """The binding the inputs are padded to (``binding`` itself without padding)."""
         return padded_binding(self.executor, binding, self.multiples) if self.multiples \
             else binding
+
+    def device_peak(self, binding: dict[str, int], limit: int | None = None) -> int:
+        """The device peak of the run for ``binding`` under ``limit`` (its segments
+        compiled to know it; cached, so a later call with that binding compiles
+        nothing); a LimitError where no plan fits."""
+        return self.executor.prepare(binding, limit).device.peak
+
+    def model_peak(self, binding: dict[str, int], limit: int | None = None) -> int:
+        """The per-op model's peak of the plan for ``binding`` under ``limit``, from the
+        plan alone (nothing compiled); a LimitError where the model finds no plan."""
+        return self.executor.plan(binding, limit).peak
 
     def call(self, arrays: dict[str, Any], limit: int | None = None,
              dims: dict[str, int] | None = None, profile: bool = False

@@ -17,7 +17,7 @@ import numpy as np
 
 from bladec.emit.lower import OutSpec
 from bladec.ir import Op
-from bladec.runtime.backend import ArgSpec, SegmentMemory, interpret, numpy_dtype
+from bladec.runtime.backend import ArgSpec, SegmentMemory, interpret, numpy_dtype, segment_key
 
 
 class _JaxKernels:
@@ -77,8 +77,8 @@ class _OrderedJaxKernels(_JaxKernels):
 
 
 class JaxBackend:
-    """Segments compiled with ``jax.jit``, cached per (ops, shapes, donation); counts
-    compilations.
+    """Segments compiled with ``jax.jit``, cached by what they compute at which shapes
+    (:func:`segment_key`: repeated layers cut alike compile once); counts compilations.
 
     By default XLA fuses inside each segment (fast; what users run): results of plans
     that cut the graph differently then agree only to rounding (XLA contracts ``a*b + c``
@@ -132,8 +132,7 @@ class JaxBackend:
     def segment(self, ops: list[Op], inputs: list[str], outputs: list[str],
                 specs: dict[int, OutSpec], args: list[ArgSpec],
                 donate: tuple[int, ...] = ()) -> "_LazyCompiled":
-        key = (tuple(id(op) for op in ops), tuple(inputs), tuple(outputs),
-               tuple(tuple(specs[id(op)]) for op in ops), tuple(args), tuple(donate))
+        key = segment_key(ops, inputs, outputs, specs, args, tuple(donate))
         compiled = self._cache.get(key)
         if compiled is None:
             fn = interpret(self.K, ops, inputs, outputs, specs)
