@@ -84,7 +84,7 @@ def jit(fn: Callable | None = None, *, mem_limit: int | str | None = None,
         ranges: dict[str, tuple[int, int | None]] | None = None,
         pad: int | dict[str, int] | None = None, donate_argnums: int | Sequence[int] = (),
         passes: list[Pass] | str | None = None, backend: str = "jax",
-        bitwise: bool = False) -> Any:
+        bitwise: bool = False, compilation_cache: str | None = None) -> Any:
     """Wrap ``fn`` (a JAX function of pytrees of arrays) to run with bladec.
 
     ``mem_limit``: the device peak a step may take (bytes or ``"2GiB"``); a step that can
@@ -97,12 +97,15 @@ def jit(fn: Callable | None = None, *, mem_limit: int | str | None = None,
     outputs with a padded dim are cut back. ``donate_argnums``: as for ``jax.jit``.
     ``passes``: the pipeline (default ``analyze,schedule,remat``). ``backend``: ``"jax"``
     or ``"numpy"`` (no compiling; host arrays). ``bitwise``: every op its own kernel.
+    ``compilation_cache``: a directory for JAX's persistent compilation cache (default:
+    the ``BLADEC_COMPILATION_CACHE`` environment variable), so that the next process
+    loads the executables instead of compiling them.
 
     Usable as ``@bladec.jit`` or ``@bladec.jit(mem_limit=...)``."""
     def wrap(f: Callable) -> "Jitted":
         return Jitted(f, mem_limit=mem_limit, dynamic=dynamic, ranges=ranges, pad=pad,
                       donate_argnums=donate_argnums, passes=passes, backend=backend,
-                      bitwise=bitwise)
+                      bitwise=bitwise, compilation_cache=compilation_cache)
     return wrap if fn is None else wrap(fn)
 
 
@@ -113,7 +116,8 @@ class Jitted:
                  dynamic: dict[str | int, DimSpec] | None,
                  ranges: dict[str, tuple[int, int | None]] | None,
                  pad: int | dict[str, int] | None, donate_argnums: int | Sequence[int],
-                 passes: list[Pass] | str | None, backend: str, bitwise: bool) -> None:
+                 passes: list[Pass] | str | None, backend: str, bitwise: bool,
+                 compilation_cache: str | None = None) -> None:
         if not callable(fn):
             raise BladecError(f"bladec.jit needs a function, not {type(fn).__name__}")
         self.fn = fn
@@ -131,6 +135,13 @@ class Jitted:
         self.bitwise = bitwise
         if backend not in ("jax", "numpy"):
             raise BladecError(f"unknown backend '{backend}' (jax or numpy)")
+        if compilation_cache is not None and backend == "jax":
+            from bladec.runtime.jax_backend import use_compilation_cache
+            try:
+                use_compilation_cache(compilation_cache)
+            except OSError as exc:
+                raise BladecError(f"cannot use the compilation cache {compilation_cache}: "
+                                  f"{exc.strerror or exc}") from None
         self._traces: dict[tuple, _Traced] = {}
         self._history: dict[tuple, list[list[tuple[int, ...]]]] = {}  # automatic mode
         self._trace_seconds = 0.0

@@ -110,3 +110,44 @@ def test_train_under_a_limit(reference, free_peak, monkeypatch) -> None:
     print(f"limit {limit}: peaks {[r.peak_bytes for r in reports]}, compilations "
           f"{total.total_compilations} for {needed} executables run "
           f"({[(s, r.segments, r.executables, r.compilations) for s, r in buckets.items()]})")
+
+
+# -- compiling less -----------------------------------------------------------------------
+TWO_LAYERS = """
+func.func @main(%x: tensor<?x8, [@S0, @C8]>, %w: tensor<8x8>) {
+  %a = dot(%x, %w) -> tensor<?x8, [@S0, @C8]>
+  %b = tanh(%a) -> tensor<?x8, [@S0, @C8]>
+  %c = dot(%b, %w) -> tensor<?x8, [@S0, @C8]>
+  %d = tanh(%c) -> tensor<?x8, [@S0, @C8]>
+  return %d
+}
+"""
+
+
+def test_segments_that_compute_the_same_compile_once() -> None:
+    """Two layers cut alike are one executable: the key is what a segment computes at
+    which shapes (segment_key), not which ops of the listing it holds."""
+    from bladec.parse import parse_module
+    from bladec.runtime.backend import segment_key
+    from bladec.runtime.jax_backend import JaxBackend
+    ops = parse_module(TWO_LAYERS).main.ops
+    spec = ((5, 8), "f32")
+    specs = {id(op): [spec] for op in ops}
+    backend = JaxBackend()
+    first = backend.segment(ops[:2], ["%x", "%w"], ["%b"], specs, [spec, ((8, 8), "f32")])
+    second = backend.segment(ops[2:], ["%b", "%w"], ["%d"], specs, [spec, ((8, 8), "f32")])
+    assert first is second
+    x, w = np.ones((5, 8), np.float32), np.full((8, 8), 0.1, np.float32)
+    b = first([backend.put(x), backend.put(w)])[0]
+    d = second([b, backend.put(w)])[0]
+    assert backend.compilations == 1
+    np.testing.assert_allclose(np.asarray(d), np.tanh(np.tanh(x @ w) @ w), rtol=1e-6)
+    # another shape, another op, or another wiring is another key
+    other = {id(op): [((6, 8), "f32")] for op in ops}
+    assert segment_key(ops[:2], ["%x", "%w"], ["%b"], other, [((6, 8), "f32"), ((8, 8), "f32")],
+                       ()) != segment_key(ops[:2], ["%x", "%w"], ["%b"], specs,
+                                          [spec, ((8, 8), "f32")], ())
+    assert segment_key(ops[:2], ["%w", "%x"], ["%b"], specs, [((8, 8), "f32"), spec], ()) != \
+        segment_key(ops[:2], ["%x", "%w"], ["%b"], specs, [spec, ((8, 8), "f32")], ())
+    assert segment_key(ops[:1], ["%x", "%w"], ["%a"], specs, [spec, ((8, 8), "f32")], ()) != \
+        segment_key(ops[1:2], ["%a"], ["%b"], specs, [spec], ())

@@ -38,6 +38,7 @@ from typing import Any
 from bladec.errors import BladecError, BladecWarning
 from bladec.ir import Module
 from bladec.passes import DEFAULT_PIPELINE, Pass, parse_pipeline, run_pipeline
+from bladec.progress import SILENT, Progress
 from bladec.runtime.backend import Backend, NumpyBackend
 from bladec.runtime.executor import Executor, Report, unoptimized
 from bladec.runtime.padding import (
@@ -57,7 +58,8 @@ def is_optimized(module: Module) -> bool:
     return any(op.name == "remat.plan" for f in module.funcs for op in f.ops)
 
 
-def optimize(module: Module, passes: list[Pass] | str | None = None) -> Module:
+def optimize(module: Module, passes: list[Pass] | str | None = None,
+             progress: Progress = SILENT) -> Module:
     """The listing the engine runs: ``passes`` applied (a pipeline string or passes);
     ``None``: the default pipeline, or nothing when the listing is already optimized."""
     if passes is None:
@@ -66,7 +68,10 @@ def optimize(module: Module, passes: list[Pass] | str | None = None) -> Module:
         passes = DEFAULT_PIPELINE
     if isinstance(passes, str):
         passes = parse_pipeline(passes)
-    return run_pipeline(module, passes)
+    for p in passes:
+        progress.stage(f"optimizing: {p.name}")
+        module = run_pipeline(module, [p])
+    return module
 
 
 def make_backend(name: str = "jax", bitwise: bool = False) -> Backend:
@@ -106,21 +111,27 @@ class Engine:
     number (at most its declared maximum); ``pad_multiple``: the same for every other
     free symbol; ``cut_padding``: cut the outputs back to the inputs' own shapes (as
     ``bladec.jit`` does; ``bladec run`` keeps the padded ones, and says so).
-    ``consolidate``: as for :class:`Executor`.
+    ``consolidate``: as for :class:`Executor`. ``progress``: told of each pass, each
+    binding prepared and each executable compiled (bladec/progress.py).
     """
 
     def __init__(self, module: Module, *, passes: list[Pass] | str | None = None,
                  backend: Backend | str = "jax", bitwise: bool = False,
                  pad: dict[str, int] | None = None, pad_multiple: int | None = None,
-                 consolidate: bool = True, cut_padding: bool = True) -> None:
+                 consolidate: bool = True, cut_padding: bool = True,
+                 progress: Progress = SILENT) -> None:
         start = time.perf_counter()
+        self.progress = progress
         self.source = module
-        self.module = optimize(module, passes)
+        self.module = optimize(module, passes, progress)
         self.stats = EngineStats(optimize_seconds=time.perf_counter() - start)
         self.backend = make_backend(backend, bitwise) if isinstance(backend, str) else backend
+        if hasattr(self.backend, "progress"):
+            self.backend.progress = progress   # one tick per executable compiled
         self.executor = Executor(self.module, self.backend, consolidate=consolidate)
         self.multiples = padding_multiples(self.executor, pad, pad_multiple)
         self.cut_padding = cut_padding
+        self._seen: set[tuple] = set()
 
     @property
     def inputs(self) -> list[str]:
@@ -168,8 +179,18 @@ class Engine:
             with warnings.catch_warnings():  # pad_inputs has said it already
                 warnings.simplefilter("ignore", BladecWarning)
                 dims = self.padded(binding)
+        shapes = {n: tuple(arrays[n].shape) for n in self.inputs if n in arrays}
+        key = (tuple(shapes.values()), tuple(sorted((dims or {}).items())))
+        if key not in self._seen and len(shapes) == len(self.inputs):
+            self._seen.add(key)   # the first call with these shapes plans and compiles
+            self.progress.stage(f"planning and compiling for "
+                                f"{_show(self.binding(shapes, dims)) or 'static shapes'}")
         outputs, report = self.executor.run_arrays(arrays, limit, dims, profile)
         if binding is not None and self.cut_padding:
             outputs = unpad_outputs(self.executor, outputs, report.binding, binding)
         self.stats.add(report)
         return outputs, report
+
+
+def _show(binding: dict[str, int]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in binding.items())

@@ -21,6 +21,7 @@ import numpy as np
 from bladec.errors import BladecError, BladecWarning
 from bladec.ir import Module
 from bladec.passes import Pass
+from bladec.progress import SILENT, Progress
 from bladec.runtime.backend import NumpyBackend, numpy_dtype
 from bladec.runtime.engine import Engine
 from bladec.runtime.executor import Executor, Report, unoptimized
@@ -101,7 +102,7 @@ def run_listing(module: Module, passes: list[Pass] | None, limit: int | None = N
                 dims: dict[str, int] | None = None, inputs_path: str | None = None,
                 seed: int = 0, backend: str = "jax", bitwise: bool = False,
                 pad: dict[str, int] | None = None, pad_multiple: int | None = None,
-                profile: bool = True) -> RunResult:
+                profile: bool = True, progress: Progress = SILENT) -> RunResult:
     """What ``bladec run`` does, through the engine (engine.py): read or make the inputs,
     call the engine once, fetch the outputs, and report.
 
@@ -112,9 +113,10 @@ def run_listing(module: Module, passes: list[Pass] | None, limit: int | None = N
     must mask the padding itself); the outputs keep the padded shapes, as the report's
     binding says. ``pad_multiple``: the same multiple for every free symbol not in
     ``pad``. ``profile``: time each segment (``Report.segment_seconds``), waiting for each.
+    ``progress``: told of each pass, the binding prepared, each executable compiled.
     """
     engine = Engine(module, passes=passes, backend=backend, bitwise=bitwise, pad=pad,
-                    pad_multiple=pad_multiple, cut_padding=False)
+                    pad_multiple=pad_multiple, cut_padding=False, progress=progress)
     executor = engine.executor
     if inputs_path:
         inputs = _load_inputs(inputs_path, executor)
