@@ -84,7 +84,8 @@ def jit(fn: Callable | None = None, *, mem_limit: int | str | None = None,
         ranges: dict[str, tuple[int, int | None]] | None = None,
         pad: int | dict[str, int] | None = None, donate_argnums: int | Sequence[int] = (),
         passes: list[Pass] | str | None = None, backend: str = "jax",
-        bitwise: bool = False, compilation_cache: str | None = None) -> Any:
+        bitwise: bool = False, compilation_cache: str | None = None,
+        coarse: bool = True) -> Any:
     """Wrap ``fn`` (a JAX function of pytrees of arrays) to run with bladec.
 
     ``mem_limit``: the device peak a step may take (bytes or ``"2GiB"``); a step that can
@@ -99,13 +100,15 @@ def jit(fn: Callable | None = None, *, mem_limit: int | str | None = None,
     or ``"numpy"`` (no compiling; host arrays). ``bitwise``: every op its own kernel.
     ``compilation_cache``: a directory for JAX's persistent compilation cache (default:
     the ``BLADEC_COMPILATION_CACHE`` environment variable), so that the next process
-    loads the executables instead of compiling them.
+    loads the executables instead of compiling them. ``coarse``: with ``pad``, a new
+    bucket is served from a coarser one already compiled while the padding that costs
+    is less than compiling it cost (rent or buy: runtime/engine.py).
 
     Usable as ``@bladec.jit`` or ``@bladec.jit(mem_limit=...)``."""
     def wrap(f: Callable) -> "Jitted":
         return Jitted(f, mem_limit=mem_limit, dynamic=dynamic, ranges=ranges, pad=pad,
                       donate_argnums=donate_argnums, passes=passes, backend=backend,
-                      bitwise=bitwise, compilation_cache=compilation_cache)
+                      bitwise=bitwise, compilation_cache=compilation_cache, coarse=coarse)
     return wrap if fn is None else wrap(fn)
 
 
@@ -117,7 +120,7 @@ class Jitted:
                  ranges: dict[str, tuple[int, int | None]] | None,
                  pad: int | dict[str, int] | None, donate_argnums: int | Sequence[int],
                  passes: list[Pass] | str | None, backend: str, bitwise: bool,
-                 compilation_cache: str | None = None) -> None:
+                 compilation_cache: str | None = None, coarse: bool = True) -> None:
         if not callable(fn):
             raise BladecError(f"bladec.jit needs a function, not {type(fn).__name__}")
         self.fn = fn
@@ -133,6 +136,7 @@ class Jitted:
         self.passes = passes
         self.backend = backend
         self.bitwise = bitwise
+        self.coarse = coarse
         if backend not in ("jax", "numpy"):
             raise BladecError(f"unknown backend '{backend}' (jax or numpy)")
         if compilation_cache is not None and backend == "jax":
@@ -289,7 +293,7 @@ class Jitted:
                                   f"(dynamic dims: {', '.join(sorted(to_bladec)) or 'none'})")
             pad_map = {to_bladec[k]: m for k, m in (pad or {}).items() if k in to_bladec}
         engine = Engine(module, passes=self.passes, backend=self.backend,
-                        bitwise=self.bitwise, pad=pad_map or None)
+                        bitwise=self.bitwise, pad=pad_map or None, coarse=self.coarse)
         self._trace_seconds += time.perf_counter() - start
         return _Traced(imported, engine, {v: k for k, v in to_bladec.items()}, dynamic)
 

@@ -151,3 +151,40 @@ def test_segments_that_compute_the_same_compile_once() -> None:
         segment_key(ops[:2], ["%x", "%w"], ["%b"], specs, [spec, ((8, 8), "f32")], ())
     assert segment_key(ops[:1], ["%x", "%w"], ["%a"], specs, [spec, ((8, 8), "f32")], ()) != \
         segment_key(ops[1:2], ["%a"], ["%b"], specs, [spec], ())
+
+
+PADDED = """
+func.func @main(%x: tensor<?x?, [@S0, @S1]>, %y: tensor<?, [@S1]>) {
+  %b = broadcast_in_dim(%y) {dims = [1]} -> tensor<?x?, [@S0, @S1]>
+  %s = add(%x, %b) -> tensor<?x?, [@S0, @S1]>
+  %t = tanh(%s) -> tensor<?x?, [@S0, @S1]>
+  return %t
+}
+func.func @symbolic_shape_graph() {
+  SymbolicDim @S0 {max = 64}
+  SymbolicDim @S1 {max = 4096}
+}
+"""
+
+
+@pytest.mark.parametrize("coarse", [True, False])
+def test_a_coarse_bucket_serves_a_finer_one_while_cheaper(coarse) -> None:
+    """Rent or buy: a new bucket runs padded further in a compiled coarser one while the
+    padding costs less than the compile did (here a step takes microseconds and a compile
+    tens of milliseconds); its outputs are cut back to the inputs' own shapes."""
+    from bladec.parse import parse_module
+    from bladec.runtime.engine import Engine
+    engine = Engine(parse_module(PADDED), pad={"S1": 64}, coarse=coarse)
+    rng = np.random.default_rng(0)
+
+    def call(s: int):
+        x = rng.standard_normal((4, s)).astype(np.float32)
+        y = rng.standard_normal(s).astype(np.float32)
+        out, report = engine.call({"%x": x, "%y": y})
+        np.testing.assert_allclose(np.asarray(out["%t"]), np.tanh(x + y), rtol=1e-6)
+        return report
+    for _ in range(3):
+        call(250)                     # bucket S1=256: compiled, then steps
+    small = call(100)                 # its own bucket would be S1=128
+    assert small.binding["S1"] == (256 if coarse else 128)
+    assert small.compilations == (0 if coarse else 1)

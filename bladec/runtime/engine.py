@@ -31,11 +31,10 @@ for JAX, which stay on the device):
 from __future__ import annotations
 
 import time
-import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
-from bladec.errors import BladecError, BladecWarning
+from bladec.errors import BladecError
 from bladec.ir import Module
 from bladec.passes import DEFAULT_PIPELINE, Pass, parse_pipeline, run_pipeline
 from bladec.progress import SILENT, Progress
@@ -111,7 +110,9 @@ class Engine:
     number (at most its declared maximum); ``pad_multiple``: the same for every other
     free symbol; ``cut_padding``: cut the outputs back to the inputs' own shapes (as
     ``bladec.jit`` does; ``bladec run`` keeps the padded ones, and says so).
-    ``consolidate``: as for :class:`Executor`. ``progress``: told of each pass, each
+    ``coarse``: with padding, serve a new bucket from a coarser one already compiled
+    while that is cheaper than compiling it (:meth:`_bucket`). ``consolidate``: as for
+    :class:`Executor`. ``progress``: told of each pass, each
     binding prepared and each executable compiled (bladec/progress.py).
     """
 
@@ -119,7 +120,7 @@ class Engine:
                  backend: Backend | str = "jax", bitwise: bool = False,
                  pad: dict[str, int] | None = None, pad_multiple: int | None = None,
                  consolidate: bool = True, cut_padding: bool = True,
-                 progress: Progress = SILENT) -> None:
+                 coarse: bool = True, progress: Progress = SILENT) -> None:
         start = time.perf_counter()
         self.progress = progress
         self.source = module
@@ -132,6 +133,9 @@ class Engine:
         self.multiples = padding_multiples(self.executor, pad, pad_multiple)
         self.cut_padding = cut_padding
         self._seen: set[tuple] = set()
+        self.coarse = coarse
+        self._costs: dict[tuple, _Costs] = {}    # per (bucket, limit) run so far
+        self._rent: dict[tuple, float] = {}      # per bucket served coarse: extra seconds
 
     @property
     def inputs(self) -> list[str]:
@@ -175,10 +179,10 @@ class Engine:
         binding = None
         if self.multiples:
             binding = self.binding({n: tuple(arrays[n].shape) for n in self.inputs}, dims)
-            arrays = pad_inputs(self.executor, arrays, self.multiples, binding)
-            with warnings.catch_warnings():  # pad_inputs has said it already
-                warnings.simplefilter("ignore", BladecWarning)
-                dims = self.padded(binding)
+            dims = self.padded(binding)
+            if self.coarse:
+                dims = self._bucket(dims, limit)
+            arrays = pad_inputs(self.executor, arrays, self.multiples, binding, dims)
         shapes = {n: tuple(arrays[n].shape) for n in self.inputs if n in arrays}
         key = (tuple(shapes.values()), tuple(sorted((dims or {}).items())))
         if key not in self._seen and len(shapes) == len(self.inputs):
@@ -189,8 +193,71 @@ class Engine:
         if binding is not None and self.cut_padding:
             outputs = unpad_outputs(self.executor, outputs, report.binding, binding)
         self.stats.add(report)
+        self._costs.setdefault((_key(report.binding), limit), _Costs()).add(report)
         return outputs, report
 
+    def _bucket(self, target: dict[str, int], limit: int | None) -> dict[str, int]:
+        """The bucket to run ``target`` in: itself, or a coarser one already compiled
+        (at least as large in every padded symbol, the same in the others) while that
+        is cheaper. A rent-or-buy rule: each call served coarse pays the extra time of
+        the larger shapes (the coarse bucket's step time times the share of its size
+        that is padding), and once what ``target`` has paid so would exceed what
+        compiling it cost the coarse bucket (its first call less a step), it gets its
+        own: never more than twice the cheaper of the two choices in hindsight."""
+        own = (_key(target), limit)
+        if own in self._costs:
+            return target
+        size = _size(target, self.multiples)
+        best = None
+        for (key, lim), cost in self._costs.items():
+            other = dict(key)
+            if lim != limit or cost.step is None or set(other) != set(target) or any(
+                    other[s] < target[s] if s in self.multiples else other[s] != target[s]
+                    for s in target):
+                continue
+            if best is None or _size(other, self.multiples) < _size(best[0], self.multiples):
+                best = (other, cost)
+        if best is None:
+            return target
+        other, cost = best
+        extra = cost.step * (1 - size / _size(other, self.multiples))
+        paid = self._rent.get(own, 0.0)
+        if paid + extra >= cost.prepare:
+            return target       # buy: compile the bucket of its own
+        self._rent[own] = paid + extra
+        return other
+
+
+@dataclass
+class _Costs:
+    """What one bucket (binding and limit) cost: its first call less a step (planning and
+    compiling), and a step once it compiles nothing (the fastest seen)."""
+    first: float | None = None
+    step: float | None = None
+
+    @property
+    def prepare(self) -> float:
+        return max((self.first or 0.0) - (self.step or 0.0), 0.0)
+
+    def add(self, report: Report) -> None:
+        if self.first is None:
+            self.first = report.seconds
+            if report.compilations == 0:
+                self.step = report.seconds
+        elif report.compilations == 0:
+            self.step = report.seconds if self.step is None else min(self.step, report.seconds)
+
+
+def _key(binding: dict[str, int]) -> tuple:
+    return tuple(sorted(binding.items()))
+
+
+def _size(binding: dict[str, int], symbols: dict[str, int]) -> int:
+    """The product of the padded symbols: the step's work grows at least as much."""
+    out = 1
+    for s in symbols:
+        out *= binding[s]
+    return out
 
 def _show(binding: dict[str, int]) -> str:
     return ", ".join(f"{k}={v}" for k, v in binding.items())

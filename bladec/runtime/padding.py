@@ -87,16 +87,19 @@ def padded_binding(executor: Executor, binding: dict[str, int],
 
 
 def pad_inputs(executor: Executor, inputs: dict[str, Any], multiples: dict[str, int],
-               binding: dict[str, int] | None = None) -> dict[str, Any]:
+               binding: dict[str, int] | None = None,
+               target: dict[str, int] | None = None) -> dict[str, Any]:
     """Zero-pad ``inputs`` (at the end of each dim) to the shapes of the padded binding.
 
-    ``binding``: the inputs' own, when known. A dim that is a product or sum of several
-    symbols, one of them padded, can not be padded at its end (the padding would have to
-    go inside it): that is an error naming the input.
+    ``binding``: the inputs' own, when known. ``target``: the binding to pad to, when not
+    the padded one (a coarser bucket, at least as large in every symbol). A dim that is a
+    product or sum of several symbols, one of them padded, can not be padded at its end
+    (the padding would have to go inside it): that is an error naming the input.
     """
     if binding is None:
         binding = executor.bind({n: np.shape(a) for n, a in inputs.items()})
-    target = padded_binding(executor, binding, multiples)
+    if target is None:
+        target = padded_binding(executor, binding, multiples)
     if target == binding:
         return dict(inputs)
     changed = {s for s in multiples if target[s] != binding[s]}
