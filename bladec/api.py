@@ -18,6 +18,7 @@ traced again, once; dims that have always had equal sizes share a symbol (as
 """
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import time
 from dataclasses import dataclass, field
@@ -172,7 +173,7 @@ class Jitted:
                 self._remember((tree, tuple(str(x.dtype) for x in leaves)), leaves,
                                force=True)
                 return self.__call__(*args, _retry=True)
-            raise
+            raise _renamed(exc, traced.names) from None
         self._last, self._last_traced = report, traced
         self._steps += 1
         return imp.unflatten_outputs(outputs)
@@ -277,11 +278,11 @@ class Jitted:
         ranges = {k: v for k, v in self.ranges.items() if k in used}
         imported = trace(self.fn, specs, arg_names=names, ranges=ranges)
         module = imported.module
-        for name, pos in zip(imported.input_names, positions):
-            if pos in self.donate:
-                for a in module.main.args:
-                    if a.name == name:
-                        a.donated = True
+        donated = {n for n, pos in zip(imported.input_names, positions) if pos in self.donate}
+        if donated:  # as the listing's {donate = true}: freed at the last use, reused
+            func = module.main
+            func.args = [dataclasses.replace(a, donated=True) if a.name in donated else a
+                         for a in func.args]
         to_bladec = imported.symbols
         pad = self.pad
         if isinstance(pad, int):
@@ -392,6 +393,19 @@ def _given_dims(spec: dict[str | int, DimSpec], params: list[str], positions: li
         for j, d in enumerate(dims):
             if d is not None:
                 out[(i, j)] = d
+    return out
+
+
+def _renamed(exc: BladecError, names: dict[str, str]) -> BladecError:
+    """``exc`` with the listing's symbols (S0, S1) called by the caller's dim names (B, S),
+    its other attributes (a LimitError's smallest limit) kept."""
+    import re
+    text = re.sub(r"\b(S\d+)\b", lambda m: names.get(m.group(1), m.group(1)),
+                  exc.diagnostic.message)
+    if text == exc.diagnostic.message:
+        return exc
+    out = BladecError(text)
+    out.__dict__.update({k: v for k, v in exc.__dict__.items() if k != "diagnostic"})
     return out
 
 

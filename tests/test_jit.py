@@ -9,6 +9,7 @@ pytrees, donation, dims found from the calls, and its errors.
 from __future__ import annotations
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
@@ -188,3 +189,89 @@ def test_a_coarse_bucket_serves_a_finer_one_while_cheaper(coarse) -> None:
     small = call(100)                 # its own bucket would be S1=128
     assert small.binding["S1"] == (256 if coarse else 128)
     assert small.compilations == (0 if coarse else 1)
+
+
+# -- the API ------------------------------------------------------------------------------
+def sgd(params, x, lr):
+    """A step over a pytree: a dict of weights and a list, a dynamic batch of rows."""
+    def loss(p):
+        h = jnp.tanh(x @ p["w"] + p["b"][0])
+        return 0.01 * jnp.sum((h @ p["b"][1]) ** 2)   # (a mean over N needs issue 15)
+    value, grads = jax.value_and_grad(loss)(params)
+    return {"loss": value, "params": jax.tree_util.tree_map(lambda p, g: p - lr * g,
+                                                            params, grads)}
+
+
+def _params():
+    rng = np.random.default_rng(3)
+    return {"w": rng.standard_normal((8, 8)).astype(np.float32),
+            "b": [rng.standard_normal(8).astype(np.float32),
+                  rng.standard_normal((8, 2)).astype(np.float32)]}
+
+
+def _rows(n: int, seed: int = 0) -> np.ndarray:
+    return np.random.default_rng(seed).standard_normal((n, 8)).astype(np.float32)
+
+
+def test_pytrees_in_and_out_as_jax_jit() -> None:
+    fn = bladec.jit(sgd, dynamic={"x": "N,_"})
+    params = jax.device_put(_params())
+    got = fn(params, _rows(5), 0.1)
+    want = jax.jit(sgd)(params, _rows(5), 0.1)
+    assert jax.tree_util.tree_structure(got) == jax.tree_util.tree_structure(want)
+    for a, b in zip(jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)):
+        assert isinstance(a, jax.Array) and a.shape == b.shape
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-5, atol=1e-6)
+    assert fn.report().binding == {"N": 5} and fn.report().traces == 1
+    assert "func.func @main" in fn.listing
+
+
+def test_dims_found_from_the_calls() -> None:
+    """No ``dynamic``: the first call is static, the second (other rows) makes the rows'
+    dim symbolic, once; later sizes reuse that trace."""
+    fn = bladec.jit(sgd)
+    params = jax.device_put(_params())
+    for n in (4, 6, 9, 6):
+        out = fn(params, _rows(n), 0.1)
+        ref = jax.jit(sgd)(params, _rows(n), 0.1)
+        np.testing.assert_allclose(float(out["loss"]), float(ref["loss"]), rtol=1e-5)
+    r = fn.report()
+    assert r.traces == 2 and r.binding == {"D0": 6} and r.compilations == 0
+
+
+def test_donated_arguments_are_given_up() -> None:
+    fn = bladec.jit(sgd, dynamic={"x": "N,_"}, donate_argnums=0)
+    params = jax.device_put(_params())
+    want = jax.jit(sgd)(jax.device_put(_params()), _rows(5), 0.1)
+    got = fn(params, _rows(5), 0.1)
+    assert all(p.is_deleted() for p in jax.tree_util.tree_leaves(params))
+    np.testing.assert_allclose(np.asarray(got["params"]["w"]), np.asarray(want["params"]["w"]),
+                               rtol=1e-5, atol=1e-6)
+    assert "donate = true" in fn.listing
+
+
+@pytest.mark.parametrize("kwargs, args, message", [
+    ({"dynamic": {"y": "N,_"}}, None, "dynamic names 'y', which is not a parameter"),
+    ({"dynamic": {"x": "N"}}, None, r"dynamic gives 1 dim\(s\) for x, but it has shape"),
+    ({"dynamic": {"x": "N,_"}, "ranges": {"N": (1, 4)}}, None, "N=5 is outside its range"),
+    ({"mem_limit": -5}, None, "mem_limit must be a positive number"),
+    ({"mem_limit": "lots"}, None, "lots"),
+    ({"dynamic": {"x": "N,_"}, "mem_limit": 1000}, None, "smallest limit that works is"),
+])
+def test_errors_are_bladec_errors(kwargs, args, message) -> None:
+    with pytest.raises(bladec.BladecError, match=message) as info:
+        bladec.jit(sgd, **kwargs)(jax.device_put(_params()), _rows(5), 0.1)
+    assert "\n" not in str(info.value) and "Traceback" not in str(info.value)
+
+
+def test_another_dtype_traces_again() -> None:
+    """As jax.jit does: arguments of other dtypes are another trace, not an error."""
+    fn = bladec.jit(sgd, dynamic={"x": "N,_"})
+    fn(jax.device_put(_params()), _rows(5), 0.1)
+    out = fn(jax.device_put(_params()), _rows(5).astype(np.float16), 0.1)
+    assert fn.report().traces == 2 and out["loss"].dtype == np.float32
+
+
+def test_not_a_function() -> None:
+    with pytest.raises(bladec.BladecError, match="needs a function"):
+        bladec.jit(3)
