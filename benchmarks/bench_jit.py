@@ -9,7 +9,7 @@ mode training its own copy of the model from the same start, side by side in one
 
 - jax.jit: the whole step, one executable per bucket (compile seconds: its ahead-of-time
   ``lower().compile()`` of each new bucket);
-- bladec.jit, no limit;
+- bladec.jit, no limit, with and without a coarse bucket serving a finer one;
 - bladec.jit under a limit of ``--limit-fraction`` of the largest device peak without one,
   with and without a coarse bucket serving a finer one (``coarse=False``).
 
@@ -102,6 +102,7 @@ def main() -> None:
           f"{args.pad}: {seqs} ({len(set(seqs))} buckets)", file=sys.stderr)
     rows = {"jax.jit": run_jax(data)}
     rows["bladec.jit, no limit"] = run_bladec(data, args.pad, None)
+    rows["bladec.jit, no limit, no coarse bucket"] = run_bladec(data, args.pad, None, False)
     limit = int(args.limit_fraction * rows["bladec.jit, no limit"]["peak"])
     rows[f"bladec.jit, limit {args.limit_fraction}x"] = run_bladec(data, args.pad, limit)
     rows[f"bladec.jit, limit {args.limit_fraction}x, no coarse bucket"] = \
@@ -119,10 +120,11 @@ def main() -> None:
     free = rows["bladec.jit, no limit"]
     limited = rows[f"bladec.jit, limit {args.limit_fraction}x"]
     c = limited["compile_seconds"] / base["compile_seconds"]
-    t = free["seconds"] / base["seconds"]
+    same = rows["bladec.jit, no limit, no coarse bucket"]
+    t = max(free["seconds"], same["seconds"]) / base["seconds"]
     print(f"\nlimit {limit} bytes; goals: compile seconds under the limit <= 1.2x jax.jit's: "
           f"{c:.2f}x, {'met' if c <= 1.2 else 'NOT met'}; stream time without a limit <= "
-          f"1.1x jax.jit's: {t:.2f}x, {'met' if t <= 1.1 else 'NOT met'}")
+          f"1.1x jax.jit's (the slower of the two no-limit rows): {t:.2f}x, {'met' if t <= 1.1 else 'NOT met'}")
 
 
 if __name__ == "__main__":
