@@ -134,6 +134,9 @@ class Jitted:
         self.pad = pad
         self.donate = {donate_argnums} if isinstance(donate_argnums, int) \
             else set(donate_argnums)
+        if not all(isinstance(i, int) and i >= 0 for i in self.donate):
+            raise BladecError(f"donate_argnums must be argument positions (non-negative "
+                              f"integers), not {donate_argnums!r}")
         self.passes = passes
         self.backend = backend
         self.bitwise = bitwise
@@ -155,7 +158,13 @@ class Jitted:
         self._steps = 0
 
     # -- a call -----------------------------------------------------------------------
-    def __call__(self, *args: Any, _retry: bool = False) -> Any:
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if kwargs:
+            raise BladecError(f"{self.__name__}: pass the arguments by position (bladec.jit "
+                              f"names its inputs after them); got {', '.join(kwargs)} by name")
+        return self._call(args, retry=True)
+
+    def _call(self, args: tuple, retry: bool) -> Any:
         import jax
         flat, tree = jax.tree_util.tree_flatten_with_path(args)
         leaves = [_as_array(x) for _, x in flat]
@@ -168,11 +177,11 @@ class Jitted:
         try:
             outputs, report = engine.call(arrays, self.mem_limit)
         except BladecError as exc:
-            if self.dynamic_spec is None and _is_shape_error(exc) and not _retry:
+            if self.dynamic_spec is None and _is_shape_error(exc) and retry:
                 # automatic mode: two dims equal so far differ now: trace again, once
                 self._remember((tree, tuple(str(x.dtype) for x in leaves)), leaves,
                                force=True)
-                return self.__call__(*args, _retry=True)
+                return self._call(args, retry=False)
             raise _renamed(exc, traced.names) from None
         self._last, self._last_traced = report, traced
         self._steps += 1

@@ -275,3 +275,23 @@ def test_another_dtype_traces_again() -> None:
 def test_not_a_function() -> None:
     with pytest.raises(bladec.BladecError, match="needs a function"):
         bladec.jit(3)
+
+
+def test_arguments_by_name_and_bad_donation_are_errors() -> None:
+    fn = bladec.jit(sgd)
+    with pytest.raises(bladec.BladecError, match="pass the arguments by position"):
+        fn(_params(), x=_rows(3), lr=0.1)
+    with pytest.raises(bladec.BladecError, match="donate_argnums must be argument positions"):
+        bladec.jit(sgd, donate_argnums=("params",))
+
+
+def test_dims_that_part_ways_are_traced_apart() -> None:
+    """Found from the calls: two dims equal so far share a symbol; when they differ, the
+    function is traced again with one symbol each (not an error)."""
+    def f(a, b):
+        return jnp.sum(a) + jnp.sum(b)
+    fn = bladec.jit(f)
+    for n, m in ((3, 3), (5, 5), (4, 7)):
+        a, b = np.ones(n, np.float32), np.ones(m, np.float32)
+        assert float(fn(a, b)) == n + m
+    assert fn.report().traces == 3 and fn.report().binding == {"D0": 4, "D1": 7}
