@@ -295,3 +295,28 @@ def test_dims_that_part_ways_are_traced_apart() -> None:
         a, b = np.ones(n, np.float32), np.ones(m, np.float32)
         assert float(fn(a, b)) == n + m
     assert fn.report().traces == 3 and fn.report().binding == {"D0": 4, "D1": 7}
+
+
+def test_the_engine_reuses_the_passes_analysis(monkeypatch) -> None:
+    """The executor beneath the engine takes the shape analysis the passes made of the
+    optimized listing (every dim bound, so it does not depend on the op order) instead
+    of solving the shapes again."""
+    import bladec.symbolic.shapes as shapes
+    from bladec.parse import parse_module
+    from bladec.runtime.engine import Engine
+    from bladec.runtime.executor import Executor
+    from bladec.runtime.backend import NumpyBackend
+    engine = Engine(parse_module(PADDED), backend="numpy")
+    solved = []
+    real = shapes._analyze
+    monkeypatch.setattr(shapes, "_analyze", lambda m, f: solved.append(f) or real(m, f))
+    Executor(engine.module, NumpyBackend())
+    assert solved == []
+
+
+def test_device_arguments_are_not_copied() -> None:
+    """A device array handed to the engine is held as it is (the same buffer), so a
+    limit counts it once: a copy would be memory the accounting does not see."""
+    from bladec.runtime.jax_backend import JaxBackend
+    x = jax.device_put(np.ones(16, np.float32))
+    assert JaxBackend().put(x).unsafe_buffer_pointer() == x.unsafe_buffer_pointer()
