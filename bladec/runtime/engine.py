@@ -23,7 +23,7 @@ for JAX, which stay on the device):
    once per shape signature (cached in the backend), and the plan checked against the
    device accounting (device.py) until it fits the limit, or refused naming the
    smallest limit that works (a :class:`bladec.runtime.limit.LimitError`);
-6. **execute** (executor.py): the segments, evictions and reloads dispatched without
+6. **execute** (execution.py): the segments, evictions and reloads dispatched without
    waiting, dead arrays freed, donated inputs given up at their last use;
 7. the outputs (padding cut off) as the backend's arrays, and a :class:`Report` of the
    step, which :class:`EngineStats` adds up over calls.
