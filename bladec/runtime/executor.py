@@ -115,6 +115,7 @@ class _Bound:
     fitted: dict[int, PreparedRun | None] = field(default_factory=dict)  # closed loops
     good: list[PreparedRun] = field(default_factory=list)  # every run that fitted
     smallest: int | None = None    # the smallest limit that works, once searched
+    lower: list[int] | None = None  # per op, no plan's model is below (Program.lower_bounds)
 
 
 class Executor:
@@ -186,8 +187,10 @@ class Executor:
                 out[name] = rng.random(shape) < 0.5
             elif dtype.startswith(("i", "u")):
                 out[name] = rng.integers(0, 2, shape).astype(numpy_dtype(dtype))
-            else:
-                out[name] = rng.standard_normal(shape).astype(numpy_dtype(dtype))
+            else:  # drawn in single precision (or double): half the time and memory
+                draw = np.float64 if dtype == "f64" else np.float32
+                out[name] = rng.standard_normal(shape, dtype=draw).astype(numpy_dtype(dtype),
+                                                                          copy=False)
         return out
 
     def _bound(self, binding: dict[str, int]) -> _Bound:
@@ -291,12 +294,17 @@ class Executor:
         when the planner can not meet the margins (cached per binding and limit)."""
         if limit in bound.fitted:
             return bound.fitted[limit]
+        if bound.lower is None:
+            bound.lower = bound.version.program.lower_bounds(bound.sizes)
+        lower = bound.lower
         if bound.program is None:
             bound.program = replace(bound.version.program,
                                     sites=self._sites(bound.version, bound.shapes))
         margins: dict[int, int] = {}
         found = None
         for _ in range(MAX_ROUNDS):
+            if any(lower[k] + margins.get(k, 0) > limit for k in range(len(lower))):
+                break   # no plan can meet these margins: the greedy would only find that
             plan = try_plan(bound.program, bound.sizes, limit, self.cost, self.consolidate,
                             margins)
             if plan is None:

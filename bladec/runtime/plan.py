@@ -106,6 +106,33 @@ class Program:
                 rank += 1
         return [(value, use, points[::-1]) for (value, use), points in groups.items()]
 
+    def lower_bounds(self, sizes: dict[str, int]) -> list[int]:
+        """Per compute op k, bytes the model holds at k's step in every trace the planner
+        can build: the kept inputs, the outputs made before op k that no later op reads (nothing
+        evicts a value after its last use), and op k's operands and results. A limit
+        below one of them plus that op's margin can not be planned, so the closed loop
+        stops there without asking the greedy planner, which would find the same, later."""
+        kept = [n for n in self.inputs if n not in self.donated]
+        base = sum(sizes[n] for n in kept)
+        counted = set(kept)
+        settled: set[str] = set()    # outputs made so far with no use after this op
+        settled_bytes = 0
+        pending: dict[int, list[str]] = {}  # op index -> outputs whose last use it is
+        out = []
+        for k, op in enumerate(self.ops):
+            here = {n for n in op.operands  # (an undefined shape operand has no size)
+                    if n in sizes and n not in counted and n not in settled} \
+                | set(op.result_names)
+            out.append(base + settled_bytes + sum(sizes[n] for n in here))
+            for r in op.result_names:
+                if r in self.outputs:
+                    uses = self.uses.get(r, ())
+                    pending.setdefault(max(uses, default=k), []).append(r)
+            for r in pending.pop(k, ()):
+                settled.add(r)
+                settled_bytes += sizes[r]
+        return out
+
     def next_use(self, value: str, after: int) -> int | None:
         uses = self.uses.get(value, ())
         j = bisect_right(uses, after)  # uses are in op order

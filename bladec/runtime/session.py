@@ -121,6 +121,12 @@ def run_listing(module: Module, passes: list[Pass] | None, limit: int | None = N
     if inputs_path:
         inputs = _load_inputs(inputs_path, executor)
     else:  # --dims may give any symbols that determine the rest (ShapeInfo.bind)
+        if limit is not None and not engine.multiples:
+            # plan first: a limit that can not be met is refused before gigabytes of
+            # random inputs are drawn (the plan is cached for the run)
+            shapes = executor.shapes_for(dict(dims or {}))
+            executor.prepare(executor.bind({n: shapes[n] for n in executor.inputs}, dims),
+                             limit)
         inputs = _random_inputs(executor, dict(dims or {}), seed)
     unpadded = None
     if engine.multiples:
