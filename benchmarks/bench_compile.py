@@ -24,9 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_paper import CPU_CONFIG, Training, import_step  # noqa: E402
 
-from bladec.passes import parse_pipeline, run_pipeline  # noqa: E402
-from bladec.runtime.jax_backend import JaxBackend  # noqa: E402
-from bladec.runtime.executor import Executor, unoptimized  # noqa: E402
+from bladec.runtime.engine import Engine, optimize, unoptimized  # noqa: E402
 from bladec.workloads.codealpaca import Batch  # noqa: E402
 
 _COMPUTATION = re.compile(r"^(%?[\w.\-]+) ", re.M)   # a computation's header line
@@ -46,11 +44,11 @@ def fused_kernels(hlo: str) -> tuple[int, int]:
     return len(bodies), len(set(bodies))
 
 
-def compile_cost(executor: Executor, inputs: dict, limit: int | None) -> dict:
+def compile_cost(engine: Engine, inputs: dict, limit: int | None) -> dict:
     """The first run (plans and compiles) and the second (runs), with the kernels."""
-    _, first = executor.run(inputs, limit)
-    _, second = executor.run(inputs, limit)
-    kernels = [fused_kernels(e.as_text()) for e in executor.backend.executables()]
+    _, first = engine.call(inputs, limit)
+    _, second = engine.call(inputs, limit)
+    kernels = [fused_kernels(e.as_text()) for e in engine.backend.executables()]
     return {"segments": first.segments, "compile_s": first.compile_seconds,
             "first_s": first.seconds, "second_s": second.seconds,
             "fusions": sum(k[0] for k in kernels), "distinct": sum(k[1] for k in kernels)}
@@ -62,15 +60,15 @@ def main() -> None:
     ap.add_argument("--optimizer", choices=("sgd", "adam"), default="adam")
     args = ap.parse_args()
     step = import_step(CPU_CONFIG, 1024, args.optimizer)
-    optimized = run_pipeline(step.module, parse_pipeline("analyze,schedule,remat"))
+    optimized = optimize(step.module)   # once; every engine below runs it as it is
     start = Training.start(CPU_CONFIG, args.optimizer, seed=0)
 
     def inputs(b: int, s: int) -> dict:
         zeros = np.zeros((b, s), np.int32)
         return step.flatten_inputs(*start.args(Batch(zeros, zeros, np.ones((b, s), np.float32))))
 
-    dynamic = Executor(unoptimized(step.module), JaxBackend())
-    limit = dynamic.plan({"S0": 14, "S1": 407}, None).peak
+    dynamic = Engine(unoptimized(step.module), passes=[])
+    limit = dynamic.model_peak({"S0": 14, "S1": 407})
     print(f"{args.optimizer} step, {len(step.module.main.ops)} ops, limit {limit} bytes")
     print("| binding | plan | executables | compile s | first run s | next run s | fusions "
           "| distinct kernels |")
@@ -78,7 +76,7 @@ def main() -> None:
     for text in args.bindings.split(","):
         b, s = (int(x) for x in text.split("x"))
         for name, lim in (("whole step", None), ("under the limit", limit)):
-            row = compile_cost(Executor(optimized, JaxBackend()), inputs(b, s), lim)
+            row = compile_cost(Engine(optimized), inputs(b, s), lim)
             print(f"| {b}x{s} | {name} | {row['segments']} | {row['compile_s']:.2f} | "
                   f"{row['first_s']:.2f} | {row['second_s']:.2f} | {row['fusions']} | "
                   f"{row['distinct']} |", flush=True)

@@ -10,7 +10,7 @@ reference; and donated), each decoder layer under ``jax.checkpoint`` with each p
 XLA compiles it, and with XLA's ``cse_barrier_expander`` pass off: on XLA:CPU that pass
 removes the optimization barriers that keep ``jax.checkpoint``'s recomputation apart from
 the forward pass, and CSE undoes the remat), and bladec (the listing imported from the
-same step, ``analyze,schedule,remat``, ``Executor.run(inputs, limit=...)`` with XLA fusion
+same step, ``analyze,schedule,remat``, ``Engine.call(inputs, limit=...)`` with XLA fusion
 on) at no limit, at fractions of jit's device peak, at the smallest limit that works and
 at each checkpoint row's peak. BENCHMARKS.md (issue 13 section) says what each row is.
 
@@ -48,7 +48,7 @@ from bladec.models.llama import (REMAT_POLICIES, Adam, Config, adam_state, adam_
                                  import_spec, init_params, train_step)
 from bladec.passes import parse_pipeline, run_pipeline  # noqa: E402
 from bladec.runtime.jax_backend import JaxBackend  # noqa: E402
-from bladec.runtime.executor import Executor  # noqa: E402
+from bladec.runtime.engine import Engine  # noqa: E402
 
 MIB = 1 << 20
 FRACTIONS = (0.8, 0.6, 0.5)         # bladec's limits, as fractions of jit's device peak
@@ -183,9 +183,9 @@ def jax_runner(cfg: Config, optimizer: str, args: tuple, policy: str | None = No
     return Runner(row, lambda a: compiled(*a), device_args, carried)
 
 
-def bladec_runner(imported: Imported, executor: Executor, args: tuple, limit: int | None,
+def bladec_runner(imported: Imported, engine: Engine, args: tuple, limit: int | None,
                   name: str) -> Runner:
-    """A bladec row: one executor per case, each row its own limit (plans are cached per
+    """A bladec row: one engine per case (runtime/engine.py, as ``bladec.jit`` runs), each row its own limit (plans are cached per
     binding and limit). The first run compiles and plans; a refusal leaves the row
     with its message."""
     carried = 2 if len(args) == 6 else 1
@@ -193,7 +193,7 @@ def bladec_runner(imported: Imported, executor: Executor, args: tuple, limit: in
 
     def call(a: tuple) -> Any:
         leaves = jax.tree_util.tree_leaves(a)
-        out, report = executor.run(dict(zip(imported.input_names, leaves)), limit=limit)
+        out, report = engine.call(dict(zip(imported.input_names, leaves)), limit=limit)
         row.peak = max(row.peak or 0, int(report.peak_bytes))
         row.info.update({k: v for k, v in report.as_dict().items()
                          if v is None or isinstance(v, (int, float, str))})
@@ -216,23 +216,23 @@ def bladec_runners(imported: Imported, optimized: Any, args: tuple, jit_peak: in
     """bladec at no limit, at ``fractions`` of jit's peak, at the smallest limit that
     works, and at each policy's peak (left out where it is within 5% of a limit already
     run, at or above bladec's peak without a limit, or below the smallest limit)."""
-    executor = Executor(optimized, fused_backend())
-    runners = [bladec_runner(imported, executor, args, None, "bladec, no limit")]
-    runners += [bladec_runner(imported, executor, args, int(f * jit_peak), f"bladec, {f}x")
+    engine = Engine(optimized, backend=fused_backend())
+    runners = [bladec_runner(imported, engine, args, None, "bladec, no limit")]
+    runners += [bladec_runner(imported, engine, args, int(f * jit_peak), f"bladec, {f}x")
                 for f in fractions]
-    probe = bladec_runner(imported, executor, args, 1, "bladec, min")
+    probe = bladec_runner(imported, engine, args, 1, "bladec, min")
     smallest = smallest_limit(probe.row.error) if probe.row.error else 1
     if smallest is None or smallest == 1:  # no figure in the refusal, or 1 byte did fit
         runners.append(probe)
     else:
-        runners.append(bladec_runner(imported, executor, args, smallest, "bladec, min"))
+        runners.append(bladec_runner(imported, engine, args, smallest, "bladec, min"))
     limits = [r.row.limit for r in runners if r.row.limit is not None]
     free = runners[0].row.peak
     for name, peak in policy_peaks.items():
         if (smallest is not None and peak < smallest) or (free is not None and peak >= free):
             continue  # the min row, or the row without a limit, is the answer there
         if all(abs(peak - lim) > 0.05 * lim for lim in limits):
-            runners.append(bladec_runner(imported, executor, args, peak, f"bladec @ {name}"))
+            runners.append(bladec_runner(imported, engine, args, peak, f"bladec @ {name}"))
             limits.append(peak)
     return runners
 

@@ -44,12 +44,9 @@ from bladec.frontend.jax_import import Imported, trace
 from bladec.ir import Module
 from bladec.models.llama import Adam, Config, adam_state, adam_step, import_spec, init_params, \
     train_step
-from bladec.passes import parse_pipeline, run_pipeline
 from bladec.passes.remat import RematPass
 from bladec.passes.schedule import exact_order, reorder
-from bladec.runtime.backend import NumpyBackend
-from bladec.runtime.jax_backend import JaxBackend
-from bladec.runtime.executor import Executor, unoptimized
+from bladec.runtime.engine import Engine, unoptimized
 from bladec.symbolic.shapes import analyze_shapes
 from bladec.workloads.codealpaca import Batch, batches, load_examples, make_batch, next_pow2
 
@@ -169,17 +166,16 @@ def run_modes(cfg: Config, steps: int, seed: int, optimizer: str
     examples = load_examples()
     step = import_step(cfg, next_pow2(max(len(e.ids) for e in examples)), optimizer)
     module = step.module
-    optimized = run_pipeline(module, parse_pipeline("analyze,schedule,remat"))
     plan = {bs: [make_batch(b, vocab=cfg.vocab) for b in batches(examples, bs, steps, seed + bs)]
             for bs in BATCH_SIZES}
-    dynamic = Executor(unoptimized(module), JaxBackend())
+    dynamic = Engine(unoptimized(module), passes=[])
     # the limit: the dynamic mode's largest peak at batch 14 (so it fits 14, as in the paper)
     start = Training.start(cfg, optimizer, seed)
-    limit = max(dynamic.prepare(dynamic.bind({n: v.shape for n, v in
-                                              step.flatten_inputs(*start.args(b)).items()}),
-                                None).device.peak for b in plan[14])
-    bladec = Executor(optimized, JaxBackend())
-    statics: dict[tuple, Executor] = {}
+    limit = max(dynamic.device_peak(dynamic.binding({n: v.shape for n, v in
+                                                     step.flatten_inputs(*start.args(b)).items()}))
+                for b in plan[14])
+    bladec = Engine(module)   # the default pipeline: analyze, schedule, remat
+    statics: dict[tuple, Engine] = {}
     jit_step = jax_step(cfg, optimizer)
     xla_peaks: dict[tuple[int, int], int] = {}
     cells = {mode: {bs: Cell() for bs in BATCH_SIZES} for mode in MODES}
@@ -207,18 +203,18 @@ def run_modes(cfg: Config, steps: int, seed: int, optimizer: str
                     cell.losses.append(model.update(outputs))
                     continue
                 if mode == "dynamic":
-                    executor, b = dynamic, batch
+                    engine, b = dynamic, batch
                 elif mode == "bladec":
-                    executor, b = bladec, _pad(batch, BLADEC_PAD)
+                    engine, b = bladec, _pad(batch, BLADEC_PAD)
                 else:
                     b = padded
-                    if b.shape not in statics:
-                        statics[b.shape] = Executor(
+                    if b.shape not in statics:  # its own order and remat plan: no passes
+                        statics[b.shape] = Engine(
                             static_module(module, {"S0": b.shape[0], "S1": b.shape[1]}),
-                            JaxBackend())
-                    executor = statics[b.shape]
+                            passes=[])
+                    engine = statics[b.shape]
                 try:
-                    out, rep = executor.run(step.flatten_inputs(*model.args(b)), limit)
+                    out, rep = engine.call(step.flatten_inputs(*model.args(b)), limit)
                 except BladecError:
                     cell.oom = True
                     continue
@@ -259,12 +255,11 @@ def paper_columns(steps: int, seed: int, optimizer: str, limit: int | None = Non
     path = Path(__file__).resolve().parents[1] / "samples" / PAPER_SAMPLES[optimizer]
     from bladec.parse import parse_module
     module = parse_module(path.read_text(), str(path))
-    optimized = run_pipeline(module, parse_pipeline("analyze,schedule,remat"))
     plain = unoptimized(module)
     info = analyze_shapes(plain)
-    bladec = Executor(optimized, NumpyBackend())
+    bladec = Engine(module, backend="numpy")   # plans only: nothing runs or compiles
     out: dict[str, dict[int, str]] = {m: {} for m in ("dynamic", "static", "bladec")}
-    statics: dict[tuple, Executor] = {}
+    statics: dict[tuple, Engine] = {}
     runs = {bs: batches(examples, bs, steps, seed + bs) for bs in BATCH_SIZES}
     if limit is None:
         limit = max(exact_peak(plain.main, exact_sizes(info, {"S0": 14, "S1": max(
@@ -278,13 +273,13 @@ def paper_columns(steps: int, seed: int, optimizer: str, limit: int | None = Non
             peaks["dynamic"].append(peak if peak <= limit else None)
             key = (bs, _padded_length(s))
             if key not in statics:
-                statics[key] = Executor(static_module(module, {"S0": key[0], "S1": key[1]}),
-                                        NumpyBackend())
+                statics[key] = Engine(static_module(module, {"S0": key[0], "S1": key[1]}),
+                                      passes=[], backend="numpy")
             padded = {"S0": bs, "S1": _padded_length(s, BLADEC_PAD)}  # as bladec runs it
-            for mode, ex, b in (("static", statics[key], {"S0": key[0], "S1": key[1]}),
-                                ("bladec", bladec, padded)):
+            for mode, engine, b in (("static", statics[key], {"S0": key[0], "S1": key[1]}),
+                                    ("bladec", bladec, padded)):
                 try:
-                    peaks[mode].append(ex.plan(b, limit).peak)
+                    peaks[mode].append(engine.model_peak(b, limit))
                 except BladecError:
                     peaks[mode].append(None)
         for mode, values in peaks.items():

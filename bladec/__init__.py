@@ -1,6 +1,23 @@
 """bladec: memory optimization of dynamic-shape tensor graphs from symbolic shapes.
 
-The library API: :func:`bladec.parse.parse_module`, :func:`bladec.verify.verify`,
-:func:`bladec.printer.format_module`, and the passes in :mod:`bladec.passes`.
+The library API: :func:`bladec.jit` (a JAX function run by bladec under a memory limit,
+bladec/api.py), :func:`bladec.parse.parse_module`, :func:`bladec.verify.verify`,
+:func:`bladec.printer.format_module`, the passes in :mod:`bladec.passes`, and the
+engine that runs listings, :class:`bladec.runtime.engine.Engine`. Errors are
+:class:`BladecError`.
 """
+from typing import Any
+
+from bladec.errors import BladecError, BladecWarning
+
 __version__ = "0.1.0"
+__all__ = ["BladecError", "BladecWarning", "JitReport", "jit"]
+
+
+def __getattr__(name: str) -> Any:
+    """``jit`` and its report, imported on first use: the command line does not need
+    JAX's import for ``bladec optimize``."""
+    if name in ("jit", "Jitted", "JitReport"):
+        from bladec import api
+        return getattr(api, name)
+    raise AttributeError(f"module 'bladec' has no attribute {name!r}")

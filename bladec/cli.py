@@ -11,6 +11,7 @@ import functools
 import gc
 import json
 import os
+import shutil
 import sys
 import warnings
 from typing import Any, Callable, Iterator
@@ -19,8 +20,7 @@ import click
 
 from bladec import __version__
 from bladec.errors import BladecError, BladecWarning
-from bladec.passes import (DEFAULT_PIPELINE, Pass, parse_pipeline, passes_help,
-                           run_pipeline)
+from bladec.passes import DEFAULT_PIPELINE, Pass, parse_pipeline, passes_help
 from bladec.analysis.report import analysis_report
 from bladec.printer import format_module
 from bladec.units import format_size, parse_dims, parse_size
@@ -50,6 +50,47 @@ def _warnings_to_stderr() -> Iterator[None]:
         previous = warnings.showwarning
         warnings.showwarning = show
         yield
+
+
+class _ProgressLine:
+    """Progress (bladec/progress.py) as one tqdm line on ``stream``: the stage, the
+    executables compiled in it, the time spent; gone when the work ends. Shown only when
+    ``stream`` is a terminal and not ``quiet``: a log file or a pipe gets nothing."""
+
+    def __init__(self, quiet: bool, stream: Any = None) -> None:
+        from tqdm import tqdm
+        self.stream = stream if stream is not None else sys.stderr
+        shown = not quiet and bool(getattr(self.stream, "isatty", lambda: False)())
+        self._own = None
+        if shown and self.stream is sys.stderr:
+            # tqdm wrote nothing to sys.stderr itself on a pseudo-terminal (script(1),
+            # tqdm 4.70); a handle of our own on the same descriptor works
+            self._own = self.stream = os.fdopen(os.dup(sys.stderr.fileno()), "w")
+        width = shutil.get_terminal_size((100, 20)).columns or 100  # 0 in some ptys
+        self.bar = tqdm(total=None, file=self.stream, leave=False, disable=not shown,
+                        bar_format="{desc} [{elapsed}]{postfix}", mininterval=0.2,
+                        ncols=width)
+
+    def stage(self, what: str) -> None:
+        self.bar.set_description_str(what, refresh=False)
+        self.bar.set_postfix_str("", refresh=False)
+        self.bar.reset()
+
+    def tick(self) -> None:
+        self.bar.update(1)
+        self.bar.set_postfix_str(f" {self.bar.n} compiled", refresh=True)
+
+    def __enter__(self) -> "_ProgressLine":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.bar.close()
+        if self._own is not None:
+            self._own.close()
+
+
+_QUIET = click.option("-q", "--quiet", is_flag=True,
+                      help="No progress line on stderr (it is shown only on a terminal).")
 
 
 GC_THRESHOLD = 10_000  # allocations between young collections (Python's default: 700)
@@ -136,8 +177,9 @@ def main() -> None:
                    "'none' only verifies and prints. Passes: " + passes_help() + ".")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Write the listing here instead of stdout.")
+@_QUIET
 @_reports_errors
-def optimize(file: str, pipeline: str, output: str | None) -> None:
+def optimize(file: str, pipeline: str, output: str | None, quiet: bool) -> None:
     """Verify FILE (or '-' for stdin), run the passes, print the listing.
 
     \b
@@ -148,7 +190,9 @@ def optimize(file: str, pipeline: str, output: str | None) -> None:
     passes = _pipeline(pipeline)
     if output:
         _check_writable(output, "-o")
-    module = run_pipeline(_load_verified(file), passes)
+    from bladec.runtime.engine import optimize as run_passes
+    with _ProgressLine(quiet) as progress:
+        module = run_passes(_load_verified(file), passes, progress)
     text = format_module(module)
     if output:
         _write_text(output, text, "-o")
@@ -244,7 +288,8 @@ def _analysis_text(report: dict) -> str:
               help="Seed of the random inputs (a non-negative integer).")
 @click.option("-p", "--passes", "pipeline", default=DEFAULT_PIPELINE, show_default=True,
               help="Passes to run first ('none': run the listing as it is); as for "
-                   "optimize.")
+                   "optimize. Without -p, a listing already optimized (it has the "
+                   "remat.plan that optimize writes) runs as it is.")
 @click.option("--backend", type=click.Choice(["jax", "numpy"]), default="jax",
               show_default=True)
 @click.option("--bitwise", is_flag=True, help="Keep every op its own XLA kernel, so that "
@@ -265,14 +310,20 @@ def _analysis_text(report: dict) -> str:
                    "(every process runs the same command with its --process-id).")
 @click.option("--num-processes", type=click.IntRange(min=1), default=1, show_default=True)
 @click.option("--process-id", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--compilation-cache", "cache_dir", type=click.Path(file_okay=False),
+              default=None, envvar="BLADEC_COMPILATION_CACHE", show_envvar=True,
+              help="Keep compiled executables in this directory (JAX's persistent "
+                   "compilation cache), so that a later run with the same segments at the "
+                   "same shapes loads them instead of compiling.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout.")
+@_QUIET
 @_reports_errors
 def run(file: str, mem_limit: str | None, dims: str | None, inputs_path: str | None,
         outputs_path: str | None, seed: int, pipeline: str, backend: str, bitwise: bool,
         fuse: bool,
         pad: tuple[str, ...], pad_multiple: int | None, timeline: str | None,
         coordinator: str | None, num_processes: int, process_id: int,
-        as_json: bool) -> None:
+        cache_dir: str | None, as_json: bool, quiet: bool) -> None:
     """Optimize FILE (or '-') and run it under a memory limit; print a report.
 
     \b
@@ -282,7 +333,8 @@ def run(file: str, mem_limit: str | None, dims: str | None, inputs_path: str | N
     """
     from bladec.runtime.session import parse_pad, run_listing
     from bladec.runtime.timeline import check_timeline_path, write_timeline
-    passes = _pipeline(pipeline)
+    given = click.get_current_context().get_parameter_source("pipeline")
+    passes = _pipeline(pipeline) if given != click.core.ParameterSource.DEFAULT else None
     limit = parse_size(mem_limit) if mem_limit is not None else None
     binding, padding = parse_dims(dims), parse_pad(pad)
     if outputs_path:
@@ -293,6 +345,13 @@ def run(file: str, mem_limit: str | None, dims: str | None, inputs_path: str | N
     if bitwise and fuse:
         raise click.UsageError("--bitwise and --fuse contradict each other (fusion is the "
                                "default; --fuse is kept only for old scripts)")
+    if cache_dir and backend == "jax":
+        from bladec.runtime.jax_backend import use_compilation_cache
+        try:
+            use_compilation_cache(cache_dir)
+        except OSError as exc:
+            raise BladecError(f"cannot use --compilation-cache {cache_dir}: "
+                              f"{exc.strerror or exc}") from None
     module = _load_verified(file, runnable=True)
     if process_id >= num_processes:
         raise click.UsageError(f"--process-id {process_id} must be below --num-processes "
@@ -315,9 +374,11 @@ def run(file: str, mem_limit: str | None, dims: str | None, inputs_path: str | N
                              inputs_path=inputs_path, seed=seed, cluster=cluster)
     else:  # NumPy runs a sharded listing on whole arrays: collectives are identities
         from bladec.sharding import whole_arrays
-        result = run_listing(whole_arrays(module), passes, limit=limit, dims=binding,
-                             inputs_path=inputs_path, seed=seed, backend=backend,
-                             bitwise=bitwise, pad=padding, pad_multiple=pad_multiple)
+        with _ProgressLine(quiet) as progress:
+            result = run_listing(whole_arrays(module), passes, limit=limit, dims=binding,
+                                 inputs_path=inputs_path, seed=seed, backend=backend,
+                                 bitwise=bitwise, pad=padding, pad_multiple=pad_multiple,
+                                 progress=progress)
     failures = []  # saving comes after the report is printed: a failed save loses nothing
     click.echo(json.dumps(result.summary(), indent=2) if as_json else result.text())
     if outputs_path:
@@ -352,9 +413,10 @@ def _source_name(file: str) -> str:
               help="Fail instead of binding dims the analysis can not rediscover.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Write the listing here instead of stdout.")
+@_QUIET
 @_reports_errors
 def import_cmd(target: str, shapes: str | None, ranges: str | None, no_hints: bool,
-               output: str | None) -> None:
+               output: str | None, quiet: bool) -> None:
     """Trace a JAX function with symbolic dims and print it as a listing.
 
     The inputs' dimension variables become @S0, @S1, ... (in order of appearance); every
@@ -369,7 +431,9 @@ def import_cmd(target: str, shapes: str | None, ranges: str | None, no_hints: bo
     from bladec.frontend.jax_import import import_target
     if output:
         _check_writable(output, "-o")
-    imported = import_target(target, shapes, ranges, hints=not no_hints)
+    with _ProgressLine(quiet) as progress:
+        progress.stage(f"tracing {target}")
+        imported = import_target(target, shapes, ranges, hints=not no_hints)
     text = format_module(imported.module)
     if output:
         _write_text(output, text, "-o")

@@ -81,3 +81,22 @@ def test_padding_to_powers_of_two_and_to_multiples():
     assert bench._pad(b, 64).shape == (2, 128) and bench._pad(b, 32).shape == (2, 96)
     padded = bench._pad(b, 32)
     assert padded.mask[:, 70:].sum() == 0 and padded.tokens[:, :70].all()
+
+
+def test_bench_paper_reaches_the_runtime_only_through_the_engine() -> None:
+    """Issue 16: the benchmark runs bladec as a user of the library does, through the
+    engine (runtime/engine.py), importing nothing private from the runtime."""
+    import ast
+    from pathlib import Path
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_paper.py"
+    runtime = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("bladec.runtime"):
+            runtime.append((node.module, [a.name for a in node.names]))
+        elif isinstance(node, ast.Import):
+            assert not any(a.name.startswith("bladec.runtime") for a in node.names)
+    assert runtime, "bench_paper no longer imports the engine: update this test"
+    for module, names in runtime:
+        assert module == "bladec.runtime.engine", module
+        from bladec.runtime import engine
+        assert all(n in engine.__all__ and not n.startswith("_") for n in names), names

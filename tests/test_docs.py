@@ -61,3 +61,23 @@ def test_primitives_md_is_up_to_date():
     from bladec.frontend.rule import RULES
     for name in RULES:
         assert f"`{name}`" in text
+
+
+def _readme_example() -> str:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text.split("## Training from Python: `bladec.jit`", 1)[1]
+    return section.split("```python\n", 1)[1].split("```", 1)[0]
+
+
+def test_readme_training_loop_runs_as_written(capsys):
+    """The README's bladec.jit example, exactly as written: it asserts its own losses
+    against jax.jit's; here also that it stayed within its limit and compiled only on
+    the first step of each of its two buckets."""
+    namespace: dict = {}
+    exec(compile(_readme_example(), "README.md", "exec"), namespace)
+    lean = namespace["lean"]
+    report = lean.report()
+    assert report.steps == 4 and report.buckets == 2 and report.limit == 3 << 20
+    assert report.peak_bytes <= report.limit and report.compilations == 0
+    printed = capsys.readouterr().out.strip().splitlines()
+    assert len(printed) == 4 and all("limit 3.00 MiB" in line for line in printed)

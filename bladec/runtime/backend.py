@@ -88,6 +88,31 @@ def interpret(K: Any, ops: list[Op], inputs: list[str], outputs: list[str],
     return fn
 
 
+def segment_key(ops: list[Op], inputs: list[str], outputs: list[str],
+                specs: dict[int, OutSpec], args: list[ArgSpec], donate: tuple[int, ...]
+                ) -> tuple:
+    """What a segment computes, without its values' names: each op's name, attributes,
+    result shapes and dtypes, and operands as positions (the k-th argument, the j-th
+    value made inside), with the arguments' shapes, the outputs and the donation. Two
+    segments with one key are one function of their arguments (:func:`interpret` reads
+    names only to wire the ops), so they share one executable: a model's repeated
+    layers, cut alike, compile once."""
+    where: dict[str, tuple] = {n: ("arg", k) for k, n in enumerate(inputs)}
+    made = 0
+    body = []
+    for op in ops:
+        if op.regions:  # ops carry no regions inside a segment; keyed by identity if so
+            return ("op", id(op), tuple(inputs), tuple(outputs), tuple(args), donate)
+        refs = tuple(where.get(n, ("absent",)) for n in op.operands)
+        body.append((op.name, repr(sorted(op.attrs.items())), refs,
+                     tuple(tuple(spec) for spec in specs[id(op)])))
+        for r in op.result_names:
+            where[r] = ("made", made)
+            made += 1
+    return (tuple(body), tuple(where.get(n, ("absent",)) for n in outputs), tuple(args),
+            tuple(donate))
+
+
 def _last_reads(ops: list[Op], outputs: list[str]) -> dict[int, list[str]]:
     """Op index -> the values (not outputs) whose last read is that op."""
     keep = set(outputs)

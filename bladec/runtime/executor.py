@@ -18,9 +18,10 @@ does not).
 
 Everything that depends only on the input shapes (the binding, sizes, shapes, the plan,
 the segments with their compiled functions) is worked out on the first run with those
-shapes and cached, so a later run only dispatches. Dispatch is asynchronous: segments,
-offloads and reloads are queued without waiting for each other (the backend orders them
-by their data), unless ``profile=True`` asks for each segment's time.
+shapes and cached, so a later run only dispatches (execution.py). Dispatch is
+asynchronous: segments, offloads and reloads are queued without waiting for each other
+(the backend orders them by their data), unless ``profile=True`` asks for each
+segment's time. The engine (engine.py) is the public face above this module.
 """
 from __future__ import annotations
 
@@ -39,41 +40,17 @@ from bladec.ops import REGISTRY
 from bladec.passes.remat import strip_remat
 from bladec.runtime.backend import Backend, numpy_dtype
 from bladec.runtime.device import DeviceAccount, account, grow_margins
+from bladec.runtime.execution import Report, execute
 from bladec.runtime.limit import LimitError
 from bladec.runtime.policy import CostModel, Plan, Program, RematSite, base_trace, plan_run, \
     try_plan
-from bladec.runtime.segments import EvictStep, PreparedRun, SegmentStep, split
+from bladec.runtime.segments import PreparedRun, split
 from bladec.runtime.trace import simulate
 from bladec.symbolic.binding import input_equation
 from bladec.symbolic.shapes import ShapeInfo, analyze_shapes
 
 
 MAX_ROUNDS = 8   # plans compiled and checked per limit before the closed loop gives up
-
-
-@dataclass
-class Report:
-    peak_bytes: int = 0            # the device peak (device.py): what a limit promises
-    model_peak_bytes: int = 0      # the per-op memory model over the executed trace
-    planned_peak_bytes: int = 0    # the model over the same order with nothing evicted
-    held_peak_bytes: int = 0       # bytes of the arrays the runtime held, between segments
-    host_peak_bytes: int = 0       # bytes of host copies of offloaded values
-    segment_memory: list[dict[str, int]] = field(default_factory=list)  # per segment run
-    limit: int | None = None
-    evictions: int = 0
-    reloads: int = 0
-    recomputes: int = 0
-    segments: int = 0
-    compilations: int = 0
-    compile_seconds: float = 0.0   # lowering and compiling them, within ``seconds``
-    seconds: float = 0.0
-    segment_seconds: list[float] = field(default_factory=list)  # only with profile=True
-    binding: dict[str, int] = field(default_factory=dict)
-    version: str = ""              # the function run: main or one of its schedule versions
-    timeline: list[int] = field(default_factory=list)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in self.__dict__.items()}
 
 
 def flops_of(op: Op, shapes: dict[str, tuple[int, ...]]) -> int:
@@ -395,9 +372,33 @@ class Executor:
     def run(self, inputs: dict[str, np.ndarray], limit: int | None = None,
             dims: dict[str, int] | None = None, profile: bool = False
             ) -> tuple[dict[str, np.ndarray], Report]:
-        """Outputs and a report. ``profile``: wait for each segment and time it
-        (``Report.segment_seconds``); otherwise everything is dispatched asynchronously."""
+        """Outputs (fetched to NumPy) and a report, for inputs given as host arrays.
+        ``profile``: wait for each segment and time it (``Report.segment_seconds``);
+        otherwise everything is dispatched asynchronously."""
         start = time.perf_counter()
+        self._check_names(inputs)
+        arrays = {n: np.asarray(inputs[n]) for n in self.inputs}
+        self._check_dtypes({n: a.dtype for n, a in arrays.items()})
+        bound = self._bound_for_inputs({n: a.shape for n, a in arrays.items()}, dims)
+        env = {n: self.backend.put(arrays[n]) for n in self.inputs}
+        outputs, report = self._dispatch(bound, env, limit, profile, start)
+        return {n: self.backend.fetch(x) for n, x in outputs.items()}, report
+
+    def run_arrays(self, arrays: dict[str, Any], limit: int | None = None,
+                   dims: dict[str, int] | None = None, profile: bool = False
+                   ) -> tuple[dict[str, Any], Report]:
+        """:meth:`run` for inputs that are already the backend's arrays (device arrays
+        for JAX), returning the outputs as the backend's arrays: nothing is copied to
+        the host. Inputs that are not donated are never freed; donated ones are freed
+        (and their buffers reused) at their last use."""
+        start = time.perf_counter()
+        self._check_names(arrays)
+        self._check_dtypes({n: arrays[n].dtype for n in self.inputs})
+        bound = self._bound_for_inputs({n: tuple(arrays[n].shape) for n in self.inputs}, dims)
+        env = {n: self.backend.put(arrays[n]) for n in self.inputs}
+        return self._dispatch(bound, env, limit, profile, start)
+
+    def _check_names(self, inputs: dict[str, Any]) -> None:
         missing = [n for n in self.inputs if n not in inputs]
         if missing:
             raise BladecError(f"missing input(s) {', '.join(missing)}")
@@ -405,13 +406,17 @@ class Executor:
             extra = [n for n in inputs if n not in self.inputs]
             raise BladecError(f"unknown input(s) {', '.join(extra)} (the graph takes "
                               f"{', '.join(self.inputs)})")
-        arrays = {n: np.asarray(inputs[n]) for n in self.inputs}
+
+    def _check_dtypes(self, dtypes: dict[str, Any]) -> None:
         for name in self.inputs:
             want = numpy_dtype(self.info.dtypes[name])
-            if arrays[name].dtype != want:
-                raise BladecError(f"input {name} is {arrays[name].dtype}, "
+            if np.dtype(dtypes[name]) != want:
+                raise BladecError(f"input {name} is {np.dtype(dtypes[name])}, "
                                   f"the listing says {self.info.dtypes[name]}")
-        bound = self._bound_for_inputs({n: a.shape for n, a in arrays.items()}, dims)
+
+    def _dispatch(self, bound: _Bound, env: dict[str, Any], limit: int | None,
+                  profile: bool, start: float) -> tuple[dict[str, Any], Report]:
+        """Prepare (plan, compile, check: cached per binding and limit) and execute."""
         compilations, compile_seconds = self.backend.compilations, self.backend.compile_seconds
         prepared = self.prepare(bound.binding, limit)
         plan = prepared.plan
@@ -422,9 +427,10 @@ class Executor:
                         host_peak_bytes=device.host_peak,
                         timeline=list(plan.measure.memory), evictions=prepared.evictions,
                         reloads=prepared.reloads, recomputes=prepared.recomputes,
-                        segments=prepared.segments)
-        env = {n: self.backend.put(arrays[n]) for n in self.inputs}
-        outputs = self._execute(prepared, env, report, profile)
+                        segments=prepared.segments,
+                        executables=len({id(s.fn) for s in prepared.segment_steps()}))
+        outputs = execute(prepared, env, self.backend, self.inputs, self.outputs, report,
+                          profile)
         if report.peak_bytes != device.peak:
             raise AssertionError(f"the run held {report.peak_bytes} bytes at its peak, "
                                  f"the plan's accounting said {device.peak}")
@@ -432,64 +438,6 @@ class Executor:
         report.compile_seconds = self.backend.compile_seconds - compile_seconds
         report.seconds = time.perf_counter() - start
         return outputs, report
-
-    def _execute(self, prepared: PreparedRun, env: dict[str, Any], report: Report,
-                 profile: bool) -> dict[str, np.ndarray]:
-        """Dispatch the steps, measuring what is held from the arrays themselves: the
-        device peak of the report is counted here, and must equal the plan's."""
-        backend = self.backend
-        nbytes = backend.nbytes
-        host: dict[str, Any] = {}
-        held = sum(nbytes(env[n]) for n in self.inputs)
-        peak = held_peak = held
-        host_bytes = host_peak = 0
-        for step in prepared.steps:
-            if isinstance(step, SegmentStep):
-                memory = step.fn.memory()
-                figure = {"held_bytes": held, "output_bytes": memory.output_bytes,
-                          "temp_bytes": memory.temp_bytes}
-                report.segment_memory.append(figure)
-                peak = max(peak, held + memory.output_bytes + memory.temp_bytes)
-                args = [env[n] for n in step.inputs]
-                freed = [env.pop(n) for n in step.free]  # donated: the segment owns them
-                freed_bytes = sum(nbytes(x) for x in freed)
-                if profile:
-                    t = time.perf_counter()
-                results = step.fn(args)
-                del args
-                if profile:
-                    for x in results:
-                        if hasattr(x, "block_until_ready"):
-                            x.block_until_ready()
-                    report.segment_seconds.append(time.perf_counter() - t)
-                for n, x in zip(step.outputs, results):
-                    env[n] = x
-                    held += nbytes(x)
-                for x in freed:
-                    backend.delete(x)
-                del freed
-                held -= freed_bytes
-            elif isinstance(step, EvictStep):
-                x = env.pop(step.value)
-                if step.copy:
-                    host[step.value] = backend.offload(x)
-                    host_bytes += nbytes(x)
-                held -= nbytes(x)
-                backend.delete(x)
-            else:
-                x = env[step.value] = backend.reload(
-                    host.pop(step.value) if step.drop else host[step.value])
-                if step.drop:
-                    host_bytes -= nbytes(x)
-                held += nbytes(x)
-                peak = max(peak, held)
-            held_peak = max(held_peak, held)
-            host_peak = max(host_peak, host_bytes)
-        report.peak_bytes = peak
-        report.held_peak_bytes = held_peak
-        report.host_peak_bytes = host_peak
-        return {n: backend.fetch(env[n]) for n in self.outputs}
-
 
 def _show(binding: dict[str, int], info: ShapeInfo) -> str:
     return ", ".join(f"{s}={binding[s]}" for s in info.free)

@@ -17,7 +17,8 @@ import numpy as np
 
 from bladec.emit.lower import OutSpec
 from bladec.ir import Op
-from bladec.runtime.backend import ArgSpec, SegmentMemory, interpret, numpy_dtype
+from bladec.progress import SILENT, Progress
+from bladec.runtime.backend import ArgSpec, SegmentMemory, interpret, numpy_dtype, segment_key
 
 
 class _JaxKernels:
@@ -80,8 +81,8 @@ class _OrderedJaxKernels(_JaxKernels):
 
 
 class JaxBackend:
-    """Segments compiled with ``jax.jit``, cached per (ops, shapes, donation); counts
-    compilations.
+    """Segments compiled with ``jax.jit``, cached by what they compute at which shapes
+    (:func:`segment_key`: repeated layers cut alike compile once); counts compilations.
 
     By default XLA fuses inside each segment (fast; what users run): results of plans
     that cut the graph differently then agree only to rounding (XLA contracts ``a*b + c``
@@ -102,6 +103,7 @@ class JaxBackend:
                  enforce_order: bool | None = None) -> None:
         self.bitwise = bitwise
         self.fuse = not bitwise
+        self.cache_dir = use_compilation_cache()   # BLADEC_COMPILATION_CACHE, if set
         if keep_freed_memory is None:
             keep_freed_memory = os.environ.get("BLADEC_KEEP_FREED_MEMORY", "1") != "0"
         self.keeps_freed_memory = keep_freed_memory and keep_freed_memory_in_process()
@@ -116,6 +118,7 @@ class JaxBackend:
             _OrderedJaxKernels() if self.enforce_order else _JaxKernels()
         self.compilations = 0
         self.compile_seconds = 0.0
+        self.progress: Progress = SILENT   # told of each executable compiled
         self._cache: dict[tuple, Any] = {}
         from jax.sharding import SingleDeviceSharding
         self._device = SingleDeviceSharding(device, memory_kind="device")
@@ -135,8 +138,7 @@ class JaxBackend:
     def segment(self, ops: list[Op], inputs: list[str], outputs: list[str],
                 specs: dict[int, OutSpec], args: list[ArgSpec],
                 donate: tuple[int, ...] = ()) -> "_LazyCompiled":
-        key = (tuple(id(op) for op in ops), tuple(inputs), tuple(outputs),
-               tuple(tuple(specs[id(op)]) for op in ops), tuple(args), tuple(donate))
+        key = segment_key(ops, inputs, outputs, specs, args, tuple(donate))
         compiled = self._cache.get(key)
         if compiled is None:
             fn = interpret(self.K, ops, inputs, outputs, specs)
@@ -191,6 +193,27 @@ class JaxBackend:
             self.delete(x)
             bw = _BANDWIDTH[self._platform] = float(f"{2 * x.nbytes / max(best, 1e-9):.1g}")
         return bw
+
+
+CACHE_VARIABLE = "BLADEC_COMPILATION_CACHE"
+
+
+def use_compilation_cache(path: str | None = None) -> str | None:
+    """Turn on JAX's persistent compilation cache in directory ``path`` (default: the
+    ``BLADEC_COMPILATION_CACHE`` environment variable; neither: leave JAX as it is), for
+    every executable however quick to compile, so that a second process with the same
+    segments at the same shapes loads them instead of compiling. Returns the directory
+    used. Process-wide, as JAX's configuration is."""
+    path = path or os.environ.get(CACHE_VARIABLE) or None
+    if path:
+        import jax
+        path = os.path.abspath(os.path.expanduser(path))
+        os.makedirs(path, exist_ok=True)
+        if jax.config.jax_compilation_cache_dir != path:
+            jax.config.update("jax_compilation_cache_dir", path)
+            jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
+            jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
+    return path
 
 
 _BANDWIDTH: dict[str, float] = {}
@@ -251,6 +274,7 @@ class _LazyCompiled:
                 self.executable = lowered.compile(compiler_options=options)
             backend.compile_seconds += time.perf_counter() - start
             backend.compilations += 1
+            backend.progress.tick()
         return self.executable
 
     def memory(self) -> SegmentMemory:

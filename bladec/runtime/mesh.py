@@ -18,8 +18,9 @@ import numpy as np
 from bladec.analysis.memory import exact_sizes, exact_timeline
 from bladec.errors import BladecError
 from bladec.ir import Module
-from bladec.passes import Pass, run_pipeline
+from bladec.passes import Pass
 from bladec.passes.redistribute import RedistributePass
+from bladec.runtime.engine import optimize
 from bladec.runtime.backend import NumpyBackend
 from bladec.runtime.executor import Executor
 from bladec.units import format_size
@@ -114,7 +115,7 @@ def ensure_devices(count: int, cluster: Cluster | None = None) -> None:
                               f"{cluster.process_id} of {cluster.processes}: {exc}") from None
 
 
-def run_sharded(module: Module, passes: list[Pass], limit: int | None = None,
+def run_sharded(module: Module, passes: list[Pass] | None, limit: int | None = None,
                 dims: dict[str, int] | None = None, inputs_path: str | None = None,
                 seed: int = 0, repeats: int = 5, cluster: Cluster | None = None
                 ) -> ShardedResult:
@@ -129,7 +130,8 @@ def run_sharded(module: Module, passes: list[Pass], limit: int | None = None,
     mesh = module.mesh
     assert mesh is not None
     # a reshard left in the listing runs as the redistribute pass writes it
-    optimized = RedistributePass().apply(run_pipeline(module, passes))
+    # (``passes`` None: the default pipeline, or none when the listing is optimized)
+    optimized = RedistributePass().apply(optimize(module, passes))
     ensure_devices(mesh.devices, cluster)
     jax_mesh(mesh)  # enough devices? before any input is made
     host = Executor(optimized, NumpyBackend())  # binding, shapes and inputs, as `run` does

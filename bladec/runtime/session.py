@@ -1,4 +1,10 @@
-"""One ``bladec run``: optimize, bind, plan, execute, and report (the CLI only prints)."""
+"""One ``bladec run``: inputs from a file or made up, one call of the engine, a report.
+
+The engine (engine.py) does the work; this module is what the command line adds to it:
+reading inputs from an .npz (or random ones for ``--dims``), and the report's text and
+JSON. The CLI only prints. (``parse_pad``, ``pad_inputs``, ``padded_binding`` and
+``padding_multiples`` live in padding.py and are named here for older callers.)
+"""
 from __future__ import annotations
 
 import math
@@ -14,12 +20,17 @@ import numpy as np
 
 from bladec.errors import BladecError, BladecWarning
 from bladec.ir import Module
-from bladec.passes import Pass, run_pipeline
+from bladec.passes import Pass
+from bladec.progress import SILENT, Progress
 from bladec.runtime.backend import NumpyBackend, numpy_dtype
-from bladec.runtime.jax_backend import JaxBackend
+from bladec.runtime.engine import Engine
 from bladec.runtime.executor import Executor, Report, unoptimized
+from bladec.runtime.padding import pad_inputs, padded_binding, padding_multiples, parse_pad
 from bladec.runtime.trace import Step
 from bladec.units import format_size
+
+__all__ = ["RunResult", "pad_inputs", "padded_binding", "padding_multiples", "parse_pad",
+           "run_listing"]
 
 
 @dataclass
@@ -87,27 +98,30 @@ class RunResult:
         write_timeline(path, self, source)
 
 
-def run_listing(module: Module, passes: list[Pass], limit: int | None = None,
+def run_listing(module: Module, passes: list[Pass] | None, limit: int | None = None,
                 dims: dict[str, int] | None = None, inputs_path: str | None = None,
                 seed: int = 0, backend: str = "jax", bitwise: bool = False,
                 pad: dict[str, int] | None = None, pad_multiple: int | None = None,
-                profile: bool = True) -> RunResult:
-    """Optimize, bind, plan, execute, report.
+                profile: bool = True, progress: Progress = SILENT) -> RunResult:
+    """What ``bladec run`` does, through the engine (engine.py): read or make the inputs,
+    call the engine once, fetch the outputs, and report.
 
-    ``pad``: zero-pad the inputs so that each named free symbol (``{"S1": 64}``) becomes
-    the next multiple of its number, at most the symbol's declared maximum: fewer
-    distinct shapes, fewer compilations (the listing must mask the padding itself).
-    ``pad_multiple``: the same multiple for every free symbol not in ``pad``.
-    ``profile``: time each segment (``Report.segment_seconds``), waiting for each.
+    ``passes``: the pipeline; None runs the default one unless the listing is already
+    optimized (engine.optimize). ``pad``: zero-pad the inputs so that each named free
+    symbol (``{"S1": 64}``) becomes the next multiple of its number, at most the
+    symbol's declared maximum: fewer distinct shapes, fewer compilations (the listing
+    must mask the padding itself); the outputs keep the padded shapes, as the report's
+    binding says. ``pad_multiple``: the same multiple for every free symbol not in
+    ``pad``. ``profile``: time each segment (``Report.segment_seconds``), waiting for each.
+    ``progress``: told of each pass, the binding prepared, each executable compiled.
     """
-    optimized = run_pipeline(module, passes)
-    make = (lambda: JaxBackend(bitwise=bitwise)) if backend == "jax" else NumpyBackend
-    executor = Executor(optimized, make())
-    multiples = padding_multiples(executor, pad, pad_multiple)
+    engine = Engine(module, passes=passes, backend=backend, bitwise=bitwise, pad=pad,
+                    pad_multiple=pad_multiple, cut_padding=False, progress=progress)
+    executor = engine.executor
     if inputs_path:
         inputs = _load_inputs(inputs_path, executor)
     else:  # --dims may give any symbols that determine the rest (ShapeInfo.bind)
-        if limit is not None and not multiples:
+        if limit is not None and not engine.multiples:
             # plan first: a limit that can not be met is refused before gigabytes of
             # random inputs are drawn (the plan is cached for the run)
             shapes = executor.shapes_for(dict(dims or {}))
@@ -115,122 +129,19 @@ def run_listing(module: Module, passes: list[Pass], limit: int | None = None,
                              limit)
         inputs = _random_inputs(executor, dict(dims or {}), seed)
     unpadded = None
-    if multiples:
-        unpadded = executor.bind({n: np.shape(a) for n, a in inputs.items()
-                                  if n in executor.inputs}, dims)
-        inputs = pad_inputs(executor, inputs, multiples, unpadded)
-        with warnings.catch_warnings():  # pad_inputs has said it already
-            warnings.simplefilter("ignore", BladecWarning)
-            dims = padded_binding(executor, unpadded, multiples)  # symbols no input carries
-    outputs, report = executor.run(inputs, limit, dims, profile=profile)
+    if engine.multiples:
+        unpadded = engine.binding({n: np.shape(a) for n, a in inputs.items()
+                                   if n in executor.inputs}, dims)
+    outputs, report = engine.call(inputs, limit, dims, profile=profile)
+    outputs = {n: engine.backend.fetch(x) for n, x in outputs.items()}
     original = Executor(unoptimized(module), NumpyBackend())
     original_plan = original.plan(report.binding, None)
     device = _device_name(backend)
-    peak_of = getattr(executor.backend, "device_peak_bytes", None)
+    peak_of = getattr(engine.backend, "device_peak_bytes", None)
     return RunResult(outputs, report, original_plan.measure.memory, device,
                      unpadded if unpadded != report.binding else None,
                      peak_of() if peak_of else None, original_plan.trace,
                      executor.prepare(report.binding, limit).plan.trace)  # cached: the one run
-
-
-def parse_pad(values: str | tuple[str, ...] | list[str] | None) -> dict[str, int] | None:
-    """``--pad S1=64`` (repeatable, or comma-separated: ``S0=8,S1=64``) to ``{"S1": 64}``;
-    None when nothing is given. A bad entry is a BladecError naming it."""
-    if not values:
-        return None
-    items = [values] if isinstance(values, str) else list(values)
-    out: dict[str, int] = {}
-    for item in (t.strip() for v in items for t in v.split(",")):
-        if not item:
-            continue
-        key, eq, value = item.partition("=")
-        key = key.strip().lstrip("@")
-        if not eq or not key or not value.strip().isdigit() or int(value) < 1:
-            raise BladecError(f"bad --pad entry '{item}' (expected SYMBOL=MULTIPLE, a "
-                              f"positive multiple: S1=64)")
-        out[key] = int(value)
-    return out or None
-
-
-def padding_multiples(executor: Executor, pad: dict[str, int] | None,
-                      pad_multiple: int | None) -> dict[str, int]:
-    """The multiple for each free symbol to pad: ``pad`` by name, ``pad_multiple`` for
-    the others. Only free symbols can be padded (derived ones follow from them)."""
-    free = executor.info.free
-    out: dict[str, int] = {}
-    for name, m in (pad or {}).items():
-        s = name.lstrip("@")
-        if s not in free:
-            raise BladecError(f"cannot pad {name}: not a free symbol of the listing "
-                              f"(free symbols: {', '.join(free) or 'none'})")
-        if int(m) < 1:
-            raise BladecError(f"cannot pad {s} to a multiple of {m}: give a positive number")
-        out[s] = int(m)
-    if pad_multiple:
-        if pad_multiple < 1:
-            raise BladecError(f"cannot pad to a multiple of {pad_multiple}: give a positive "
-                              "number")
-        for s in free:
-            out.setdefault(s, pad_multiple)
-    return out
-
-
-def padded_binding(executor: Executor, binding: dict[str, int],
-                   multiples: dict[str, int]) -> dict[str, int]:
-    """Each symbol of ``multiples`` rounded up to its multiple, at most its declared max
-    (never below its value).
-
-    Where the next multiple is beyond the declared max, the symbol is padded to the max
-    (still one shape for every value up to it, which is what padding is for), and a
-    BladecWarning says so: the user asked for a multiple, and gets a value that is not one
-    and may be many times the real size (a batch of 4 padded to 32 by a multiple of 64)."""
-    out = dict(binding)
-    for s, m in multiples.items():
-        v = binding[s]
-        target = -(-v // m) * m
-        hi = executor.info.ranges.get(s, (1, None))[1]
-        if hi is not None and target > hi:
-            capped = max(v, hi)
-            if capped != v:
-                warnings.warn(BladecWarning(
-                    f"padding {s}={v} to {capped}, its declared maximum, not to a multiple "
-                    f"of {m} (the next one, {target}, is beyond the maximum): "
-                    f"{capped / v:.3g}x the size; give --pad {s}=N for another multiple"),
-                    stacklevel=2)
-            target = capped
-        out[s] = target
-    return out
-
-
-def pad_inputs(executor: Executor, inputs: dict[str, np.ndarray], multiples: dict[str, int],
-               binding: dict[str, int] | None = None) -> dict[str, np.ndarray]:
-    """Zero-pad ``inputs`` (at the end of each dim) to the shapes of the padded binding.
-
-    ``binding``: the inputs' own, when known. A dim that is a product or sum of several
-    symbols, one of them padded, can not be padded at its end (the padding would have to
-    go inside it): that is an error naming the input.
-    """
-    if binding is None:
-        binding = executor.bind({n: np.shape(a) for n, a in inputs.items()})
-    target = padded_binding(executor, binding, multiples)
-    if target == binding:
-        return dict(inputs)
-    changed = {s for s in multiples if target[s] != binding[s]}
-    shapes = executor.shapes_for(target)
-    out = {}
-    for name, array in inputs.items():
-        widths = []
-        for j, expr in enumerate(executor.info.dims[name]):
-            size, want = array.shape[j], shapes[name][j]
-            if want != size and len(expr.symbols) > 1 and expr.symbols & changed:
-                from bladec.symbolic.expr import format_expr
-                raise BladecError(
-                    f"cannot pad input {name}: its dim {j} is {format_expr(expr)}, and "
-                    f"padding {', '.join(sorted(expr.symbols & changed))} would go inside it; "
-                    f"pad only symbols that are whole input dims")
-            widths.append((0, want - size))
-        out[name] = np.pad(array, widths) if any(w for _, w in widths) else array
-    return out
 
 
 # What reading a file that is not a sound .npz can raise (numpy, zipfile, zlib, pickle).

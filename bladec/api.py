@@ -1,0 +1,423 @@
+"""``bladec.jit`` (defined here, exported by the package): a JAX function run by bladec under a memory limit, called like ``jax.jit``.
+
+A training loop calls its step thousands of times with changing shapes. ``bladec.jit``
+traces the function once with symbolic dims (bladec/frontend), optimizes the listing
+once (the passes), and then every call goes through the engine (runtime/engine.py):
+bind the symbols from the arguments' shapes, plan once per binding (cached), run the
+compiled segments (cached per shape), and hand back the function's own output pytree
+as device arrays. Arguments that are already device arrays are never copied through
+the host, and donated arguments are given up to the step (their buffers reused), as
+with ``jax.jit(..., donate_argnums=...)``.
+
+Which dims are dynamic: given by ``dynamic`` (``{"tokens": "B,S", "mask": "B,S"}``,
+by parameter name or position; equal names are one symbol), or, by default, found
+from the calls: the first call is traced with every dim static, and when a call
+comes with other shapes, the dims that changed become symbolic and the function is
+traced again, once; dims that have always had equal sizes share a symbol (as
+``tokens`` and ``mask`` share the sequence length).
+"""
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from bladec.errors import BladecError
+from bladec.passes import Pass
+from bladec.runtime.engine import Engine, Report
+from bladec.units import format_size, parse_size
+
+DimSpec = str | Sequence[str | None]
+
+
+@dataclass
+class JitReport:
+    """The last step's figures (device peak per DESIGN.md section 4: held arrays plus the
+    running segment's XLA outputs and temporaries) and totals over the wrapper's life."""
+    peak_bytes: int = 0            # the last step's device peak
+    model_peak_bytes: int = 0      # the per-op model over the same step, for comparison
+    limit: int | None = None
+    binding: dict[str, int] = field(default_factory=dict)   # JAX dim names -> sizes run
+    evictions: int = 0
+    reloads: int = 0
+    recomputes: int = 0
+    segments: int = 0
+    executables: int = 0           # distinct compiled functions the last step ran
+    compilations: int = 0          # executables compiled by the last step
+    compile_seconds: float = 0.0
+    seconds: float = 0.0           # the last step's wall time (compiling included)
+    steps: int = 0                 # totals from here on
+    traces: int = 0
+    trace_seconds: float = 0.0     # tracing and optimizing, all traces
+    total_compilations: int = 0
+    total_compile_seconds: float = 0.0
+    buckets: int = 0               # distinct bindings run
+
+    def __str__(self) -> str:
+        lim = format_size(self.limit) if self.limit is not None else "none"
+        dims = ", ".join(f"{k}={v}" for k, v in self.binding.items()) or "static"
+        return (f"step {self.steps} ({dims}): device peak {format_size(self.peak_bytes)} "
+                f"(limit {lim}; model {format_size(self.model_peak_bytes)}), "
+                f"{self.segments} segment(s), {self.evictions} eviction(s), "
+                f"{self.reloads} reload(s), {self.recomputes} recompute(s), "
+                f"{self.compilations} compilation(s) in {self.compile_seconds:.2f} s, "
+                f"{self.seconds:.3f} s; in all: {self.traces} trace(s) in "
+                f"{self.trace_seconds:.2f} s, {self.buckets} bucket(s), "
+                f"{self.total_compilations} compilation(s) in "
+                f"{self.total_compile_seconds:.2f} s")
+
+
+@dataclass
+class _Traced:
+    """One trace: the listing's names for the leaves, the engine, the symbol names."""
+    imported: Any                  # bladec.frontend.jax_import.Imported
+    engine: Engine
+    names: dict[str, str]          # bladec symbol -> JAX dim name
+    dynamic: dict[tuple[int, int], str]
+
+
+def jit(fn: Callable | None = None, *, mem_limit: int | str | None = None,
+        dynamic: dict[str | int, DimSpec] | None = None,
+        ranges: dict[str, tuple[int, int | None]] | None = None,
+        pad: int | dict[str, int] | None = None, donate_argnums: int | Sequence[int] = (),
+        passes: list[Pass] | str | None = None, backend: str = "jax",
+        bitwise: bool = False, compilation_cache: str | None = None,
+        coarse: bool = True) -> Any:
+    """Wrap ``fn`` (a JAX function of pytrees of arrays) to run with bladec.
+
+    ``mem_limit``: the device peak a step may take (bytes or ``"2GiB"``); a step that can
+    not fit raises a BladecError naming the smallest limit that works. ``dynamic``: the
+    symbolic dims, ``{param: "B,S"}`` (a name per dim, ``None`` or ``"_"`` for a static
+    one), by parameter name or position, applied to every array of that argument;
+    default: found from the calls (the module's text). ``ranges``: ``{"S": (1, 512)}``.
+    ``pad``: round each dynamic dim up to a multiple (an int for all, or by name): fewer
+    distinct shapes, fewer compilations; the function must mask the padding itself, and
+    outputs with a padded dim are cut back. ``donate_argnums``: as for ``jax.jit``.
+    ``passes``: the pipeline (default ``analyze,schedule,remat``). ``backend``: ``"jax"``
+    or ``"numpy"`` (no compiling; host arrays). ``bitwise``: every op its own kernel.
+    ``compilation_cache``: a directory for JAX's persistent compilation cache (default:
+    the ``BLADEC_COMPILATION_CACHE`` environment variable), so that the next process
+    loads the executables instead of compiling them. ``coarse``: with ``pad``, a new
+    bucket is served from a coarser one already compiled while the padding that costs
+    is less than compiling it cost (rent or buy: runtime/engine.py).
+
+    Usable as ``@bladec.jit`` or ``@bladec.jit(mem_limit=...)``."""
+    def wrap(f: Callable) -> "Jitted":
+        return Jitted(f, mem_limit=mem_limit, dynamic=dynamic, ranges=ranges, pad=pad,
+                      donate_argnums=donate_argnums, passes=passes, backend=backend,
+                      bitwise=bitwise, compilation_cache=compilation_cache, coarse=coarse)
+    return wrap if fn is None else wrap(fn)
+
+
+class Jitted:
+    """The callable :func:`jit` returns; ``.report()`` describes the last step."""
+
+    def __init__(self, fn: Callable, *, mem_limit: int | str | None,
+                 dynamic: dict[str | int, DimSpec] | None,
+                 ranges: dict[str, tuple[int, int | None]] | None,
+                 pad: int | dict[str, int] | None, donate_argnums: int | Sequence[int],
+                 passes: list[Pass] | str | None, backend: str, bitwise: bool,
+                 compilation_cache: str | None = None, coarse: bool = True) -> None:
+        if not callable(fn):
+            raise BladecError(f"bladec.jit needs a function, not {type(fn).__name__}")
+        self.fn = fn
+        self.__name__ = getattr(fn, "__name__", "fn")
+        self.__doc__ = getattr(fn, "__doc__", None)
+        self.mem_limit = _limit(mem_limit)
+        self.params = _parameters(fn)
+        self.dynamic_spec = dynamic
+        self.ranges = dict(ranges or {})
+        self.pad = pad
+        self.donate = {donate_argnums} if isinstance(donate_argnums, int) \
+            else set(donate_argnums)
+        if not all(isinstance(i, int) and i >= 0 for i in self.donate):
+            raise BladecError(f"donate_argnums must be argument positions (non-negative "
+                              f"integers), not {donate_argnums!r}")
+        self.passes = passes
+        self.backend = backend
+        self.bitwise = bitwise
+        self.coarse = coarse
+        if backend not in ("jax", "numpy"):
+            raise BladecError(f"unknown backend '{backend}' (jax or numpy)")
+        if compilation_cache is not None and backend == "jax":
+            from bladec.runtime.jax_backend import use_compilation_cache
+            try:
+                use_compilation_cache(compilation_cache)
+            except OSError as exc:
+                raise BladecError(f"cannot use the compilation cache {compilation_cache}: "
+                                  f"{exc.strerror or exc}") from None
+        self._traces: dict[tuple, _Traced] = {}
+        self._history: dict[tuple, list[list[tuple[int, ...]]]] = {}  # automatic mode
+        self._trace_seconds = 0.0
+        self._last: Report | None = None
+        self._last_traced: _Traced | None = None
+        self._steps = 0
+
+    # -- a call -----------------------------------------------------------------------
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if kwargs:
+            raise BladecError(f"{self.__name__}: pass the arguments by position (bladec.jit "
+                              f"names its inputs after them); got {', '.join(kwargs)} by name")
+        return self._call(args, retry=True)
+
+    def _call(self, args: tuple, retry: bool) -> Any:
+        import jax
+        flat, tree = jax.tree_util.tree_flatten_with_path(args)
+        leaves = [_as_array(x) for _, x in flat]
+        positions = [path[0].idx for path, _ in flat]
+        traced = self._traced(tree, positions, leaves, args)
+        imp, engine = traced.imported, traced.engine
+        arrays = {}
+        for name, leaf in zip(imp.input_names, leaves):
+            arrays[name] = _cast(leaf, engine.executor.info.dtypes[name], name)
+        try:
+            outputs, report = engine.call(arrays, self.mem_limit)
+        except BladecError as exc:
+            if self.dynamic_spec is None and _is_shape_error(exc) and retry:
+                # automatic mode: two dims equal so far differ now: trace again, once
+                self._remember((tree, tuple(str(x.dtype) for x in leaves)), leaves,
+                               force=True)
+                return self._call(args, retry=False)
+            raise _renamed(exc, traced.names) from None
+        self._last, self._last_traced = report, traced
+        self._steps += 1
+        return imp.unflatten_outputs(outputs)
+
+    def report(self) -> JitReport:
+        """The last step's device peak, evictions and compilations, and totals."""
+        r = self._last
+        out = JitReport(steps=self._steps, traces=len(self._traces),
+                        trace_seconds=self._trace_seconds)
+        engines = [t.engine for t in self._traces.values()]
+        out.total_compilations = sum(e.stats.compilations for e in engines)
+        out.total_compile_seconds = sum(e.stats.compile_seconds for e in engines)
+        out.buckets = sum(len(e.stats.bindings) for e in engines)
+        if r is None or self._last_traced is None:
+            return out
+        names = self._last_traced.names
+        out.peak_bytes, out.model_peak_bytes, out.limit = r.peak_bytes, r.model_peak_bytes, \
+            r.limit
+        out.binding = {names.get(s, s): v for s, v in r.binding.items()}
+        out.evictions, out.reloads, out.recomputes = r.evictions, r.reloads, r.recomputes
+        out.segments, out.executables, out.compilations = r.segments, r.executables, \
+            r.compilations
+        out.compile_seconds, out.seconds = r.compile_seconds, r.seconds
+        return out
+
+    @property
+    def listing(self) -> str:
+        """The optimized listing of the last trace (what runs), as text."""
+        if self._last_traced is None:
+            raise BladecError(f"{self.__name__} has not been called yet: nothing traced")
+        from bladec.printer import format_module
+        return format_module(self._last_traced.engine.module)
+
+    # -- tracing ----------------------------------------------------------------------
+    def _traced(self, tree: Any, positions: list[int], leaves: list[Any],
+                args: tuple) -> _Traced:
+        dtypes = tuple(str(x.dtype) for x in leaves)
+        if self.dynamic_spec is not None:
+            dynamic = _given_dims(self.dynamic_spec, self.params, positions, leaves)
+        else:
+            dynamic = self._found_dims(tree, dtypes, leaves)
+        static = tuple((i, j, d) for i, x in enumerate(leaves) for j, d in enumerate(x.shape)
+                       if (i, j) not in dynamic)
+        key = (tree, dtypes, static, tuple(sorted(dynamic.items())))
+        traced = self._traces.get(key)
+        if traced is None:
+            traced = self._traces[key] = self._trace(leaves, positions, dynamic, args)
+        return traced
+
+    def _found_dims(self, tree: Any, dtypes: tuple, leaves: list[Any]
+                    ) -> dict[tuple[int, int], str]:
+        """Automatic mode: the dims whose sizes differed between the calls that caused a
+        trace; dims with the same sizes in all of them share a name."""
+        history = self._remember((tree, dtypes), leaves)
+        groups: dict[tuple[int, ...], str] = {}
+        out = {}
+        for i, x in enumerate(leaves):
+            for j in range(len(x.shape)):
+                sizes = tuple(h[i][j] for h in history)
+                if len(set(sizes)) > 1:
+                    out[(i, j)] = groups.setdefault(sizes, f"D{len(groups)}")
+        return out
+
+    def _remember(self, key: tuple, leaves: list[Any], force: bool = False
+                  ) -> list[list[tuple[int, ...]]]:
+        """The shapes of the calls (of one pytree structure and dtypes) that caused a
+        trace, with this one added where a dim that never changed so far changed now (or
+        ``force``)."""
+        history = self._history.setdefault(key, [])
+        shapes = [tuple(x.shape) for x in leaves]
+        if not history or force or not self._covered(history, shapes):
+            history.append(shapes)
+        return history
+
+    @staticmethod
+    def _covered(history: list[list[tuple[int, ...]]], shapes: list[tuple[int, ...]]) -> bool:
+        """Whether every dim that never changed so far has the same size now."""
+        first = history[0]
+        for i, shape in enumerate(shapes):
+            for j, d in enumerate(shape):
+                if all(h[i][j] == first[i][j] for h in history) and d != first[i][j]:
+                    return False
+        return True
+
+    def _trace(self, leaves: list[Any], positions: list[int],
+               dynamic: dict[tuple[int, int], str], args: tuple) -> _Traced:
+        import jax
+        from jax import export
+
+        from bladec.frontend.jax_import import trace
+        start = time.perf_counter()
+        scope = export.SymbolicScope()
+        structs = []
+        for i, x in enumerate(leaves):
+            dims = [dynamic.get((i, j), str(d)) for j, d in enumerate(x.shape)]
+            shape = export.symbolic_shape(", ".join(dims), scope=scope) if dims else ()
+            structs.append(jax.ShapeDtypeStruct(shape, x.dtype))
+        specs = jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(args), structs)
+        names = [p for p in self.params][:len(args)]
+        names += [f"arg{i}" for i in range(len(names), len(args))]
+        used = set(dynamic.values())
+        ranges = {k: v for k, v in self.ranges.items() if k in used}
+        imported = trace(self.fn, specs, arg_names=names, ranges=ranges)
+        module = imported.module
+        donated = {n for n, pos in zip(imported.input_names, positions) if pos in self.donate}
+        if donated:  # as the listing's {donate = true}: freed at the last use, reused
+            func = module.main
+            func.args = [dataclasses.replace(a, donated=True) if a.name in donated else a
+                         for a in func.args]
+        to_bladec = imported.symbols
+        pad = self.pad
+        if isinstance(pad, int):
+            pad_map = {s: pad for s in to_bladec.values()} if pad > 1 else {}
+        else:
+            unknown = [k for k in (pad or {}) if k not in to_bladec]
+            if unknown and dynamic:
+                raise BladecError(f"cannot pad {', '.join(unknown)}: not a dynamic dim "
+                                  f"(dynamic dims: {', '.join(sorted(to_bladec)) or 'none'})")
+            pad_map = {to_bladec[k]: m for k, m in (pad or {}).items() if k in to_bladec}
+        engine = Engine(module, passes=self.passes, backend=self.backend,
+                        bitwise=self.bitwise, pad=pad_map or None, coarse=self.coarse)
+        self._trace_seconds += time.perf_counter() - start
+        return _Traced(imported, engine, {v: k for k, v in to_bladec.items()}, dynamic)
+
+
+# -- arguments ----------------------------------------------------------------------------
+
+def _limit(value: int | str | None) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return parse_size(value)
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value > 0:
+        return int(value)
+    raise BladecError(f"mem_limit must be a positive number of bytes or a size such as "
+                      f"'2GiB', not {value!r}")
+
+
+def _parameters(fn: Callable) -> list[str]:
+    try:
+        return [p.name for p in inspect.signature(fn).parameters.values()
+                if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        return []
+
+
+def _as_array(x: Any) -> Any:
+    """A leaf as something with a shape and a dtype: device arrays as they are, the rest
+    (NumPy arrays, Python numbers) as NumPy arrays with JAX's default dtypes."""
+    import jax
+    if isinstance(x, jax.Array):
+        return x
+    if isinstance(x, np.ndarray):
+        dtype = jax.dtypes.canonicalize_dtype(x.dtype)
+        return x if dtype == x.dtype else x.astype(dtype)
+    try:
+        array = np.asarray(x)
+    except Exception:
+        raise BladecError(f"cannot pass a {type(x).__name__} to a bladec.jit function: "
+                          f"arguments are pytrees of arrays and numbers") from None
+    if array.dtype == object:
+        raise BladecError(f"cannot pass a {type(x).__name__} to a bladec.jit function: "
+                          f"arguments are pytrees of arrays and numbers")
+    return array.astype(jax.dtypes.canonicalize_dtype(array.dtype))
+
+
+def _cast(x: Any, dtype: str, name: str) -> Any:
+    """``x`` in the listing's dtype: host arrays are converted; a device array of another
+    dtype is an error (converting it would copy it)."""
+    from bladec.runtime.backend import numpy_dtype
+    want = numpy_dtype(dtype)
+    if np.dtype(x.dtype) == want:
+        return x
+    if isinstance(x, np.ndarray) and x.ndim == 0:
+        return x.astype(want)
+    raise BladecError(f"argument {name.lstrip('%')} is {np.dtype(x.dtype)}, but the function "
+                      f"was traced with {dtype}")
+
+
+def _given_dims(spec: dict[str | int, DimSpec], params: list[str], positions: list[int],
+                leaves: list[Any]) -> dict[tuple[int, int], str]:
+    """``dynamic`` as (leaf, dim) -> name, checked against the arguments."""
+    if not isinstance(spec, dict):
+        raise BladecError("dynamic must be a dict from parameter (name or position) to the "
+                          "names of its dims: {'tokens': 'B,S'}")
+    by_position: dict[int, list[str | None]] = {}
+    for key, dims in spec.items():
+        if isinstance(key, str):
+            if key not in params:
+                raise BladecError(f"dynamic names '{key}', which is not a parameter "
+                                  f"(parameters: {', '.join(params) or 'none'})")
+            pos = params.index(key)
+        elif isinstance(key, int) and not isinstance(key, bool):
+            pos = key
+        else:
+            raise BladecError(f"dynamic: bad key {key!r} (a parameter name or position)")
+        items = dims.split(",") if isinstance(dims, str) else list(dims)
+        by_position[pos] = [None if d is None or str(d).strip() in ("", "_") else
+                            str(d).strip() for d in items]
+        for d in by_position[pos]:
+            if d is not None and not d.isidentifier():
+                raise BladecError(f"dynamic: bad dim name '{d}' for {key!r} (a name such "
+                                  "as B or seq)")
+    unused = set(by_position) - set(positions)
+    if unused:
+        raise BladecError(f"dynamic names argument(s) {sorted(unused)}, which the call does "
+                          f"not pass")
+    out = {}
+    for i, (pos, x) in enumerate(zip(positions, leaves)):
+        dims = by_position.get(pos)
+        if dims is None:
+            continue
+        if len(dims) != len(x.shape):
+            what = params[pos] if pos < len(params) else f"argument {pos}"
+            raise BladecError(f"dynamic gives {len(dims)} dim(s) for {what}, but it has "
+                              f"shape {tuple(x.shape)}")
+        for j, d in enumerate(dims):
+            if d is not None:
+                out[(i, j)] = d
+    return out
+
+
+def _renamed(exc: BladecError, names: dict[str, str]) -> BladecError:
+    """``exc`` with the listing's symbols (S0, S1) called by the caller's dim names (B, S),
+    its other attributes (a LimitError's smallest limit) kept."""
+    import re
+    text = re.sub(r"\b(S\d+)\b", lambda m: names.get(m.group(1), m.group(1)),
+                  exc.diagnostic.message)
+    if text == exc.diagnostic.message:
+        return exc
+    out = BladecError(text)
+    out.__dict__.update({k: v for k, v in exc.__dict__.items() if k != "diagnostic"})
+    return out
+
+
+def _is_shape_error(exc: BladecError) -> bool:
+    """A binding that contradicts the trace's relations (two dims assumed equal)."""
+    return "the relations give" in str(exc)

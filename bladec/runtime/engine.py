@@ -1,0 +1,263 @@
+"""The engine: what running a listing means, in order. Open this module first.
+
+Everything that runs a listing goes through :class:`Engine`: ``bladec.jit`` (the Python
+API, bladec/jit.py), ``bladec run`` (session.py, a thin client that reads and writes
+files), and the benchmarks. An engine is built once per listing:
+
+1. **optimize** (:func:`optimize`): the pass pipeline (``analyze,schedule,remat`` by
+   default), unless the listing is already optimized (it carries the ``remat.plan``
+   that the remat pass writes): then it runs as it is, and its completed
+   ``@symbolic_shape_graph`` is the analysis;
+2. the executor (executor.py) reads the optimized listing once: its shape analysis, its
+   schedule versions and remat sites.
+
+Then each :meth:`Engine.call`, given the inputs as the backend's arrays (device arrays
+for JAX, which stay on the device):
+
+3. **bind** (executor.py, symbolic/binding.py): the symbols from the input shapes,
+   checked against every relation; with padding (padding.py), each padded symbol rounded
+   up to its multiple and the inputs padded where they live;
+4. **plan** (policy.py, plan.py): once per binding and limit, cached: what to evict
+   and how to bring it back, on the per-op model;
+5. **compile** (segments.py, jax_backend.py): the plan cut into segments, each compiled
+   once per shape signature (cached in the backend), and the plan checked against the
+   device accounting (device.py) until it fits the limit, or refused naming the
+   smallest limit that works (a :class:`bladec.runtime.limit.LimitError`);
+6. **execute** (execution.py): the segments, evictions and reloads dispatched without
+   waiting, dead arrays freed, donated inputs given up at their last use;
+7. the outputs (padding cut off) as the backend's arrays, and a :class:`Report` of the
+   step, which :class:`EngineStats` adds up over calls.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from bladec.errors import BladecError
+from bladec.ir import Module
+from bladec.passes import DEFAULT_PIPELINE, Pass, parse_pipeline, run_pipeline
+from bladec.progress import SILENT, Progress
+from bladec.runtime.backend import Backend, NumpyBackend
+from bladec.runtime.executor import Executor, Report, unoptimized
+from bladec.runtime.padding import (
+    pad_inputs,
+    padded_binding,
+    padding_multiples,
+    unpad_outputs,
+)
+
+__all__ = ["Engine", "EngineStats", "Report", "is_optimized", "make_backend", "optimize",
+           "unoptimized"]
+
+
+def is_optimized(module: Module) -> bool:
+    """Whether the listing went through the remat pass (it carries ``remat.plan``): the
+    default pipeline has then run, and running it again would only cost time."""
+    return any(op.name == "remat.plan" for f in module.funcs for op in f.ops)
+
+
+def optimize(module: Module, passes: list[Pass] | str | None = None,
+             progress: Progress = SILENT) -> Module:
+    """The listing the engine runs: ``passes`` applied (a pipeline string or passes);
+    ``None``: the default pipeline, or nothing when the listing is already optimized."""
+    if passes is None:
+        if is_optimized(module):
+            return module
+        passes = DEFAULT_PIPELINE
+    if isinstance(passes, str):
+        passes = parse_pipeline(passes)
+    for p in passes:
+        progress.stage(f"optimizing: {p.name}")
+        module = run_pipeline(module, [p])
+    return module
+
+
+def make_backend(name: str = "jax", bitwise: bool = False) -> Backend:
+    """``"jax"`` (device arrays, compiled segments) or ``"numpy"`` (eager, no compiling)."""
+    if name == "numpy":
+        return NumpyBackend()
+    if name != "jax":
+        raise BladecError(f"unknown backend '{name}' (jax or numpy)")
+    from bladec.runtime.jax_backend import JaxBackend
+    return JaxBackend(bitwise=bitwise)
+
+
+@dataclass
+class EngineStats:
+    """What an engine has done over its life, and the last call's report."""
+    calls: int = 0
+    compilations: int = 0          # executables compiled, over all calls
+    compile_seconds: float = 0.0
+    seconds: float = 0.0           # wall time of the calls (compiling included)
+    optimize_seconds: float = 0.0  # the pass pipeline, once
+    bindings: set[tuple] = field(default_factory=set)   # distinct bindings run (buckets)
+    last: Report | None = None
+
+    def add(self, report: Report) -> None:
+        self.calls += 1
+        self.compilations += report.compilations
+        self.compile_seconds += report.compile_seconds
+        self.seconds += report.seconds
+        self.bindings.add(tuple(sorted(report.binding.items())))
+        self.last = report
+
+
+class Engine:
+    """One optimized listing on one backend, called many times (see the module's text).
+
+    ``pad``: ``{"S1": 64}`` pads each named free symbol to the next multiple of its
+    number (at most its declared maximum); ``pad_multiple``: the same for every other
+    free symbol; ``cut_padding``: cut the outputs back to the inputs' own shapes (as
+    ``bladec.jit`` does; ``bladec run`` keeps the padded ones, and says so).
+    ``coarse``: with padding, serve a new bucket from a coarser one already compiled
+    while that is cheaper than compiling it (:meth:`_bucket`). ``consolidate``: as for
+    :class:`Executor`. ``progress``: told of each pass, each
+    binding prepared and each executable compiled (bladec/progress.py).
+    """
+
+    def __init__(self, module: Module, *, passes: list[Pass] | str | None = None,
+                 backend: Backend | str = "jax", bitwise: bool = False,
+                 pad: dict[str, int] | None = None, pad_multiple: int | None = None,
+                 consolidate: bool = True, cut_padding: bool = True,
+                 coarse: bool = True, progress: Progress = SILENT) -> None:
+        start = time.perf_counter()
+        self.progress = progress
+        self.source = module
+        self.module = optimize(module, passes, progress)
+        self.stats = EngineStats(optimize_seconds=time.perf_counter() - start)
+        self.backend = make_backend(backend, bitwise) if isinstance(backend, str) else backend
+        if hasattr(self.backend, "progress"):
+            self.backend.progress = progress   # one tick per executable compiled
+        self.executor = Executor(self.module, self.backend, consolidate=consolidate)
+        self.multiples = padding_multiples(self.executor, pad, pad_multiple)
+        self.cut_padding = cut_padding
+        self._seen: set[tuple] = set()
+        self.coarse = coarse
+        self._costs: dict[tuple, _Costs] = {}    # per (bucket, limit) run so far
+        self._rent: dict[tuple, float] = {}      # per bucket served coarse: extra seconds
+
+    @property
+    def inputs(self) -> list[str]:
+        return self.executor.inputs
+
+    @property
+    def outputs(self) -> list[str]:
+        return self.executor.outputs
+
+    @property
+    def free_symbols(self) -> list[str]:
+        return list(self.executor.info.free)
+
+    def binding(self, shapes: dict[str, tuple[int, ...]], dims: dict[str, int] | None = None
+                ) -> dict[str, int]:
+        """The free symbols' values for inputs of these shapes (a BladecError where the
+        shapes contradict the listing)."""
+        return self.executor.bind(shapes, dims)
+
+    def padded(self, binding: dict[str, int]) -> dict[str, int]:
+        """The binding the inputs are padded to (``binding`` itself without padding)."""
+        return padded_binding(self.executor, binding, self.multiples) if self.multiples \
+            else binding
+
+    def device_peak(self, binding: dict[str, int], limit: int | None = None) -> int:
+        """The device peak of the run for ``binding`` under ``limit`` (its segments
+        compiled to know it; cached, so a later call with that binding compiles
+        nothing); a LimitError where no plan fits."""
+        return self.executor.prepare(binding, limit).device.peak
+
+    def model_peak(self, binding: dict[str, int], limit: int | None = None) -> int:
+        """The per-op model's peak of the plan for ``binding`` under ``limit``, from the
+        plan alone (nothing compiled); a LimitError where the model finds no plan."""
+        return self.executor.plan(binding, limit).peak
+
+    def call(self, arrays: dict[str, Any], limit: int | None = None,
+             dims: dict[str, int] | None = None, profile: bool = False
+             ) -> tuple[dict[str, Any], Report]:
+        """Run once: ``arrays`` by input name (the backend's arrays; host arrays are put
+        on the device), outputs by name as the backend's arrays, and the step's report."""
+        binding = None
+        if self.multiples:
+            binding = self.binding({n: tuple(arrays[n].shape) for n in self.inputs}, dims)
+            dims = self.padded(binding)
+            if self.coarse:
+                dims = self._bucket(dims, limit)
+            arrays = pad_inputs(self.executor, arrays, self.multiples, binding, dims)
+        shapes = {n: tuple(arrays[n].shape) for n in self.inputs if n in arrays}
+        key = (tuple(shapes.values()), tuple(sorted((dims or {}).items())))
+        if key not in self._seen and len(shapes) == len(self.inputs):
+            self._seen.add(key)   # the first call with these shapes plans and compiles
+            self.progress.stage(f"planning and compiling for "
+                                f"{_show(self.binding(shapes, dims)) or 'static shapes'}")
+        outputs, report = self.executor.run_arrays(arrays, limit, dims, profile)
+        if binding is not None and self.cut_padding:
+            outputs = unpad_outputs(self.executor, outputs, report.binding, binding)
+        self.stats.add(report)
+        self._costs.setdefault((_key(report.binding), limit), _Costs()).add(report)
+        return outputs, report
+
+    def _bucket(self, target: dict[str, int], limit: int | None) -> dict[str, int]:
+        """The bucket to run ``target`` in: itself, or a coarser one already compiled
+        (at least as large in every padded symbol, the same in the others) while that
+        is cheaper. A rent-or-buy rule: each call served coarse pays the extra time of
+        the larger shapes (the coarse bucket's step time times the share of its size
+        that is padding), and once what ``target`` has paid so would exceed what
+        compiling it cost the coarse bucket (its first call less a step), it gets its
+        own: never more than twice the cheaper of the two choices in hindsight."""
+        own = (_key(target), limit)
+        if own in self._costs:
+            return target
+        size = _size(target, self.multiples)
+        best = None
+        for (key, lim), cost in self._costs.items():
+            other = dict(key)
+            if lim != limit or cost.step is None or set(other) != set(target) or any(
+                    other[s] < target[s] if s in self.multiples else other[s] != target[s]
+                    for s in target):
+                continue
+            if best is None or _size(other, self.multiples) < _size(best[0], self.multiples):
+                best = (other, cost)
+        if best is None:
+            return target
+        other, cost = best
+        extra = cost.step * (1 - size / _size(other, self.multiples))
+        paid = self._rent.get(own, 0.0)
+        if paid + extra >= cost.prepare:
+            return target       # buy: compile the bucket of its own
+        self._rent[own] = paid + extra
+        return other
+
+
+@dataclass
+class _Costs:
+    """What one bucket (binding and limit) cost: its first call less a step (planning and
+    compiling), and a step once it compiles nothing (the fastest seen)."""
+    first: float | None = None
+    step: float | None = None
+
+    @property
+    def prepare(self) -> float:
+        return max((self.first or 0.0) - (self.step or 0.0), 0.0)
+
+    def add(self, report: Report) -> None:
+        if self.first is None:
+            self.first = report.seconds
+            if report.compilations == 0:
+                self.step = report.seconds
+        elif report.compilations == 0:
+            self.step = report.seconds if self.step is None else min(self.step, report.seconds)
+
+
+def _key(binding: dict[str, int]) -> tuple:
+    return tuple(sorted(binding.items()))
+
+
+def _size(binding: dict[str, int], symbols: dict[str, int]) -> int:
+    """The product of the padded symbols: the step's work grows at least as much."""
+    out = 1
+    for s in symbols:
+        out *= binding[s]
+    return out
+
+def _show(binding: dict[str, int]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in binding.items())

@@ -1,0 +1,102 @@
+"""Executing a prepared run: dispatch its steps, hold and free the arrays, measure.
+
+The executor (executor.py) works out per binding and limit what to run (a
+:class:`PreparedRun`: segments compiled, evictions, reloads, checked against the device
+accounting); :func:`execute` runs it. Segments, offloads and reloads are queued without
+waiting for each other (the backend orders them by their data) unless ``profile`` asks
+for each segment's time. What the run holds is counted from the arrays themselves, so the
+device peak in the :class:`Report` is measured, and must equal the plan's accounting.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from bladec.runtime.backend import Backend
+from bladec.runtime.segments import EvictStep, PreparedRun, SegmentStep
+
+
+@dataclass
+class Report:
+    """One run's figures: what the device held (measured here), what the plan was, and
+    what preparing it cost (compilations, filled in by the executor)."""
+    peak_bytes: int = 0            # the device peak (device.py): what a limit promises
+    model_peak_bytes: int = 0      # the per-op memory model over the executed trace
+    planned_peak_bytes: int = 0    # the model over the same order with nothing evicted
+    held_peak_bytes: int = 0       # bytes of the arrays the runtime held, between segments
+    host_peak_bytes: int = 0       # bytes of host copies of offloaded values
+    segment_memory: list[dict[str, int]] = field(default_factory=list)  # per segment run
+    limit: int | None = None
+    evictions: int = 0
+    reloads: int = 0
+    recomputes: int = 0
+    segments: int = 0
+    executables: int = 0           # distinct compiled functions the segments ran
+    compilations: int = 0
+    compile_seconds: float = 0.0   # lowering and compiling them, within ``seconds``
+    seconds: float = 0.0
+    segment_seconds: list[float] = field(default_factory=list)  # only with profile=True
+    binding: dict[str, int] = field(default_factory=dict)
+    version: str = ""              # the function run: main or one of its schedule versions
+    timeline: list[int] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items()}
+
+
+def execute(prepared: PreparedRun, env: dict[str, Any], backend: Backend, inputs: list[str],
+            outputs: list[str], report: Report, profile: bool) -> dict[str, Any]:
+    """Dispatch the steps, measuring what is held from the arrays themselves: the
+    device peak of the report is counted here, and must equal the plan's."""
+    nbytes = backend.nbytes
+    host: dict[str, Any] = {}
+    held = sum(nbytes(env[n]) for n in inputs)
+    peak = held_peak = held
+    host_bytes = host_peak = 0
+    for step in prepared.steps:
+        if isinstance(step, SegmentStep):
+            memory = step.fn.memory()
+            figure = {"held_bytes": held, "output_bytes": memory.output_bytes,
+                      "temp_bytes": memory.temp_bytes}
+            report.segment_memory.append(figure)
+            peak = max(peak, held + memory.output_bytes + memory.temp_bytes)
+            args = [env[n] for n in step.inputs]
+            freed = [env.pop(n) for n in step.free]  # donated: the segment owns them
+            freed_bytes = sum(nbytes(x) for x in freed)
+            if profile:
+                t = time.perf_counter()
+            results = step.fn(args)
+            del args
+            if profile:
+                for x in results:
+                    if hasattr(x, "block_until_ready"):
+                        x.block_until_ready()
+                report.segment_seconds.append(time.perf_counter() - t)
+            for n, x in zip(step.outputs, results):
+                env[n] = x
+                held += nbytes(x)
+            for x in freed:
+                backend.delete(x)
+            del freed
+            held -= freed_bytes
+        elif isinstance(step, EvictStep):
+            x = env.pop(step.value)
+            if step.copy:
+                host[step.value] = backend.offload(x)
+                host_bytes += nbytes(x)
+            held -= nbytes(x)
+            backend.delete(x)
+        else:
+            x = env[step.value] = backend.reload(
+                host.pop(step.value) if step.drop else host[step.value])
+            if step.drop:
+                host_bytes -= nbytes(x)
+            held += nbytes(x)
+            peak = max(peak, held)
+        held_peak = max(held_peak, held)
+        host_peak = max(host_peak, host_bytes)
+    report.peak_bytes = peak
+    report.held_peak_bytes = held_peak
+    report.host_peak_bytes = host_peak
+    return {n: env[n] for n in outputs}
