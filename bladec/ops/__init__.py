@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Protocol, Sequence
 
+from bladec.adjoint import Adjoint
 from bladec.errors import BladecError
 from bladec.ir import DTYPE_BYTES, Attr, Op, SymRef, TensorType
 from bladec.symbolic.expr import SymbolicExpr, product
@@ -79,6 +80,10 @@ class OpDef:
     # What running needs beyond the shape rule: Listing 1 states a broadcast that can
     # not run, and `optimize` must still take it, so only `run` applies these checks.
     run_rule: Callable[[ShapeCtx], None] | None = None
+    # Reverse mode (the ``grad`` pass): operand cotangents from result cotangents, written
+    # with the builder of bladec/adjoint.py; None: the op has no adjoint (an error where
+    # a gradient must flow through it).
+    adjoint: Adjoint | None = None
 
     def check_signature(self, op: Op) -> None:
         """Arity, result count and attribute presence/kinds: everything not about shapes."""

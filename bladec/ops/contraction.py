@@ -1,6 +1,10 @@
 """Contractions: ``dot`` (matrix product) and ``dot_general`` (batched, any dims)."""
 from __future__ import annotations
 
+from typing import Optional
+
+from bladec.adjoint import Builder
+from bladec.ir import Op
 from bladec.ops import OpDef, RuleResult, ShapeCtx, register
 
 
@@ -35,10 +39,42 @@ def _dot_general(ctx: ShapeCtx) -> list[RuleResult]:
     return [([a[i] for i in lb] + free_a + free_b, ctx.dtypes[0])]
 
 
+def _contraction_adjoint(b: Builder, op: Op, gs: list[Optional[str]]) -> list[Optional[str]]:
+    """The result is [batch, a's free dims, b's free dims]; each operand's cotangent is
+    the cotangent contracted with the other operand over the other's free dims, then
+    transposed into the operand's dim order."""
+    g = gs[0]
+    x, y = op.operands
+    ra, rb_ = b.type(x).rank, b.type(y).rank
+    if g is None:
+        return [None, None]
+    if op.name == "dot":
+        lb, rb, lc, rc = [], [], [ra - 1], [0]
+    else:
+        lb, rb = [d % ra for d in op.attrs.get("lhs_batch", ())], \
+            [d % rb_ for d in op.attrs.get("rhs_batch", ())]
+        lc, rc = [d % ra for d in op.attrs["lhs_contract"]], \
+            [d % rb_ for d in op.attrs["rhs_contract"]]
+    free_a = [i for i in range(ra) if i not in lb and i not in lc]
+    free_b = [j for j in range(rb_) if j not in rb and j not in rc]
+    nb, nfa, nfb = len(lb), len(free_a), len(free_b)
+    batch = list(range(nb))
+    # dx: g [batch, free_a, free_b] with y over free_b -> [batch, free_a, y's contracted]
+    dx = b.dot_general(g, y, batch, rb, [nb + nfa + k for k in range(nfb)], free_b)
+    src = lb + free_a + [lc[k] for k in sorted(range(len(rc)), key=lambda k: rc[k])]
+    dx = b.transpose(dx, [src.index(i) for i in range(ra)])
+    # dy: x with g over free_a -> [batch, x's contracted, free_b]
+    dy = b.dot_general(x, g, lb, batch, free_a, [nb + k for k in range(nfa)])
+    src = rb + [rc[k] for k in sorted(range(len(lc)), key=lambda k: lc[k])] + free_b
+    dy = b.transpose(dy, [src.index(j) for j in range(rb_)])
+    return [dx, dy]
+
+
 register(OpDef("dot", "`dot(%a, %b)`: matrix product of a [M, K] (or [K]) and b [K, N] (or [K]).",
-               _dot, 2, 2))
+               _dot, 2, 2, adjoint=_contraction_adjoint))
 register(OpDef("dot_general", "`dot_general(%a, %b) {lhs_batch = [...], rhs_batch = [...], "
                "lhs_contract = [...], rhs_contract = [...]}`: result dims are the batch dims, "
                "then a's free dims, then b's free dims (XLA's convention).", _dot_general, 2, 2,
                attrs={k: "ints" for k in ("lhs_batch", "rhs_batch", "lhs_contract", "rhs_contract")},
-               required=frozenset({"lhs_contract", "rhs_contract"})))
+               required=frozenset({"lhs_contract", "rhs_contract"}),
+               adjoint=_contraction_adjoint))
