@@ -22,7 +22,7 @@ from bladec.runtime.backend import interpret, numpy_dtype
 from bladec.runtime.executor import Executor
 from bladec.runtime.jax_backend import JaxBackend, _JaxKernels
 from bladec.verify import verify
-from tests.clirunner import make_runner
+from clirunner import make_runner
 
 RTOL, ATOL = 2e-4, 2e-5  # f32; summation orders differ between the two
 
