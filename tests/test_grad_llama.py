@@ -97,3 +97,20 @@ def test_grad_schedule_remat_under_a_limit_gives_the_same_results(forward, train
     assert got.keys() == plain.keys()
     for k in got:
         assert np.array_equal(got[k], plain[k]), k
+
+
+def test_save_auto_on_llama_same_values_lower_peaks(forward, training):
+    """Bit for bit the gradients of saving everything (NumPy backend), at no higher a model
+    peak at any sampled binding, lower wherever the activations outweigh the weights."""
+    from bladec.analysis.memory import exact_peak, exact_sizes
+    from bladec.symbolic.shapes import analyze_shapes
+    auto = run_pipeline(forward, parse_pipeline("grad{save=auto}"))
+    x = inputs(3, 10)
+    a, _ = Executor(training, NumpyBackend()).run(x)
+    b, _ = Executor(auto, NumpyBackend()).run(x)
+    assert all(np.array_equal(a[k], b[k]) for k in a)
+    infos = [analyze_shapes(m) for m in (training, auto)]
+    for s0, s1 in [(1, 1), (2, 7), (8, 256), (32, 512)]:
+        every, chosen = [exact_peak(m.main, exact_sizes(i, {"S0": s0, "S1": s1}))
+                         for m, i in zip((training, auto), infos)]
+        assert chosen <= every and (s0 * s1 < 2048 or chosen < every), (s0, s1)
