@@ -150,11 +150,12 @@ class Builder:
         return self.emit("broadcast_in_dim", [x], type, {"dims": tuple(dims)})
 
     def dot_general(self, a: str, b: str, lb: Sequence[int], rb: Sequence[int],
-                    lc: Sequence[int], rc: Sequence[int]) -> str:
+                    lc: Sequence[int], rc: Sequence[int], dtype: str | None = None) -> str:
+        """``dtype``: the result's (the sums'), by default the operands'."""
         da, db = dims_of(self.type(a)), dims_of(self.type(b))
         free_a = [d for i, d in enumerate(da) if i not in lb and i not in lc]
         free_b = [d for j, d in enumerate(db) if j not in rb and j not in rc]
-        out = make_type([da[i] for i in lb] + free_a + free_b, self.type(a).dtype)
+        out = make_type([da[i] for i in lb] + free_a + free_b, dtype or self.type(a).dtype)
         return self.emit("dot_general", [a, b], out, {
             "lhs_batch": tuple(lb), "rhs_batch": tuple(rb),
             "lhs_contract": tuple(lc), "rhs_contract": tuple(rc)})

@@ -4,8 +4,18 @@ from __future__ import annotations
 from typing import Optional
 
 from bladec.adjoint import Builder
-from bladec.ir import Op
+from bladec.ir import DTYPE_BYTES, FLOAT_DTYPES, Op
 from bladec.ops import OpDef, RuleResult, ShapeCtx, register
+
+
+def _accumulated(ctx: ShapeCtx) -> str:
+    """The result's element type: the operands', or a wider float declared for the result
+    (bf16 operands summed into f32, as XLA's ``preferred_element_type``)."""
+    have, declared = ctx.dtypes[0], ctx.declared[0].dtype
+    if have in FLOAT_DTYPES and declared in FLOAT_DTYPES and \
+            DTYPE_BYTES[declared] >= DTYPE_BYTES[have]:
+        return declared
+    return have
 
 
 def _dot(ctx: ShapeCtx) -> list[RuleResult]:
@@ -15,7 +25,7 @@ def _dot(ctx: ShapeCtx) -> list[RuleResult]:
     if ctx.dtypes[0] != ctx.dtypes[1]:
         raise ctx.fail(f"operands differ in element type ({ctx.dtypes[0]}, {ctx.dtypes[1]})")
     ctx.equal(a[-1], b[0], "contracting dims (last of operand 0, first of operand 1)")
-    return [(a[:-1] + b[1:], ctx.dtypes[0])]
+    return [(a[:-1] + b[1:], _accumulated(ctx))]
 
 
 def _dot_general(ctx: ShapeCtx) -> list[RuleResult]:
@@ -36,7 +46,7 @@ def _dot_general(ctx: ShapeCtx) -> list[RuleResult]:
         ctx.equal(a[i], b[j], f"contracting dims {i} and {j}")
     free_a = [d for i, d in enumerate(a) if i not in lb and i not in lc]
     free_b = [d for j, d in enumerate(b) if j not in rb and j not in rc]
-    return [([a[i] for i in lb] + free_a + free_b, ctx.dtypes[0])]
+    return [([a[i] for i in lb] + free_a + free_b, _accumulated(ctx))]
 
 
 def _contraction_adjoint(b: Builder, op: Op, gs: list[Optional[str]]) -> list[Optional[str]]:
@@ -59,22 +69,30 @@ def _contraction_adjoint(b: Builder, op: Op, gs: list[Optional[str]]) -> list[Op
     free_b = [j for j in range(rb_) if j not in rb and j not in rc]
     nb, nfa, nfb = len(lb), len(free_a), len(free_b)
     batch = list(range(nb))
+    # a wider result (bf16 operands, f32 sums): the cotangent in the operands' type, each
+    # operand's cotangent summed in the wider type and then rounded to the operand's
+    wide = b.type(g).dtype
+    g = b.convert(g, b.type(x).dtype)
     # dx: g [batch, free_a, free_b] with y over free_b -> [batch, free_a, y's contracted]
-    dx = b.dot_general(g, y, batch, rb, [nb + nfa + k for k in range(nfb)], free_b)
+    dx = b.dot_general(g, y, batch, rb, [nb + nfa + k for k in range(nfb)], free_b, wide)
     src = lb + free_a + [lc[k] for k in sorted(range(len(rc)), key=lambda k: rc[k])]
     dx = b.transpose(dx, [src.index(i) for i in range(ra)])
     # dy: x with g over free_a -> [batch, x's contracted, free_b]
-    dy = b.dot_general(x, g, lb, batch, free_a, [nb + k for k in range(nfa)])
+    dy = b.dot_general(x, g, lb, batch, free_a, [nb + k for k in range(nfa)], wide)
     src = rb + [rc[k] for k in sorted(range(len(lc)), key=lambda k: lc[k])] + free_b
     dy = b.transpose(dy, [src.index(j) for j in range(rb_)])
-    return [dx, dy]
+    return [b.convert(dx, b.type(x).dtype), b.convert(dy, b.type(y).dtype)]
 
 
-register(OpDef("dot", "`dot(%a, %b)`: matrix product of a [M, K] (or [K]) and b [K, N] (or [K]).",
+_ACCUMULATE_DOC = (" The result's element type is the operands' or a wider float type, in "
+                   "which the products are summed (bf16 operands into an f32 result).")
+register(OpDef("dot", "`dot(%a, %b)`: matrix product of a [M, K] (or [K]) and b [K, N] (or [K])."
+               + _ACCUMULATE_DOC,
                _dot, 2, 2, adjoint=_contraction_adjoint))
 register(OpDef("dot_general", "`dot_general(%a, %b) {lhs_batch = [...], rhs_batch = [...], "
                "lhs_contract = [...], rhs_contract = [...]}`: result dims are the batch dims, "
-               "then a's free dims, then b's free dims (XLA's convention).", _dot_general, 2, 2,
+               "then a's free dims, then b's free dims (XLA's convention)." + _ACCUMULATE_DOC,
+               _dot_general, 2, 2,
                attrs={k: "ints" for k in ("lhs_batch", "rhs_batch", "lhs_contract", "rhs_contract")},
                required=frozenset({"lhs_contract", "rhs_contract"}),
                adjoint=_contraction_adjoint))

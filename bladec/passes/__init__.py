@@ -196,4 +196,4 @@ def run_pipeline(module: Module, passes: list[Pass]) -> Module:
     return module
 
 
-from bladec.passes import analyze, grad, remat, schedule, verify_pass  # noqa: E402,F401
+from bladec.passes import amp, analyze, grad, remat, schedule, verify_pass  # noqa: E402,F401

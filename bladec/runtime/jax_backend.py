@@ -31,11 +31,13 @@ class _JaxKernels:
     def dtype(name: str) -> Any:
         return numpy_dtype(name)
 
-    def dot_general(self, a: Any, b: Any, op: Op) -> Any:
+    def dot_general(self, a: Any, b: Any, op: Op, accumulate: str) -> Any:
         lb, rb = tuple(op.attrs.get("lhs_batch", ())), tuple(op.attrs.get("rhs_batch", ()))
         lc, rc = tuple(op.attrs["lhs_contract"]), tuple(op.attrs["rhs_contract"])
+        wider = numpy_dtype(accumulate) if numpy_dtype(accumulate) != a.dtype else None
         return self.jax.lax.dot_general(a, b, ((lc, rc), (lb, rb)),
-                                        precision=self.jax.lax.Precision.HIGHEST)
+                                        precision=self.jax.lax.Precision.HIGHEST,
+                                        preferred_element_type=wider)
 
     @staticmethod
     def scatter_add(base: Any, ids: Any, updates: Any) -> Any:
