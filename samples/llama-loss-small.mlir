@@ -76,135 +76,140 @@ func.func @main(%params_embed: tensor<256x64>, %params_final_norm: tensor<64>, %
   %74 = constant() {value = -1000000000.0} -> tensor<?x4x?x?>
   %75 = select(%73, %68, %74) -> tensor<?x4x?x?>
   %76 = reduce(%75) {dims = [3], kind = "max"} -> tensor<?x4x?>
-  %77 = broadcast_in_dim(%76) {dims = [0, 1, 2]} -> tensor<?x4x?x?>
-  %78 = sub(%75, %77) -> tensor<?x4x?x?>
-  %79 = exp(%78) -> tensor<?x4x?x?>
-  %80 = reduce(%79) {dims = [3], kind = "sum"} -> tensor<?x4x?>
-  %81 = broadcast_in_dim(%80) {dims = [0, 1, 2]} -> tensor<?x4x?x?>
-  %82 = div(%79, %81) -> tensor<?x4x?x?>
-  %83 = dot_general(%65, %82) {lhs_batch = [0, 2], rhs_batch = [0, 1], lhs_contract = [1], rhs_contract = [3]} -> tensor<?x4x16x?>
-  %84 = transpose(%83) {perm = [0, 3, 1, 2]} -> tensor<?x?x4x16>
-  %85 = dot_general(%84, %params_layers_0_wo) {lhs_contract = [2, 3], rhs_contract = [0, 1]} -> tensor<?x?x64>
-  %86 = add(%5, %85) -> tensor<?x?x64>
-  %87 = mul(%86, %86) -> tensor<?x?x64>
-  %88 = reduce(%87) {dims = [2], kind = "sum"} -> tensor<?x?>
-  %89 = broadcast_in_dim(%88) {dims = [0, 1]} -> tensor<?x?x1>
-  %90 = constant() {value = 64.0} -> tensor<?x?x1>
-  %91 = div(%89, %90) -> tensor<?x?x1>
-  %92 = constant() {value = 9.999999747378752e-06} -> tensor<?x?x1>
-  %93 = add(%91, %92) -> tensor<?x?x1>
-  %94 = rsqrt(%93) -> tensor<?x?x1>
-  %95 = broadcast_in_dim(%94) {dims = [0, 1, 2]} -> tensor<?x?x64>
-  %96 = mul(%86, %95) -> tensor<?x?x64>
-  %97 = broadcast_in_dim(%params_layers_0_mlp_norm) {dims = [2]} -> tensor<?x?x64>
-  %98 = mul(%96, %97) -> tensor<?x?x64>
-  %99 = dot_general(%98, %params_layers_0_w_gate) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x172>
-  %100 = dot_general(%98, %params_layers_0_w_up) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x172>
-  %101 = logistic(%99) -> tensor<?x?x172>
-  %102 = mul(%99, %101) -> tensor<?x?x172>
-  %103 = mul(%102, %100) -> tensor<?x?x172>
-  %104 = dot_general(%103, %params_layers_0_w_down) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x64>
-  %105 = add(%86, %104) -> tensor<?x?x64>
-  %106 = mul(%105, %105) -> tensor<?x?x64>
-  %107 = reduce(%106) {dims = [2], kind = "sum"} -> tensor<?x?>
-  %108 = broadcast_in_dim(%107) {dims = [0, 1]} -> tensor<?x?x1>
-  %109 = constant() {value = 64.0} -> tensor<?x?x1>
-  %110 = div(%108, %109) -> tensor<?x?x1>
-  %111 = constant() {value = 9.999999747378752e-06} -> tensor<?x?x1>
-  %112 = add(%110, %111) -> tensor<?x?x1>
-  %113 = rsqrt(%112) -> tensor<?x?x1>
-  %114 = broadcast_in_dim(%113) {dims = [0, 1, 2]} -> tensor<?x?x64>
-  %115 = mul(%105, %114) -> tensor<?x?x64>
-  %116 = broadcast_in_dim(%params_layers_1_attn_norm) {dims = [2]} -> tensor<?x?x64>
-  %117 = mul(%115, %116) -> tensor<?x?x64>
-  %118 = dot_general(%117, %params_layers_1_wq) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x4x16>
-  %119 = dot_general(%118, %36) {lhs_contract = [3], rhs_contract = [0]} -> tensor<?x?x4x16>
-  %120 = broadcast_in_dim(%37) {dims = [1, 3]} -> tensor<?x?x4x16>
-  %121 = mul(%118, %120) -> tensor<?x?x4x16>
-  %122 = broadcast_in_dim(%38) {dims = [1, 3]} -> tensor<?x?x4x16>
-  %123 = mul(%119, %122) -> tensor<?x?x4x16>
-  %124 = add(%121, %123) -> tensor<?x?x4x16>
-  %125 = dot_general(%117, %params_layers_1_wk) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x4x16>
-  %126 = dot_general(%125, %36) {lhs_contract = [3], rhs_contract = [0]} -> tensor<?x?x4x16>
-  %127 = broadcast_in_dim(%37) {dims = [1, 3]} -> tensor<?x?x4x16>
-  %128 = mul(%125, %127) -> tensor<?x?x4x16>
-  %129 = broadcast_in_dim(%38) {dims = [1, 3]} -> tensor<?x?x4x16>
-  %130 = mul(%126, %129) -> tensor<?x?x4x16>
-  %131 = add(%128, %130) -> tensor<?x?x4x16>
-  %132 = dot_general(%117, %params_layers_1_wv) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x4x16>
-  %133 = dot_general(%124, %131) {lhs_batch = [0, 2], rhs_batch = [0, 2], lhs_contract = [3], rhs_contract = [3]} -> tensor<?x4x?x?>
-  %134 = constant() {value = 0.25} -> tensor<?x4x?x?>
-  %135 = mul(%133, %134) -> tensor<?x4x?x?>
-  %136 = iota() {dim = 0} -> tensor<?x?xi32>
-  %137 = iota() {dim = 1} -> tensor<?x?xi32>
-  %138 = compare(%136, %137) {direction = "GE"} -> tensor<?x?xi1>
-  %139 = broadcast_in_dim(%138) {dims = [2, 3]} -> tensor<1x1x?x?xi1>
-  %140 = broadcast_in_dim(%139) {dims = [0, 1, 2, 3]} -> tensor<?x4x?x?xi1>
-  %141 = constant() {value = -1000000000.0} -> tensor<?x4x?x?>
-  %142 = select(%140, %135, %141) -> tensor<?x4x?x?>
-  %143 = reduce(%142) {dims = [3], kind = "max"} -> tensor<?x4x?>
-  %144 = broadcast_in_dim(%143) {dims = [0, 1, 2]} -> tensor<?x4x?x?>
-  %145 = sub(%142, %144) -> tensor<?x4x?x?>
-  %146 = exp(%145) -> tensor<?x4x?x?>
-  %147 = reduce(%146) {dims = [3], kind = "sum"} -> tensor<?x4x?>
-  %148 = broadcast_in_dim(%147) {dims = [0, 1, 2]} -> tensor<?x4x?x?>
-  %149 = div(%146, %148) -> tensor<?x4x?x?>
-  %150 = dot_general(%132, %149) {lhs_batch = [0, 2], rhs_batch = [0, 1], lhs_contract = [1], rhs_contract = [3]} -> tensor<?x4x16x?>
-  %151 = transpose(%150) {perm = [0, 3, 1, 2]} -> tensor<?x?x4x16>
-  %152 = dot_general(%151, %params_layers_1_wo) {lhs_contract = [2, 3], rhs_contract = [0, 1]} -> tensor<?x?x64>
-  %153 = add(%105, %152) -> tensor<?x?x64>
-  %154 = mul(%153, %153) -> tensor<?x?x64>
-  %155 = reduce(%154) {dims = [2], kind = "sum"} -> tensor<?x?>
-  %156 = broadcast_in_dim(%155) {dims = [0, 1]} -> tensor<?x?x1>
-  %157 = constant() {value = 64.0} -> tensor<?x?x1>
-  %158 = div(%156, %157) -> tensor<?x?x1>
-  %159 = constant() {value = 9.999999747378752e-06} -> tensor<?x?x1>
-  %160 = add(%158, %159) -> tensor<?x?x1>
-  %161 = rsqrt(%160) -> tensor<?x?x1>
-  %162 = broadcast_in_dim(%161) {dims = [0, 1, 2]} -> tensor<?x?x64>
-  %163 = mul(%153, %162) -> tensor<?x?x64>
-  %164 = broadcast_in_dim(%params_layers_1_mlp_norm) {dims = [2]} -> tensor<?x?x64>
-  %165 = mul(%163, %164) -> tensor<?x?x64>
-  %166 = dot_general(%165, %params_layers_1_w_gate) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x172>
-  %167 = dot_general(%165, %params_layers_1_w_up) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x172>
-  %168 = logistic(%166) -> tensor<?x?x172>
-  %169 = mul(%166, %168) -> tensor<?x?x172>
-  %170 = mul(%169, %167) -> tensor<?x?x172>
-  %171 = dot_general(%170, %params_layers_1_w_down) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x64>
-  %172 = add(%153, %171) -> tensor<?x?x64>
-  %173 = mul(%172, %172) -> tensor<?x?x64>
-  %174 = reduce(%173) {dims = [2], kind = "sum"} -> tensor<?x?>
-  %175 = broadcast_in_dim(%174) {dims = [0, 1]} -> tensor<?x?x1>
-  %176 = constant() {value = 64.0} -> tensor<?x?x1>
-  %177 = div(%175, %176) -> tensor<?x?x1>
-  %178 = constant() {value = 9.999999747378752e-06} -> tensor<?x?x1>
-  %179 = add(%177, %178) -> tensor<?x?x1>
-  %180 = rsqrt(%179) -> tensor<?x?x1>
-  %181 = broadcast_in_dim(%180) {dims = [0, 1, 2]} -> tensor<?x?x64>
-  %182 = mul(%172, %181) -> tensor<?x?x64>
-  %183 = broadcast_in_dim(%params_final_norm) {dims = [2]} -> tensor<?x?x64>
-  %184 = mul(%182, %183) -> tensor<?x?x64>
-  %185 = dot_general(%184, %params_lm_head) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x256>
-  %186 = reduce(%185) {dims = [2], kind = "max"} -> tensor<?x?>
-  %187 = broadcast_in_dim(%186) {dims = [0, 1]} -> tensor<?x?x256>
-  %188 = sub(%185, %187) -> tensor<?x?x256>
-  %189 = exp(%188) -> tensor<?x?x256>
-  %190 = reduce(%189) {dims = [2], kind = "sum"} -> tensor<?x?>
-  %191 = log(%190) -> tensor<?x?>
-  %192 = add(%191, %186) -> tensor<?x?>
-  %193 = iota() {dim = 2} -> tensor<?x?x256xi32>
-  %194 = broadcast_in_dim(%targets) {dims = [0, 1]} -> tensor<?x?x256xi32>
-  %195 = compare(%193, %194) {direction = "EQ"} -> tensor<?x?x256xi1>
-  %196 = convert(%195) {dtype = "f32"} -> tensor<?x?x256>
-  %197 = mul(%185, %196) -> tensor<?x?x256>
-  %198 = reduce(%197) {dims = [2], kind = "sum"} -> tensor<?x?>
-  %199 = sub(%192, %198) -> tensor<?x?>
-  %200 = mul(%199, %mask) -> tensor<?x?>
-  %201 = reduce(%200) {dims = [0, 1], kind = "sum"} -> tensor<f32>
-  %202 = reduce(%mask) {dims = [0, 1], kind = "sum"} -> tensor<f32>
-  %203 = constant() {value = 1.0} -> tensor<f32>
-  %204 = max(%202, %203) -> tensor<f32>
-  %loss = div(%201, %204) -> tensor<f32>
+  %77 = broadcast_in_dim(%76) {dims = [0, 1, 2]} -> tensor<?x4x?x1>
+  %78 = stop_gradient(%77) -> tensor<?x4x?x1>
+  %79 = broadcast_in_dim(%78) {dims = [0, 1, 2, 3]} -> tensor<?x4x?x?>
+  %80 = sub(%75, %79) -> tensor<?x4x?x?>
+  %81 = exp(%80) -> tensor<?x4x?x?>
+  %82 = reduce(%81) {dims = [3], kind = "sum"} -> tensor<?x4x?>
+  %83 = broadcast_in_dim(%82) {dims = [0, 1, 2]} -> tensor<?x4x?x?>
+  %84 = div(%81, %83) -> tensor<?x4x?x?>
+  %85 = dot_general(%65, %84) {lhs_batch = [0, 2], rhs_batch = [0, 1], lhs_contract = [1], rhs_contract = [3]} -> tensor<?x4x16x?>
+  %86 = transpose(%85) {perm = [0, 3, 1, 2]} -> tensor<?x?x4x16>
+  %87 = dot_general(%86, %params_layers_0_wo) {lhs_contract = [2, 3], rhs_contract = [0, 1]} -> tensor<?x?x64>
+  %88 = add(%5, %87) -> tensor<?x?x64>
+  %89 = mul(%88, %88) -> tensor<?x?x64>
+  %90 = reduce(%89) {dims = [2], kind = "sum"} -> tensor<?x?>
+  %91 = broadcast_in_dim(%90) {dims = [0, 1]} -> tensor<?x?x1>
+  %92 = constant() {value = 64.0} -> tensor<?x?x1>
+  %93 = div(%91, %92) -> tensor<?x?x1>
+  %94 = constant() {value = 9.999999747378752e-06} -> tensor<?x?x1>
+  %95 = add(%93, %94) -> tensor<?x?x1>
+  %96 = rsqrt(%95) -> tensor<?x?x1>
+  %97 = broadcast_in_dim(%96) {dims = [0, 1, 2]} -> tensor<?x?x64>
+  %98 = mul(%88, %97) -> tensor<?x?x64>
+  %99 = broadcast_in_dim(%params_layers_0_mlp_norm) {dims = [2]} -> tensor<?x?x64>
+  %100 = mul(%98, %99) -> tensor<?x?x64>
+  %101 = dot_general(%100, %params_layers_0_w_gate) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x172>
+  %102 = dot_general(%100, %params_layers_0_w_up) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x172>
+  %103 = logistic(%101) -> tensor<?x?x172>
+  %104 = mul(%101, %103) -> tensor<?x?x172>
+  %105 = mul(%104, %102) -> tensor<?x?x172>
+  %106 = dot_general(%105, %params_layers_0_w_down) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x64>
+  %107 = add(%88, %106) -> tensor<?x?x64>
+  %108 = mul(%107, %107) -> tensor<?x?x64>
+  %109 = reduce(%108) {dims = [2], kind = "sum"} -> tensor<?x?>
+  %110 = broadcast_in_dim(%109) {dims = [0, 1]} -> tensor<?x?x1>
+  %111 = constant() {value = 64.0} -> tensor<?x?x1>
+  %112 = div(%110, %111) -> tensor<?x?x1>
+  %113 = constant() {value = 9.999999747378752e-06} -> tensor<?x?x1>
+  %114 = add(%112, %113) -> tensor<?x?x1>
+  %115 = rsqrt(%114) -> tensor<?x?x1>
+  %116 = broadcast_in_dim(%115) {dims = [0, 1, 2]} -> tensor<?x?x64>
+  %117 = mul(%107, %116) -> tensor<?x?x64>
+  %118 = broadcast_in_dim(%params_layers_1_attn_norm) {dims = [2]} -> tensor<?x?x64>
+  %119 = mul(%117, %118) -> tensor<?x?x64>
+  %120 = dot_general(%119, %params_layers_1_wq) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x4x16>
+  %121 = dot_general(%120, %36) {lhs_contract = [3], rhs_contract = [0]} -> tensor<?x?x4x16>
+  %122 = broadcast_in_dim(%37) {dims = [1, 3]} -> tensor<?x?x4x16>
+  %123 = mul(%120, %122) -> tensor<?x?x4x16>
+  %124 = broadcast_in_dim(%38) {dims = [1, 3]} -> tensor<?x?x4x16>
+  %125 = mul(%121, %124) -> tensor<?x?x4x16>
+  %126 = add(%123, %125) -> tensor<?x?x4x16>
+  %127 = dot_general(%119, %params_layers_1_wk) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x4x16>
+  %128 = dot_general(%127, %36) {lhs_contract = [3], rhs_contract = [0]} -> tensor<?x?x4x16>
+  %129 = broadcast_in_dim(%37) {dims = [1, 3]} -> tensor<?x?x4x16>
+  %130 = mul(%127, %129) -> tensor<?x?x4x16>
+  %131 = broadcast_in_dim(%38) {dims = [1, 3]} -> tensor<?x?x4x16>
+  %132 = mul(%128, %131) -> tensor<?x?x4x16>
+  %133 = add(%130, %132) -> tensor<?x?x4x16>
+  %134 = dot_general(%119, %params_layers_1_wv) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x4x16>
+  %135 = dot_general(%126, %133) {lhs_batch = [0, 2], rhs_batch = [0, 2], lhs_contract = [3], rhs_contract = [3]} -> tensor<?x4x?x?>
+  %136 = constant() {value = 0.25} -> tensor<?x4x?x?>
+  %137 = mul(%135, %136) -> tensor<?x4x?x?>
+  %138 = iota() {dim = 0} -> tensor<?x?xi32>
+  %139 = iota() {dim = 1} -> tensor<?x?xi32>
+  %140 = compare(%138, %139) {direction = "GE"} -> tensor<?x?xi1>
+  %141 = broadcast_in_dim(%140) {dims = [2, 3]} -> tensor<1x1x?x?xi1>
+  %142 = broadcast_in_dim(%141) {dims = [0, 1, 2, 3]} -> tensor<?x4x?x?xi1>
+  %143 = constant() {value = -1000000000.0} -> tensor<?x4x?x?>
+  %144 = select(%142, %137, %143) -> tensor<?x4x?x?>
+  %145 = reduce(%144) {dims = [3], kind = "max"} -> tensor<?x4x?>
+  %146 = broadcast_in_dim(%145) {dims = [0, 1, 2]} -> tensor<?x4x?x1>
+  %147 = stop_gradient(%146) -> tensor<?x4x?x1>
+  %148 = broadcast_in_dim(%147) {dims = [0, 1, 2, 3]} -> tensor<?x4x?x?>
+  %149 = sub(%144, %148) -> tensor<?x4x?x?>
+  %150 = exp(%149) -> tensor<?x4x?x?>
+  %151 = reduce(%150) {dims = [3], kind = "sum"} -> tensor<?x4x?>
+  %152 = broadcast_in_dim(%151) {dims = [0, 1, 2]} -> tensor<?x4x?x?>
+  %153 = div(%150, %152) -> tensor<?x4x?x?>
+  %154 = dot_general(%134, %153) {lhs_batch = [0, 2], rhs_batch = [0, 1], lhs_contract = [1], rhs_contract = [3]} -> tensor<?x4x16x?>
+  %155 = transpose(%154) {perm = [0, 3, 1, 2]} -> tensor<?x?x4x16>
+  %156 = dot_general(%155, %params_layers_1_wo) {lhs_contract = [2, 3], rhs_contract = [0, 1]} -> tensor<?x?x64>
+  %157 = add(%107, %156) -> tensor<?x?x64>
+  %158 = mul(%157, %157) -> tensor<?x?x64>
+  %159 = reduce(%158) {dims = [2], kind = "sum"} -> tensor<?x?>
+  %160 = broadcast_in_dim(%159) {dims = [0, 1]} -> tensor<?x?x1>
+  %161 = constant() {value = 64.0} -> tensor<?x?x1>
+  %162 = div(%160, %161) -> tensor<?x?x1>
+  %163 = constant() {value = 9.999999747378752e-06} -> tensor<?x?x1>
+  %164 = add(%162, %163) -> tensor<?x?x1>
+  %165 = rsqrt(%164) -> tensor<?x?x1>
+  %166 = broadcast_in_dim(%165) {dims = [0, 1, 2]} -> tensor<?x?x64>
+  %167 = mul(%157, %166) -> tensor<?x?x64>
+  %168 = broadcast_in_dim(%params_layers_1_mlp_norm) {dims = [2]} -> tensor<?x?x64>
+  %169 = mul(%167, %168) -> tensor<?x?x64>
+  %170 = dot_general(%169, %params_layers_1_w_gate) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x172>
+  %171 = dot_general(%169, %params_layers_1_w_up) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x172>
+  %172 = logistic(%170) -> tensor<?x?x172>
+  %173 = mul(%170, %172) -> tensor<?x?x172>
+  %174 = mul(%173, %171) -> tensor<?x?x172>
+  %175 = dot_general(%174, %params_layers_1_w_down) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x64>
+  %176 = add(%157, %175) -> tensor<?x?x64>
+  %177 = mul(%176, %176) -> tensor<?x?x64>
+  %178 = reduce(%177) {dims = [2], kind = "sum"} -> tensor<?x?>
+  %179 = broadcast_in_dim(%178) {dims = [0, 1]} -> tensor<?x?x1>
+  %180 = constant() {value = 64.0} -> tensor<?x?x1>
+  %181 = div(%179, %180) -> tensor<?x?x1>
+  %182 = constant() {value = 9.999999747378752e-06} -> tensor<?x?x1>
+  %183 = add(%181, %182) -> tensor<?x?x1>
+  %184 = rsqrt(%183) -> tensor<?x?x1>
+  %185 = broadcast_in_dim(%184) {dims = [0, 1, 2]} -> tensor<?x?x64>
+  %186 = mul(%176, %185) -> tensor<?x?x64>
+  %187 = broadcast_in_dim(%params_final_norm) {dims = [2]} -> tensor<?x?x64>
+  %188 = mul(%186, %187) -> tensor<?x?x64>
+  %189 = dot_general(%188, %params_lm_head) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x256>
+  %190 = reduce(%189) {dims = [2], kind = "max"} -> tensor<?x?>
+  %191 = stop_gradient(%190) -> tensor<?x?>
+  %192 = broadcast_in_dim(%191) {dims = [0, 1]} -> tensor<?x?x256>
+  %193 = sub(%189, %192) -> tensor<?x?x256>
+  %194 = exp(%193) -> tensor<?x?x256>
+  %195 = reduce(%194) {dims = [2], kind = "sum"} -> tensor<?x?>
+  %196 = log(%195) -> tensor<?x?>
+  %197 = add(%196, %191) -> tensor<?x?>
+  %198 = iota() {dim = 2} -> tensor<?x?x256xi32>
+  %199 = broadcast_in_dim(%targets) {dims = [0, 1]} -> tensor<?x?x256xi32>
+  %200 = compare(%198, %199) {direction = "EQ"} -> tensor<?x?x256xi1>
+  %201 = convert(%200) {dtype = "f32"} -> tensor<?x?x256>
+  %202 = mul(%189, %201) -> tensor<?x?x256>
+  %203 = reduce(%202) {dims = [2], kind = "sum"} -> tensor<?x?>
+  %204 = sub(%197, %203) -> tensor<?x?>
+  %205 = mul(%204, %mask) -> tensor<?x?>
+  %206 = reduce(%205) {dims = [0, 1], kind = "sum"} -> tensor<f32>
+  %207 = reduce(%mask) {dims = [0, 1], kind = "sum"} -> tensor<f32>
+  %208 = constant() {value = 1.0} -> tensor<f32>
+  %209 = max(%207, %208) -> tensor<f32>
+  %loss = div(%206, %209) -> tensor<f32>
   return %loss
 }
 func.func @symbolic_shape_graph() {

@@ -112,6 +112,15 @@ def _copy(K: Kernels, op: Op, a: list, out: OutSpec) -> Any:
     return K.np.array(a[0], copy=True)
 
 
+@lowering("stop_gradient")
+def _stop_gradient(K: Kernels, op: Op, a: list, out: OutSpec) -> Any:
+    """A copy, through the backend's own stop where it has one (JAX: so that
+    differentiating a listing's lowering, as the adjoint tests do, stops there too)."""
+    stop = getattr(K, "stop_gradient", None)
+    x = K.np.array(a[0], copy=True)
+    return stop(x) if stop is not None else x
+
+
 @lowering("integer_pow")
 def _integer_pow(K: Kernels, op: Op, a: list, out: OutSpec) -> Any:
     """x^n by repeated squaring, as ``lax.integer_pow`` does (the same multiplies in the

@@ -134,7 +134,7 @@ def trace(fn: Callable, arg_specs: Sequence[Any], *, arg_names: Sequence[str] | 
           output_names: Sequence[str] | None = None,
           ranges: dict[str, tuple[int, int | None]] | None = None,
           symbols: dict[str, str] | None = None, hints: bool = True,
-          check: bool = True) -> Imported:
+          check: bool = True, stop_gradients: bool = False) -> Imported:
     """Trace ``fn(*arg_specs)`` with ``jax.make_jaxpr`` and translate it to a listing.
 
     ``arg_specs``: one pytree per positional argument, whose leaves have ``.shape`` and
@@ -145,6 +145,8 @@ def trace(fn: Callable, arg_specs: Sequence[Any], *, arg_names: Sequence[str] | 
     ``%out1_layers_0_wq``, ...). ``ranges``: ``{"B": (1, 32)}`` by JAX dimension variable
     (or bladec symbol), written as ``SymbolicDim`` ranges. ``symbols``: the bladec symbol
     of each JAX variable (default ``S0, S1, ...`` in order of first appearance).
+    ``stop_gradients``: keep ``lax.stop_gradient`` as the ``stop_gradient`` op (for a
+    forward listing that the ``grad`` pass differentiates) instead of dropping it.
     """
     import jax
 
@@ -172,7 +174,7 @@ def trace(fn: Callable, arg_specs: Sequence[Any], *, arg_names: Sequence[str] | 
     out_shapes = jax.eval_shape(fn, *jax.tree_util.tree_unflatten(in_tree, structs))
     out_flat, out_tree = jax.tree_util.tree_flatten_with_path(out_shapes)
 
-    tr = Translator(symmap)
+    tr = Translator(symmap, stop_gradients)
     args = [tr.add_input(n, leaf.shape, bladec_dtype(leaf.dtype))
             for n, leaf in zip(names, leaves)]
     results = tr.run(closed.jaxpr, closed.consts, [a.name for a in args])

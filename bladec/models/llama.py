@@ -305,13 +305,16 @@ def import_spec(cfg: Config, max_batch: int, max_seq: int, optimizer: str = "sgd
 
 def loss_spec(cfg: Config, max_batch: int, max_seq: int) -> dict[str, Any]:
     """What ``bladec import`` needs to import the forward loss alone (no
-    ``value_and_grad``): the listing the ``grad`` pass turns into a training step."""
+    ``value_and_grad``): the listing the ``grad`` pass turns into a training step. Its
+    ``stop_gradient``s are kept (the max subtracted in the softmax and the log-sum-exp),
+    so that the backward does not differentiate the max, whose gradient is zero there."""
     params, tokens, targets, mask, _ = train_specs(cfg)
 
     def loss(params, tokens, targets, mask):
         return loss_fn(params, tokens, targets, mask, cfg)
     return {"fn": loss, "arg_specs": (params, tokens, targets, mask),
-            "ranges": {"B": (1, max_batch), "S": (1, max_seq)}, "output_names": ["loss"]}
+            "ranges": {"B": (1, max_batch), "S": (1, max_seq)}, "output_names": ["loss"],
+            "stop_gradients": True}
 
 
 def _leaf_names(tree: Any, prefix: str) -> list[str]:

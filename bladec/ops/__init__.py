@@ -4,7 +4,9 @@ Each op is an :class:`OpDef`: its arity, its attributes, and a shape rule. A sha
 is written once over :class:`SymbolicExpr` dims and serves twice: the verifier runs it
 with the listing's static dims (a mismatch of two known numbers is an error) and the
 symbolic analysis runs it with every dim bound to a symbol (an equality becomes a
-relation). Families of ops live in the modules imported at the bottom of this file;
+relation). An op's adjoint rule (reverse mode, the ``grad`` pass) sits beside its shape
+rule, written with bladec/adjoint.py's builder. Families of ops live in the modules
+imported at the bottom of this file;
 docs/ops.md is written from the ``doc`` strings here.
 """
 from __future__ import annotations

@@ -73,15 +73,27 @@ def _contraction_adjoint(b: Builder, op: Op, gs: list[Optional[str]]) -> list[Op
     # operand's cotangent summed in the wider type and then rounded to the operand's
     wide = b.type(g).dtype
     g = b.convert(g, b.type(x).dtype)
-    # dx: g [batch, free_a, free_b] with y over free_b -> [batch, free_a, y's contracted]
-    dx = b.dot_general(g, y, batch, rb, [nb + nfa + k for k in range(nfb)], free_b, wide)
-    src = lb + free_a + [lc[k] for k in sorted(range(len(rc)), key=lambda k: rc[k])]
-    dx = b.transpose(dx, [src.index(i) for i in range(ra)])
-    # dy: x with g over free_a -> [batch, x's contracted, free_b]
-    dy = b.dot_general(x, g, lb, batch, free_a, [nb + k for k in range(nfa)], wide)
-    src = rb + [rc[k] for k in sorted(range(len(lc)), key=lambda k: lc[k])] + free_b
-    dy = b.transpose(dy, [src.index(j) for j in range(rb_)])
+    g_free_a = [nb + k for k in range(nfa)]
+    g_free_b = [nb + nfa + k for k in range(nfb)]
+    by_rc = [lc[k] for k in sorted(range(len(rc)), key=lambda k: rc[k])]
+    by_lc = [rc[k] for k in sorted(range(len(lc)), key=lambda k: lc[k])]
+    # dx: g with y over b's free dims; either operand order, the one whose result is
+    # already in x's dim order where there is one (a transpose of [B, H, S, S] saved)
+    dx = _contract_into(b, ra, wide, [
+        ((g, y, batch, rb, g_free_b, free_b), lb + free_a + by_rc),
+        ((y, g, rb, batch, free_b, g_free_b), lb + by_rc + free_a)])
+    dy = _contract_into(b, rb_, wide, [
+        ((x, g, lb, batch, free_a, g_free_a), rb + by_lc + free_b),
+        ((g, x, batch, lb, g_free_a, free_a), rb + free_b + by_lc)])
     return [b.convert(dx, b.type(x).dtype), b.convert(dy, b.type(y).dtype)]
+
+
+def _contract_into(b: Builder, rank: int, dtype: str, options: list[tuple[tuple, list[int]]]
+                   ) -> str:
+    """The first option whose result dims (``src``: which operand dim each is) need no
+    transpose, else the first one transposed."""
+    args, src = next(((a, s) for a, s in options if s == list(range(rank))), options[0])
+    return b.transpose(b.dot_general(*args, dtype), [src.index(i) for i in range(rank)])
 
 
 _ACCUMULATE_DOC = (" The result's element type is the operands' or a wider float type, in "

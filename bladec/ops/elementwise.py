@@ -153,8 +153,9 @@ _BINARY_ADJOINTS: dict[str, Adjoint] = {
     "add": _binary_adjoint(lambda b, g, x, z, y: g, lambda b, g, x, z, y: g),
     "sub": _binary_adjoint(lambda b, g, x, z, y: g, lambda b, g, x, z, y: b.neg(g)),
     "mul": _binary_adjoint(lambda b, g, x, z, y: b.mul(g, z), lambda b, g, x, z, y: b.mul(x, g)),
+    # d(x/z)/dz = -x/z^2 = -y/z, from the result the forward made anyway
     "div": _binary_adjoint(lambda b, g, x, z, y: b.div(g, z),
-                           lambda b, g, x, z, y: b.div(b.mul(b.neg(g), x), b.mul(z, z))),
+                           lambda b, g, x, z, y: b.neg(b.div(b.mul(g, y), z))),
     "max": _binary_adjoint(lambda b, g, x, z, y: _chosen(b, g, x, z, y),
                            lambda b, g, x, z, y: _chosen(b, g, z, x, y)),
     "min": _binary_adjoint(lambda b, g, x, z, y: _chosen(b, g, x, z, y),
@@ -175,7 +176,8 @@ def _integer_pow_adjoint(b: Builder, op: Op, gs: G) -> G:
 
 
 def _no_gradient(b: Builder, op: Op, gs: G) -> G:
-    """An i1 result: piecewise constant, so no gradient reaches the operands."""
+    """No gradient reaches the operands: an i1 result (piecewise constant), or
+    ``stop_gradient``, whose result the backward treats as a constant."""
     return [None] * len(op.operands)
 
 
@@ -210,6 +212,9 @@ register(OpDef("compare", "`compare(%a, %b) {direction = \"LT\"}`: elementwise c
                "(EQ, NE, LT, LE, GT, GE); the result is i1.", _compare, 2, 2,
                attrs={"direction": "str"}, required=frozenset({"direction"}),
                adjoint=_no_gradient))
+register(OpDef("stop_gradient", "`stop_gradient(%x)`: x unchanged, and no gradient flows "
+               "through it (JAX's `lax.stop_gradient`): the `grad` pass treats it as a constant.",
+               _unary, adjoint=_no_gradient))
 register(OpDef("select", "`select(%pred, %a, %b)`: elementwise pred ? a : b; pred is i1.",
                _select, 3, 3, adjoint=_select_adjoint))
 register(OpDef("convert", "`convert(%x) {dtype = \"f16\"}`: elementwise change of element "

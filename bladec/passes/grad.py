@@ -105,7 +105,7 @@ def differentiate(func: Func, loss: str, wrt: list[str]) -> Func:
             raise BladecError(f"'{op.name}': grad takes a listing before schedule and remat "
                               "(put grad first in the pipeline)", op.loc)
     types = func.value_types()
-    active = _depends_on(func, set(wrt), types)
+    active = _depends_on(func, set(wrt))
     b = Builder(types, set(types) | {a.name for a in func.args})
     cots: dict[str, list[str]] = {loss: [b.const(1.0, loss)]}
 
@@ -142,7 +142,7 @@ def differentiate(func: Func, loss: str, wrt: list[str]) -> Func:
                 func.return_loc)
 
 
-def _depends_on(func: Func, wrt: set[str], types: dict) -> set[str]:
+def _depends_on(func: Func, wrt: set[str]) -> set[str]:
     """The float values that depend on an input of ``wrt``: where cotangents can flow."""
     active = set(wrt)
     for op in func.ops:

@@ -18,9 +18,12 @@ fewer bytes than saving it does:
 
 where an input costs nothing if it is a graph input (resident anyway), a value the
 backward keeps anyway, or made by an op with no operands (a constant, an iota: recomputed
-too). The value is recomputed when ``impact > 0`` is proved for every binding within
-the declared ranges (:mod:`bladec.symbolic.compare`); where the sign is unknown or
-depends on the binding, it is saved, as by default. Values are considered from the last
+too). The value is recomputed when ``impact >= 0`` is proved for every binding within
+the declared ranges and ``impact > 0`` is possible (:mod:`bladec.symbolic.compare`
+answers ``>`` or ``>=``: never more memory, less for some shapes; a broadcast of a
+per-row sum to [B, H, S, S] frees as much as it holds only at S = 1); where the sign is
+unknown or depends on the binding, or the impact is 0 everywhere, it is saved, as by
+default. Values are considered from the last
 forward one to the first, and each choice updates what the backward keeps.
 """
 from __future__ import annotations
@@ -33,7 +36,8 @@ from bladec.symbolic.shapes import ShapeInfo, analyze_shapes
 
 CHEAP = frozenset(UNARY) | frozenset(BINARY) | {
     "integer_pow", "compare", "select", "convert", "broadcast", "broadcast_in_dim",
-    "reshape", "dynamic_reshape", "transpose", "concatenate", "slice", "constant", "iota"}
+    "reshape", "dynamic_reshape", "transpose", "concatenate", "slice", "constant", "iota",
+    "stop_gradient"}
 MAX_OPS = 6  # the most ops recomputed for one value
 
 
@@ -83,7 +87,7 @@ def _subgraph(value: str, made: dict[str, Op], args: set[str], kept: set[str],
         impact: SymbolicExpr = info.nbytes(value)
         for n in held:
             impact = impact - info.nbytes(n)
-        if info.compare(impact, 0) is Order.GT:
+        if info.compare(impact, 0) in (Order.GT, Order.GE):
             rank = {id(op): i for i, op in enumerate(made.values())}
             return sorted(ops, key=lambda op: rank[id(op)]), held
         grow = [n for n in held if made.get(n) is not None and made[n].name in CHEAP]

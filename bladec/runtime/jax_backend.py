@@ -46,6 +46,9 @@ class _JaxKernels:
     def materialize(self, x: Any) -> Any:
         return x
 
+    def stop_gradient(self, x: Any) -> Any:
+        return self.jax.lax.stop_gradient(x)
+
     def rng_uniform(self, seed: int, shape: tuple, dtype: Any) -> Any:
         return self.jax.random.uniform(self.jax.random.key(seed), shape, dtype)
 
