@@ -108,3 +108,20 @@ def test_amp_options_and_order():
         parse_pipeline("amp{dtype=f8}")
     with pytest.raises(BladecError, match="'amp' after 'remat'"):
         parse_pipeline("remat,amp")
+
+
+def test_large_low_precision_contraction_runs_on_jax_with_f32_sums():
+    """XLA:CPU has no bf16 x bf16 -> f32 dot kernel for large operands; the backend
+    widens the operands there, which gives the same numbers (bf16 products are exact in
+    f32)."""
+    from bladec.runtime.backend import numpy_dtype
+    text = ("func.func @main(%a: tensor<200x300xbf16>, %b: tensor<300x100xbf16>) {\n"
+            "  %c = dot(%a, %b) -> tensor<200x100>\n  return %c\n}\n")
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((200, 300)).astype(numpy_dtype("bf16"))
+    b = rng.standard_normal((300, 100)).astype(numpy_dtype("bf16"))
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    for backend in (JaxBackend, NumpyBackend):
+        out, _ = Executor(parse_module(text), backend()).run({"%a": a, "%b": b})
+        assert out["%c"].dtype == np.float32
+        np.testing.assert_allclose(out["%c"], want, rtol=1e-4, atol=1e-4)

@@ -35,6 +35,11 @@ class _JaxKernels:
         lb, rb = tuple(op.attrs.get("lhs_batch", ())), tuple(op.attrs.get("rhs_batch", ()))
         lc, rc = tuple(op.attrs["lhs_contract"]), tuple(op.attrs["rhs_contract"])
         wider = numpy_dtype(accumulate) if numpy_dtype(accumulate) != a.dtype else None
+        if wider is not None and self.jax.default_backend() == "cpu":
+            # XLA:CPU has no bf16 x bf16 = f32 dot kernel ("DotThunk"); the operands
+            # widened first give the same numbers (a product of two bf16 or f16 values is
+            # exact in f32, and the sums are f32 either way)
+            a, b, wider = a.astype(wider), b.astype(wider), None
         return self.jax.lax.dot_general(a, b, ((lc, rc), (lb, rb)),
                                         precision=self.jax.lax.Precision.HIGHEST,
                                         preferred_element_type=wider)
