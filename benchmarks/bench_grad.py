@@ -45,7 +45,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from bench_device import mib, xla_device_peak  # noqa: E402
+from bench_device import MIB, mib, xla_device_peak  # noqa: E402
 
 from bladec.errors import BladecError  # noqa: E402
 from bladec.frontend.jax_import import trace  # noqa: E402
@@ -220,14 +220,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit-shape", default="8x256")
     ap.add_argument("--amp-steps", type=int, default=20)
     ap.add_argument("--parts", default="peaks,batch,amp",
-                    help="which tables: peaks (per shape), batch (largest under a limit), amp")
+                    help="which tables: peaks (per shape), model (the per-op model's peaks), "
+                    "batch (largest under a limit), amp")
     ap.add_argument("--out", default=None)
     opts = ap.parse_args(argv)
     command = "python benchmarks/bench_grad.py " + " ".join(map(shlex.quote, argv or sys.argv[1:]))
     lines = [f"`{command.strip()}` ({datetime.date.today()}, {jax.devices()[0].platform}, "
              f"JAX {jax.__version__})", ""]
     parts = set(opts.parts.split(","))
-    mods = listings() if "peaks" in parts else {}
+    mods = listings() if parts & {"peaks", "model"} else {}
+    if "model" in parts:
+        lines += model_table(mods)
     goals: list[tuple[bool, str]] = []
     for shape in opts.shapes.split(",") if "peaks" in parts else []:
         b, s = map(int, shape.split("x"))
@@ -281,6 +284,23 @@ def batch_table(lb: int, ls: int, steps: int, forward: Any,
                   f"{ours[2] / max(jit[2], 1e-9):.2f}x its tokens/s (goal >= 0.9x)"))
     print("\n".join(lines), flush=True)
     return lines
+
+
+MODEL_BINDINGS = ((1, 64), (8, 256), (8, 512), (32, 512))
+
+
+def model_table(mods: dict[str, Any]) -> list[str]:
+    """The per-op model's peak (not the device's) of each listing at several bindings."""
+    from bladec.analysis.memory import exact_peak, exact_sizes
+    from bladec.symbolic.shapes import analyze_shapes
+    lines = ["| listing | " + " | ".join(f"{b}x{s}" for b, s in MODEL_BINDINGS) + " |",
+             "| --- |" + " ---: |" * len(MODEL_BINDINGS)]
+    for name, module in mods.items():
+        info = analyze_shapes(module)
+        peaks = [exact_peak(module.main, exact_sizes(info, {"S0": b, "S1": s})) / MIB
+                 for b, s in MODEL_BINDINGS]
+        lines.append(f"| {name} | " + " | ".join(f"{p:.1f}" for p in peaks) + " |")
+    return lines + [""]
 
 
 def amp_table(steps: int, lb: int, ls: int, forward: Any) -> list[str]:
