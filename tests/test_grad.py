@@ -423,7 +423,9 @@ func.func @main(%x: tensor<?x64, [@S0, @C64]>, %w: tensor<64x64>) {
   %s2 = broadcast_in_dim(%s) {dims = [0]} -> tensor<?x1>
   %h = broadcast_in_dim(%s2) {dims = [0, 1]} -> tensor<?x64>
   %p = dot(%x, %w) -> tensor<?x64>
-  %t = mul(%p, %h) -> tensor<?x64>
+  %g = logistic(%p) -> tensor<?x64>
+  %q = mul(%g, %p) -> tensor<?x64>
+  %t = mul(%q, %h) -> tensor<?x64>
   %u = tanh(%t) -> tensor<?x64>
   %loss = reduce(%u) {dims = [0, 1]} -> tensor<f32>
   return %loss
@@ -434,19 +436,26 @@ func.func @symbolic_shape_graph() {
 """
 
 
-def test_save_auto_recomputes_cheap_broadcasts_and_saves_contractions():
-    """%h (64 floats a row) is made again from %s2 (one a row) in the backward; %p, a
-    dot, and %u, whose recompute would hold %t of its own size (impact 0, not > 0), are
-    saved. The model peak is lower at every binding but the smallest (weights dominate)."""
+def test_broadcasts_are_made_again_and_save_auto_recomputes_cheap_values():
+    """By default the backward re-emits the broadcast %h (64 floats a row) from %s2 (one)
+    and saves the rest; save=auto also recomputes %g = logistic(%p) from %p, which the
+    backward keeps anyway (mul's adjoint reads it), and %u = tanh(%t) by the chain of
+    cheap ops back to %p and %s2. Dots are never recomputed."""
     from bladec.analysis.memory import exact_peak, exact_sizes
     from bladec.symbolic.shapes import analyze_shapes
+    forward = len(parse_module(SCALED).main.ops)
     every = run_pipeline(parse_module(SCALED), parse_pipeline("grad"))
     auto = run_pipeline(parse_module(SCALED), parse_pipeline("grad{save=auto}"))
+    for module in (every, auto):
+        made = {r.name: op for op in module.main.ops for r in op.results}
+        assert made["%h.r0"].name == "broadcast_in_dim" and made["%h.r0"].operands == ["%s2"]
+        assert not any(n.startswith("%p.") for n in made)
+        backward = module.main.ops[forward:]
+        assert "%h" not in {n for op in backward for n in op.operands}
+    assert {r.name for op in every.main.ops for r in op.results if ".r" in r.name} == {"%h.r0"}
     made = {r.name: op for op in auto.main.ops for r in op.results}
-    assert made["%h.r0"].name == "broadcast_in_dim" and made["%h.r0"].operands == ["%s2"]
-    assert not any(n.startswith(("%p.", "%u.")) for n in made)
-    backward = auto.main.ops[len(parse_module(SCALED).main.ops):]
-    assert "%h" not in {n for op in backward for n in op.operands}
+    assert made["%g.r0"].name == "logistic" and made["%g.r0"].operands == ["%p"]
+    assert made["%u.r0"].name == "tanh"
     rng = np.random.default_rng(0)
     x = {"%x": rand(rng, (5, 64)), "%w": rand(rng, (64, 64)) / 8}
     a, _ = Executor(every, NumpyBackend()).run(x)
@@ -455,4 +464,4 @@ def test_save_auto_recomputes_cheap_broadcasts_and_saves_contractions():
     for s0 in (1, 64, 4096):
         peaks = [exact_peak(m.main, exact_sizes(analyze_shapes(m), {"S0": s0}))
                  for m in (every, auto)]
-        assert peaks[1] <= peaks[0] and (s0 == 1 or peaks[1] < peaks[0]), s0
+        assert peaks[1] <= peaks[0], s0  # strictly lower on the Llama (test_grad_llama)

@@ -153,15 +153,26 @@ _BINARY_ADJOINTS: dict[str, Adjoint] = {
     "add": _binary_adjoint(lambda b, g, x, z, y: g, lambda b, g, x, z, y: g),
     "sub": _binary_adjoint(lambda b, g, x, z, y: g, lambda b, g, x, z, y: b.neg(g)),
     "mul": _binary_adjoint(lambda b, g, x, z, y: b.mul(g, z), lambda b, g, x, z, y: b.mul(x, g)),
-    # d(x/z)/dz = -x/z^2 = -y/z, from the result the forward made anyway
-    "div": _binary_adjoint(lambda b, g, x, z, y: b.div(g, z),
-                           lambda b, g, x, z, y: b.neg(b.div(b.mul(g, y), z))),
     "max": _binary_adjoint(lambda b, g, x, z, y: _chosen(b, g, x, z, y),
                            lambda b, g, x, z, y: _chosen(b, g, z, x, y)),
     "min": _binary_adjoint(lambda b, g, x, z, y: _chosen(b, g, x, z, y),
                            lambda b, g, x, z, y: _chosen(b, g, z, x, y)),
     "pow": _binary_adjoint(_pow_base, _pow_exponent),
 }
+
+
+def _div_adjoint(b: Builder, op: Op, gs: G) -> G:
+    """g/z for x; for z, -x/z^2 = -(g/z) * y: from x's cotangent and the result the
+    forward made anyway, so the backward reads z once (a broadcast z, a softmax's sum,
+    then fuses into that one use instead of being kept)."""
+    g, (x, z), y = gs[0], op.operands, op.results[0].name
+    if g is None:
+        return [None, None]
+    dx = b.div(g, z)
+    return [dx, b.neg(b.mul(dx, y))]
+
+
+_BINARY_ADJOINTS["div"] = _div_adjoint
 
 
 def _integer_pow_adjoint(b: Builder, op: Op, gs: G) -> G:

@@ -14,7 +14,9 @@ the sequence, so they are examples, not weights (a weight's shape is fixed when 
 is built). A listing that trains a dynamically shaped input says so with ``wrt``.
 
 The backward reads the forward values it needs (as JAX's ``grad`` does): they stay live
-from the forward into the backward. ``grad{save=auto}`` instead recomputes, in the
+from the forward into the backward, except broadcasts and filled constants, which it
+makes again from what they read (never more bytes: JAX's linearization likewise keeps
+the operands of its implicit broadcasts). ``grad{save=auto}`` instead recomputes, in the
 backward, each needed value whose recomputation from other saved values is cheap and
 frees more bytes than it holds, decided on symbolic sizes for every binding at once
 (bladec/passes/saving.py).
@@ -31,6 +33,7 @@ from bladec.errors import BladecError
 from bladec.ir import FLOAT_DTYPES, Func, Module, Op, Value, walk
 from bladec.ops import REGISTRY
 from bladec.passes import ChoiceOption, NamesOption, register
+from bladec.passes.saving import PER_USE, recompute_cheap
 from bladec.symbolic.graph import write_back
 from bladec.symbolic.shapes import analyze_shapes
 
@@ -58,8 +61,9 @@ class GradPass:
         loss = _loss(func)
         new = differentiate(func, loss, trained)
         if self.save == "auto":
-            from bladec.passes.saving import recompute_cheap
             new = recompute_cheap(module, new, len(func.ops))
+        else:  # as JAX's linearization, whose residuals are what a broadcast reads
+            new = recompute_cheap(module, new, len(func.ops), PER_USE, 1)
         funcs = [new if f is func else f for f in module.funcs]
         out = Module(funcs, module.shape_graph, module.file)
         return write_back(out, analyze_shapes(out))

@@ -39,11 +39,16 @@ CHEAP = frozenset(UNARY) | frozenset(BINARY) | {
     "reshape", "dynamic_reshape", "transpose", "concatenate", "slice", "constant", "iota",
     "stop_gradient"}
 MAX_OPS = 6  # the most ops recomputed for one value
+# Ops that only spread or fill values: never worth keeping for the backward (what they
+# make is at least as large as what they read), re-emitted there even with save=all.
+PER_USE = frozenset({"broadcast", "broadcast_in_dim", "constant", "iota"})
 
 
-def recompute_cheap(module: Module, func: Func, forward_ops: int) -> Func:
+def recompute_cheap(module: Module, func: Func, forward_ops: int,
+                    cheap: frozenset[str] = CHEAP, max_ops: int = MAX_OPS) -> Func:
     """``func`` (its first ``forward_ops`` ops the forward, the rest the backward) with the
-    forward values chosen above recomputed in the backward instead of saved."""
+    forward values chosen above recomputed in the backward instead of saved: from ops
+    in ``cheap``, at most ``max_ops`` of them per value."""
     info = analyze_shapes(Module([func], module.shape_graph, module.file), func)
     fwd, bwd = func.ops[:forward_ops], func.ops[forward_ops:]
     made = {r.name: op for op in fwd for r in op.results}
@@ -55,7 +60,7 @@ def recompute_cheap(module: Module, func: Func, forward_ops: int) -> Func:
     for value in sorted(read, key=order.__getitem__, reverse=True):
         if value in args:
             continue
-        grown = _subgraph(value, made, args, kept - {value}, info)
+        grown = _subgraph(value, made, args, kept - {value}, info, cheap, max_ops)
         if grown is not None:
             ops, held = grown
             plan[value] = ops
@@ -68,18 +73,18 @@ def recompute_cheap(module: Module, func: Func, forward_ops: int) -> Func:
 
 
 def _subgraph(value: str, made: dict[str, Op], args: set[str], kept: set[str],
-              info: ShapeInfo) -> tuple[list[Op], list[str]] | None:
+              info: ShapeInfo, cheap: frozenset[str], max_ops: int) -> tuple[list[Op], list[str]] | None:
     """The ops that recompute ``value`` at a positive impact for every binding, in forward
-    order, and the values they hold; None if there are none within :data:`MAX_OPS`."""
+    order, and the values they hold; None if there are none within ``max_ops``."""
     top = made[value]
-    if top.name not in CHEAP or len(top.results) != 1:
+    if top.name not in cheap or len(top.results) != 1:
         return None
     ops = [top]
-    while len(ops) <= MAX_OPS:
+    while len(ops) <= max_ops:
         inside = {r.name for op in ops for r in op.results}
         inputs = list(dict.fromkeys(n for op in ops for n in op.operands if n not in inside))
         free = [n for n in inputs if n in made and not made[n].operands
-                and made[n].name in CHEAP]
+                and made[n].name in cheap]
         if free:  # constants and iotas come along
             ops.extend(made[n] for n in free)
             continue
@@ -90,7 +95,9 @@ def _subgraph(value: str, made: dict[str, Op], args: set[str], kept: set[str],
         if info.compare(impact, 0) in (Order.GT, Order.GE):
             rank = {id(op): i for i, op in enumerate(made.values())}
             return sorted(ops, key=lambda op: rank[id(op)]), held
-        grow = [n for n in held if made.get(n) is not None and made[n].name in CHEAP]
+        grow = [n for n in held if made.get(n) is not None and made[n].name in cheap]
+        if len(ops) >= max_ops:
+            return None
         if not grow:
             return None
         biggest = grow[0]  # the largest held value where the comparison can tell
@@ -103,9 +110,14 @@ def _subgraph(value: str, made: dict[str, Op], args: set[str], kept: set[str],
 
 def _rewrite(bwd: list[Op], plan: dict[str, list[Op]], func: Func) -> list[Op]:
     """The backward with each planned value's ops cloned just before its first use there
-    (once: later uses read the clone), the uses renamed to the clones."""
+    (once: later uses read the clone), the uses renamed to the clones. Broadcasts and
+    constants (:data:`PER_USE`) are cloned again for each backward op that reads them:
+    XLA fuses such an op into a single consumer and never allocates it, but keeps one
+    with two consumers apart from them as a buffer of its own (seen in its buffer
+    assignment of the Llama step: a [B, H, S, S] broadcast per layer)."""
     taken = set(func.value_types()) | {a.name for a in func.args}
     env: dict[str, str] = {}
+    per_use: dict[str, str] = {}
     out: list[Op] = []
 
     def fresh(name: str) -> str:
@@ -116,20 +128,22 @@ def _rewrite(bwd: list[Op], plan: dict[str, list[Op]], func: Func) -> list[Op]:
         return f"{name}.r{k}"
 
     def resolve(name: str) -> str:
-        if name in env:
-            return env[name]
+        if name in env or name in per_use:
+            return env.get(name) or per_use[name]
         if name in plan:
             for op in plan[name]:
-                if op.results[0].name in env:
+                if op.results[0].name in env or op.results[0].name in per_use:
                     continue
                 operands = [resolve(n) for n in op.operands]
                 results = [Value(fresh(r.name), r.type) for r in op.results]
                 out.append(Op(op.name, operands, results, dict(op.attrs), loc=op.loc))
-                env.update(zip(op.result_names, (r.name for r in results)))
-            return env[name]
+                (per_use if op.name in PER_USE else env).update(
+                    zip(op.result_names, (r.name for r in results)))
+            return resolve(name)
         return name
 
     for op in bwd:
+        per_use.clear()
         operands = [resolve(n) for n in op.operands]
         out.append(Op(op.name, operands, list(op.results), dict(op.attrs), dict(op.regions),
                       op.loc))
