@@ -19,10 +19,11 @@ running segment's outputs and temporaries). Step time: the median of ``--steps``
 after one untimed round, one step of every row per round in a rotating order.
 
 Largest batch under a fixed limit: the limit is jit's device peak at ``--limit-shape``;
-for each batch from 1 to 32 (the listing's range) at that sequence length, jit and
-checkpoint rows fit where their executable's peak is within it, bladec rows where the
-runtime runs ``grad[...],schedule,remat`` under it (a refusal names the smallest limit);
-throughput is tokens per second at the largest batch that fits.
+for batches from 1 to 32 (the listing's range; doubling from the limit's batch, then
+bisection) at that sequence length, jit and the ``nothing_saveable`` checkpoint row fit
+where their executable's peak is within it, bladec's ``grad{save=auto},schedule,remat``
+where the runtime runs under it (else it refuses); throughput is tokens per second at
+the largest batch that fits.
 
 Loss after ``--amp-steps`` SGD steps (lr 0.5, one fixed batch): f32 ``grad`` against
 ``amp,grad``, both applying the update to f32 weights.
@@ -163,7 +164,7 @@ def fits(make: Callable[[int], bool], start: int) -> int:
     return lo
 
 
-BATCH_POLICIES = ("nothing_saveable", "dots_saveable")  # the least memory, and the usual
+BATCH_POLICIES = ("nothing_saveable",)  # the least memory of the policies here
 
 
 def largest_batches(seq: int, limit: int, start: int, steps: int, forward: Any
@@ -177,16 +178,19 @@ def largest_batches(seq: int, limit: int, start: int, steps: int, forward: Any
         name = "jit" if policy is None else f"jit, checkpoint {policy}"
         b = fits(lambda n: jit_row(policy, batch_args(n, seq))[0] <= limit, start)
         batches[name] = b
+        print(f"{name}: largest batch {b}", flush=True)
         if b:
             calls[name] = jit_row(policy, batch_args(b, seq))[1]
     planned = {pipe: run_pipeline(forward, parse_pipeline(pipe))
-               for pipe in ("grad,schedule,remat", "grad{save=auto},schedule,remat")}
+               for pipe in ("grad{save=auto},schedule,remat",)}
     for name, module in planned.items():
         def ok(n: int, module: Any = module) -> bool:
             try:
-                return bladec_row(module, batch_args(n, seq), limit)[0] <= limit
+                ok = bladec_row(module, batch_args(n, seq), limit)[0] <= limit
             except BladecError:
-                return False
+                ok = False
+            print(f"{name} at batch {n}: {'fits' if ok else 'refused'}", flush=True)
+            return ok
         b = fits(ok, 2 * start)
         batches[name] = b
         if b:
@@ -245,12 +249,12 @@ def main(argv: list[str] | None = None) -> int:
                          f"{sec * 1e3:.1f} | {sec / jit[2]:.3f} | {sec / imp[2]:.3f} |")
         lines.append("")
         g = by["grad"]
-        goals.append((abs(g[1] / imp[1] - 1) <= 0.02,
+        goals.append((g[1] / imp[1] <= 1.02,
                       f"{b}x{s}: grad's device peak {mib(g[1])} MiB is {g[1] / imp[1]:.3f}x the "
-                      f"imported step's {mib(imp[1])} MiB (goal within 2%)"))
+                      f"imported step's {mib(imp[1])} MiB (goal: at most 2% above)"))
         goals.append((g[2] <= 1.05 * imp[2],
                       f"{b}x{s}: grad's step {g[2] * 1e3:.1f} ms is {g[2] / imp[2]:.3f}x the "
-                      f"imported step's {imp[2] * 1e3:.1f} ms (goal within 5%)"))
+                      f"imported step's {imp[2] * 1e3:.1f} ms (goal: at most 5% slower)"))
         print("\n".join(lines[-len(rows) - 4:]), flush=True)
     lb, ls = map(int, opts.limit_shape.split("x"))
     forward = parse_module(LOSS.read_text(), str(LOSS))
@@ -308,7 +312,7 @@ def amp_table(steps: int, lb: int, ls: int, forward: Any) -> list[str]:
     f32, amp = losses["grad"], losses["amp,grad"]
     lines = [f"#### Mixed precision: loss over {steps} SGD steps (lr 0.5) at {lb}x{ls}",
              "", "| step | f32 grad | amp,grad (bf16 contractions) |", "| ---: | ---: | ---: |"]
-    lines += [f"| {i + 1} | {a:.4f} | {c:.4f} |" for i, (a, c) in enumerate(zip(f32, amp))
+    lines += [f"| {i + 1} | {a:.6f} | {c:.6f} |" for i, (a, c) in enumerate(zip(f32, amp))
               if i in (0, 4, 9, 14, len(f32) - 1)]
     return lines + [""]
 

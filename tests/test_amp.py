@@ -125,3 +125,19 @@ def test_large_low_precision_contraction_runs_on_jax_with_f32_sums():
         out, _ = Executor(parse_module(text), backend()).run({"%a": a, "%b": b})
         assert out["%c"].dtype == np.float32
         np.testing.assert_allclose(out["%c"], want, rtol=1e-4, atol=1e-4)
+
+
+def test_amp_rounds_on_jax_as_on_numpy():
+    """XLA's excess precision would drop the f32 -> bf16 -> f32 round trip of the CPU
+    path; the rounding must stay, so JAX computes what NumPy does, not the f32 result."""
+    text = ("func.func @main(%a: tensor<64x300>, %b: tensor<300x64>) {\n"
+            "  %c = dot(%a, %b) -> tensor<64x64>\n  return %c\n}\n")
+    rng = np.random.default_rng(1)
+    x = {"%a": rng.standard_normal((64, 300)).astype(np.float32),
+         "%b": rng.standard_normal((300, 64)).astype(np.float32)}
+    amp = run_pipeline(parse_module(text), parse_pipeline("amp"))
+    exact = x["%a"].astype(np.float64) @ x["%b"].astype(np.float64)
+    on_jax = Executor(amp, JaxBackend()).run(x)[0]["%c"]
+    on_numpy = Executor(amp, NumpyBackend()).run(x)[0]["%c"]
+    np.testing.assert_allclose(on_jax, on_numpy, rtol=1e-5, atol=1e-4)
+    assert np.abs(on_jax - exact).max() > 1e-2  # bf16 operands: not the f32 product

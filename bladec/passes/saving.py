@@ -73,19 +73,21 @@ def recompute_cheap(module: Module, func: Func, forward_ops: int,
 
 
 def _subgraph(value: str, made: dict[str, Op], args: set[str], kept: set[str],
-              info: ShapeInfo, cheap: frozenset[str], max_ops: int) -> tuple[list[Op], list[str]] | None:
+              info: ShapeInfo, cheap: frozenset[str], max_ops: int
+              ) -> tuple[list[Op], list[str]] | None:
     """The ops that recompute ``value`` at a positive impact for every binding, in forward
-    order, and the values they hold; None if there are none within ``max_ops``."""
+    order, and the values they hold; None if there are none within ``max_ops`` ops (the
+    constants and iotas they read come along uncounted)."""
     top = made[value]
     if top.name not in cheap or len(top.results) != 1:
         return None
-    ops = [top]
-    while len(ops) <= max_ops:
+    ops, counted = [top], 1
+    while True:
         inside = {r.name for op in ops for r in op.results}
         inputs = list(dict.fromkeys(n for op in ops for n in op.operands if n not in inside))
         free = [n for n in inputs if n in made and not made[n].operands
                 and made[n].name in cheap]
-        if free:  # constants and iotas come along
+        if free:
             ops.extend(made[n] for n in free)
             continue
         held = [n for n in inputs if n not in args and n not in kept]
@@ -96,16 +98,14 @@ def _subgraph(value: str, made: dict[str, Op], args: set[str], kept: set[str],
             rank = {id(op): i for i, op in enumerate(made.values())}
             return sorted(ops, key=lambda op: rank[id(op)]), held
         grow = [n for n in held if made.get(n) is not None and made[n].name in cheap]
-        if len(ops) >= max_ops:
-            return None
-        if not grow:
+        if not grow or counted >= max_ops:
             return None
         biggest = grow[0]  # the largest held value where the comparison can tell
         for n in grow[1:]:
             if info.compare(info.nbytes(n), info.nbytes(biggest)) is Order.GT:
                 biggest = n
         ops.append(made[biggest])
-    return None
+        counted += 1
 
 
 def _rewrite(bwd: list[Op], plan: dict[str, list[Op]], func: Func) -> list[Op]:

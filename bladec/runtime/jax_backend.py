@@ -38,8 +38,12 @@ class _JaxKernels:
         if wider is not None and self.jax.default_backend() == "cpu":
             # XLA:CPU has no bf16 x bf16 = f32 dot kernel ("DotThunk"); the operands
             # widened first give the same numbers (a product of two bf16 or f16 values is
-            # exact in f32, and the sums are f32 either way)
-            a, b, wider = a.astype(wider), b.astype(wider), None
+            # exact in f32, and the sums are f32 either way). reduce_precision keeps them
+            # the low type's values: with its default excess precision XLA drops an
+            # f32 -> bf16 -> f32 round trip, and the listing's rounding with it
+            bits = {"bfloat16": (8, 7), "float16": (5, 10)}[str(a.dtype)]
+            a, b = (self.jax.lax.reduce_precision(x.astype(wider), *bits) for x in (a, b))
+            wider = None
         return self.jax.lax.dot_general(a, b, ((lc, rc), (lb, rb)),
                                         precision=self.jax.lax.Precision.HIGHEST,
                                         preferred_element_type=wider)
