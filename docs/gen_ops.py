@@ -60,6 +60,8 @@ def _entry(opdef: OpDef) -> list[str]:
              else f"results: {opdef.num_results}"]
     if not opdef.recomputable:
         facts.append("never recomputed by remat")
+    if opdef.max_operands != 0 and not opdef.name.startswith(("remat.", "schedule.")):
+        facts.append("adjoint (grad): " + ("yes" if opdef.adjoint else "none"))
     lines += ["- " + "; ".join(facts)]
     if opdef.attrs:
         lines.append("- attributes:")

@@ -73,7 +73,8 @@ func.func @main(%ids: tensor<?x?xi32, [@S0, @S1]>, %labels: tensor<?x?xi32, [@S0
   %hi = max(%pw, %sn) -> tensor<?x64, [@S2, @C64]>
   %lo = min(%pw, %cs) -> tensor<?x64, [@S2, @C64]>
   %cp = copy(%hi) -> tensor<?x64, [@S2, @C64]>
-  %both = concatenate(%cp, %lo) {dim = 1} -> tensor<?x128, [@S2, @C128]>
+  %lo2 = stop_gradient(%lo) -> tensor<?x64, [@S2, @C64]>
+  %both = concatenate(%cp, %lo2) {dim = 1} -> tensor<?x128, [@S2, @C128]>
   // Logits, a loss, and the embedding gradient.
   %tail = slice(%embed) {start = [0, 0], limit = [128, 64], strides = [1, 2]} -> tensor<128x32>
   %emb2 = reshape(%tail) -> tensor<64x64>
@@ -111,7 +112,8 @@ func.func @symbolic_shape_graph() {
 // CHECK-NEXT:    }
 // CHECK-NEXT:    %res = add(%mob, %q) -> tensor<?x64, [@S2, @C64]>
 // CHECK:         %h16 = convert(%drop) {dtype = "f16"} -> tensor<?x64xf16, [@S2, @C64]>
-// CHECK:         %both = concatenate(%cp, %lo) {dim = 1} -> tensor<?x128, [@S2, @C128]>
+// CHECK:         %lo2 = stop_gradient(%lo) -> tensor<?x64, [@S2, @C64]>
+// CHECK:         %both = concatenate(%cp, %lo2) {dim = 1} -> tensor<?x128, [@S2, @C128]>
 // CHECK:         %tail = slice(%embed) {start = [0, 0], limit = [128, 64], strides = [1, 2]} -> tensor<128x32>
 // CHECK:         %l3 = dynamic_reshape(%logits, %shape) -> tensor<?x?x64, [@S0, @S1, @C64]>
 // CHECK:         %dx = scatter_add(%zt, %labels, %xn) -> tensor<128x64>

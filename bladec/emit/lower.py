@@ -27,7 +27,7 @@ class Kernels(Protocol):
     np: Any
 
     def dtype(self, name: str) -> Any: ...
-    def dot_general(self, a: Any, b: Any, op: Op) -> Any: ...
+    def dot_general(self, a: Any, b: Any, op: Op, accumulate: str) -> Any: ...
     def scatter_add(self, base: Any, ids: Any, updates: Any) -> Any: ...
     def rng_uniform(self, seed: int, shape: Shape, dtype: Any) -> Any: ...
     def materialize(self, x: Any) -> Any: ...
@@ -110,6 +110,15 @@ def _logistic(K: Kernels, op: Op, a: list, out: OutSpec) -> Any:
 @lowering("copy")
 def _copy(K: Kernels, op: Op, a: list, out: OutSpec) -> Any:
     return K.np.array(a[0], copy=True)
+
+
+@lowering("stop_gradient")
+def _stop_gradient(K: Kernels, op: Op, a: list, out: OutSpec) -> Any:
+    """A copy, through the backend's own stop where it has one (JAX: so that
+    differentiating a listing's lowering, as the adjoint tests do, stops there too)."""
+    stop = getattr(K, "stop_gradient", None)
+    x = K.np.array(a[0], copy=True)
+    return stop(x) if stop is not None else x
 
 
 @lowering("integer_pow")
@@ -241,9 +250,11 @@ def _rng(K: Kernels, op: Op, a: list, out: OutSpec) -> Any:
 
 @lowering("dot")
 def _dot(K: Kernels, op: Op, a: list, out: OutSpec) -> Any:
+    """Products summed in the result's element type (``accumulate``), which may be a wider
+    float than the operands' (bf16 operands, f32 result: the ``amp`` pass's contractions)."""
     lhs, rhs = a
     contract = Op("dot_general", [], [], {"lhs_contract": (lhs.ndim - 1,), "rhs_contract": (0,)})
-    return K.dot_general(lhs, rhs, contract)
+    return K.dot_general(lhs, rhs, contract, out[0][1])
 
 
 @lowering("dot_general")
@@ -252,7 +263,7 @@ def _dot_general(K: Kernels, op: Op, a: list, out: OutSpec) -> Any:
     non-negative ones."""
     ranks = {"lhs": a[0].ndim, "rhs": a[1].ndim}
     attrs = {k: tuple(d % ranks[k[:3]] for d in v) for k, v in op.attrs.items()}
-    return K.dot_general(a[0], a[1], Op(op.name, [], [], attrs, loc=op.loc))
+    return K.dot_general(a[0], a[1], Op(op.name, [], [], attrs, loc=op.loc), out[0][1])
 
 
 _REDUCERS = {"sum": "sum", "max": "max", "min": "min", "prod": "prod"}

@@ -103,7 +103,8 @@ def trace(fn: Callable, arg_specs: Sequence[Any], *, arg_names: Sequence[str] | 
           output_names: Sequence[str] | None = None,
           ranges: dict[str, tuple[int, int | None]] | None = None,
           symbols: dict[str, str] | None = None, hints: bool = True,
-          check: bool = True, donate_argnums: Sequence[int] | int | None = None) -> Imported:
+          check: bool = True, donate_argnums: Sequence[int] | int | None = None,
+          stop_gradients: bool = False) -> Imported:
     """Trace ``fn(*arg_specs)`` with ``jax.make_jaxpr`` and translate it to a listing.
 
     ``arg_specs``: one pytree per positional argument, whose leaves have ``.shape`` and
@@ -118,6 +119,8 @@ def trace(fn: Callable, arg_specs: Sequence[Any], *, arg_names: Sequence[str] | 
     state a step replaces), as ``jax.jit`` takes them; their leaves are written
     ``{donate = true}``. Without it, a function declared ``jax.jit(f, donate_argnums=...)``
     has its own donations read from its jaxpr.
+    ``stop_gradients``: keep ``lax.stop_gradient`` as the ``stop_gradient`` op (for a
+    forward listing that the ``grad`` pass differentiates) instead of dropping it.
     """
     import jax
 
@@ -146,7 +149,7 @@ def trace(fn: Callable, arg_specs: Sequence[Any], *, arg_names: Sequence[str] | 
     out_shapes = jax.eval_shape(fn, *jax.tree_util.tree_unflatten(in_tree, structs))
     out_flat, out_tree = jax.tree_util.tree_flatten_with_path(out_shapes)
 
-    tr = Translator(symmap)
+    tr = Translator(symmap, stop_gradients)
     args = [tr.add_input(n, leaf.shape, bladec_dtype(leaf.dtype))
             for n, leaf in zip(names, leaves)]
     if donate_argnums is not None:

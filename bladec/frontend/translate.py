@@ -122,8 +122,11 @@ class Translator:
     """Emits the listing's ops for jaxpr equations, keeping each JAX variable's value name,
     its JAX shape (to find implicit broadcasts) and what is known of it at import time."""
 
-    def __init__(self, symbols: dict[str, str]) -> None:
+    def __init__(self, symbols: dict[str, str], stop_gradients: bool = False) -> None:
         self.symbols = symbols
+        # keep JAX's stop_gradient as the listing's op (a forward listing for the grad
+        # pass needs it); else it is the identity (a differentiated step has no use for it)
+        self.stop_gradients = stop_gradients
         self.ops: list[Op] = []
         self.types: dict[str, TensorType] = {}
         self.shapes: dict[str, tuple] = {}     # value -> JAX shape (ints / dim exprs)

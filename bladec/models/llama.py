@@ -303,6 +303,20 @@ def import_spec(cfg: Config, max_batch: int, max_seq: int, optimizer: str = "sgd
             "output_names": ["loss"] + outputs}
 
 
+def loss_spec(cfg: Config, max_batch: int, max_seq: int) -> dict[str, Any]:
+    """What ``bladec import`` needs to import the forward loss alone (no
+    ``value_and_grad``): the listing the ``grad`` pass turns into a training step. Its
+    ``stop_gradient``s are kept (the max subtracted in the softmax and the log-sum-exp),
+    so that the backward does not differentiate the max, whose gradient is zero there."""
+    params, tokens, targets, mask, _ = train_specs(cfg)
+
+    def loss(params, tokens, targets, mask):
+        return loss_fn(params, tokens, targets, mask, cfg)
+    return {"fn": loss, "arg_specs": (params, tokens, targets, mask),
+            "ranges": {"B": (1, max_batch), "S": (1, max_seq)}, "output_names": ["loss"],
+            "stop_gradients": True}
+
+
 def _leaf_names(tree: Any, prefix: str) -> list[str]:
     out: list[str] = []
 
@@ -322,6 +336,11 @@ def _leaf_names(tree: Any, prefix: str) -> list[str]:
 def small_train_spec() -> dict[str, Any]:
     """The small config of the test listing: batch in [1, 32], sequence in [1, 512]."""
     return import_spec(SMALL, 32, 512)
+
+
+def small_loss_spec() -> dict[str, Any]:
+    """The forward loss of the small config (samples/llama-loss-small.mlir)."""
+    return loss_spec(SMALL, 32, 512)
 
 
 def paper_train_spec() -> dict[str, Any]:

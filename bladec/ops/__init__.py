@@ -4,7 +4,9 @@ Each op is an :class:`OpDef`: its arity, its attributes, and a shape rule. A sha
 is written once over :class:`SymbolicExpr` dims and serves twice: the verifier runs it
 with the listing's static dims (a mismatch of two known numbers is an error) and the
 symbolic analysis runs it with every dim bound to a symbol (an equality becomes a
-relation). Families of ops live in the modules imported at the bottom of this file;
+relation). An op's adjoint rule (reverse mode, the ``grad`` pass) sits beside its shape
+rule, written with bladec/adjoint.py's builder. Families of ops live in the modules
+imported at the bottom of this file;
 docs/ops.md is written from the ``doc`` strings here.
 """
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Protocol, Sequence
 
+from bladec.adjoint import Adjoint
 from bladec.errors import BladecError
 from bladec.ir import DTYPE_BYTES, Attr, Op, SymRef, TensorType
 from bladec.symbolic.expr import SymbolicExpr, product
@@ -85,6 +88,10 @@ class OpDef:
     # default of ``bladec.runtime.executor.flops_of``) is far off: ``dim_size`` reads no
     # element, a window reduction reads each element once per window it falls in.
     flops: FlopRule | None = None
+    # Reverse mode (the ``grad`` pass): operand cotangents from result cotangents, written
+    # with the builder of bladec/adjoint.py; None: the op has no adjoint (an error where
+    # a gradient must flow through it).
+    adjoint: Adjoint | None = None
 
     def check_signature(self, op: Op) -> None:
         """Arity, result count and attribute presence/kinds: everything not about shapes."""

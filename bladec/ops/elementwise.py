@@ -5,7 +5,10 @@ Operands must have equal shapes (no implicit broadcasting, as in StableHLO): wri
 """
 from __future__ import annotations
 
-from bladec.ir import FLOAT_DTYPES
+from typing import Callable, Optional
+
+from bladec.adjoint import Adjoint, Builder
+from bladec.ir import FLOAT_DTYPES, Op
 from bladec.ops import OpDef, RuleResult, ShapeCtx, register
 
 
@@ -85,22 +88,147 @@ def _types_doc(name: str) -> str:
             if name == "pow" else "")
 
 
+# -- adjoints: g is the result's cotangent, x (a, b) the operands, y the result. Where
+# JAX's differentiation rule has a particular form (tanh, pow, max), the same form, so
+# that both round alike.
+G = list[Optional[str]]
+
+
+def _unary_adjoint(fn: Callable[[Builder, str, str, str], str]) -> Adjoint:
+    def rule(b: Builder, op: Op, gs: G) -> G:
+        return [fn(b, gs[0], op.operands[0], op.results[0].name)] if gs[0] else [None]
+    return rule
+
+
+def _sign_times(b: Builder, g: str, x: str, y: str) -> str:
+    zero = b.const(0.0, x)
+    return b.select(b.compare(x, zero, "GT"), g,
+                    b.select(b.compare(x, zero, "LT"), b.neg(g), b.const(0.0, g)))
+
+
+_UNARY_ADJOINTS: dict[str, Adjoint] = {name: _unary_adjoint(fn) for name, fn in {
+    "neg": lambda b, g, x, y: b.neg(g),
+    "exp": lambda b, g, x, y: b.mul(g, y),
+    "log": lambda b, g, x, y: b.div(g, x),
+    "sqrt": lambda b, g, x, y: b.div(g, b.scale(y, 2)),
+    "rsqrt": lambda b, g, x, y: b.mul(g, b.mul(b.const(-0.5, x), b.div(y, x))),
+    "tanh": lambda b, g, x, y: b.mul(b.add(g, b.mul(g, y)), b.sub(b.const(1.0, y), y)),
+    "logistic": lambda b, g, x, y: b.mul(g, b.mul(y, b.sub(b.const(1.0, y), y))),
+    "abs": _sign_times,
+    "sin": lambda b, g, x, y: b.mul(g, b.unary("cos", x)),
+    "cos": lambda b, g, x, y: b.neg(b.mul(g, b.unary("sin", x))),
+    "square": lambda b, g, x, y: b.mul(g, b.scale(x, 2)),
+    "copy": lambda b, g, x, y: g,
+}.items()}
+
+
+def _binary_adjoint(fa: Callable[[Builder, str, str, str, str], str],
+                    fb: Callable[[Builder, str, str, str, str], str]) -> Adjoint:
+    def rule(b: Builder, op: Op, gs: G) -> G:
+        g, (x, z), y = gs[0], op.operands, op.results[0].name
+        return [fa(b, g, x, z, y), fb(b, g, x, z, y)] if g else [None, None]
+    return rule
+
+
+def _chosen(b: Builder, g: str, x: str, other: str, y: str) -> str:
+    """max/min: g where x is the result, half of it where both operands are (JAX's
+    balanced rule)."""
+    share = b.select(b.compare(other, y, "EQ"), b.const(0.5, g), b.const(1.0, g))
+    return b.mul(g, b.select(b.compare(x, y, "EQ"), share, b.const(0.0, g)))
+
+
+def _pow_base(b: Builder, g: str, x: str, z: str, y: str) -> str:
+    """d(x^z)/dx = z * x^(z-1), and 0 where z is 0 (also at x = 0)."""
+    slope = b.mul(z, b.binary("pow", x, b.sub(z, b.const(1.0, z))))
+    return b.mul(g, b.select(b.compare(z, b.const(0.0, z), "EQ"), b.const(0.0, z), slope))
+
+
+def _pow_exponent(b: Builder, g: str, x: str, z: str, y: str) -> str:
+    """d(x^z)/dz = log(x) * x^z, with log(0) read as log(1) (JAX's choice: 0, not nan)."""
+    zero = b.compare(x, b.const(0.0, x), "EQ")
+    return b.mul(g, b.mul(b.unary("log", b.select(zero, b.const(1.0, x), x)), y))
+
+
+_BINARY_ADJOINTS: dict[str, Adjoint] = {
+    "add": _binary_adjoint(lambda b, g, x, z, y: g, lambda b, g, x, z, y: g),
+    "sub": _binary_adjoint(lambda b, g, x, z, y: g, lambda b, g, x, z, y: b.neg(g)),
+    "mul": _binary_adjoint(lambda b, g, x, z, y: b.mul(g, z), lambda b, g, x, z, y: b.mul(x, g)),
+    "max": _binary_adjoint(lambda b, g, x, z, y: _chosen(b, g, x, z, y),
+                           lambda b, g, x, z, y: _chosen(b, g, z, x, y)),
+    "min": _binary_adjoint(lambda b, g, x, z, y: _chosen(b, g, x, z, y),
+                           lambda b, g, x, z, y: _chosen(b, g, z, x, y)),
+    "pow": _binary_adjoint(_pow_base, _pow_exponent),
+}
+
+
+def _div_adjoint(b: Builder, op: Op, gs: G) -> G:
+    """g/z for x; for z, -x/z^2 = -(g/z) * y: from x's cotangent and the result the
+    forward made anyway, so the backward reads z once (a broadcast z, a softmax's sum,
+    then fuses into that one use instead of being kept)."""
+    g, (x, z), y = gs[0], op.operands, op.results[0].name
+    if g is None:
+        return [None, None]
+    dx = b.div(g, z)
+    return [dx, b.neg(b.mul(dx, y))]
+
+
+_BINARY_ADJOINTS["div"] = _div_adjoint
+
+
+def _integer_pow_adjoint(b: Builder, op: Op, gs: G) -> G:
+    n, x = int(op.attrs["exponent"]), op.operands[0]
+    if gs[0] is None:
+        return [None]
+    if n == 0:
+        return [b.const(0.0, x)]
+    lower = b.emit("integer_pow", [x], b.type(x), {"exponent": n - 1}) if n != 1 \
+        else b.const(1.0, x)
+    return [b.mul(gs[0], b.scale(lower, n))]
+
+
+def _no_gradient(b: Builder, op: Op, gs: G) -> G:
+    """No gradient reaches the operands: an i1 result (piecewise constant), or
+    ``stop_gradient``, whose result the backward treats as a constant."""
+    return [None] * len(op.operands)
+
+
+def _select_adjoint(b: Builder, op: Op, gs: G) -> G:
+    g = gs[0]
+    if g is None:
+        return [None, None, None]
+    pred, zero = op.operands[0], b.const(0.0, g)
+    return [None, b.select(pred, g, zero), b.select(pred, zero, g)]
+
+
+def _convert_adjoint(b: Builder, op: Op, gs: G) -> G:
+    """Back to the operand's float type; an integer operand gets none."""
+    x = op.operands[0]
+    if gs[0] is None or b.type(x).dtype not in FLOAT_DTYPES:
+        return [None]
+    return [b.convert(gs[0], b.type(x).dtype)]
+
+
 for _name, _what in UNARY.items():
     register(OpDef(_name, f"`{_name}(%x)`: elementwise {_what}; result has the shape and type "
-                   f"of x.{_types_doc(_name)}", _arith))
+                   f"of x.{_types_doc(_name)}", _arith, adjoint=_UNARY_ADJOINTS[_name]))
 for _name, _what in BINARY.items():
     register(OpDef(_name, f"`{_name}(%a, %b)`: elementwise {_what}; a and b have equal shapes "
-                   f"and element types.{_types_doc(_name)}", _arith, 2, 2))
+                   f"and element types.{_types_doc(_name)}", _arith, 2, 2,
+                   adjoint=_BINARY_ADJOINTS[_name]))
 register(OpDef("integer_pow", "`integer_pow(%x) {exponent = N}`: elementwise x^N, by repeated "
                "squaring (at most two multiplies per bit of N); N < 0 needs a float type.",
-               _integer_pow,
-               attrs={"exponent": "int"}, required=frozenset({"exponent"})))
+               _integer_pow, attrs={"exponent": "int"}, required=frozenset({"exponent"}),
+               adjoint=_integer_pow_adjoint))
 register(OpDef("compare", "`compare(%a, %b) {direction = \"LT\"}`: elementwise comparison "
                "(EQ, NE, LT, LE, GT, GE); the result is i1.", _compare, 2, 2,
-               attrs={"direction": "str"}, required=frozenset({"direction"})))
+               attrs={"direction": "str"}, required=frozenset({"direction"}),
+               adjoint=_no_gradient))
+register(OpDef("stop_gradient", "`stop_gradient(%x)`: x unchanged, and no gradient flows "
+               "through it (JAX's `lax.stop_gradient`): the `grad` pass treats it as a constant.",
+               _unary, adjoint=_no_gradient))
 register(OpDef("select", "`select(%pred, %a, %b)`: elementwise pred ? a : b; pred is i1.",
-               _select, 3, 3))
+               _select, 3, 3, adjoint=_select_adjoint))
 register(OpDef("convert", "`convert(%x) {dtype = \"f16\"}`: elementwise change of element "
                "type; without `dtype` the declared result type says it. A float to an integer "
                "type truncates and saturates at the type's ends (NaN becomes 0), as in XLA.",
-               _convert, attrs={"dtype": "str"}))
+               _convert, attrs={"dtype": "str"}, adjoint=_convert_adjoint))

@@ -3,7 +3,10 @@ from __future__ import annotations
 
 import math
 
-from bladec.ir import FLOAT_DTYPES, INT_RANGES
+from typing import Optional
+
+from bladec.adjoint import Builder, dims_of, make_type
+from bladec.ir import FLOAT_DTYPES, INT_RANGES, Op, TensorType
 from bladec.ops import OpDef, RuleResult, ShapeCtx, numel, register
 
 SEED_MAX = 2 ** 63 - 1  # seeds are non-negative 64-bit integers, as both backends take them
@@ -124,31 +127,123 @@ def _rng_uniform(ctx: ShapeCtx) -> list[RuleResult]:
     return [(None, None)]
 
 
+# -- adjoints ---------------------------------------------------------------------------
+G = list[Optional[str]]
+
+
+def _broadcast_adjoint(b: Builder, op: Op, gs: G) -> G:
+    x, g = op.operands[0], gs[0]
+    if g is None:
+        return [None]
+    rank, src_rank = op.results[0].type.rank, b.type(x).rank
+    dims = op.attrs.get("dims", tuple(range(rank - src_rank, rank)))  # trailing alignment
+    return [b.unbroadcast(g, x, dims)]
+
+
+def _reshape_adjoint(b: Builder, op: Op, gs: G) -> G:
+    return [b.reshape(gs[0], b.type(op.operands[0])) if gs[0] else None] + \
+        [None] * (len(op.operands) - 1)  # the shape operand of dynamic_reshape
+
+
+def _transpose_adjoint(b: Builder, op: Op, gs: G) -> G:
+    perm = list(op.attrs["perm"])
+    return [b.transpose(gs[0], [perm.index(i) for i in range(len(perm))]) if gs[0] else None]
+
+
+def _rows(b: Builder, g: str, axis: int, ids: str) -> str:
+    """The entries of ``g`` along ``axis`` picked by ``ids`` (a gather of rows, with the
+    axis moved to the front and back): exact, and the other dims may be dynamic."""
+    rank = b.type(g).rank
+    perm = [axis] + [k for k in range(rank) if k != axis]
+    front = b.transpose(g, perm)
+    picked = make_type(dims_of(b.type(ids)) + dims_of(b.type(front))[1:], b.type(g).dtype)
+    return b.transpose(b.emit("gather", [front, ids], picked), [perm.index(k) for k in range(rank)])
+
+
+def _positions(b: Builder, count: int, start: int, stride: int = 1) -> str:
+    """``start + stride * iota(count)`` as i32 ids."""
+    t = TensorType((count,), "i32", (f"C{count}",))
+    ids = b.emit("iota", [], t, {"dim": 0})
+    if stride != 1:
+        ids = b.mul(ids, b.const(stride, t))
+    return b.add(ids, b.const(start, t)) if start else ids
+
+
+def _concatenate_adjoint(b: Builder, op: Op, gs: G) -> G:
+    g = gs[0]
+    if g is None:
+        return [None] * len(op.operands)
+    axis = int(op.attrs["dim"]) % b.type(g).rank
+    sizes = [b.type(x).dims[axis] for x in op.operands]
+    if None in sizes:
+        raise b.fail(op, "no adjoint for a concatenation along a dynamic dim (the pieces' "
+                     "offsets are not known when the listing is compiled)")
+    out: G = []
+    offset = 0
+    for x, n in zip(op.operands, sizes):
+        if b.type(x).dtype not in FLOAT_DTYPES:
+            out.append(None)
+        elif len(op.operands) == 1:
+            out.append(g)
+        else:
+            out.append(_rows(b, g, axis, _positions(b, n, offset)))
+        offset += n
+    return out
+
+
+def _slice_adjoint(b: Builder, op: Op, gs: G) -> G:
+    """The cotangent in place in a zero tensor of the operand's shape: one scatter-add per
+    sliced dim (each with that dim moved to the front), so dynamic operand dims stay."""
+    g, x = gs[0], op.operands[0]
+    if g is None:
+        return [None]
+    src = dims_of(b.type(x))
+    start, limit = op.attrs["start"], op.attrs["limit"]
+    strides = op.attrs.get("strides", (1,) * len(start))
+    cur = g
+    for j, (lo, hi, step) in enumerate(zip(start, limit, strides)):
+        if lo == 0 and step == 1 and src[j][0] == hi:
+            continue
+        rank = len(src)
+        perm = [j] + [k for k in range(rank) if k != j]
+        front = b.transpose(cur, perm)
+        base = b.const(0.0, make_type([src[j]] + dims_of(b.type(front))[1:], b.type(g).dtype))
+        count = b.type(front).dims[0]
+        placed = b.emit("scatter_add", [base, _positions(b, count, lo, step), front],
+                        b.type(base))
+        cur = b.transpose(placed, [perm.index(k) for k in range(rank)])
+    return [cur]
+
+
 _BROADCAST_DOC = ("the result type gives the shape; operand dim i becomes result dim "
                   "`dims[i]` (an operand dim of 1 is expanded)")
 register(OpDef("broadcast_in_dim", f"`broadcast_in_dim(%x) {{dims = [...]}}`: {_BROADCAST_DOC}.",
-               _broadcast_in_dim, attrs={"dims": "ints"}, required=frozenset({"dims"})))
+               _broadcast_in_dim, attrs={"dims": "ints"}, required=frozenset({"dims"}),
+               adjoint=_broadcast_adjoint))
 register(OpDef("broadcast", "`broadcast(%x) [{dims = [...]}]`: as broadcast_in_dim; without "
                "`dims` (as in the paper's Listing 1) no relation is derived and execution "
                "aligns trailing dims as NumPy does (`run` refuses operand dims that are "
                "neither 1 nor the result's).", _broadcast_in_dim, attrs={"dims": "ints"},
-               run_rule=_broadcast_runs))
+               run_rule=_broadcast_runs, adjoint=_broadcast_adjoint))
 register(OpDef("reshape", "`reshape(%x) -> T`: same elements, row-major, in the shape of T; "
-               "the element counts are equal.", _reshape))
+               "the element counts are equal.", _reshape, adjoint=_reshape_adjoint))
 register(OpDef("dynamic_reshape", "`dynamic_reshape(%x, %shape) -> T`: as reshape; %shape "
                "names the target shape at run time and may be left undefined (a warning): the "
                "result type is the target shape. bladec writes an undefined %shape as "
                "`dynamic_reshape(%x) {shape = \"%shape\"}`, which parses without a warning "
-               "(the attribute only keeps the name).", _reshape, 1, 2, attrs={"shape": "str"}))
+               "(the attribute only keeps the name).", _reshape, 1, 2, attrs={"shape": "str"},
+               adjoint=_reshape_adjoint))
 register(OpDef("transpose", "`transpose(%x) {perm = [...]}`: result dim i is operand dim perm[i].",
-               _transpose, attrs={"perm": "ints"}, required=frozenset({"perm"})))
+               _transpose, attrs={"perm": "ints"}, required=frozenset({"perm"}),
+               adjoint=_transpose_adjoint))
 register(OpDef("concatenate", "`concatenate(%a, %b, ...) {dim = D}`: join along D; other dims "
                "equal; the result's dim D is the sum.", _concatenate, 1, None,
-               attrs={"dim": "int"}, required=frozenset({"dim"})))
+               attrs={"dim": "int"}, required=frozenset({"dim"}),
+               adjoint=_concatenate_adjoint))
 register(OpDef("slice", "`slice(%x) {start = [...], limit = [...], strides = [...]}`: static "
                "window; the operand dim must be at least `limit`.", _slice,
                attrs={"start": "ints", "limit": "ints", "strides": "ints"},
-               required=frozenset({"start", "limit"})))
+               required=frozenset({"start", "limit"}), adjoint=_slice_adjoint))
 register(OpDef("iota", "`iota() {dim = D} -> T`: T filled with its index along D (T not i1).",
                _iota, 0, 0,
                attrs={"dim": "int"}, required=frozenset({"dim"})))

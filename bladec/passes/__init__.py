@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Callable, ClassVar, Protocol
+from typing import Any, Callable, ClassVar, Protocol, Union
 
 from bladec.errors import BladecError
 from bladec.ir import Module
@@ -46,9 +46,60 @@ class IntOption:
         return value
 
 
+    def brief(self) -> str:
+        return f"N in {self.low}..{self.high if self.high is not None else 'inf'} " \
+               f"(default {self.default})"
+
+
+@dataclass(frozen=True)
+class ChoiceOption:
+    """An option that takes one of a few words (``save=all``)."""
+    default: str
+    choices: tuple[str, ...]
+    help: str = ""
+
+    def describe(self, key: str) -> str:
+        return f"{key}={'|'.join(self.choices)} ({self.help + ', ' if self.help else ''}" \
+               f"default {self.default})"
+
+    def brief(self) -> str:
+        return f"{'|'.join(self.choices)} (default {self.default})"
+
+    def parse(self, pass_name: str, key: str, text: str) -> str:
+        if text.strip() not in self.choices:
+            raise BladecError(f"bad option {key}={text} for pass '{pass_name}': expected "
+                              f"{self.describe(key)}")
+        return text.strip()
+
+
+@dataclass(frozen=True)
+class NamesOption:
+    """A list of value names (``wrt=%w1,%w2``): the items after ``key=`` that have no
+    ``=`` of their own continue the list, so the pipeline string needs no other quoting.
+    Whether each name exists is for the pass to say, where it sees the listing."""
+    help: str = ""
+
+    def describe(self, key: str) -> str:
+        return f"{key}=%a,%b,... ({self.help + ', ' if self.help else ''}default: see the pass)"
+
+    def brief(self) -> str:
+        return "%a,%b,..."
+
+    def parse(self, pass_name: str, key: str, text: str) -> tuple[str, ...]:
+        names = tuple(n.strip() for n in text.split(",") if n.strip())
+        bad = [n for n in names if not re.fullmatch(r"%[A-Za-z0-9_.$]+", n)]
+        if bad or not names:
+            raise BladecError(f"bad option {key}={text} for pass '{pass_name}': expected "
+                              f"{self.describe(key)}")
+        return names
+
+
+Option = Union[IntOption, ChoiceOption, NamesOption]
+
+
 class Pass(Protocol):
     name: ClassVar[str]
-    options: ClassVar[dict[str, IntOption]]
+    options: ClassVar[dict[str, Option]]
     discards: ClassVar[dict[str, str]]
 
     def apply(self, module: Module) -> Module: ...
@@ -81,17 +132,24 @@ def passes_help() -> str:
         opts = PASSES[name].options
         if not opts:
             return name
-        inner = ",".join(f"{k}=N in {o.low}..{o.high if o.high is not None else 'inf'} "
-                         f"(default {o.default})" for k, o in opts.items())
+        inner = ",".join(f"{k}={o.brief()}" for k, o in opts.items())
         return f"{name}{{{inner}}}"
     return "; ".join(one(n) for n in sorted(PASSES))
 
 
-def parse_options(name: str, text: str | None) -> dict[str, int]:
-    """``key=value,k2=v2`` for pass ``name``, checked against its option schema."""
+def parse_options(name: str, text: str | None) -> dict[str, Any]:
+    """``key=value,k2=v2`` for pass ``name``, checked against its option schema; a list
+    option's value runs on over the items without ``=`` (``wrt=%a,%b``)."""
     schema = PASSES[name].options
-    out: dict[str, int] = {}
+    out: dict[str, Any] = {}
+    items: list[str] = []
     for item in filter(None, (o.strip() for o in (text or "").split(","))):
+        if "=" not in item and items and isinstance(
+                schema.get(items[-1].partition("=")[0].strip().replace("-", "_")), NamesOption):
+            items[-1] += "," + item
+        else:
+            items.append(item)
+    for item in items:
         key, eq, value = item.partition("=")
         key = key.strip().replace("-", "_")
         if not eq:
@@ -138,4 +196,4 @@ def run_pipeline(module: Module, passes: list[Pass]) -> Module:
     return module
 
 
-from bladec.passes import analyze, redistribute, remat, schedule, verify_pass  # noqa: E402,F401
+from bladec.passes import amp, analyze, grad, redistribute, remat, schedule, verify_pass  # noqa: E402,F401,E501

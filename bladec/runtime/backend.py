@@ -164,10 +164,13 @@ class _NumpyKernels:
         return numpy_dtype(name)
 
     @staticmethod
-    def dot_general(a: Any, b: Any, op: Op) -> Any:
-        if a.dtype == numpy_dtype("bf16"):  # einsum has no bf16 loop; JAX sums in f32 too
+    def dot_general(a: Any, b: Any, op: Op, accumulate: str) -> Any:
+        """bf16 and f16 operands are summed in f32 (einsum has no bf16 loop; JAX sums in
+        f32 too), then rounded to the result type ``accumulate``."""
+        if a.dtype in (numpy_dtype("bf16"), np.float16):
             f32 = np.float32
-            return np.asarray(_einsum(np.einsum, a.astype(f32), b.astype(f32), op)).astype(a.dtype)
+            return np.asarray(_einsum(np.einsum, a.astype(f32), b.astype(f32), op)
+                              ).astype(numpy_dtype(accumulate))
         return np.asarray(_einsum(np.einsum, a, b, op))
 
     @staticmethod

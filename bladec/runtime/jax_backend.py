@@ -32,11 +32,22 @@ class _JaxKernels:
     def dtype(name: str) -> Any:
         return numpy_dtype(name)
 
-    def dot_general(self, a: Any, b: Any, op: Op) -> Any:
+    def dot_general(self, a: Any, b: Any, op: Op, accumulate: str) -> Any:
         lb, rb = tuple(op.attrs.get("lhs_batch", ())), tuple(op.attrs.get("rhs_batch", ()))
         lc, rc = tuple(op.attrs["lhs_contract"]), tuple(op.attrs["rhs_contract"])
+        wider = numpy_dtype(accumulate) if numpy_dtype(accumulate) != a.dtype else None
+        if wider is not None and self.jax.default_backend() == "cpu":
+            # XLA:CPU has no bf16 x bf16 = f32 dot kernel ("DotThunk"); the operands
+            # widened first give the same numbers (a product of two bf16 or f16 values is
+            # exact in f32, and the sums are f32 either way). reduce_precision keeps them
+            # the low type's values: with its default excess precision XLA drops an
+            # f32 -> bf16 -> f32 round trip, and the listing's rounding with it
+            bits = {"bfloat16": (8, 7), "float16": (5, 10)}[str(a.dtype)]
+            a, b = (self.jax.lax.reduce_precision(x.astype(wider), *bits) for x in (a, b))
+            wider = None
         return self.jax.lax.dot_general(a, b, ((lc, rc), (lb, rb)),
-                                        precision=self.jax.lax.Precision.HIGHEST)
+                                        precision=self.jax.lax.Precision.HIGHEST,
+                                        preferred_element_type=wider)
 
     @staticmethod
     def scatter_add(base: Any, ids: Any, updates: Any) -> Any:
@@ -44,6 +55,9 @@ class _JaxKernels:
 
     def materialize(self, x: Any) -> Any:
         return x
+
+    def stop_gradient(self, x: Any) -> Any:
+        return self.jax.lax.stop_gradient(x)
 
     def rng_uniform(self, seed: int, shape: tuple, dtype: Any) -> Any:
         return self.jax.random.uniform(self.jax.random.key(seed), shape, dtype)

@@ -3,8 +3,9 @@
 - ``jit``/``pjit``, ``closed_call``, ``custom_jvp_call``, ``custom_vjp_call`` and
   ``remat``/``checkpoint`` are inlined: their bodies translate into the same listing (the
   listing has one function, and bladec's own scheduler and remat decide what JAX's
-  checkpoint policies would). ``stop_gradient``, ``checkpoint_name`` (primitive ``name``),
-  sharding annotations and optimization barriers are identities.
+  checkpoint policies would). ``checkpoint_name`` (primitive ``name``), sharding
+  annotations and optimization barriers are identities; so is ``stop_gradient``, except
+  in a forward listing for the ``grad`` pass, which keeps it as its own op.
 - ``cond`` (and ``lax.switch``) translates every branch and selects the results by the
   index (clamped into range, as ``lax.cond`` does): the listing has no regions that run
   conditionally, and a training step's branches are cheap and pure.
@@ -24,7 +25,7 @@ INLINE = {"jit": "jaxpr", "pjit": "jaxpr", "closed_call": "call_jaxpr",
           "core_call": "call_jaxpr", "custom_jvp_call": "call_jaxpr",
           "custom_vjp_call": "call_jaxpr", "custom_vjp_call_jaxpr": "fun_jaxpr",
           "remat": "jaxpr", "remat2": "jaxpr", "checkpoint": "jaxpr"}
-IDENTITY = ("stop_gradient", "sharding_constraint", "device_put", "optimization_barrier",
+IDENTITY = ("sharding_constraint", "device_put", "optimization_barrier",
             "mesh_cast", "reshard", "name")
 
 
@@ -43,6 +44,16 @@ def _inline(tr: Translator, ins: list, p: Params, shape: Shape, dtype: str,
 @rule(*IDENTITY)
 def _identity(tr: Translator, ins: list, p: Params, shape: Shape, dtype: str,
               outs: Outs) -> Result:
+    return list(ins)
+
+
+@rule("stop_gradient")
+def _stop_gradient(tr: Translator, ins: list, p: Params, shape: Shape, dtype: str,
+                   outs: Outs) -> Result:
+    """The identity in a differentiated step; kept as the listing's op in a forward
+    listing the ``grad`` pass differentiates (``trace(stop_gradients=True)``)."""
+    if tr.stop_gradients and not isinstance(ins[0], Lit):
+        return [tr.emit("stop_gradient", [ins[0]], shape, dtype)]
     return list(ins)
 
 

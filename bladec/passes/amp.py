@@ -1,0 +1,92 @@
+"""``amp``: mixed precision, contractions in bf16 (or f16) with f32 sums.
+
+Where the time and the saved activations of a transformer are, in its contractions,
+``amp{dtype=bf16}`` rounds the operands of every ``dot`` and ``dot_general`` on f32 (or
+f64) values to the low type and keeps the result in the wider type, so the products are
+summed there (the op's result may be a wider float than its operands: XLA's
+``preferred_element_type``). Everything else stays as it was: reductions, softmax-like
+exponentials and normalizations, the loss, every elementwise op; the casts are only
+where a contraction needs one.
+
+Casts are shared and fused: a value rounded once serves every contraction that reads
+it (the q, k and v projections read one normalized activation), a value that is itself
+a widening of a low-precision value is read in that value's type (no round trip), and a
+contraction already in the low type is left alone.
+
+Run it before ``grad`` (``-p amp,grad``) to train in mixed precision: the backward then
+differentiates through the casts, its contractions are in the low type as well, and each
+weight's gradient comes back in the weight's own type (the adjoint of a cast is the cast
+back), so an update of f32 master weights needs nothing more. After ``grad`` it casts
+the backward's contractions too.
+
+Loss scaling: a dynamic loss scale is out of scope. bf16 (the default) has f32's exponent
+range, so gradients that f32 represents do not underflow in it and no scale is needed;
+with f16 the low type touches only contraction operands and their cotangents, every
+sum is f32, and the amp benchmark reports the share of gradient entries that are zero
+against f32 training, so an underflow shows as a number rather than silently.
+"""
+from __future__ import annotations
+
+from bladec.errors import BladecError
+from bladec.ir import DTYPE_BYTES, FLOAT_DTYPES, Func, Module, Op, TensorType, Value
+from bladec.passes import ChoiceOption, register
+
+CONTRACTIONS = ("dot", "dot_general")
+
+
+@register
+class AmpPass:
+    name = "amp"
+    options = {"dtype": ChoiceOption("bf16", ("bf16", "f16"), "the contractions' operand type")}
+    discards = {"schedule": "would insert casts into the schedule's order (amp first)",
+                "remat": "would insert casts between remat's evict and regenerate points"}
+
+    def __init__(self, dtype: str = "bf16") -> None:
+        self.dtype = self.options["dtype"].parse(self.name, "dtype", dtype)
+
+    def apply(self, module: Module) -> Module:
+        func = module.main
+        new = lower_contractions(func, self.dtype)
+        return Module([new if f is func else f for f in module.funcs], module.shape_graph,
+                      module.file)
+
+
+def lower_contractions(func: Func, low: str) -> Func:
+    """``func`` with each wide float contraction reading ``low`` copies of its operands."""
+    types = func.value_types()
+    taken = set(types)
+    narrowed: dict[str, str] = {}  # value -> a value of type ``low`` that widens to it
+    ops: list[Op] = []
+    for op in func.ops:
+        if op.regions:
+            raise BladecError(f"'{op.name}': amp takes a listing before remat", op.loc)
+        if op.name == "convert" and types[op.operands[0]].dtype == low and \
+                _wider(op.results[0].type.dtype, low):
+            narrowed[op.results[0].name] = op.operands[0]
+        if op.name in CONTRACTIONS and all(_wider(types[n].dtype, low) for n in op.operands):
+            operands = []
+            for n in op.operands:
+                if n not in narrowed:
+                    name = _fresh(f"{n}.{low}", taken)
+                    t = types[n]
+                    ops.append(Op("convert", [n], [Value(name, TensorType(t.dims, low, t.binds))],
+                                  {"dtype": low}, loc=op.loc))
+                    narrowed[n] = name
+                operands.append(narrowed[n])
+            op = Op(op.name, operands, list(op.results), dict(op.attrs), loc=op.loc,
+                    operand_locs=list(op.operand_locs))
+        ops.append(op)
+    return Func(func.name, list(func.args), ops, func.returns, func.loc, func.return_loc)
+
+
+def _wider(dtype: str, low: str) -> bool:
+    return dtype in FLOAT_DTYPES and dtype != low and DTYPE_BYTES[dtype] > DTYPE_BYTES[low]
+
+
+def _fresh(name: str, taken: set[str]) -> str:
+    out, k = name, 0
+    while out in taken:
+        k += 1
+        out = f"{name}{k}"
+    taken.add(out)
+    return out

@@ -1,0 +1,189 @@
+"""``grad``: the training graph of a forward listing, by reverse mode over the op registry.
+
+A function that returns one scalar float loss becomes one that returns the loss and its
+gradient with respect to chosen inputs: the forward ops unchanged, then the backward ops
+that each forward op's adjoint rule (``OpDef.adjoint``, next to its shape rule) writes,
+in reverse order. Where a value has several uses its cotangents are summed; integer and
+truth values carry none (a ``compare`` or an integer ``convert`` stops the gradient), and
+ops that no gradient passes through need no adjoint. An op that a gradient must pass
+through and that has no adjoint is an error located at that op.
+
+Which inputs: ``grad{wrt=%w1,%w2}`` names them; by default every float input that is not
+*data*. Data are the inputs with a dynamic (``?``) dim: their sizes follow the batch and
+the sequence, so they are examples, not weights (a weight's shape is fixed when the model
+is built). A listing that trains a dynamically shaped input says so with ``wrt``.
+
+The backward reads the forward values it needs (as JAX's ``grad`` does): they stay live
+from the forward into the backward, except broadcasts and filled constants, which it
+makes again from what they read (never more bytes: JAX's linearization likewise keeps
+the operands of its implicit broadcasts). ``grad{save=auto}`` instead recomputes, in the
+backward, each needed value whose recomputation from other saved values is cheap and
+frees more bytes than it holds, decided on symbolic sizes for every binding at once
+(bladec/passes/saving.py).
+
+Nothing here knows a dim's value: new types copy the symbols of the forward types, and
+the analysis (run before and after) derives the relations of the new values as for any
+listing.
+"""
+from __future__ import annotations
+
+from bladec.adjoint import Builder
+from bladec.analysis.liveness import is_compute
+from bladec.errors import BladecError
+from bladec.ir import FLOAT_DTYPES, Func, Module, Op, Value, walk
+from bladec.ops import REGISTRY
+from bladec.passes import ChoiceOption, NamesOption, register
+from bladec.passes.saving import PER_USE, recompute_cheap
+from bladec.symbolic.graph import write_back
+from bladec.symbolic.shapes import analyze_shapes
+
+
+@register
+class GradPass:
+    name = "grad"
+    options = {"wrt": NamesOption("the inputs to differentiate by"),
+               "save": ChoiceOption("all", ("all", "auto"),
+                                    "what the backward keeps from the forward")}
+    discards = {"grad": "would differentiate a training graph again (grad runs once)",
+                "schedule": "would differentiate schedule's versions (they have no adjoint)",
+                "remat": "would differentiate remat's evict and regenerate points"}
+
+    def __init__(self, wrt: tuple[str, ...] | str | None = None, save: str = "all") -> None:
+        if isinstance(wrt, str):
+            wrt = self.options["wrt"].parse(self.name, "wrt", wrt)
+        self.wrt = tuple(wrt) if wrt else None
+        self.save = self.options["save"].parse(self.name, "save", save)
+
+    def apply(self, module: Module) -> Module:
+        module = write_back(module, analyze_shapes(module))
+        func = module.main
+        trained = _trained(func, self.wrt)
+        loss = _loss(func)
+        new = differentiate(func, loss, trained)
+        if self.save == "auto":
+            new = recompute_cheap(module, new, len(func.ops))
+        else:  # as JAX's linearization, whose residuals are what a broadcast reads
+            new = recompute_cheap(module, new, len(func.ops), PER_USE, 1)
+        funcs = [new if f is func else f for f in module.funcs]
+        out = Module(funcs, module.shape_graph, module.file)
+        return write_back(out, analyze_shapes(out))
+
+
+def _trained(func: Func, wrt: tuple[str, ...] | None) -> list[str]:
+    """The inputs to differentiate by, checked, in argument order."""
+    args = {a.name: a for a in func.args}
+    if wrt is None:
+        return [a.name for a in func.args
+                if a.type.dtype in FLOAT_DTYPES and None not in a.type.dims]
+    for name in wrt:
+        if name not in args:
+            raise BladecError(f"grad: wrt names {name}, which is not an input of "
+                              f"@{func.name} (inputs: {', '.join(args) or 'none'})", func.loc)
+        if args[name].type.dtype not in FLOAT_DTYPES:
+            raise BladecError(f"grad: wrt names {name}, of element type "
+                              f"{args[name].type.dtype}: only float inputs have gradients",
+                              func.loc)
+    chosen = set(wrt)
+    return [a.name for a in func.args if a.name in chosen]
+
+
+def _loss(func: Func) -> str:
+    outs = func.outputs()
+    types = func.value_types()
+    where = func.return_loc if func.returns is not None else func.loc
+    if len(outs) != 1:
+        raise BladecError(f"grad needs @{func.name} to return one scalar loss, it returns "
+                          f"{len(outs)} values", where)
+    t = types[outs[0]]
+    if t.dtype not in FLOAT_DTYPES or any(d != 1 for d in t.dims):
+        raise BladecError(f"grad needs a scalar float loss; {outs[0]} is "
+                          f"{'x'.join('?' if d is None else str(d) for d in t.dims) or 'a scalar'}"
+                          f" of {t.dtype}", where)
+    return outs[0]
+
+
+def differentiate(func: Func, loss: str, wrt: list[str]) -> Func:
+    """``func`` returning ``loss`` and then ``%grad_<input>`` for each of ``wrt``."""
+    for op in func.ops:
+        if not is_compute(op):
+            raise BladecError(f"'{op.name}': grad takes a listing before schedule and remat "
+                              "(put grad first in the pipeline)", op.loc)
+    types = func.value_types()
+    active = _depends_on(func, set(wrt))
+    b = Builder(types, set(types) | {a.name for a in func.args})
+    cots: dict[str, list[str]] = {loss: [b.const(1.0, loss)]}
+
+    def total(name: str) -> str | None:
+        parts = cots.get(name)
+        if not parts:
+            return None
+        while len(parts) > 1:
+            parts[:2] = [b.add(parts[0], parts[1])]
+        return parts[0]
+
+    for op in reversed(func.ops):
+        if not any(r.name in cots for r in op.results):
+            continue
+        if not any(n in active for n in op.operands):
+            continue
+        rule = REGISTRY[op.name].adjoint
+        if rule is None:
+            raise BladecError(f"'{op.name}' has no adjoint rule, and the gradient of {loss} "
+                              f"must pass through it", op.loc)
+        b.loc = op.loc
+        got = rule(b, op, [total(r.name) for r in op.results])
+        for name, cot in zip(op.operands, got):
+            if cot is not None and name in active:
+                cots.setdefault(name, []).append(cot)
+    grads = []
+    for name in wrt:
+        b.loc = func.loc
+        g = total(name) or b.const(0.0, name)
+        grads.append(g)
+    ops = _live(b.ops, set(grads))
+    ops, grads = _named(ops, grads, wrt, b)
+    return Func(func.name, list(func.args), list(func.ops) + ops, [loss] + grads, func.loc,
+                func.return_loc)
+
+
+def _depends_on(func: Func, wrt: set[str]) -> set[str]:
+    """The float values that depend on an input of ``wrt``: where cotangents can flow."""
+    active = set(wrt)
+    for op in func.ops:
+        if any(n in active for n in op.operands):
+            active.update(r.name for r in op.results if r.type.dtype in FLOAT_DTYPES)
+    return active
+
+
+def _live(ops: list[Op], outputs: set[str]) -> list[Op]:
+    """The backward ops that an output needs (rules write cotangents for every float
+    operand; those of operands that do not depend on a trained input are dropped)."""
+    need = set(outputs)
+    kept = []
+    for op in reversed(ops):
+        if any(r.name in need for r in op.results):
+            kept.append(op)
+            need.update(op.operands)
+    return kept[::-1]
+
+
+def _named(ops: list[Op], grads: list[str], wrt: list[str], b: Builder
+           ) -> tuple[list[Op], list[str]]:
+    """Each gradient renamed ``%grad_<input>`` where it is a value of its own, else a
+    ``copy`` of the value it shares (two inputs can get one cotangent: add(%a, %b))."""
+    rename: dict[str, str] = {}
+    out = []
+    made = {r.name for op in ops for r in op.results}
+    for g, name in zip(grads, wrt):
+        want = b.fresh(f"grad_{name[1:]}_") if f"%grad_{name[1:]}" in b.taken \
+            else f"%grad_{name[1:]}"
+        b.taken.add(want)
+        if g in made and g not in rename:
+            rename[g] = want
+        else:
+            ops.append(Op("copy", [rename.get(g, g)], [Value(want, b.type(g))], loc=b.loc))
+        out.append(want)
+    for op in walk(ops):
+        op.operands = [rename.get(n, n) for n in op.operands]
+        op.results = [Value(rename.get(r.name, r.name), r.type) for r in op.results]
+    return ops, out
