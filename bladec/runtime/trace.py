@@ -82,57 +82,63 @@ def is_cut(step: Step) -> bool:
     return step.kind == "evict" or (step.kind == "regen" and step.method == "reload")
 
 
-def segments(trace: list[Step]) -> tuple[list[int], list[tuple[int, int]]]:
-    """Each position's segment (-1 at a cut) and each segment's first and last position:
-    the runs of ops and recomputes between evictions and reloads."""
-    segment_of: list[int] = []
-    bounds: list[tuple[int, int]] = []
-    for pos, step in enumerate(trace):
-        if is_cut(step):
-            segment_of.append(-1)
-            continue
-        if pos == 0 or segment_of[-1] < 0:
-            bounds.append((pos, pos))
-        bounds[-1] = (bounds[-1][0], pos)
-        segment_of.append(len(bounds) - 1)
-    return segment_of, bounds
-
-
-def made_at(trace: list[Step]) -> dict[str, int]:
-    """The trace position of each value's latest making (an op, a reload, a recompute)."""
-    made: dict[str, int] = {}
-    for pos, step in enumerate(trace):
-        if step.kind == "op":
-            for r in step.results:
-                made[r] = pos
-        elif step.kind == "regen":
-            made[step.value] = pos
-    return made
-
-
-def held_until(trace: list[Step], segmented: tuple | None = None) -> dict[str, int]:
+def held_until(trace: list[Step]) -> dict[str, int]:
     """The trace position up to which each value read in the trace stays resident: its
     last use, or, when that use is in a later segment than the step that made the value
-    (it is that segment's argument), the segment's last step."""
-    segment_of, bounds = segmented or segments(trace)
-    made = made_at(trace)
-    out = last_uses(trace)
-    for value, pos in out.items():
+    (it is that segment's argument), the segment's last step. Segments are the runs of
+    ops and recomputes between evictions and reloads.
+
+    One walk over the trace: the planner measures thousands of candidate traces per
+    binding (policy.py, consolidate.py), so this and :func:`simulate` are its hot path."""
+    segment_of: list[int] = []
+    first: list[int] = []   # each segment's first and last position
+    final: list[int] = []
+    made: dict[str, int] = {}
+    last: dict[str, int] = {}
+    cut = True
+    for pos, step in enumerate(trace):
+        kind = step.kind
+        if kind == "evict" or (kind == "regen" and step.method == "reload"):
+            segment_of.append(-1)
+            cut = True
+            if kind == "regen":
+                made[step.value] = pos
+            continue
+        if cut:
+            first.append(pos)
+            final.append(pos)
+            cut = False
+        else:
+            final[-1] = pos
+        segment_of.append(len(first) - 1)
+        if kind == "op":
+            for n in step.op.operands:
+                last[n] = pos
+            for r in step.results:
+                made[r] = pos
+        else:  # a recompute: what its region reads from outside
+            inner = {r for op in step.region for r in op.result_names}
+            for op in step.region:
+                for n in op.operands:
+                    if n not in inner:
+                        last[n] = pos
+            made[step.value] = pos
+    for value, pos in last.items():
         seg = segment_of[pos]
         # graph inputs are not extended: kept ones stay anyway, and a donated one's
         # buffer is the executable's to reuse for an output once it is read
-        if seg >= 0 and value in made and made[value] < bounds[seg][0]:
-            out[value] = bounds[seg][1]
-    return out
+        if seg >= 0:
+            at = made.get(value)
+            if at is not None and at < first[seg]:
+                last[value] = final[seg]
+    return last
 
 
 def simulate(trace: list[Step], sizes: dict[str, int], inputs: list[str],
              outputs: set[str], donated: frozenset[str] = frozenset()) -> Measure:
     """The model's bytes at each step of ``trace``; ``donated`` inputs are freed at
     their last use (the caller gave them up), the others stay to the end."""
-    segmented = segments(trace)
-    segment_of, bounds = segmented
-    last = held_until(trace, segmented)
+    last = held_until(trace)
     dies: dict[int, list[str]] = {}
     for value, pos in last.items():
         dies.setdefault(pos, []).append(value)
@@ -141,24 +147,23 @@ def simulate(trace: list[Step], sizes: dict[str, int], inputs: list[str],
     resident: set[str] = set(donated)  # other inputs are never freed
     total = base
     memory: list[int] = []
-
-    def free_dead(names: list[str], pos: int) -> None:
-        nonlocal total
-        for n in names:
-            if n in resident and n not in pinned and last.get(n, -1) <= pos:
-                resident.discard(n)
-                total -= sizes[n]
+    no_names: list[str] = []
 
     for pos, step in enumerate(trace):
-        if step.kind == "op":
+        kind = step.kind
+        if kind == "op":
             results = step.results
             for r in results:
                 resident.add(r)
                 total += sizes[r]
             memory.append(total)
-            free_dead(dies.get(pos, []), pos)
-            free_dead(results, pos)
-        elif step.kind == "evict":
+            # free what this step read last, and results nothing reads
+            for group in (dies.get(pos, no_names), results):
+                for n in group:
+                    if n in resident and n not in pinned and last.get(n, -1) <= pos:
+                        resident.discard(n)
+                        total -= sizes[n]
+        elif kind == "evict":
             if step.value in resident:
                 resident.discard(step.value)
                 total -= sizes[step.value]
@@ -183,5 +188,8 @@ def simulate(trace: list[Step], sizes: dict[str, int], inputs: list[str],
                 if r != step.value:
                     total -= sizes[r]
             # what the region read from outside and nothing later reads is freed
-            free_dead(dies.get(pos, []), pos)
+            for n in dies.get(pos, no_names):
+                if n in resident and n not in pinned and last.get(n, -1) <= pos:
+                    resident.discard(n)
+                    total -= sizes[n]
     return Measure(memory, max(memory, default=base), base)
