@@ -104,28 +104,23 @@ def _place(program: Program, sizes: dict[str, int], budget: Budget, chosen: list
     budget, else the one that lowers it most. The point matters beyond the bytes: the
     eviction cuts a segment there, and a value made just before a cut and read just
     after it is the next segment's argument, held until that segment ends."""
-    best: tuple[int, list[Step], Measure, int] | None = None
+    allowed = budget.limit - budget.margins.get(k, 0)
+    best: tuple[int, list[Step], int] | None = None
     for i in [option.after] + [p for p in points if p != option.after]:
         option.after = i
         trace = build_trace(program, chosen + [option])
-        measure = simulate(trace, sizes, program.inputs, program.outputs,
-                          program.donated)
-        at_k = _memory_at_op(trace, measure, k)
-        allowed = budget.limit - budget.margins.get(k, 0)
+        # only op k's bytes decide: the trial stops there, the chosen trace is measured whole
+        at_k = simulate(trace, sizes, program.inputs, program.outputs, program.donated,
+                        until=k).memory[-1]
         if at_k <= allowed:
-            return trace, measure
+            best = (at_k, trace, i)
+            break
         if best is None or at_k < best[0]:
-            best = (at_k, trace, measure, i)
+            best = (at_k, trace, i)
     assert best is not None
-    option.after = best[3]
-    return best[1], best[2]
-
-
-def _memory_at_op(trace: list[Step], measure: Measure, k: int) -> int:
-    """The model's bytes at compute op k's step of the trace (the last position that
-    belongs to k)."""
-    ops = position_ops(trace)
-    return measure.memory[len(ops) - 1 - ops[::-1].index(k)]
+    option.after = best[2]
+    return best[1], simulate(best[1], sizes, program.inputs, program.outputs,
+                             program.donated)
 
 
 def _first_over(trace: list[Step], measure: Measure, budget: Budget

@@ -135,9 +135,12 @@ def held_until(trace: list[Step]) -> dict[str, int]:
 
 
 def simulate(trace: list[Step], sizes: dict[str, int], inputs: list[str],
-             outputs: set[str], donated: frozenset[str] = frozenset()) -> Measure:
+             outputs: set[str], donated: frozenset[str] = frozenset(),
+             until: int | None = None) -> Measure:
     """The model's bytes at each step of ``trace``; ``donated`` inputs are freed at
-    their last use (the caller gave them up), the others stay to the end."""
+    their last use (the caller gave them up), the others stay to the end. ``until``: stop
+    at compute op ``until``'s step (its bytes are the last entry): the planner's trials
+    of where to put an eviction only ask how much op ``until`` then needs."""
     last = held_until(trace)
     dies: dict[int, list[str]] = {}
     for value, pos in last.items():
@@ -157,6 +160,8 @@ def simulate(trace: list[Step], sizes: dict[str, int], inputs: list[str],
                 resident.add(r)
                 total += sizes[r]
             memory.append(total)
+            if step.index == until:
+                break
             # free what this step read last, and results nothing reads
             for group in (dies.get(pos, no_names), results):
                 for n in group:
