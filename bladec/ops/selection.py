@@ -7,8 +7,12 @@ stable and put NaNs last).
 """
 from __future__ import annotations
 
-from bladec.ir import Op
+from typing import Optional
+
+from bladec.adjoint import Builder, dims_of, make_type
+from bladec.ir import FLOAT_DTYPES, Op, TensorType
 from bladec.ops import OpDef, RuleResult, ShapeCtx, register
+from bladec.ops.elementwise import _no_gradient
 from bladec.symbolic.expr import const
 
 INDEX_DTYPES = ("i32", "i64")
@@ -88,26 +92,87 @@ def _log_n(op: Op, shapes: dict[str, tuple[int, ...]]) -> int:
     return n * max(1, shape[d].bit_length()) * len(op.operands)
 
 
+# -- adjoints. argmax/argmin give indices: no gradient (``_no_gradient``).
+G = list[Optional[str]]
+
+
+def _cumulative_adjoint(b: Builder, op: Op, gs: G) -> G:
+    """A running sum's cotangent is the running sum of g in the other direction: x_j
+    reaches every y_i from j on. The other kinds have none here (see WITHOUT_ADJOINT's
+    note in tests/test_grad.py): their rules need a segmented or zero-safe scan."""
+    g, x = gs[0], op.operands[0]
+    if g is None:
+        return [None]
+    kind = op.attrs.get("kind", "sum")
+    if kind != "sum":
+        raise b.fail(op, f"kind {kind} has no adjoint rule (only sum), and a gradient "
+                     "must pass through it")
+    return [b.emit("cumulative", [g], b.type(x), {
+        "dim": op.attrs["dim"], "kind": "sum", "reverse": not op.attrs.get("reverse", False)})]
+
+
+def _sort_adjoint(b: Builder, op: Op, gs: G) -> G:
+    """Each float operand's cotangent is its result's put back in the original order. The
+    order is an iota sorted along with the keys (the same stable sort, so ties keep the
+    forward's permutation); sorting the cotangents by that permutation inverts it."""
+    float_ops = [i for i, n in enumerate(op.operands)
+                 if b.type(n).dtype in FLOAT_DTYPES and gs[i] is not None]
+    if not float_ops:
+        return [None] * len(op.operands)
+    dim, keys = int(op.attrs.get("dim", -1)), int(op.attrs.get("num_keys", 1))
+    first = b.type(op.operands[0])
+    index = TensorType(first.dims, "i32", first.binds)
+    iota = b.emit("iota", [], index, {"dim": dim % first.rank})
+    key_ops = op.operands[:keys]
+    perm = b.emit_results("sort", key_ops + [iota], [b.type(k) for k in key_ops] + [index],
+                          {"dim": dim, "num_keys": keys})[-1]
+    cots = [gs[i] for i in float_ops]
+    back = b.emit_results("sort", [perm] + cots, [index] + [b.type(c) for c in cots],  # type: ignore
+                          {"dim": dim, "num_keys": 1})[1:]
+    out: G = [None] * len(op.operands)
+    for i, c in zip(float_ops, back):
+        out[i] = c
+    return out
+
+
+def _top_k_adjoint(b: Builder, op: Op, gs: G) -> G:
+    """Each value's cotangent goes to the element it was taken from: a one-hot of the
+    indices against an iota over the last dim (rows x k x n), summed over k."""
+    g, x, idx = gs[0], op.operands[0], op.results[1].name
+    if g is None:
+        return [None]
+    gt, xt = b.type(g), b.type(x)
+    r = gt.rank
+    wide = dims_of(gt) + [dims_of(xt)[-1]]
+    wide_i, wide_f = make_type(wide, b.type(idx).dtype), make_type(wide, xt.dtype)
+    at = b.broadcast(idx, list(range(r)), wide_i)
+    hit = b.compare(at, b.emit("iota", [], wide_i, {"dim": r}), "EQ")
+    spread = b.broadcast(g, list(range(r)), wide_f)
+    return [b.reduce_sum(b.select(hit, spread, b.const(0.0, spread)), [r - 1])]
+
+
 register(OpDef("argmax", "`argmax(%x) {dim = 1} -> tensor<?xi32>`: the index of the largest "
                "element along `dim`, which the result drops (i32 or i64); the first one on "
                "ties; a NaN counts as the largest.", _arg, attrs={"dim": "int"},
-               required=frozenset({"dim"})))
+               required=frozenset({"dim"}), adjoint=_no_gradient))
 register(OpDef("argmin", "`argmin(%x) {dim = 1} -> tensor<?xi32>`: the index of the smallest "
                "element along `dim`, which the result drops (i32 or i64); the first one on "
                "ties; a NaN counts as the smallest.", _arg, attrs={"dim": "int"},
-               required=frozenset({"dim"})))
+               required=frozenset({"dim"}), adjoint=_no_gradient))
 register(OpDef("cumulative", "`cumulative(%x) {dim = 1, kind = \"sum\", reverse = false}`: "
                "the running sum (or prod, max, min, logsumexp) along `dim`, from the last "
                "element with `reverse = true`; the result has x's shape and type "
                "(`jnp.cumsum`, `lax.cummax`, ...).", _cumulative,
                attrs={"dim": "int", "kind": "str", "reverse": "bool"},
-               required=frozenset({"dim"})))
+               required=frozenset({"dim"}), adjoint=_cumulative_adjoint))
 register(OpDef("sort", "`%k, %v = sort(%keys, %values) {dim = 1, num_keys = 1}`: the operands "
                "(of one shape) reordered along `dim` by the first `num_keys` of them, "
                "lexicographically, stably, ascending, NaNs last; one result per operand "
                "(`jnp.sort`, `jnp.argsort` with an iota as values).", _sort, 1, None, None,
-               attrs={"dim": "int", "num_keys": "int"}, flops=_log_n))
+               attrs={"dim": "int", "num_keys": "int"}, flops=_log_n,
+               adjoint=_sort_adjoint))
 register(OpDef("top_k", "`%v, %i = top_k(%x) {k = 2} -> tensor<?x2>, tensor<?x2xi32>`: the "
                "k largest elements along the last dim, in descending order, and their "
                "indices (the lower index first on ties), as `lax.top_k`.", _top_k,
-               num_results=2, attrs={"k": "int"}, required=frozenset({"k"}), flops=_log_n))
+               num_results=2, attrs={"k": "int"}, required=frozenset({"k"}), flops=_log_n,
+               adjoint=_top_k_adjoint))
