@@ -98,17 +98,46 @@ G = list[Optional[str]]
 
 def _cumulative_adjoint(b: Builder, op: Op, gs: G) -> G:
     """A running sum's cotangent is the running sum of g in the other direction: x_j
-    reaches every y_i from j on. The other kinds have none here (see WITHOUT_ADJOINT's
-    note in tests/test_grad.py): their rules need a segmented or zero-safe scan."""
+    reaches every y_i from j on. A running max or min passes g_i to the element it holds
+    (``_running_pick``). prod and logsumexp have none (a located error): the rule of the
+    one needs a product that skips each element (zeros), that of the other a stable scan
+    of signed cotangents."""
     g, x = gs[0], op.operands[0]
     if g is None:
         return [None]
-    kind = op.attrs.get("kind", "sum")
+    kind, rev = op.attrs.get("kind", "sum"), bool(op.attrs.get("reverse", False))
+    if kind in ("max", "min"):
+        return [_running_pick(b, op, g)]
     if kind != "sum":
-        raise b.fail(op, f"kind {kind} has no adjoint rule (only sum), and a gradient "
-                     "must pass through it")
+        raise b.fail(op, f"kind {kind} has no adjoint rule (only sum, max, min), and a "
+                     "gradient must pass through it")
     return [b.emit("cumulative", [g], b.type(x), {
-        "dim": op.attrs["dim"], "kind": "sum", "reverse": not op.attrs.get("reverse", False)})]
+        "dim": op.attrs["dim"], "kind": "sum", "reverse": not rev})]
+
+
+def _running_pick(b: Builder, op: Op, g: str) -> str:
+    """Running max/min: y_i is x_p(i), p(i) the last position up to i (the first from i
+    on, reversed) where x equals the running value; g_i goes to x_p(i), through a one-hot
+    of p against an iota on a second scan axis (n x n per row), summed over i. Ties of
+    equal elements give all to one of them, where JAX splits them by its scan's tree."""
+    x, y = op.operands[0], op.results[0].name
+    xt = b.type(x)
+    d = int(op.attrs["dim"]) % xt.rank
+    rev = bool(op.attrs.get("reverse", False))
+    index = TensorType(xt.dims, "i32", xt.binds)
+    here = b.emit("iota", [], index, {"dim": d})
+    outside = b.const(2 ** 31 - 1 if rev else -1, index)
+    holds = b.select(b.compare(x, y, "EQ"), here, outside)
+    pos = b.emit("cumulative", [holds], index, {"dim": d, "kind": "min" if rev else "max",
+                                                 "reverse": rev})
+    dims = dims_of(xt)
+    wide = dims[:d + 1] + [dims[d]] + dims[d + 1:]  # axis d: i (the scan), d + 1: j
+    spread = [k if k <= d else k + 1 for k in range(xt.rank)]
+    wide_i, wide_f = make_type(wide, "i32"), make_type(wide, xt.dtype)
+    hit = b.compare(b.broadcast(pos, spread, wide_i), b.emit("iota", [], wide_i, {"dim": d + 1}),
+                    "EQ")
+    gw = b.broadcast(g, spread, wide_f)
+    return b.reduce_sum(b.select(hit, gw, b.const(0.0, gw)), [d])
 
 
 def _sort_adjoint(b: Builder, op: Op, gs: G) -> G:
@@ -162,7 +191,8 @@ register(OpDef("argmin", "`argmin(%x) {dim = 1} -> tensor<?xi32>`: the index of 
 register(OpDef("cumulative", "`cumulative(%x) {dim = 1, kind = \"sum\", reverse = false}`: "
                "the running sum (or prod, max, min, logsumexp) along `dim`, from the last "
                "element with `reverse = true`; the result has x's shape and type "
-               "(`jnp.cumsum`, `lax.cummax`, ...).", _cumulative,
+               "(`jnp.cumsum`, `lax.cummax`, ...); `grad` differentiates sum, max and min.",
+               _cumulative,
                attrs={"dim": "int", "kind": "str", "reverse": "bool"},
                required=frozenset({"dim"}), adjoint=_cumulative_adjoint))
 register(OpDef("sort", "`%k, %v = sort(%keys, %values) {dim = 1, num_keys = 1}`: the operands "
