@@ -98,46 +98,57 @@ G = list[Optional[str]]
 
 def _cumulative_adjoint(b: Builder, op: Op, gs: G) -> G:
     """A running sum's cotangent is the running sum of g in the other direction: x_j
-    reaches every y_i from j on. A running max or min passes g_i to the element it holds
-    (``_running_pick``). prod and logsumexp have none (a located error): the rule of the
-    one needs a product that skips each element (zeros), that of the other a stable scan
-    of signed cotangents."""
+    reaches every y_i from j on. The other kinds write dy_i/dx_j for every pair of scan
+    positions (``_pairwise``: n x n per row, as the reverse of a scan has no cheaper form
+    in the ops there are) and sum g_i times it over i."""
     g, x = gs[0], op.operands[0]
     if g is None:
         return [None]
-    kind, rev = op.attrs.get("kind", "sum"), bool(op.attrs.get("reverse", False))
-    if kind in ("max", "min"):
-        return [_running_pick(b, op, g)]
-    if kind != "sum":
-        raise b.fail(op, f"kind {kind} has no adjoint rule (only sum, max, min), and a "
-                     "gradient must pass through it")
-    return [b.emit("cumulative", [g], b.type(x), {
-        "dim": op.attrs["dim"], "kind": "sum", "reverse": not rev})]
+    if op.attrs.get("kind", "sum") == "sum":
+        return [b.emit("cumulative", [g], b.type(x), {
+            "dim": op.attrs["dim"], "kind": "sum",
+            "reverse": not op.attrs.get("reverse", False)})]
+    return [_pairwise(b, op, g)]
 
 
-def _running_pick(b: Builder, op: Op, g: str) -> str:
-    """Running max/min: y_i is x_p(i), p(i) the last position up to i (the first from i
-    on, reversed) where x equals the running value; g_i goes to x_p(i), through a one-hot
-    of p against an iota on a second scan axis (n x n per row), summed over i. Ties of
-    equal elements give all to one of them, where JAX splits them by its scan's tree."""
+def _pairwise(b: Builder, op: Op, g: str) -> str:
+    """dx_j = sum over the i that x_j reaches (i >= j; i <= j reversed) of g_i w(i, j), on
+    a second scan axis: axis d is i, axis d + 1 is j. w(i, j) is
+    - max, min: 1 where x_j is the element y_i holds: the last j up to i (the first from
+      i on, reversed) where x equals the running value (on ties of equal elements all goes
+      to one, where JAX splits by its scan's tree);
+    - prod: the product of the x_k that y_i multiplies, but x_j (a running product of x
+      with x_j set to 1: exact where x has zeros, unlike y_i / x_j);
+    - logsumexp: exp(x_j - y_i), at most 1 on the pairs that count."""
     x, y = op.operands[0], op.results[0].name
+    kind, rev = op.attrs.get("kind", "sum"), bool(op.attrs.get("reverse", False))
     xt = b.type(x)
     d = int(op.attrs["dim"]) % xt.rank
-    rev = bool(op.attrs.get("reverse", False))
-    index = TensorType(xt.dims, "i32", xt.binds)
-    here = b.emit("iota", [], index, {"dim": d})
-    outside = b.const(2 ** 31 - 1 if rev else -1, index)
-    holds = b.select(b.compare(x, y, "EQ"), here, outside)
-    pos = b.emit("cumulative", [holds], index, {"dim": d, "kind": "min" if rev else "max",
-                                                 "reverse": rev})
     dims = dims_of(xt)
-    wide = dims[:d + 1] + [dims[d]] + dims[d + 1:]  # axis d: i (the scan), d + 1: j
-    spread = [k if k <= d else k + 1 for k in range(xt.rank)]
+    wide = dims[:d + 1] + [dims[d]] + dims[d + 1:]
     wide_i, wide_f = make_type(wide, "i32"), make_type(wide, xt.dtype)
-    hit = b.compare(b.broadcast(pos, spread, wide_i), b.emit("iota", [], wide_i, {"dim": d + 1}),
-                    "EQ")
-    gw = b.broadcast(g, spread, wide_f)
-    return b.reduce_sum(b.select(hit, gw, b.const(0.0, gw)), [d])
+    along_i = [k if k <= d else k + 1 for k in range(xt.rank)]  # j is the new axis
+    along_j = [k if k < d else k + 1 for k in range(xt.rank)]   # i is the new axis
+    i_at, j_at = b.emit("iota", [], wide_i, {"dim": d}), b.emit("iota", [], wide_i, {"dim": d + 1})
+    reached = b.compare(i_at, j_at, "LE" if rev else "GE")
+    if kind in ("max", "min"):
+        index = TensorType(xt.dims, "i32", xt.binds)
+        holds = b.select(b.compare(x, y, "EQ"), b.emit("iota", [], index, {"dim": d}),
+                         b.const(2 ** 31 - 1 if rev else -1, index))
+        pos = b.emit("cumulative", [holds], index,
+                     {"dim": d, "kind": "min" if rev else "max", "reverse": rev})
+        reached = b.compare(b.broadcast(pos, along_i, wide_i), j_at, "EQ")
+        weight = b.const(1.0, wide_f)
+    elif kind == "prod":
+        xs = b.broadcast(x, along_i, wide_f)  # x_k on the scan axis, for each j
+        but_j = b.select(b.compare(i_at, j_at, "EQ"), b.const(1.0, xs), xs)
+        weight = b.emit("cumulative", [but_j], wide_f, {"dim": d, "kind": "prod",
+                                                         "reverse": rev})
+    else:  # logsumexp
+        weight = b.unary("exp", b.sub(b.broadcast(x, along_j, wide_f),
+                                      b.broadcast(y, along_i, wide_f)))
+    share = b.mul(b.broadcast(g, along_i, wide_f), weight)
+    return b.reduce_sum(b.select(reached, share, b.const(0.0, share)), [d])
 
 
 def _sort_adjoint(b: Builder, op: Op, gs: G) -> G:
@@ -191,7 +202,7 @@ register(OpDef("argmin", "`argmin(%x) {dim = 1} -> tensor<?xi32>`: the index of 
 register(OpDef("cumulative", "`cumulative(%x) {dim = 1, kind = \"sum\", reverse = false}`: "
                "the running sum (or prod, max, min, logsumexp) along `dim`, from the last "
                "element with `reverse = true`; the result has x's shape and type "
-               "(`jnp.cumsum`, `lax.cummax`, ...); `grad` differentiates sum, max and min.",
+               "(`jnp.cumsum`, `lax.cummax`, ...).",
                _cumulative,
                attrs={"dim": "int", "kind": "str", "reverse": "bool"},
                required=frozenset({"dim"}), adjoint=_cumulative_adjoint))
