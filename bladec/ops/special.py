@@ -73,6 +73,32 @@ def _rem_adjoint(b: Builder, op: Op, gs: G) -> G:
     return [g, b.neg(b.mul(g, trunc))]
 
 
+def _trigamma(b: Builder, x: str) -> str:
+    """The derivative of digamma, which no op computes: for x >= 1/2 the recurrence
+    psi1(z) = psi1(z + 1) + 1/z^2 six times (each step only where z < 6), then the
+    asymptotic series at z >= 6 (its first dropped term is below 1e-9); for x < 1/2 the
+    reflection psi1(x) = pi^2 / sin^2(pi x) - psi1(1 - x)."""
+    one = b.const(1.0, x)
+    low = b.compare(x, b.const(0.5, x), "LT")
+    z = b.select(low, b.sub(one, x), x)
+    acc = b.const(0.0, x)
+    for _ in range(6):
+        below = b.compare(z, b.const(6.0, x), "LT")
+        acc = b.add(acc, b.select(below, b.div(one, b.mul(z, z)), b.const(0.0, x)))
+        z = b.select(below, b.add(z, one), z)
+    inv = b.div(one, z)
+    inv2 = b.mul(inv, inv)
+    # 1/z + 1/(2z^2) + 1/(6z^3) - 1/(30z^5) + 1/(42z^7) - 1/(30z^9), Horner in 1/z^2
+    poly = b.const(-1 / 30, x)
+    for c in (1 / 42, -1 / 30, 1 / 6):
+        poly = b.add(b.mul(poly, inv2), b.const(c, x))
+    series = b.add(b.mul(inv, b.add(one, b.mul(inv2, poly))), b.scale(inv2, 0.5))
+    psi1 = b.add(acc, series)
+    sin = b.unary("sin", b.scale(x, math.pi))
+    reflected = b.sub(b.div(b.const(math.pi ** 2, x), b.mul(sin, sin)), psi1)
+    return b.select(low, reflected, psi1)
+
+
 _SLOPES: dict[str, Adjoint] = {
     "erf": _pointwise(lambda b, x, y: _gauss(b, x, 2 / math.sqrt(math.pi))),
     "erfc": _pointwise(lambda b, x, y: _gauss(b, x, -2 / math.sqrt(math.pi))),
@@ -80,6 +106,7 @@ _SLOPES: dict[str, Adjoint] = {
     "erf_inv": _pointwise(lambda b, x, y: b.scale(b.unary("exp", b.mul(y, y)),
                                                   math.sqrt(math.pi) / 2)),
     "lgamma": _pointwise(lambda b, x, y: b.unary("digamma", x)),
+    "digamma": _pointwise(lambda b, x, y: _trigamma(b, x)),
     "log1p": _pointwise(lambda b, x, y: b.div(b.const(1.0, x), b.add(x, b.const(1.0, x)))),
     "expm1": _pointwise(lambda b, x, y: b.add(y, b.const(1.0, y))),
     "floor": _piecewise_constant, "ceil": _piecewise_constant,
