@@ -166,8 +166,8 @@ def _sort_adjoint(b: Builder, op: Op, gs: G) -> G:
     key_ops = op.operands[:keys]
     perm = b.emit_results("sort", key_ops + [iota], [b.type(k) for k in key_ops] + [index],
                           {"dim": dim, "num_keys": keys})[-1]
-    cots = [gs[i] for i in float_ops]
-    back = b.emit_results("sort", [perm] + cots, [index] + [b.type(c) for c in cots],  # type: ignore
+    cots = [c for c in (gs[i] for i in float_ops) if c is not None]
+    back = b.emit_results("sort", [perm] + cots, [index] + [b.type(c) for c in cots],
                           {"dim": dim, "num_keys": 1})[1:]
     out: G = [None] * len(op.operands)
     for i, c in zip(float_ops, back):
