@@ -69,6 +69,15 @@ class Builder:
                            loc=self.loc))
         return name
 
+    def emit_results(self, opname: str, operands: Sequence[str], types: Sequence[TensorType],
+                     attrs: dict[str, Attr] | None = None) -> list[str]:
+        """An op with several results (``sort``): one fresh name per type, in order."""
+        names = [self.fresh() for _ in types]
+        self.types.update(zip(names, types))
+        self.ops.append(Op(opname, list(operands), [Value(n, t) for n, t in zip(names, types)],
+                           dict(attrs or {}), loc=self.loc))
+        return names
+
     def fail(self, op: Op, why: str) -> BladecError:
         return BladecError(f"'{op.name}': {why}", op.loc)
 

@@ -14,6 +14,10 @@ or drops the whole update (a scatter).
 """
 from __future__ import annotations
 
+from typing import Optional
+
+from bladec.adjoint import Builder
+from bladec.ir import Op
 from bladec.ops import OpDef, RuleResult, ShapeCtx, register
 from bladec.symbolic.expr import const
 
@@ -144,7 +148,14 @@ def _reverse(ctx: ShapeCtx) -> list[RuleResult]:
     return [(list(src), ctx.dtypes[0])]
 
 
+def _reverse_adjoint(b: Builder, op: Op, gs: list[Optional[str]]) -> list[Optional[str]]:
+    """Reversing is its own inverse: the cotangent reversed along the same dims."""
+    if gs[0] is None:
+        return [None]
+    return [b.emit("reverse", [gs[0]], b.type(op.operands[0]), {"dims": op.attrs["dims"]})]
+
+
 register(OpDef("reverse", "`reverse(%x) {dims = [0, 1]}`: x with the order of the elements "
                "along each of `dims` reversed (`lax.rev`, `jnp.flip`; the kernel flip in a "
                "convolution's gradient).", _reverse, attrs={"dims": "ints"},
-               required=frozenset({"dims"})))
+               required=frozenset({"dims"}), adjoint=_reverse_adjoint))

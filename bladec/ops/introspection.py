@@ -7,8 +7,12 @@ ordinary data-flow op the analysis, the scheduler and remat need no special case
 """
 from __future__ import annotations
 
+from typing import Optional
+
+from bladec.adjoint import Builder
 from bladec.ir import Op
 from bladec.ops import OpDef, RuleResult, ShapeCtx, register
+from bladec.ops.elementwise import _no_gradient
 
 SIZE_DTYPES = ("i32", "i64")
 
@@ -31,7 +35,8 @@ def _no_flops(op: Op, shapes: dict[str, tuple[int, ...]]) -> int:
 register(OpDef("dim_size", "`dim_size(%x) {dim = 0} -> tensor<i32>`: the size of one dim "
                "of x as a scalar (i32 or i64), read from x's shape, not its elements: "
                "JAX's `dim_as_value`, e.g. the divisor of `jnp.mean` over a dynamic batch.",
-               _dim_size, attrs={"dim": "int"}, required=frozenset({"dim"}), flops=_no_flops))
+               _dim_size, attrs={"dim": "int"}, required=frozenset({"dim"}), flops=_no_flops,
+               adjoint=_no_gradient))
 
 
 def _broadcast_like(ctx: ShapeCtx) -> list[RuleResult]:
@@ -63,6 +68,16 @@ def _broadcast_like(ctx: ShapeCtx) -> list[RuleResult]:
     return [(out, ctx.dtypes[0])]
 
 
+def _broadcast_like_adjoint(b: Builder, op: Op, gs: list[Optional[str]]) -> list[Optional[str]]:
+    """x's cotangent as for ``broadcast_in_dim`` with the same ``dims``; the references
+    give only their shapes, so they get none."""
+    rest: list[Optional[str]] = [None] * (len(op.operands) - 1)
+    if gs[0] is None:
+        return [None] + rest
+    dims = [int(d) for d in op.attrs.get("dims", ())]
+    return [b.unbroadcast(gs[0], op.operands[0], dims)] + rest
+
+
 register(OpDef("broadcast_like", "`broadcast_like(%x, %ref) {dims = [], source = [0, 0], "
                "axis = [1, 1]} -> tensor<?x?>`: x broadcast as by `broadcast_in_dim` (x's "
                "dim k becomes result dim `dims[k]`), into a result whose dim i is the dim "
@@ -72,4 +87,4 @@ register(OpDef("broadcast_like", "`broadcast_like(%x, %ref) {dims = [], source =
                "that the analysis relates its dims to the inputs' without hints; only the "
                "references' shapes are read.", _broadcast_like, 1, None,
                attrs={"dims": "ints", "source": "ints", "axis": "ints"},
-               required=frozenset({"source", "axis"})))
+               required=frozenset({"source", "axis"}), adjoint=_broadcast_like_adjoint))
