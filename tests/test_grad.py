@@ -399,13 +399,52 @@ def _check_scatter_mul_updates(text: str, inputs: dict[str, np.ndarray]) -> None
         np.testing.assert_allclose(outs[f"%grad_{name}"], ref, rtol=RTOL, atol=ATOL)
 
 
+def _window_out(shape: list[int], window: list[int], strides: list[int], pads: list[int],
+                base: list[int], dil: list[int]) -> list[int]:
+    return [((n - 1) * bd + 1 + pads[2 * j] + pads[2 * j + 1] - ((k - 1) * d + 1)) // s + 1
+            for j, (n, k, s, bd, d) in enumerate(zip(shape, window, strides, base, dil))]
+
+
+# kind, window, strides, padding, base dilation, window dilation (rank 3; the first dim
+# dynamic where every stride over it is 1)
+REDUCE_WINDOW_CASES = {
+    "sum_dynamic": ("sum", [1, 3, 2], [1, 1, 1], [0, 0, 1, 1, 0, 1], [1, 1, 1], [1, 1, 1]),
+    "sum_strided_dilated": ("sum", [2, 3, 2], [2, 2, 3], [1, 0, 0, 1, 2, 1], [1, 2, 1],
+                            [1, 1, 2]),
+    "sum_base_dilated_dynamic": ("sum", [2, 2, 1], [1, 1, 1], [0, 1, 0, 0, 0, 0], [2, 1, 1],
+                                 [1, 2, 1]),
+    "max_dynamic": ("max", [1, 2, 3], [1, 2, 1], [0, 0, 0, 1, 1, 1], [1, 1, 1], [1, 1, 1]),
+    "max_strided": ("max", [2, 3, 3], [2, 2, 2], [0, 1, 1, 1, 1, 1], [1, 1, 1], [1, 1, 1]),
+    "min_dynamic": ("min", [2, 2, 2], [1, 2, 1], [1, 0, 0, 1, 0, 0], [1, 1, 1], [1, 1, 1]),
+}
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("case", sorted(REDUCE_WINDOW_CASES))
+def test_reduce_window_adjoint(case, seed):
+    rng = np.random.default_rng(seed)
+    m, n = shape2(rng)
+    kind, window, strides, pads, base, dil = REDUCE_WINDOW_CASES[case]
+    shape = [m + 2, 7, n + 5]
+    out = _window_out(shape, window, strides, pads, base, dil)
+    dyn = strides[0] == 1
+    attrs = (f"kind = \"{kind}\", window = {window}, strides = {strides}, padding = {pads}, "
+             f"base_dilation = {base}, window_dilation = {dil}")
+    ty = t(out, dyn=dyn)
+    if dyn and out[0] != shape[0]:  # another dynamic dim than x's: the analysis names it
+        ty = "tensor<?x" + "x".join(map(str, out[1:])) + ">"
+    body = f"  %y = reduce_window(%x) {{{attrs}}} -> {ty}"
+    text = listing(f"%x: {t(shape, dyn=dyn)}", body, "%y", ty)
+    check_grad(text, {"%x": rand(rng, tuple(shape)), "%r": rand(rng, tuple(out))}, ["%x"])
+
+
 # Which cases cover which op: every op with a float input must be tested.
 COVERED = {"neg", "exp", "log", "sqrt", "rsqrt", "tanh", "logistic", "abs", "sin", "cos",
            "square", "copy", "add", "sub", "mul", "div", "max", "min", "pow", "integer_pow",
            "compare", "select", "convert", "broadcast_in_dim", "broadcast", "reshape",
            "dynamic_reshape", "transpose", "concatenate", "slice", "dot", "dot_general",
            "reduce", "gather", "scatter_add", "stop_gradient", "gather_slices",
-           "scatter_slices"}
+           "scatter_slices", "reduce_window"}
 
 
 # Ops that came with the importer (issue 15) and the collectives of sharded listings (issue
@@ -414,7 +453,7 @@ COVERED = {"neg", "exp", "log", "sqrt", "rsqrt", "tanh", "logistic", "abs", "sin
 WITHOUT_ADJOINT = {
     "erf", "erfc", "erf_inv", "lgamma", "digamma", "log1p", "expm1", "floor", "ceil",
     "round", "rem", "argmax", "argmin", "cumulative", "sort", "top_k", "conv",
-    "reduce_window", "select_and_scatter_add", "reverse",
+    "select_and_scatter_add", "reverse",
     "dim_size", "split_dim", "merge_dims", "broadcast_like", "reshard", "all_gather",
     "shard_slice", "all_to_all", "all_permute", "all_reduce"}
 

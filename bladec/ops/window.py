@@ -13,6 +13,9 @@ the operands (JAX's own dim is then a floor division, which the importer refuses
 """
 from __future__ import annotations
 
+from typing import Optional
+
+from bladec.adjoint import Builder
 from bladec.ir import Op
 from bladec.ops import OpDef, RuleResult, ShapeCtx, register
 from bladec.symbolic.expr import SymbolicExpr, const
@@ -149,6 +152,70 @@ def _window_flops(op: Op, shapes: dict[str, tuple[int, ...]]) -> int:
     return out * per
 
 
+# -- adjoints ------------------------------------------------------------------------
+
+G = list[Optional[str]]
+
+
+def _window_attrs(op: Op, r: int) -> tuple[list[int], list[int], list[tuple[int, int]],
+                                           list[int], list[int]]:
+    """window, strides, padding pairs, base and window dilation of a windowed op."""
+    get = lambda name, d: [int(v) for v in op.attrs.get(name, (d,) * r)]  # noqa: E731
+    flat = get("padding", 0) if "padding" in op.attrs else [0] * (2 * r)
+    return (get("window", 1), get("strides", 1), [(flat[2 * i], flat[2 * i + 1])
+                                                  for i in range(r)],
+            get("base_dilation", 1), get("window_dilation", 1))
+
+
+def _sum_window_transpose(b: Builder, op: Op, g: str, x: str) -> str:
+    """The transpose of a windowed sum is a windowed sum of the cotangent (the window is
+    all ones, so needs no flip): g spread out by the strides (base dilation), padded so
+    that each input element sees every window that held it (a window of span K, padded
+    ``lo`` before, holds element i in outputs ``(i + lo - K + 1) / s`` up to ``(i + lo) / s``),
+    and stepped by the forward's base dilation. The padding after is ``K - 1 - hi`` when
+    the stride is 1, else it takes the static sizes (a strided dynamic dim has none)."""
+    xt, gt = b.type(x), b.type(g)
+    r = xt.rank
+    window, strides, pads, base, dil = _window_attrs(op, r)
+    back = []
+    for j in range(r):
+        span = (window[j] - 1) * dil[j] + 1
+        lo = span - 1 - pads[j][0]
+        if strides[j] == 1:
+            hi = span - 1 - pads[j][1]
+        elif xt.dims[j] is not None and gt.dims[j] is not None:
+            hi = ((xt.dims[j] - 1) * base[j] + 1 + span - 1
+                  - ((gt.dims[j] - 1) * strides[j] + 1) - lo)
+        else:
+            raise b.fail(op, f"a stride above 1 over dynamic dim {j} has no adjoint")
+        if lo < 0 or hi < 0:
+            raise b.fail(op, f"padding beyond the window in dim {j} has no adjoint")
+        back += [lo, hi]
+    return b.emit("reduce_window", [g], xt, {
+        "kind": "sum", "window": tuple(window), "strides": tuple(base),
+        "padding": tuple(back), "base_dilation": tuple(strides),
+        "window_dilation": tuple(dil)})
+
+
+def _reduce_window_adjoint(b: Builder, op: Op, gs: G) -> G:
+    """sum: the transpose above. max: each window's cotangent added at its first largest
+    element (``select_and_scatter_add``, as JAX); min: the same on -x, whose largest is
+    x's smallest. Max and min with dilations have no adjoint (JAX's neither)."""
+    g, x = gs[0], op.operands[0]
+    if g is None:
+        return [None]
+    kind = op.attrs.get("kind", "sum")
+    if kind == "sum":
+        return [_sum_window_transpose(b, op, g, x)]
+    window, strides, pads, base, dil = _window_attrs(op, b.type(x).rank)
+    if any(v != 1 for v in base + dil):
+        raise b.fail(op, f"a dilated {kind} window has no adjoint")
+    chosen = x if kind == "max" else b.neg(x)
+    return [b.emit("select_and_scatter_add", [g, chosen], b.type(x), {
+        "window": tuple(window), "strides": tuple(strides),
+        "padding": tuple(v for p in pads for v in p)})]
+
+
 _SPECS = {"lhs_spec": "ints", "rhs_spec": "ints", "out_spec": "ints", "strides": "ints",
           "padding": "ints", "lhs_dilation": "ints", "rhs_dilation": "ints",
           "feature_groups": "int", "batch_groups": "int"}
@@ -166,7 +233,8 @@ register(OpDef("reduce_window", "`reduce_window(%x) {kind = \"max\", window = [1
                "optional `base_dilation` and `window_dilation`.", _reduce_window,
                attrs={"kind": "str", "window": "ints", "strides": "ints", "padding": "ints",
                       "base_dilation": "ints", "window_dilation": "ints"},
-               required=frozenset({"window"}), flops=_window_flops))
+               required=frozenset({"window"}), flops=_window_flops,
+               adjoint=_reduce_window_adjoint))
 register(OpDef("select_and_scatter_add", "`select_and_scatter_add(%source, %x) {window = "
                "[...], strides = [...], padding = [...]}`: zeros of x's shape, with each "
                "source element added at the first largest element of its window of x (the "
