@@ -438,13 +438,59 @@ def test_reduce_window_adjoint(case, seed):
     check_grad(text, {"%x": rand(rng, tuple(shape)), "%r": rand(rng, tuple(out))}, ["%x"])
 
 
+# lhs shape and spec, rhs shape and spec, out spec, strides, padding, lhs and rhs dilation,
+# feature and batch groups; the first dim of lhs (and of the result) dynamic where "dyn"
+CONV_CASES = {
+    "nhwc_dynamic_batch": ([0, 6, 5, 3], [0, 3, 1, 2], [3, 2, 3, 4], [3, 2, 0, 1],
+                           [0, 3, 1, 2], [1, 1], [1, 1, 0, 1], [1, 1], [1, 1], 1, 1, "dyn"),
+    "nchw_strided_dilated": ([2, 3, 9, 0], [0, 1, 2, 3], [4, 3, 2, 3], [0, 1, 2, 3],
+                             [0, 1, 2, 3], [2, 1], [1, 2, 0, 0], [1, 2], [2, 1], 1, 1, ""),
+    "dynamic_width": ([0, 2, 3], [1, 2, 0], [4, 3, 3], [0, 1, 2], [1, 2, 0], [1], [1, 1],
+                      [1], [1], 1, 1, "dyn"),
+    "feature_groups": ([3, 4, 0], [0, 1, 2], [6, 2, 3], [0, 1, 2], [0, 2, 1], [2], [1, 0],
+                       [1], [1], 2, 1, ""),
+    "batch_groups": ([4, 3, 0], [0, 1, 2], [4, 3, 2], [0, 1, 2], [0, 1, 2], [1], [0, 1],
+                     [1], [2], 1, 2, ""),
+}
+
+
+def _conv_out(lhs, ls, rhs, rs, os, strides, pads, ld, rd, fg, bg) -> list[int]:
+    out = [0] * len(lhs)
+    out[os[0]], out[os[1]] = lhs[ls[0]] // bg, rhs[rs[0]]
+    for i in range(len(lhs) - 2):
+        span = (lhs[ls[2 + i]] - 1) * ld[i] + 1 + pads[2 * i] + pads[2 * i + 1]
+        out[os[2 + i]] = (span - ((rhs[rs[2 + i]] - 1) * rd[i] + 1)) // strides[i] + 1
+    return out
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("case", sorted(CONV_CASES))
+def test_conv_adjoint(case, seed):
+    """Against jax.grad of lax.conv_general_dilated: the 0 in a case's lhs shape is drawn
+    at random (4 to 9), so that strides and dilations meet uneven sizes."""
+    rng = np.random.default_rng(seed)
+    lhs, ls, rhs, rs, os, strides, pads, ld, rd, fg, bg, dyn = CONV_CASES[case]
+    lhs = [int(rng.integers(4, 10)) if n == 0 else n for n in lhs]
+    if dyn:
+        lhs[0] = int(rng.integers(1, 7))
+    out = _conv_out(lhs, ls, rhs, rs, os, strides, pads, ld, rd, fg, bg)
+    attrs = (f"lhs_spec = {ls}, rhs_spec = {rs}, out_spec = {os}, strides = {strides}, "
+             f"padding = {pads}, lhs_dilation = {ld}, rhs_dilation = {rd}, "
+             f"feature_groups = {fg}, batch_groups = {bg}")
+    tout = t(out, dyn=bool(dyn))
+    body = f"  %y = conv(%x, %k) {{{attrs}}} -> {tout}"
+    text = listing(f"%x: {t(lhs, dyn=bool(dyn))}, %k: {t(rhs)}", body, "%y", tout)
+    check_grad(text, {"%x": rand(rng, tuple(lhs)), "%k": rand(rng, tuple(rhs)),
+                      "%r": rand(rng, tuple(out))}, ["%x", "%k"])
+
+
 # Which cases cover which op: every op with a float input must be tested.
 COVERED = {"neg", "exp", "log", "sqrt", "rsqrt", "tanh", "logistic", "abs", "sin", "cos",
            "square", "copy", "add", "sub", "mul", "div", "max", "min", "pow", "integer_pow",
            "compare", "select", "convert", "broadcast_in_dim", "broadcast", "reshape",
            "dynamic_reshape", "transpose", "concatenate", "slice", "dot", "dot_general",
            "reduce", "gather", "scatter_add", "stop_gradient", "gather_slices",
-           "scatter_slices", "reduce_window"}
+           "scatter_slices", "reduce_window", "conv"}
 
 
 # Ops that came with the importer (issue 15) and the collectives of sharded listings (issue
@@ -452,7 +498,7 @@ COVERED = {"neg", "exp", "log", "sqrt", "rsqrt", "tanh", "logistic", "abs", "sin
 # a located error naming it (tested below). Adding an adjoint moves an op to COVERED.
 WITHOUT_ADJOINT = {
     "erf", "erfc", "erf_inv", "lgamma", "digamma", "log1p", "expm1", "floor", "ceil",
-    "round", "rem", "argmax", "argmin", "cumulative", "sort", "top_k", "conv",
+    "round", "rem", "argmax", "argmin", "cumulative", "sort", "top_k",
     "select_and_scatter_add", "reverse",
     "dim_size", "split_dim", "merge_dims", "broadcast_like", "reshard", "all_gather",
     "shard_slice", "all_to_all", "all_permute", "all_reduce"}

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Optional
 
-from bladec.adjoint import Builder
-from bladec.ir import Op
+from bladec.adjoint import Builder, dims_of, make_type
+from bladec.ir import Op, TensorType
 from bladec.ops import OpDef, RuleResult, ShapeCtx, register
 from bladec.symbolic.expr import SymbolicExpr, const
 
@@ -216,6 +216,118 @@ def _reduce_window_adjoint(b: Builder, op: Op, gs: G) -> G:
         "padding": tuple(v for p in pads for v in p)})]
 
 
+def _dilated(n: int, d: int) -> int:
+    return 0 if n == 0 else (n - 1) * d + 1
+
+
+def _split_axis(b: Builder, x: str, axis: int, groups: int) -> str:
+    """x with ``axis`` (static, a multiple of ``groups``) split into (groups, rest)."""
+    dims = dims_of(b.type(x))
+    n = dims[axis][0]
+    assert n is not None and n % groups == 0
+    new = dims[:axis] + [(groups, f"C{groups}"), (n // groups, f"C{n // groups}")] + \
+        dims[axis + 1:]
+    return b.emit("reshape", [x], make_type(new, b.type(x).dtype))
+
+
+def _merge_axis(b: Builder, x: str, src: int, dst: int) -> str:
+    """x with axis ``src`` merged into axis ``dst`` (of the array without src) as its
+    major part; the two are static."""
+    rank = b.type(x).rank
+    perm = [i for i in range(rank) if i != src]
+    perm.insert(dst, src)
+    moved = b.transpose(x, perm)
+    dims = dims_of(b.type(moved))
+    n = dims[dst][0] * dims[dst + 1][0]  # type: ignore[operator]
+    new = dims[:dst] + [(n, f"C{n}")] + dims[dst + 2:]
+    return b.emit("reshape", [moved], make_type(new, b.type(x).dtype))
+
+
+def _conv_pads(b: Builder, op: Op, lhs: TensorType, rhs: TensorType, out: TensorType,
+               for_rhs: bool) -> list[int]:
+    """The padding of the transposed convolution (JAX's ``_conv_general_vjp_*_padding``),
+    flat lo, hi per spatial dim. Where the forward stride is 1 it needs no sizes (the
+    dims are ``rd - 1 - lo``, ``rd - 1 - hi`` for the input's, ``lo``, ``hi`` for the
+    kernel's, rd the dilated kernel span); a larger stride needs static sizes."""
+    ls, rs, os = (list(op.attrs[n]) for n in ("lhs_spec", "rhs_spec", "out_spec"))
+    sp = len(ls) - 2
+    strides, ld, rd = (list(int(v) for v in op.attrs.get(n, (1,) * sp))
+                       for n in ("strides", "lhs_dilation", "rhs_dilation"))
+    flat = list(int(v) for v in op.attrs.get("padding", (0,) * (2 * sp)))
+    pads = []
+    for i in range(sp):
+        k = rhs.dims[rs[2 + i]]
+        if k is None:
+            raise b.fail(op, f"a dynamic kernel dim ({rs[2 + i]}) has no adjoint")
+        kd, lo, hi = _dilated(k, rd[i]), flat[2 * i], flat[2 * i + 1]
+        n, o = lhs.dims[ls[2 + i]], out.dims[os[2 + i]]
+        if strides[i] != 1 and (n is None or o is None):
+            raise b.fail(op, f"a stride above 1 over dynamic spatial dim {i} has no adjoint")
+        if for_rhs:
+            after = hi if strides[i] == 1 else \
+                _dilated(o, strides[i]) - _dilated(n, ld[i]) + kd - lo - 1  # type: ignore
+            pads += [lo, after]
+        else:
+            before = kd - lo - 1
+            after = kd - 1 - hi if strides[i] == 1 else \
+                _dilated(n, ld[i]) + kd - 1 - _dilated(o, strides[i]) - before  # type: ignore
+            pads += [before, after]
+    return pads
+
+
+def _swap01(spec: list[int]) -> tuple[int, ...]:
+    return (spec[1], spec[0], *spec[2:])
+
+
+def _conv_adjoint(b: Builder, op: Op, gs: G) -> G:
+    """As JAX's: the input's cotangent is the convolution of g with the kernel flipped in
+    space and its features swapped, the forward's strides as input dilation (and its input
+    dilation as strides); the kernel's is the convolution of the input with g, the batch
+    contracted as the features, the forward's strides as kernel dilation. Feature groups
+    move into the flipped kernel's output features (and become batch groups of the
+    kernel's convolution); batch groups the other way round."""
+    g = gs[0]
+    if g is None:
+        return [None, None]
+    lhs, rhs = op.operands
+    lt, rt, gt = b.type(lhs), b.type(rhs), b.type(g)
+    ls, rs, os = (list(int(v) for v in op.attrs[n]) for n in ("lhs_spec", "rhs_spec",
+                                                              "out_spec"))
+    sp = len(ls) - 2
+    strides, ld, rd = (tuple(int(v) for v in op.attrs.get(n, (1,) * sp))
+                       for n in ("strides", "lhs_dilation", "rhs_dilation"))
+    fg, bg = int(op.attrs.get("feature_groups", 1)), int(op.attrs.get("batch_groups", 1))
+    # the input's cotangent
+    kernel = rhs
+    if fg > 1 or bg > 1:
+        if rt.dims[rs[0]] is None or rt.dims[rs[1]] is None:
+            raise b.fail(op, "grouped features of dynamic size have no adjoint")
+        kernel = _merge_axis(b, _split_axis(b, rhs, rs[0], max(fg, bg)), rs[0], rs[1])
+    flipped = b.emit("reverse", [kernel], b.type(kernel), {"dims": tuple(rs[2:])})
+    back_t = lt
+    if bg > 1:  # the result holds the groups in the features: moved to the batch below
+        d = dims_of(lt)
+        if d[ls[0]][0] is None:
+            raise b.fail(op, "batch groups over a dynamic batch have no adjoint")
+        d[ls[1]] = (d[ls[1]][0] * bg, f"C{d[ls[1]][0] * bg}")  # type: ignore[operator]
+        d[ls[0]] = (d[ls[0]][0] // bg, f"C{d[ls[0]][0] // bg}")  # type: ignore[operator]
+        back_t = make_type(d, lt.dtype)
+    to_lhs = b.emit("conv", [g, flipped], back_t, {
+        "lhs_spec": tuple(os), "rhs_spec": _swap01(rs), "out_spec": tuple(ls),
+        "strides": ld, "padding": tuple(_conv_pads(b, op, lt, rt, gt, False)),
+        "lhs_dilation": strides, "rhs_dilation": rd, "feature_groups": max(fg, bg),
+        "batch_groups": 1})
+    if bg > 1:
+        to_lhs = _merge_axis(b, _split_axis(b, to_lhs, ls[1], bg), ls[1], ls[0])
+    # the kernel's cotangent
+    to_rhs = b.emit("conv", [lhs, g], rt, {
+        "lhs_spec": _swap01(ls), "rhs_spec": _swap01(os), "out_spec": _swap01(rs),
+        "strides": rd, "padding": tuple(_conv_pads(b, op, lt, rt, gt, True)),
+        "lhs_dilation": ld, "rhs_dilation": strides, "feature_groups": bg,
+        "batch_groups": fg})
+    return [to_lhs, to_rhs]
+
+
 _SPECS = {"lhs_spec": "ints", "rhs_spec": "ints", "out_spec": "ints", "strides": "ints",
           "padding": "ints", "lhs_dilation": "ints", "rhs_dilation": "ints",
           "feature_groups": "int", "batch_groups": "int"}
@@ -226,7 +338,8 @@ register(OpDef("conv", "`conv(%x, %k) {lhs_spec = [0, 3, 1, 2], rhs_spec = [3, 2
                "feature, spatial...) of the result; `padding` is lo, hi per spatial dim; "
                "optional `lhs_dilation`, `rhs_dilation`, `feature_groups`, `batch_groups` "
                "(default 1).", _conv, 2, 2, attrs=_SPECS,
-               required=frozenset({"lhs_spec", "rhs_spec", "out_spec"}), flops=_conv_flops))
+               required=frozenset({"lhs_spec", "rhs_spec", "out_spec"}), flops=_conv_flops,
+               adjoint=_conv_adjoint))
 register(OpDef("reduce_window", "`reduce_window(%x) {kind = \"max\", window = [1, 3, 3, 1], "
                "strides = [1, 2, 2, 1], padding = [0, 0, 1, 1, 1, 1, 0, 0]}`: pooling: the "
                "sum, max or min of each window (padding counts as the kind's identity); "
