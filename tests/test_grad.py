@@ -438,6 +438,58 @@ def test_reduce_window_adjoint(case, seed):
     check_grad(text, {"%x": rand(rng, tuple(shape)), "%r": rand(rng, tuple(out))}, ["%x"])
 
 
+# window, strides, padding (rank 3, the first dim dynamic where its stride is 1)
+SELECT_SCATTER_CASES = {
+    "dynamic_overlapping": ([1, 2, 3], [1, 2, 1], [0, 0, 0, 1, 1, 1]),
+    "strided_overlapping": ([2, 3, 2], [2, 2, 1], [0, 1, 1, 1, 0, 0]),
+    "dynamic_tiled": ([2, 2, 1], [1, 2, 1], [1, 0, 0, 1, 0, 0]),
+}
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("case", sorted(SELECT_SCATTER_CASES))
+def test_select_and_scatter_add_adjoint(case, seed):
+    """The source's cotangent is g at each window's first largest; x gets none (zeros, as
+    JAX)."""
+    rng = np.random.default_rng(seed)
+    m, n = shape2(rng)
+    window, strides, pads = SELECT_SCATTER_CASES[case]
+    shape = [m + 2, 7, n + 4]
+    src = _window_out(shape, window, strides, pads, [1] * 3, [1] * 3)
+    dyn = strides[0] == 1 and src[0] == shape[0]
+    attrs = f"window = {window}, strides = {strides}, padding = {pads}"
+    body = f"  %y = select_and_scatter_add(%s, %x) {{{attrs}}} -> {t(shape, dyn=dyn)}"
+    text = listing(f"%s: {t(src, dyn=dyn)}, %x: {t(shape, dyn=dyn)}", body, "%y",
+                   t(shape, dyn=dyn))
+    inputs = {"%s": rand(rng, tuple(src)), "%x": rand(rng, tuple(shape)),
+              "%r": rand(rng, tuple(shape))}
+    got = check_grad(text, inputs, ["%s", "%x"])
+    assert np.abs(got["%s"]).min() > 0   # every window picks a real element
+    # ties in most windows: the op (and its lowerings) picks the first largest, and so
+    # must its adjoint; jax.grad's select_and_gather_add differs there in padded windows
+    inputs["%x"] = np.round(inputs["%x"]).astype(np.float32)
+    train = run_pipeline(parse_module(text), parse_pipeline("grad{wrt=%s}"))
+    for backend in (JaxBackend(), NumpyBackend()):
+        outs, _ = Executor(train, backend).run(inputs)
+        np.testing.assert_allclose(outs["%grad_s"], _first_largest(inputs["%x"], inputs["%r"],
+                                                                   window, strides, pads))
+
+
+def _first_largest(x: np.ndarray, g: np.ndarray, window: list[int], strides: list[int],
+                   pads: list[int]) -> np.ndarray:
+    """g at the first largest element (row-major) of each window of x padded with -inf."""
+    from numpy.lib.stride_tricks import sliding_window_view
+    width = [(pads[2 * j], pads[2 * j + 1]) for j in range(x.ndim)]
+    xp = np.pad(x, width, constant_values=-np.inf)
+    gp = np.pad(g, width)
+    steps = tuple(slice(None, None, s) for s in strides)
+    xw = sliding_window_view(xp, window)[steps]
+    gw = sliding_window_view(gp, window)[steps]
+    flat = xw.reshape(xw.shape[:x.ndim] + (-1,))
+    pick = np.argmax(flat, axis=-1)[..., None]
+    return np.take_along_axis(gw.reshape(flat.shape), pick, axis=-1)[..., 0]
+
+
 # lhs shape and spec, rhs shape and spec, out spec, strides, padding, lhs and rhs dilation,
 # feature and batch groups; the first dim of lhs (and of the result) dynamic where "dyn"
 CONV_CASES = {
@@ -490,7 +542,7 @@ COVERED = {"neg", "exp", "log", "sqrt", "rsqrt", "tanh", "logistic", "abs", "sin
            "compare", "select", "convert", "broadcast_in_dim", "broadcast", "reshape",
            "dynamic_reshape", "transpose", "concatenate", "slice", "dot", "dot_general",
            "reduce", "gather", "scatter_add", "stop_gradient", "gather_slices",
-           "scatter_slices", "reduce_window", "conv"}
+           "scatter_slices", "reduce_window", "conv", "select_and_scatter_add"}
 
 
 # Ops that came with the importer (issue 15) and the collectives of sharded listings (issue
@@ -498,8 +550,7 @@ COVERED = {"neg", "exp", "log", "sqrt", "rsqrt", "tanh", "logistic", "abs", "sin
 # a located error naming it (tested below). Adding an adjoint moves an op to COVERED.
 WITHOUT_ADJOINT = {
     "erf", "erfc", "erf_inv", "lgamma", "digamma", "log1p", "expm1", "floor", "ceil",
-    "round", "rem", "argmax", "argmin", "cumulative", "sort", "top_k",
-    "select_and_scatter_add", "reverse",
+    "round", "rem", "argmax", "argmin", "cumulative", "sort", "top_k", "reverse",
     "dim_size", "split_dim", "merge_dims", "broadcast_like", "reshard", "all_gather",
     "shard_slice", "all_to_all", "all_permute", "all_reduce"}
 

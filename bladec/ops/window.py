@@ -216,6 +216,50 @@ def _reduce_window_adjoint(b: Builder, op: Op, gs: G) -> G:
         "padding": tuple(v for p in pads for v in p)})]
 
 
+def _select_and_scatter_add_adjoint(b: Builder, op: Op, gs: G) -> G:
+    """Linear in the source, whose cotangent is g at each window's first largest element
+    of x (JAX's ``select_and_gather_add``); x has none (the choice is piecewise constant).
+    Written with the ops there are: for each window offset, in row-major order (the order
+    in which the first largest is first), the x and g elements at that offset of every
+    window, picked by a one-element ``reduce_window`` with the op's strides and the
+    padding shifted by the offset (x's padded with -inf as the op pads, g's with 0); a
+    running largest x keeps its g where a later offset is not strictly larger."""
+    g = gs[0]
+    if g is None:
+        return [None, None]
+    source, x = op.operands
+    r = b.type(x).rank
+    window, strides, pads, _, _ = _window_attrs(op, r)
+    ones = (1,) * r
+
+    def at(v: str, kind: str, offset: tuple[int, ...]) -> str:
+        shifted = tuple(p for j in range(r) for p in (pads[j][0] - offset[j],
+                                                       pads[j][1] - (window[j] - 1 - offset[j])))
+        return b.emit("reduce_window", [v], b.type(source), {
+            "kind": kind, "window": ones, "strides": tuple(strides), "padding": shifted})
+
+    best = picked = None
+    for flat in range(_product(window)):
+        offset, rest = [], flat
+        for k in reversed(window):
+            offset.insert(0, rest % k)
+            rest //= k
+        xv, gv = at(x, "max", tuple(offset)), at(g, "sum", tuple(offset))
+        if best is None:
+            best, picked = xv, gv
+            continue
+        larger = b.compare(xv, best, "GT")
+        best, picked = b.select(larger, xv, best), b.select(larger, gv, picked)
+    return [picked, None]
+
+
+def _product(ns: list[int]) -> int:
+    out = 1
+    for n in ns:
+        out *= n
+    return out
+
+
 def _dilated(n: int, d: int) -> int:
     return 0 if n == 0 else (n - 1) * d + 1
 
@@ -353,4 +397,5 @@ register(OpDef("select_and_scatter_add", "`select_and_scatter_add(%source, %x) {
                "source element added at the first largest element of its window of x (the "
                "gradient of max pooling).", _select_and_scatter_add, 2, 2,
                attrs={"window": "ints", "strides": "ints", "padding": "ints"},
-               required=frozenset({"window"}), flops=_window_flops))
+               required=frozenset({"window"}), flops=_window_flops,
+               adjoint=_select_and_scatter_add_adjoint))
