@@ -11,6 +11,10 @@ Out-of-range start indices: ``mode = "clip"`` clamps them into range (also what 
 JAX's promise of in-range indices, runs as); ``mode = "fill"`` gives the whole slice the
 ``fill`` value (a gather; default NaN for floats, the lowest value for integers, as JAX)
 or drops the whole update (a scatter).
+
+Adjoints: a gather's is a scatter-add of the same dimension numbers and mode, a scatter's
+updates are read back by a gather (a dynamic update window is read as a whole operand
+dim, -1, which needs the two dims to be one symbol).
 """
 from __future__ import annotations
 

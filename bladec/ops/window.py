@@ -10,6 +10,10 @@ pooling). A spatial dim of size ``((in - 1) * lhs_dilation + 1 + lo + hi - ((k -
 rhs_dilation + 1)) / stride + 1`` is a polynomial of the symbols only with stride 1: with
 a larger stride over a dynamic dim the result's dim is taken as declared, unrelated to
 the operands (JAX's own dim is then a floor division, which the importer refuses).
+
+Each has an adjoint (as JAX's transposes, written with these same ops); where a stride
+above 1 runs over a dynamic dim the transposed padding needs sizes there are not, and the
+adjoint is a located error, as is one of a dilated max or min window (JAX has none).
 """
 from __future__ import annotations
 
@@ -160,11 +164,12 @@ G = list[Optional[str]]
 def _window_attrs(op: Op, r: int) -> tuple[list[int], list[int], list[tuple[int, int]],
                                            list[int], list[int]]:
     """window, strides, padding pairs, base and window dilation of a windowed op."""
-    get = lambda name, d: [int(v) for v in op.attrs.get(name, (d,) * r)]  # noqa: E731
-    flat = get("padding", 0) if "padding" in op.attrs else [0] * (2 * r)
-    return (get("window", 1), get("strides", 1), [(flat[2 * i], flat[2 * i + 1])
-                                                  for i in range(r)],
-            get("base_dilation", 1), get("window_dilation", 1))
+    def get(name: str, n: int, default: int) -> list[int]:
+        return [int(v) for v in op.attrs.get(name, (default,) * n)]
+    flat = get("padding", 2 * r, 0)
+    return (get("window", r, 1), get("strides", r, 1),
+            [(flat[2 * i], flat[2 * i + 1]) for i in range(r)],
+            get("base_dilation", r, 1), get("window_dilation", r, 1))
 
 
 def _sum_window_transpose(b: Builder, op: Op, g: str, x: str) -> str:
