@@ -11,13 +11,17 @@ Out-of-range start indices: ``mode = "clip"`` clamps them into range (also what 
 JAX's promise of in-range indices, runs as); ``mode = "fill"`` gives the whole slice the
 ``fill`` value (a gather; default NaN for floats, the lowest value for integers, as JAX)
 or drops the whole update (a scatter).
+
+Adjoints: a gather's is a scatter-add of the same dimension numbers and mode, a scatter's
+updates are read back by a gather (a dynamic update window is read as a whole operand
+dim, -1, which needs the two dims to be one symbol).
 """
 from __future__ import annotations
 
 from typing import Optional
 
-from bladec.adjoint import Builder
-from bladec.ir import Op
+from bladec.adjoint import Builder, dims_of
+from bladec.ir import Op, TensorType
 from bladec.ops import OpDef, RuleResult, ShapeCtx, register
 from bladec.symbolic.expr import const
 
@@ -115,6 +119,110 @@ def _scatter(ctx: ShapeCtx) -> list[RuleResult]:
     return [(list(base), ctx.dtypes[0])]
 
 
+# -- adjoints: a gather's transpose is a scatter-add of the same dimension numbers, and
+# the updates of a scatter are read back by a gather of them (as JAX transposes them).
+
+G = list[Optional[str]]
+
+
+def _ints(op: Op, name: str) -> tuple[int, ...]:
+    return tuple(int(d) for d in op.attrs.get(name, ()))
+
+
+def _scatter_back(b: Builder, base: str, idx: str, updates: str, gather: Op, kind: str) -> str:
+    """``scatter_slices`` into ``base`` at the windows ``gather`` read, in its mode: a
+    clamped start lands where the gather read, a start out of range (``fill``) is dropped,
+    as the gather gave the fill there, which has no gradient."""
+    return b.emit("scatter_slices", [base, idx, updates], b.type(base), {
+        "update_window_dims": _ints(gather, "offset_dims"),
+        "inserted_window_dims": _ints(gather, "collapsed_slice_dims"),
+        "scatter_dims_to_operand_dims": _ints(gather, "start_index_map"),
+        "operand_batching_dims": _ints(gather, "operand_batching_dims"),
+        "scatter_indices_batching_dims": _ints(gather, "start_indices_batching_dims"),
+        "kind": kind, "mode": gather.attrs.get("mode", "clip")})
+
+
+def _gather_back(b: Builder, x: str, idx: str, scatter: Op, like: str) -> str:
+    """The windows of ``x`` that ``scatter`` wrote, in the shape of its updates ``like``
+    (zero for a window it dropped). A slice size is the update window's: a dynamic one
+    is read as the whole operand dim (-1), which needs the two dims to be one symbol."""
+    window = _ints(scatter, "update_window_dims")
+    skipped = set(_ints(scatter, "inserted_window_dims")) | set(
+        _ints(scatter, "operand_batching_dims"))
+    xd, ud = dims_of(b.type(x)), dims_of(b.type(like))
+    sizes = [1] * len(xd)
+    for j, d in zip(window, [d for d in range(len(xd)) if d not in skipped]):
+        size, sym = ud[j]
+        if size is not None:
+            sizes[d] = size
+        elif sym is not None and sym == xd[d][1]:
+            sizes[d] = -1
+        else:
+            raise b.fail(scatter, f"a dynamic update window dim ({j}) not known to span "
+                         f"operand dim {d} whole has no adjoint")
+    mode = scatter.attrs.get("mode", "clip")
+    attrs = {"offset_dims": window, "collapsed_slice_dims": _ints(scatter,
+                                                                  "inserted_window_dims"),
+             "start_index_map": _ints(scatter, "scatter_dims_to_operand_dims"),
+             "operand_batching_dims": _ints(scatter, "operand_batching_dims"),
+             "start_indices_batching_dims": _ints(scatter, "scatter_indices_batching_dims"),
+             "slice_sizes": tuple(sizes), "mode": mode}
+    if mode == "fill":
+        attrs["fill"] = 0.0
+    t = b.type(like)
+    return b.emit("gather_slices", [x, idx], TensorType(t.dims, b.type(x).dtype, t.binds),
+                  attrs)
+
+
+def _gather_slices_adjoint(b: Builder, op: Op, gs: G) -> G:
+    """Each slice's cotangent added back where it was read (overlapping slices and
+    repeated indices accumulate); the indices have none."""
+    if gs[0] is None:
+        return [None, None]
+    x, idx = op.operands
+    return [_scatter_back(b, b.const(0.0, x), idx, gs[0], op, "add"), None]
+
+
+def _scatter_slices_adjoint(b: Builder, op: Op, gs: G) -> G:
+    """By kind, with g the result's cotangent and ``picked`` its windows at the updates:
+    add: g to the base, picked to the updates. set: g with the written windows zeroed to
+    the base (overwritten), picked to the updates (every duplicate of an index gets its
+    window's: exact for unique indices, where JAX's is too). mul: g times the updates'
+    product to the base; picked times the base to the updates (JAX's rule, exact for
+    unique indices, the only case JAX differentiates). min/max: as JAX, the cotangent
+    split evenly among the base element and the updates that equal the result there."""
+    g = gs[0]
+    if g is None:
+        return [None, None, None]
+    base, idx, updates = op.operands
+    kind = op.attrs.get("kind", "set")
+    if kind == "add":
+        return [g, None, _gather_back(b, g, idx, op, updates)]
+    if kind == "set":
+        cleared = _scatter_like(b, op, g, b.const(0.0, updates), "set")
+        return [cleared, None, _gather_back(b, g, idx, op, updates)]
+    if kind == "mul":
+        to_base = _scatter_like(b, op, g, updates, "mul")
+        return [to_base, None, _gather_back(b, b.mul(g, base), idx, op, updates)]
+    out = op.result_names[0]
+    won = b.compare(updates, _gather_back(b, out, idx, op, updates), "EQ")
+    kept = b.compare(base, out, "EQ")
+    one, zero = b.const(1.0, updates), b.const(0.0, updates)
+    wins = _scatter_like(b, op, b.const(0.0, base), b.select(won, one, zero), "add")
+    count = b.add(wins, b.select(kept, b.const(1.0, base), b.const(0.0, base)))
+    # count >= 1 wherever a base element or update is kept; elsewhere its share is 0
+    share = b.div(g, b.binary("max", count, b.const(1.0, base)))
+    to_base = b.select(kept, share, b.const(0.0, base))
+    return [to_base, None, b.select(won, _gather_back(b, share, idx, op, updates), zero)]
+
+
+def _scatter_like(b: Builder, op: Op, base: str, updates: str, kind: str) -> str:
+    """``op`` again (its dims and mode) onto ``base`` with ``updates``, of kind ``kind``."""
+    attrs = dict(op.attrs)
+    attrs["kind"] = kind
+    return b.emit("scatter_slices", [base, op.operands[1], updates], b.type(base), attrs)
+
+
 register(OpDef("gather_slices", "`gather_slices(%x, %idx) {offset_dims = [...], "
                "collapsed_slice_dims = [...], start_index_map = [...], operand_batching_dims "
                "= [...], start_indices_batching_dims = [...], slice_sizes = [...], mode = "
@@ -126,7 +234,8 @@ register(OpDef("gather_slices", "`gather_slices(%x, %idx) {offset_dims = [...], 
                       "start_index_map": "ints", "operand_batching_dims": "ints",
                       "start_indices_batching_dims": "ints", "slice_sizes": "ints",
                       "mode": "str", "fill": "number"},
-               required=frozenset({"offset_dims", "start_index_map", "slice_sizes"})))
+               required=frozenset({"offset_dims", "start_index_map", "slice_sizes"}),
+               adjoint=_gather_slices_adjoint))
 register(OpDef("scatter_slices", "`scatter_slices(%base, %idx, %updates) {update_window_dims "
                "= [...], inserted_window_dims = [...], scatter_dims_to_operand_dims = [...], "
                "operand_batching_dims = [...], scatter_indices_batching_dims = [...], kind = "
@@ -137,7 +246,8 @@ register(OpDef("scatter_slices", "`scatter_slices(%base, %idx, %updates) {update
                attrs={"update_window_dims": "ints", "inserted_window_dims": "ints",
                       "scatter_dims_to_operand_dims": "ints", "operand_batching_dims": "ints",
                       "scatter_indices_batching_dims": "ints", "kind": "str", "mode": "str"},
-               required=frozenset({"update_window_dims", "scatter_dims_to_operand_dims"})))
+               required=frozenset({"update_window_dims", "scatter_dims_to_operand_dims"}),
+               adjoint=_scatter_slices_adjoint))
 
 
 def _reverse(ctx: ShapeCtx) -> list[RuleResult]:

@@ -10,10 +10,17 @@ pooling). A spatial dim of size ``((in - 1) * lhs_dilation + 1 + lo + hi - ((k -
 rhs_dilation + 1)) / stride + 1`` is a polynomial of the symbols only with stride 1: with
 a larger stride over a dynamic dim the result's dim is taken as declared, unrelated to
 the operands (JAX's own dim is then a floor division, which the importer refuses).
+
+Each has an adjoint (as JAX's transposes, written with these same ops); where a stride
+above 1 runs over a dynamic dim the transposed padding needs sizes there are not, and the
+adjoint is a located error, as is one of a dilated max or min window (JAX has none).
 """
 from __future__ import annotations
 
-from bladec.ir import Op
+from typing import Optional
+
+from bladec.adjoint import Builder, dims_of, make_type
+from bladec.ir import Op, TensorType
 from bladec.ops import OpDef, RuleResult, ShapeCtx, register
 from bladec.symbolic.expr import SymbolicExpr, const
 
@@ -149,6 +156,227 @@ def _window_flops(op: Op, shapes: dict[str, tuple[int, ...]]) -> int:
     return out * per
 
 
+# -- adjoints ------------------------------------------------------------------------
+
+G = list[Optional[str]]
+
+
+def _window_attrs(op: Op, r: int) -> tuple[list[int], list[int], list[tuple[int, int]],
+                                           list[int], list[int]]:
+    """window, strides, padding pairs, base and window dilation of a windowed op."""
+    def get(name: str, n: int, default: int) -> list[int]:
+        return [int(v) for v in op.attrs.get(name, (default,) * n)]
+    flat = get("padding", 2 * r, 0)
+    return (get("window", r, 1), get("strides", r, 1),
+            [(flat[2 * i], flat[2 * i + 1]) for i in range(r)],
+            get("base_dilation", r, 1), get("window_dilation", r, 1))
+
+
+def _sum_window_transpose(b: Builder, op: Op, g: str, x: str) -> str:
+    """The transpose of a windowed sum is a windowed sum of the cotangent (the window is
+    all ones, so needs no flip): g spread out by the strides (base dilation), padded so
+    that each input element sees every window that held it (a window of span K, padded
+    ``lo`` before, holds element i in outputs ``(i + lo - K + 1) / s`` up to ``(i + lo) / s``),
+    and stepped by the forward's base dilation. The padding after is ``K - 1 - hi`` when
+    the stride is 1, else it takes the static sizes (a strided dynamic dim has none)."""
+    xt, gt = b.type(x), b.type(g)
+    r = xt.rank
+    window, strides, pads, base, dil = _window_attrs(op, r)
+    back = []
+    for j in range(r):
+        span = (window[j] - 1) * dil[j] + 1
+        lo = span - 1 - pads[j][0]
+        if strides[j] == 1:
+            hi = span - 1 - pads[j][1]
+        elif xt.dims[j] is not None and gt.dims[j] is not None:
+            hi = ((xt.dims[j] - 1) * base[j] + 1 + span - 1
+                  - ((gt.dims[j] - 1) * strides[j] + 1) - lo)
+        else:
+            raise b.fail(op, f"a stride above 1 over dynamic dim {j} has no adjoint")
+        if lo < 0 or hi < 0:
+            raise b.fail(op, f"padding beyond the window in dim {j} has no adjoint")
+        back += [lo, hi]
+    return b.emit("reduce_window", [g], xt, {
+        "kind": "sum", "window": tuple(window), "strides": tuple(base),
+        "padding": tuple(back), "base_dilation": tuple(strides),
+        "window_dilation": tuple(dil)})
+
+
+def _reduce_window_adjoint(b: Builder, op: Op, gs: G) -> G:
+    """sum: the transpose above. max: each window's cotangent added at its first largest
+    element (``select_and_scatter_add``, as JAX); min: the same on -x, whose largest is
+    x's smallest. Max and min with dilations have no adjoint (JAX's neither)."""
+    g, x = gs[0], op.operands[0]
+    if g is None:
+        return [None]
+    kind = op.attrs.get("kind", "sum")
+    if kind == "sum":
+        return [_sum_window_transpose(b, op, g, x)]
+    window, strides, pads, base, dil = _window_attrs(op, b.type(x).rank)
+    if any(v != 1 for v in base + dil):
+        raise b.fail(op, f"a dilated {kind} window has no adjoint")
+    chosen = x if kind == "max" else b.neg(x)
+    return [b.emit("select_and_scatter_add", [g, chosen], b.type(x), {
+        "window": tuple(window), "strides": tuple(strides),
+        "padding": tuple(v for p in pads for v in p)})]
+
+
+def _select_and_scatter_add_adjoint(b: Builder, op: Op, gs: G) -> G:
+    """Linear in the source, whose cotangent is g at each window's first largest element
+    of x (JAX's ``select_and_gather_add``); x has none (the choice is piecewise constant).
+    Written with the ops there are: for each window offset, in row-major order (the order
+    in which the first largest is first), the x and g elements at that offset of every
+    window, picked by a one-element ``reduce_window`` with the op's strides and the
+    padding shifted by the offset (x's padded with -inf as the op pads, g's with 0); a
+    running largest x keeps its g where a later offset is not strictly larger."""
+    g = gs[0]
+    if g is None:
+        return [None, None]
+    source, x = op.operands
+    r = b.type(x).rank
+    window, strides, pads, _, _ = _window_attrs(op, r)
+    ones = (1,) * r
+
+    def at(v: str, kind: str, offset: tuple[int, ...]) -> str:
+        shifted = tuple(p for j in range(r) for p in (pads[j][0] - offset[j],
+                                                       pads[j][1] - (window[j] - 1 - offset[j])))
+        return b.emit("reduce_window", [v], b.type(source), {
+            "kind": kind, "window": ones, "strides": tuple(strides), "padding": shifted})
+
+    best = picked = None
+    for flat in range(_product(window)):
+        offset, rest = [], flat
+        for k in reversed(window):
+            offset.insert(0, rest % k)
+            rest //= k
+        xv, gv = at(x, "max", tuple(offset)), at(g, "sum", tuple(offset))
+        if best is None:
+            best, picked = xv, gv
+            continue
+        larger = b.compare(xv, best, "GT")
+        best, picked = b.select(larger, xv, best), b.select(larger, gv, picked)
+    return [picked, None]
+
+
+def _product(ns: list[int]) -> int:
+    out = 1
+    for n in ns:
+        out *= n
+    return out
+
+
+def _dilated(n: int, d: int) -> int:
+    return 0 if n == 0 else (n - 1) * d + 1
+
+
+def _split_axis(b: Builder, x: str, axis: int, groups: int) -> str:
+    """x with ``axis`` (static, a multiple of ``groups``) split into (groups, rest)."""
+    dims = dims_of(b.type(x))
+    n = dims[axis][0]
+    assert n is not None and n % groups == 0
+    new = dims[:axis] + [(groups, f"C{groups}"), (n // groups, f"C{n // groups}")] + \
+        dims[axis + 1:]
+    return b.emit("reshape", [x], make_type(new, b.type(x).dtype))
+
+
+def _merge_axis(b: Builder, x: str, src: int, dst: int) -> str:
+    """x with axis ``src`` merged into axis ``dst`` (of the array without src) as its
+    major part; the two are static."""
+    rank = b.type(x).rank
+    perm = [i for i in range(rank) if i != src]
+    perm.insert(dst, src)
+    moved = b.transpose(x, perm)
+    dims = dims_of(b.type(moved))
+    n = dims[dst][0] * dims[dst + 1][0]  # type: ignore[operator]
+    new = dims[:dst] + [(n, f"C{n}")] + dims[dst + 2:]
+    return b.emit("reshape", [moved], make_type(new, b.type(x).dtype))
+
+
+def _conv_pads(b: Builder, op: Op, lhs: TensorType, rhs: TensorType, out: TensorType,
+               for_rhs: bool) -> list[int]:
+    """The padding of the transposed convolution (JAX's ``_conv_general_vjp_*_padding``),
+    flat lo, hi per spatial dim. Where the forward stride is 1 it needs no sizes (the
+    dims are ``rd - 1 - lo``, ``rd - 1 - hi`` for the input's, ``lo``, ``hi`` for the
+    kernel's, rd the dilated kernel span); a larger stride needs static sizes."""
+    ls, rs, os = (list(op.attrs[n]) for n in ("lhs_spec", "rhs_spec", "out_spec"))
+    sp = len(ls) - 2
+    strides, ld, rd = (list(int(v) for v in op.attrs.get(n, (1,) * sp))
+                       for n in ("strides", "lhs_dilation", "rhs_dilation"))
+    flat = list(int(v) for v in op.attrs.get("padding", (0,) * (2 * sp)))
+    pads = []
+    for i in range(sp):
+        k = rhs.dims[rs[2 + i]]
+        if k is None:
+            raise b.fail(op, f"a dynamic kernel dim ({rs[2 + i]}) has no adjoint")
+        kd, lo, hi = _dilated(k, rd[i]), flat[2 * i], flat[2 * i + 1]
+        n, o = lhs.dims[ls[2 + i]], out.dims[os[2 + i]]
+        if strides[i] != 1 and (n is None or o is None):
+            raise b.fail(op, f"a stride above 1 over dynamic spatial dim {i} has no adjoint")
+        if for_rhs:
+            after = hi if strides[i] == 1 else \
+                _dilated(o, strides[i]) - _dilated(n, ld[i]) + kd - lo - 1  # type: ignore
+            pads += [lo, after]
+        else:
+            before = kd - lo - 1
+            after = kd - 1 - hi if strides[i] == 1 else \
+                _dilated(n, ld[i]) + kd - 1 - _dilated(o, strides[i]) - before  # type: ignore
+            pads += [before, after]
+    return pads
+
+
+def _swap01(spec: list[int]) -> tuple[int, ...]:
+    return (spec[1], spec[0], *spec[2:])
+
+
+def _conv_adjoint(b: Builder, op: Op, gs: G) -> G:
+    """As JAX's: the input's cotangent is the convolution of g with the kernel flipped in
+    space and its features swapped, the forward's strides as input dilation (and its input
+    dilation as strides); the kernel's is the convolution of the input with g, the batch
+    contracted as the features, the forward's strides as kernel dilation. Feature groups
+    move into the flipped kernel's output features (and become batch groups of the
+    kernel's convolution); batch groups the other way round."""
+    g = gs[0]
+    if g is None:
+        return [None, None]
+    lhs, rhs = op.operands
+    lt, rt, gt = b.type(lhs), b.type(rhs), b.type(g)
+    ls, rs, os = (list(int(v) for v in op.attrs[n]) for n in ("lhs_spec", "rhs_spec",
+                                                              "out_spec"))
+    sp = len(ls) - 2
+    strides, ld, rd = (tuple(int(v) for v in op.attrs.get(n, (1,) * sp))
+                       for n in ("strides", "lhs_dilation", "rhs_dilation"))
+    fg, bg = int(op.attrs.get("feature_groups", 1)), int(op.attrs.get("batch_groups", 1))
+    # the input's cotangent
+    kernel = rhs
+    if fg > 1 or bg > 1:
+        if rt.dims[rs[0]] is None or rt.dims[rs[1]] is None:
+            raise b.fail(op, "grouped features of dynamic size have no adjoint")
+        kernel = _merge_axis(b, _split_axis(b, rhs, rs[0], max(fg, bg)), rs[0], rs[1])
+    flipped = b.emit("reverse", [kernel], b.type(kernel), {"dims": tuple(rs[2:])})
+    back_t = lt
+    if bg > 1:  # the result holds the groups in the features: moved to the batch below
+        d = dims_of(lt)
+        if d[ls[0]][0] is None:
+            raise b.fail(op, "batch groups over a dynamic batch have no adjoint")
+        d[ls[1]] = (d[ls[1]][0] * bg, f"C{d[ls[1]][0] * bg}")  # type: ignore[operator]
+        d[ls[0]] = (d[ls[0]][0] // bg, f"C{d[ls[0]][0] // bg}")  # type: ignore[operator]
+        back_t = make_type(d, lt.dtype)
+    to_lhs = b.emit("conv", [g, flipped], back_t, {
+        "lhs_spec": tuple(os), "rhs_spec": _swap01(rs), "out_spec": tuple(ls),
+        "strides": ld, "padding": tuple(_conv_pads(b, op, lt, rt, gt, False)),
+        "lhs_dilation": strides, "rhs_dilation": rd, "feature_groups": max(fg, bg),
+        "batch_groups": 1})
+    if bg > 1:
+        to_lhs = _merge_axis(b, _split_axis(b, to_lhs, ls[1], bg), ls[1], ls[0])
+    # the kernel's cotangent
+    to_rhs = b.emit("conv", [lhs, g], rt, {
+        "lhs_spec": _swap01(ls), "rhs_spec": _swap01(os), "out_spec": _swap01(rs),
+        "strides": rd, "padding": tuple(_conv_pads(b, op, lt, rt, gt, True)),
+        "lhs_dilation": ld, "rhs_dilation": strides, "feature_groups": bg,
+        "batch_groups": fg})
+    return [to_lhs, to_rhs]
+
+
 _SPECS = {"lhs_spec": "ints", "rhs_spec": "ints", "out_spec": "ints", "strides": "ints",
           "padding": "ints", "lhs_dilation": "ints", "rhs_dilation": "ints",
           "feature_groups": "int", "batch_groups": "int"}
@@ -159,17 +387,20 @@ register(OpDef("conv", "`conv(%x, %k) {lhs_spec = [0, 3, 1, 2], rhs_spec = [3, 2
                "feature, spatial...) of the result; `padding` is lo, hi per spatial dim; "
                "optional `lhs_dilation`, `rhs_dilation`, `feature_groups`, `batch_groups` "
                "(default 1).", _conv, 2, 2, attrs=_SPECS,
-               required=frozenset({"lhs_spec", "rhs_spec", "out_spec"}), flops=_conv_flops))
+               required=frozenset({"lhs_spec", "rhs_spec", "out_spec"}), flops=_conv_flops,
+               adjoint=_conv_adjoint))
 register(OpDef("reduce_window", "`reduce_window(%x) {kind = \"max\", window = [1, 3, 3, 1], "
                "strides = [1, 2, 2, 1], padding = [0, 0, 1, 1, 1, 1, 0, 0]}`: pooling: the "
                "sum, max or min of each window (padding counts as the kind's identity); "
                "optional `base_dilation` and `window_dilation`.", _reduce_window,
                attrs={"kind": "str", "window": "ints", "strides": "ints", "padding": "ints",
                       "base_dilation": "ints", "window_dilation": "ints"},
-               required=frozenset({"window"}), flops=_window_flops))
+               required=frozenset({"window"}), flops=_window_flops,
+               adjoint=_reduce_window_adjoint))
 register(OpDef("select_and_scatter_add", "`select_and_scatter_add(%source, %x) {window = "
                "[...], strides = [...], padding = [...]}`: zeros of x's shape, with each "
                "source element added at the first largest element of its window of x (the "
                "gradient of max pooling).", _select_and_scatter_add, 2, 2,
                attrs={"window": "ints", "strides": "ints", "padding": "ints"},
-               required=frozenset({"window"}), flops=_window_flops))
+               required=frozenset({"window"}), flops=_window_flops,
+               adjoint=_select_and_scatter_add_adjoint))
