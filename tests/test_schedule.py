@@ -422,7 +422,13 @@ def test_new_samples_are_present():
     assert 30 <= sizes["attention.mlir"] <= 60
 
 
-@pytest.mark.parametrize("path", SAMPLE_FILES, ids=lambda p: p.name)
+# the paper-size listings take a minute between them: `make bench` runs them
+PAPER_SIZE = ("llama-train-paper.mlir", "llama-train-paper-adam.mlir")
+
+
+@pytest.mark.parametrize("path", [pytest.param(p, marks=pytest.mark.slow)
+                                  if p.name in PAPER_SIZE else p for p in SAMPLE_FILES],
+                         ids=lambda p: p.name)
 def test_sample_schedule_never_raises_the_peak(path: Path):
     module = load(path)
     scheduled = SchedulePass().apply(module)
