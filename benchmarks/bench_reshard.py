@@ -46,7 +46,7 @@ sys.path.insert(0, str(ROOT))
 from bladec.emit.shard import jax_mesh, partition_spec, sharded_program  # noqa: E402
 from bladec.ir import Func, Mesh, Op, TensorType, Value  # noqa: E402
 from bladec.passes.redistribute import normal_form  # noqa: E402
-from bladec.sharding import ways  # noqa: E402
+from bladec.sharding import all_shardings, ways  # noqa: E402
 from bladec.types import format_sharding  # noqa: E402
 
 MESHES = [Mesh((("x", 4), ("y", 2))), Mesh((("x", 2), ("y", 2), ("z", 2)))]
@@ -55,16 +55,6 @@ _COLLECTIVE = re.compile(r"=\s*(\(?[^=]*?\)?)\s+(all-gather|all-to-all|collectiv
                          r"all-reduce)(?:-start)?\(")
 _ARRAY = re.compile(r"([a-z]+[0-9]*)\[([0-9,]*)\]")
 _WIDTH = {"f32": 4, "f16": 2, "bf16": 2, "f64": 8, "s32": 4, "u32": 4, "pred": 1}
-
-
-def all_shardings(mesh: Mesh, rank: int) -> list:
-    import itertools
-    out = set()
-    for assign in itertools.product(range(-1, rank), repeat=len(mesh.names)):
-        per = [[a for a, d in zip(mesh.names, assign) if d == j] for j in range(rank)]
-        for orders in itertools.product(*[list(itertools.permutations(p)) for p in per]):
-            out.add(tuple(orders))
-    return sorted(out)
 
 
 def _group_size(line: str, devices: int) -> int:

@@ -72,6 +72,17 @@ def devices(mesh: Mesh) -> list[dict[str, int]]:
             for c in itertools.product(*(range(n) for _, n in mesh.axes))]
 
 
+def all_shardings(mesh: Mesh, rank: int) -> list[Sharding]:
+    """Every way to split ``rank`` dims over the mesh: each axis unused or on one dim,
+    in every order within a dim (what the redistribution tests and benchmark range over)."""
+    out = set()
+    for assign in itertools.product(range(-1, rank), repeat=len(mesh.names)):
+        per = [[a for a, d in zip(mesh.names, assign) if d == j] for j in range(rank)]
+        for orders in itertools.product(*[list(itertools.permutations(p)) for p in per]):
+            out.add(tuple(orders))
+    return sorted(out)
+
+
 def block_of(mesh: Mesh, sharding: Sharding, coords: dict[str, int]) -> tuple[int, ...]:
     """The block index, per dim, that the device at ``coords`` holds."""
     out = []

@@ -24,23 +24,12 @@ from bladec.errors import BladecError
 from bladec.ir import Func, Mesh, Module, Op, TensorType, Value
 from bladec.parse import parse_module
 from bladec.passes.redistribute import RedistributePass, normal_form
-from bladec.sharding import block_of, devices, permutation, splits, ways
+from bladec.sharding import all_shardings, block_of, devices, permutation, splits, ways
 from bladec.types import Sharding
 from bladec.verify import verify
 
 MESHES = [Mesh((("x", 4), ("y", 2))), Mesh((("x", 2), ("y", 2), ("z", 2)))]
 PHASE = {"shard_slice": 0, "all_to_all": 1, "all_permute": 1, "all_gather": 2}
-
-
-def all_shardings(mesh: Mesh, rank: int) -> list[Sharding]:
-    """Every way to split ``rank`` dims over the mesh: each axis unused or on one dim,
-    in every order within a dim."""
-    out = set()
-    for assign in itertools.product(range(-1, rank), repeat=len(mesh.names)):
-        per = [[a for a, d in zip(mesh.names, assign) if d == j] for j in range(rank)]
-        for orders in itertools.product(*[list(itertools.permutations(p)) for p in per]):
-            out.add(tuple(orders))
-    return sorted(out)
 
 
 def blocks(mesh: Mesh, x: np.ndarray, sharding: Sharding) -> list[np.ndarray]:

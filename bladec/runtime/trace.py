@@ -77,11 +77,6 @@ def position_ops(trace: list[Step]) -> list[int]:
     return out + [-1] * pending
 
 
-def is_cut(step: Step) -> bool:
-    """Whether the run leaves compiled code at this step: an eviction or a reload."""
-    return step.kind == "evict" or (step.kind == "regen" and step.method == "reload")
-
-
 def held_until(trace: list[Step]) -> dict[str, int]:
     """The trace position up to which each value read in the trace stays resident: its
     last use, or, when that use is in a later segment than the step that made the value
