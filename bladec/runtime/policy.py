@@ -26,13 +26,14 @@ device memory than the model says (executor.py closes that loop).
 from __future__ import annotations
 
 from bisect import bisect_left
+from typing import Callable
 
 from bladec.runtime.limit import LimitError
 from bladec.runtime.budget import Budget
 from bladec.runtime.consolidate import consolidate as consolidate_plan
 from bladec.runtime.plan import (CostModel, Eviction, Plan, Program, RematSite,  # noqa: F401
-                                 base_trace, build_trace)
-from bladec.runtime.trace import Measure, Step, position_ops, simulate
+                                 base_trace, build_trace, cut_points)
+from bladec.runtime.trace import Measure, Step, position_ops, simulate, walk
 
 
 def plan_run(program: Program, sizes: dict[str, int], limit: int | None,
@@ -105,22 +106,64 @@ def _place(program: Program, sizes: dict[str, int], budget: Budget, chosen: list
     eviction cuts a segment there, and a value made just before a cut and read just
     after it is the next segment's argument, held until that segment ends."""
     allowed = budget.limit - budget.margins.get(k, 0)
-    best: tuple[int, list[Step], int] | None = None
-    for i in [option.after] + [p for p in points if p != option.after]:
-        option.after = i
-        trace = build_trace(program, chosen + [option])
-        # only op k's bytes decide: the trial stops there, the chosen trace is measured whole
-        at_k = simulate(trace, sizes, program.inputs, program.outputs, program.donated,
+    order = [option.after] + [p for p in points if p != option.after]
+    trace = build_trace(program, chosen + [option])
+    # only op k's bytes decide: the first trial is simulated up to op k, the others
+    # differ from it only in where op k's segment starts (_segment_bytes)
+    at_first = simulate(trace, sizes, program.inputs, program.outputs, program.donated,
                         until=k).memory[-1]
-        if at_k <= allowed:
-            best = (at_k, trace, i)
-            break
-        if best is None or at_k < best[0]:
-            best = (at_k, trace, i)
-    assert best is not None
-    option.after = best[2]
-    return best[1], simulate(best[1], sizes, program.inputs, program.outputs,
-                             program.donated)
+    best = (at_first, order[0])
+    if at_first > allowed and len(order) > 1:
+        held = _segment_bytes(program, sizes, trace, option, chosen, k)
+        base = at_first - held(option.after)
+        for i in order[1:]:
+            at_k = base + held(i)
+            if at_k <= allowed:
+                best = (at_k, i)
+                break
+            if at_k < best[0]:
+                best = (at_k, i)
+    if best[1] != option.after:
+        option.after = best[1]
+        trace = build_trace(program, chosen + [option])
+    return trace, simulate(trace, sizes, program.inputs, program.outputs, program.donated)
+
+
+def _segment_bytes(program: Program, sizes: dict[str, int], trace: list[Step],
+                   option: Eviction, chosen: list[Eviction], k: int) -> Callable[[int], int]:
+    """For the trace with ``option`` evicted after any op i, the bytes held at op k's
+    step only because op k's segment holds its arguments, as a function of i.
+
+    Moving the eviction changes nothing else at op k: ``option.value`` is away over op
+    k from every point, and a cut only decides which segment op k runs in. The segment
+    starts at the later of the chosen evictions' and reloads' last cut before op k and
+    the cut after op i; a value not pinned, made before that start and last read in
+    the segment before op k is its argument, held to its end (trace.held_until). So
+    every point is measured from one walk of one trace, with positions in it."""
+    walked = walk(trace)
+    op_pos: dict[int, int] = {}
+    begin: dict[int, int] = {}   # op j -> first position of a segment cut just before j
+    pending = None
+    for pos, step in enumerate(trace):
+        if step.kind == "op":
+            op_pos[step.index] = pos
+            begin[step.index] = pos if pending is None else pending
+            pending = None
+        elif step.kind == "regen" and step.method == "recompute" and pending is None:
+            pending = pos
+    pos_k = op_pos[k]
+    chosen_start = max((c for c in cut_points(chosen) if c <= k), default=0)
+    floor = begin[chosen_start]
+    pinned = (set(program.inputs) - program.donated) | program.outputs
+    # the values that can be arguments of op k's segment: last read in it before op k
+    reach = [(walked.made[v], at, sizes[v]) for v, at in walked.last.items()
+             if floor <= at < pos_k and v in walked.made and v != option.value
+             and v not in pinned]
+
+    def held(i: int) -> int:
+        start = max(begin[i + 1], floor)
+        return sum(size for made, at, size in reach if made < start <= at)
+    return held
 
 
 def _first_over(trace: list[Step], measure: Measure, budget: Budget

@@ -77,16 +77,25 @@ def position_ops(trace: list[Step]) -> list[int]:
     return out + [-1] * pending
 
 
-def held_until(trace: list[Step]) -> dict[str, int]:
-    """The trace position up to which each value read in the trace stays resident: its
-    last use, or, when that use is in a later segment than the step that made the value
-    (it is that segment's argument), the segment's last step. Segments are the runs of
-    ops and recomputes between evictions and reloads.
+@dataclass
+class Walk:
+    """What one walk over a trace finds: each value's last use and the step that made it
+    (an op, a reload or a recompute; graph inputs are not made in the trace), as trace
+    positions, and the segments: the runs of ops and recomputes between evictions and
+    reloads, each by its first and last position (``segment_of`` a position: -1 for an
+    eviction or a reload, which run between segments)."""
+    last: dict[str, int]
+    made: dict[str, int]
+    segment_of: list[int]
+    first: list[int]
+    final: list[int]
 
-    One walk over the trace: the planner measures thousands of candidate traces per
+
+def walk(trace: list[Step]) -> Walk:
+    """One walk over ``trace``: the planner measures thousands of candidate traces per
     binding (policy.py, consolidate.py), so this and :func:`simulate` are its hot path."""
     segment_of: list[int] = []
-    first: list[int] = []   # each segment's first and last position
+    first: list[int] = []
     final: list[int] = []
     made: dict[str, int] = {}
     last: dict[str, int] = {}
@@ -118,14 +127,23 @@ def held_until(trace: list[Step]) -> dict[str, int]:
                     if n not in inner:
                         last[n] = pos
             made[step.value] = pos
+    return Walk(last, made, segment_of, first, final)
+
+
+def held_until(trace: list[Step]) -> dict[str, int]:
+    """The trace position up to which each value read in the trace stays resident: its
+    last use, or, when that use is in a later segment than the step that made the value
+    (it is that segment's argument), the segment's last step."""
+    w = walk(trace)
+    last = w.last   # extended in place (no key is added)
     for value, pos in last.items():
-        seg = segment_of[pos]
+        seg = w.segment_of[pos]
         # graph inputs are not extended: kept ones stay anyway, and a donated one's
         # buffer is the executable's to reuse for an output once it is read
         if seg >= 0:
-            at = made.get(value)
-            if at is not None and at < first[seg]:
-                last[value] = final[seg]
+            at = w.made.get(value)
+            if at is not None and at < w.first[seg]:
+                last[value] = w.final[seg]
     return last
 
 
