@@ -358,8 +358,8 @@ class Executor:
             run = self._fits(bound, mid)
             if run is None:
                 lo = mid + 1
-            else:
-                hi = run.device.peak if self._fits(bound, run.device.peak) else mid
+            else:   # fits at its own peak too: _fits falls back on every plan found
+                hi = run.device.peak
         while hi > 1:
             below = self._fits(bound, hi - 1)
             if below is None:
