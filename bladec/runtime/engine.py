@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Sequence
 
 from bladec.errors import BladecError
 from bladec.ir import Module
@@ -92,9 +92,12 @@ class EngineStats:
     seconds: float = 0.0           # wall time of the calls (compiling included)
     optimize_seconds: float = 0.0  # the pass pipeline, once
     bindings: set[tuple] = field(default_factory=set)   # distinct bindings run (buckets)
+    executables: set[int] = field(default_factory=set)  # distinct ones run (their ids)
     last: Report | None = None
 
-    def add(self, report: Report) -> None:
+    def add(self, report: Report, ran: Sequence[Any] = ()) -> None:
+        """Count ``report``'s step; ``ran``: the compiled segments it ran."""
+        self.executables.update(id(fn) for fn in ran)
         self.calls += 1
         self.compilations += report.compilations
         self.compile_seconds += report.compile_seconds
@@ -192,7 +195,8 @@ class Engine:
         outputs, report = self.executor.run_arrays(arrays, limit, dims, profile)
         if binding is not None and self.cut_padding:
             outputs = unpad_outputs(self.executor, outputs, report.binding, binding)
-        self.stats.add(report)
+        ran = self.executor.prepare(report.binding, limit).segment_steps()  # cached
+        self.stats.add(report, [s.fn for s in ran])
         self._costs.setdefault((_key(report.binding), limit), _Costs()).add(report)
         return outputs, report
 
