@@ -599,8 +599,8 @@ def test_runs_are_cached_per_input_shapes(monkeypatch) -> None:
         raise AssertionError("worked out again")
     for name in ("bind", "plan", "_checked", "_fit", "shapes_for"):
         monkeypatch.setattr(ex, name, fail)
-    monkeypatch.setattr("bladec.runtime.executor.exact_sizes", fail)
-    monkeypatch.setattr("bladec.runtime.executor.simulate", fail)
+    monkeypatch.setattr("bladec.runtime.binding.exact_sizes", fail)
+    monkeypatch.setattr("bladec.runtime.binding.simulate", fail)
     again, report2 = ex.run(inputs, limit)
     assert again["%g"].tobytes() == first["%g"].tobytes()
     assert report2.peak_bytes == report.peak_bytes and report2.evictions == report.evictions
