@@ -31,6 +31,7 @@ MAX_ROUNDS = 8   # plans compiled and checked per limit before the closed loop g
 WHOLE_STEP_SLACK = 0.15   # how far the whole step's estimated device peak must exceed a
                           # limit before it is not compiled to check (_whole_step_over)
 
+
 class Fitter(Planner):
     """A :class:`Planner` whose plans are checked against the device (see the module)."""
 
