@@ -55,6 +55,9 @@ class JitReport:
     trace_seconds: float = 0.0     # tracing and optimizing, all traces
     total_compilations: int = 0
     total_compile_seconds: float = 0.0
+    total_compile_cpu_seconds: float = 0.0   # the process's CPU time over the same calls
+    total_executables: int = 0     # distinct executables run (fewer than compilations
+                                   # where a plan XLA's figures rejected was compiled)
     buckets: int = 0               # distinct bindings run
 
     def __str__(self) -> str:
@@ -195,6 +198,9 @@ class Jitted:
         engines = [t.engine for t in self._traces.values()]
         out.total_compilations = sum(e.stats.compilations for e in engines)
         out.total_compile_seconds = sum(e.stats.compile_seconds for e in engines)
+        out.total_compile_cpu_seconds = sum(getattr(e.backend, "compile_cpu_seconds", 0.0)
+                                            for e in engines)
+        out.total_executables = sum(len(e.stats.executables) for e in engines)
         out.buckets = sum(len(e.stats.bindings) for e in engines)
         if r is None or self._last_traced is None:
             return out

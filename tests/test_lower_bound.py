@@ -14,7 +14,7 @@ import pytest
 from bladec.errors import BladecError
 from bladec.parse import parse_module
 from bladec.passes import parse_pipeline, run_pipeline
-from bladec.runtime import executor as executor_module
+from bladec.runtime import fitting
 from bladec.runtime.backend import NumpyBackend
 from bladec.runtime.executor import Executor
 from bladec.runtime.plan import Program
@@ -91,8 +91,8 @@ def test_loop_skips_the_planner_below_the_bound(monkeypatch) -> None:
     ex = _executor("attention.mlir")
     bound = _program(ex, CASES[0][1])
     calls = []
-    real = executor_module.try_plan
-    monkeypatch.setattr(executor_module, "try_plan",
+    real = fitting.try_plan
+    monkeypatch.setattr(fitting, "try_plan",
                         lambda *a, **k: calls.append(a[2]) or real(*a, **k))
     lower = bound.version.program.lower_bounds(bound.sizes)
     assert ex._fit(bound, max(lower) - 1) is None

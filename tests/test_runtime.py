@@ -589,6 +589,31 @@ def test_attention_at_the_smallest_limit_is_bitwise_equal() -> None:
         assert all(out[k].tobytes() == ref[k].tobytes() for k in ref), consolidate
 
 
+def test_the_whole_step_is_not_compiled_to_learn_it_does_not_fit(monkeypatch) -> None:
+    """Where the whole step compiled at another binding says this one's is over the
+    limit (its device/model ratio times this model peak), the closed loop runs first and
+    only its executables are compiled; a limit no plan meets is still refused on the
+    checked path, the whole step compiled and the smallest limit searched."""
+    from bladec.runtime.limit import LimitError
+    from bladec.runtime.policy import CostModel
+    # CUT at S0=256: whole step 2,424,832 B on the device, model 2,097,152 B; the whole
+    # step at S0=64 gives the ratio 1.08, so the estimate is 2,266,277 B; without the
+    # slack a 2,000,000 B limit is estimated over, and a plan with one eviction fits it
+    monkeypatch.setattr("bladec.runtime.fitting.WHOLE_STEP_SLACK", 0.0)
+    module = run_pipeline(_module(CUT), parse_pipeline("analyze,remat"))
+    ex = Executor(module, JaxBackend(), cost=CostModel())
+    ex.prepare({"S0": 64}, None)
+    before = ex.backend.compilations
+    run = ex.prepare({"S0": 256}, 2_000_000)
+    assert run.evictions and run.device.peak <= 2_000_000
+    assert None not in ex._bound({"S0": 256}).runs        # the whole step: not compiled
+    assert ex.backend.compilations - before == len({id(s.fn) for s in run.segment_steps()})
+    refused = Executor(module, JaxBackend(), cost=CostModel())
+    refused.prepare({"S0": 64}, None)
+    with pytest.raises(LimitError, match="smallest limit that works"):
+        refused.prepare({"S0": 256}, 1_000_000)
+    assert None in refused._bound({"S0": 256}).runs       # checked before refusing
+
 def test_runs_are_cached_per_input_shapes(monkeypatch) -> None:
     ex = Executor(run_pipeline(_module(CHAIN), parse_pipeline("analyze,remat")), NumpyBackend())
     inputs = ex.random_inputs({"S0": 6})
@@ -599,8 +624,8 @@ def test_runs_are_cached_per_input_shapes(monkeypatch) -> None:
         raise AssertionError("worked out again")
     for name in ("bind", "plan", "_checked", "_fit", "shapes_for"):
         monkeypatch.setattr(ex, name, fail)
-    monkeypatch.setattr("bladec.runtime.executor.exact_sizes", fail)
-    monkeypatch.setattr("bladec.runtime.executor.simulate", fail)
+    monkeypatch.setattr("bladec.runtime.binding.exact_sizes", fail)
+    monkeypatch.setattr("bladec.runtime.binding.simulate", fail)
     again, report2 = ex.run(inputs, limit)
     assert again["%g"].tobytes() == first["%g"].tobytes()
     assert report2.peak_bytes == report.peak_bytes and report2.evictions == report.evictions

@@ -85,7 +85,7 @@ class OpDef:
     # not run, and `optimize` must still take it, so only `run` applies these checks.
     run_rule: Callable[[ShapeCtx], None] | None = None
     # FLOPs for the remat cost model where one per element of the larger side (the
-    # default of ``bladec.runtime.executor.flops_of``) is far off: ``dim_size`` reads no
+    # default of ``bladec.runtime.planning.flops_of``) is far off: ``dim_size`` reads no
     # element, a window reduction reads each element once per window it falls in.
     flops: FlopRule | None = None
     # Reverse mode (the ``grad`` pass): operand cotangents from result cotangents, written

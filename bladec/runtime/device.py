@@ -42,8 +42,11 @@ class DeviceAccount:
 
 
 def account(run: PreparedRun, sizes: dict[str, int], inputs: list[str],
-            donated: set[str] = frozenset()) -> DeviceAccount:
-    """The device accounting of ``run`` (compiles its segments to read their figures)."""
+            donated: set[str] = frozenset(), over: int | None = None) -> DeviceAccount:
+    """The device accounting of ``run`` (compiles its segments to read their figures).
+    ``over``: stop after the first segment whose figure exceeds it (the run does not
+    fit, and compiling the rest would be wasted): the account then covers the steps up
+    to that segment, and its peak is over ``over``."""
     held = sum(sizes[n] for n in inputs)
     acct = DeviceAccount(peak=held, held_peak=held)
     host: dict[str, int] = {}
@@ -53,6 +56,8 @@ def account(run: PreparedRun, sizes: dict[str, int], inputs: list[str],
             figure = SegmentFigure(held, memory.output_bytes, memory.temp_bytes)
             acct.segments.append(figure)
             acct.peak = max(acct.peak, figure.total)
+            if over is not None and figure.total > over:
+                break
             held += sum(sizes[n] for n in step.outputs) - sum(sizes[n] for n in step.free)
         elif isinstance(step, EvictStep):
             if step.copy:

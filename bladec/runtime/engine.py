@@ -1,30 +1,34 @@
 """The engine: what running a listing means, in order. Open this module first.
 
 Everything that runs a listing goes through :class:`Engine`: ``bladec.jit`` (the Python
-API, bladec/jit.py), ``bladec run`` (session.py, a thin client that reads and writes
+API, bladec/api.py), ``bladec run`` (session.py, a thin client that reads and writes
 files), and the benchmarks. An engine is built once per listing:
 
 1. **optimize** (:func:`optimize`): the pass pipeline (``analyze,schedule,remat`` by
    default), unless the listing is already optimized (it carries the ``remat.plan``
    that the remat pass writes): then it runs as it is, and its completed
    ``@symbolic_shape_graph`` is the analysis;
-2. the executor (executor.py) reads the optimized listing once: its shape analysis, its
-   schedule versions and remat sites.
+2. the executor (executor.py, built in stages: binding.py, planning.py, fitting.py)
+   reads the optimized listing once: its shape analysis, its schedule versions and
+   remat sites.
 
 Then each :meth:`Engine.call`, given the inputs as the backend's arrays (device arrays
 for JAX, which stay on the device):
 
-3. **bind** (executor.py, symbolic/binding.py): the symbols from the input shapes,
+3. **bind** (binding.py, symbolic/binding.py): the symbols from the input shapes,
    checked against every relation; with padding (padding.py), each padded symbol rounded
    up to its multiple and the inputs padded where they live;
-4. **plan** (policy.py, plan.py): once per binding and limit, cached: what to evict
-   and how to bring it back, on the per-op model;
-5. **compile** (segments.py, jax_backend.py): the plan cut into segments, each compiled
-   once per shape signature (cached in the backend), and the plan checked against the
-   device accounting (device.py) until it fits the limit, or refused naming the
-   smallest limit that works (a :class:`bladec.runtime.limit.LimitError`);
-6. **execute** (execution.py): the segments, evictions and reloads dispatched without
-   waiting, dead arrays freed, donated inputs given up at their last use;
+4. **plan** (planning.py, policy.py, plan.py): once per binding and limit, cached: what
+   to evict and how to bring it back, on the per-op model;
+5. **compile and fit** (fitting.py, segments.py, jax_backend.py): the plan cut into
+   segments, each compiled once per shape signature (cached in the backend), and the
+   plan checked against the device accounting (device.py) until it fits the limit, or
+   refused naming the smallest limit that works (a
+   :class:`bladec.runtime.limit.LimitError`); nothing is compiled that is known not
+   to run (the whole step is not compiled to learn it does not fit);
+6. **execute** (executor.py, execution.py): the segments, evictions and reloads
+   dispatched without waiting, dead arrays freed, donated inputs given up at their last
+   use;
 7. the outputs (padding cut off) as the backend's arrays, and a :class:`Report` of the
    step, which :class:`EngineStats` adds up over calls.
 """
@@ -32,7 +36,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Sequence
 
 from bladec.errors import BladecError
 from bladec.ir import Module
@@ -92,9 +96,12 @@ class EngineStats:
     seconds: float = 0.0           # wall time of the calls (compiling included)
     optimize_seconds: float = 0.0  # the pass pipeline, once
     bindings: set[tuple] = field(default_factory=set)   # distinct bindings run (buckets)
+    executables: set[int] = field(default_factory=set)  # distinct ones run (their ids)
     last: Report | None = None
 
-    def add(self, report: Report) -> None:
+    def add(self, report: Report, ran: Sequence[Any] = ()) -> None:
+        """Count ``report``'s step; ``ran``: the compiled segments it ran."""
+        self.executables.update(id(fn) for fn in ran)
         self.calls += 1
         self.compilations += report.compilations
         self.compile_seconds += report.compile_seconds
@@ -192,7 +199,8 @@ class Engine:
         outputs, report = self.executor.run_arrays(arrays, limit, dims, profile)
         if binding is not None and self.cut_padding:
             outputs = unpad_outputs(self.executor, outputs, report.binding, binding)
-        self.stats.add(report)
+        ran = self.executor.prepare(report.binding, limit).segment_steps()  # cached
+        self.stats.add(report, [s.fn for s in ran])
         self._costs.setdefault((_key(report.binding), limit), _Costs()).add(report)
         return outputs, report
 

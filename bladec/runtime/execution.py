@@ -1,8 +1,8 @@
 """Executing a prepared run: dispatch its steps, hold and free the arrays, measure.
 
-The executor (executor.py) works out per binding and limit what to run (a
-:class:`PreparedRun`: segments compiled, evictions, reloads, checked against the device
-accounting); :func:`execute` runs it. Segments, offloads and reloads are queued without
+The executor's stages (binding.py, planning.py, fitting.py) work out per binding and
+limit what to run (a :class:`PreparedRun`: segments compiled, evictions, reloads,
+checked against the device accounting); :func:`execute` runs it. Segments, offloads and reloads are queued without
 waiting for each other (the backend orders them by their data) unless ``profile`` asks
 for each segment's time. What the run holds is counted from the arrays themselves, so the
 device peak in the :class:`Report` is measured, and must equal the plan's accounting.

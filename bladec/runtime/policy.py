@@ -21,7 +21,7 @@ Recomputes need no cut: their region's ops run inside the next segment.
 
 The limit the planner keeps is a :class:`~bladec.runtime.budget.Budget`: the user's
 limit, less per-op margins where the executor found the compiled segments needing more
-device memory than the model says (executor.py closes that loop).
+device memory than the model says (fitting.py closes that loop).
 """
 from __future__ import annotations
 

@@ -1,0 +1,179 @@
+"""Binding: what the input shapes of one call fix, before anything is planned.
+
+The runtime's first stage (the engine, engine.py, says what a call does in order). A
+:class:`Binder` reads the optimized listing once (its completed shape analysis, its
+schedule versions, the remat sites and plan each version carries) and, per call, solves
+the symbols from the input shapes, checks them against every relation, and works out
+what that binding fixes: every value's size and shape, the schedule version with the
+lowest peak, and that peak (a :class:`_Bound`, cached per binding and per input
+shapes, so a repeated shape costs a dictionary look-up). Planning (planning.py),
+fitting the plan to the device (fitting.py) and executing it (executor.py) build on it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from bladec.analysis.liveness import is_compute
+from bladec.analysis.memory import exact_sizes
+from bladec.analysis.version import choose, versions
+from bladec.errors import BladecError
+from bladec.ir import Func, Module, Op
+from bladec.runtime.backend import numpy_dtype
+from bladec.runtime.policy import Program, base_trace
+from bladec.runtime.segments import PreparedRun
+from bladec.runtime.trace import simulate
+from bladec.symbolic.binding import input_equation
+from bladec.symbolic.shapes import ShapeInfo, analyze_shapes
+
+
+@dataclass
+class _Version:
+    """One order of the listing's ops (main, or one of its schedule versions) as the
+    runtime walks it: the compute ops, the remat plan read from it, who produces what."""
+    func: Func
+    ops: list[Op]
+    program: Program
+    regen_ops: dict[tuple[str, int], Op]
+    producer: dict[str, int]
+
+    @classmethod
+    def read(cls, func: Func) -> "_Version":
+        ops = [op for op in func.ops if is_compute(op)]
+        candidates: dict[int, list[str]] = {}
+        regens: dict[tuple[str, int], Op] = {}
+        index = -1
+        pending: list[Op] = []
+        for op in func.ops:
+            if op.name == "remat.evict" and index >= 0:
+                candidates.setdefault(index, []).extend(op.operands)
+            elif op.name == "remat.regenerate":
+                pending.append(op)
+            elif is_compute(op):
+                index += 1
+                for r in pending:
+                    regens[(r.operands[0], index)] = r
+                pending = []
+        uses: dict[str, list[int]] = {}
+        for i, op in enumerate(ops):
+            for n in dict.fromkeys(op.operands):
+                uses.setdefault(n, []).append(i)
+        inputs = [a.name for a in func.args]
+        donated = frozenset(a.name for a in func.args if a.donated)
+        program = Program(ops, inputs, set(func.outputs()), candidates, {}, uses, donated)
+        producer = {r: i for i, op in enumerate(ops) for r in op.result_names}
+        return cls(func, ops, program, regens, producer)
+
+
+@dataclass
+class _Bound:
+    """What one binding of the symbols fixes: sizes, shapes, the version to run (the
+    lowest unevicted peak) and that peak."""
+    binding: dict[str, int]
+    sizes: dict[str, int]
+    shapes: dict[str, tuple[int, ...]]
+    version: _Version
+    planned_peak: int
+    program: Program | None = None
+    runs: dict[int | None, PreparedRun] = field(default_factory=dict)
+    fitted: dict[int, PreparedRun | None] = field(default_factory=dict)  # closed loops
+    good: list[PreparedRun] = field(default_factory=list)  # every run that fitted
+    smallest: int | None = None    # the smallest limit that works, once searched
+    lower: list[int] | None = None  # per op, no plan's model is below (Program.lower_bounds)
+
+
+class Binder:
+    """The listing read once, and the bindings of the calls so far (cached)."""
+
+    def __init__(self, module: Module) -> None:
+        self.module = module
+        self.func = module.main
+        self.info: ShapeInfo = analyze_shapes(module)
+        self.versions = [_Version.read(f) for f in versions(module)]
+        self.inputs = [a.name for a in self.func.args]
+        self.outputs = list(self.func.outputs())
+        self.donated = frozenset(a.name for a in self.func.args if a.donated)
+        self._keep = (set(self.inputs) - self.donated) | set(self.outputs)
+        self._by_shapes: dict[tuple, _Bound] = {}
+        self._by_binding: dict[tuple, _Bound] = {}
+
+    def bind(self, shapes: dict[str, tuple[int, ...]], dims: dict[str, int] | None = None
+             ) -> dict[str, int]:
+        """Symbol values from input shapes (and ``dims``, for symbols no input carries),
+        solved and checked against every relation by ``ShapeInfo.bind``."""
+        dim_eqs = [input_equation(name, j, expr, tuple(shapes[name]))
+                   for name in self.inputs for j, expr in enumerate(self.info.dims[name])
+                   if j < len(shapes[name])]
+        full = self.info.bind(dict(dims or {}), dim_eqs)
+        for name in self.inputs:
+            want = tuple(d.evaluate(full) for d in self.info.dims[name])
+            if tuple(shapes[name]) != want:
+                raise BladecError(f"input {name} has shape {tuple(shapes[name])}, but the "
+                                  f"relations give {want} for {_show(full, self.info)}")
+        return {s: full[s] for s in self.info.free}
+
+    def shapes_for(self, binding: dict[str, int]) -> dict[str, tuple[int, ...]]:
+        full = self.info.bind(binding)
+        return {v: tuple(d.evaluate(full) for d in ds) for v, ds in self.info.dims.items()}
+
+    def random_inputs(self, binding: dict[str, int], seed: int = 0) -> dict[str, np.ndarray]:
+        rng = np.random.default_rng(seed)
+        shapes = self.shapes_for(binding)
+        out = {}
+        for name in self.inputs:
+            dtype = self.info.dtypes[name]
+            shape = shapes[name]
+            if dtype == "i1":
+                out[name] = rng.random(shape) < 0.5
+            elif dtype.startswith(("i", "u")):
+                out[name] = rng.integers(0, 2, shape).astype(numpy_dtype(dtype))
+            else:  # drawn in single precision (or double): half the time and memory
+                draw = np.float64 if dtype == "f64" else np.float32
+                out[name] = rng.standard_normal(shape, dtype=draw).astype(numpy_dtype(dtype),
+                                                                          copy=False)
+        return out
+
+    def _bound(self, binding: dict[str, int]) -> _Bound:
+        key = tuple(sorted(binding.items()))
+        bound = self._by_binding.get(key)
+        if bound is None:
+            sizes = exact_sizes(self.info, binding)
+            best = choose([v.func for v in self.versions], sizes)[0] \
+                if len(self.versions) > 1 else 0
+            version = self.versions[best]
+            planned = simulate(base_trace(version.program), sizes, self.inputs,
+                               set(self.outputs), self.donated)
+            bound = self._by_binding[key] = _Bound(dict(binding), sizes,
+                                                   self.shapes_for(binding), version,
+                                                   planned.peak)
+        return bound
+
+    def _bound_for_inputs(self, shapes: dict[str, tuple[int, ...]],
+                          dims: dict[str, int] | None) -> _Bound:
+        key = (tuple(shapes[n] for n in self.inputs), tuple(sorted((dims or {}).items())))
+        bound = self._by_shapes.get(key)
+        if bound is None:
+            bound = self._by_shapes[key] = self._bound(self.bind(shapes, dims))
+        return bound
+
+    def _check_names(self, inputs: dict[str, Any]) -> None:
+        missing = [n for n in self.inputs if n not in inputs]
+        if missing:
+            raise BladecError(f"missing input(s) {', '.join(missing)}")
+        if len(inputs) != len(self.inputs):
+            extra = [n for n in inputs if n not in self.inputs]
+            raise BladecError(f"unknown input(s) {', '.join(extra)} (the graph takes "
+                              f"{', '.join(self.inputs)})")
+
+    def _check_dtypes(self, dtypes: dict[str, Any]) -> None:
+        for name in self.inputs:
+            want = numpy_dtype(self.info.dtypes[name])
+            if np.dtype(dtypes[name]) != want:
+                raise BladecError(f"input {name} is {np.dtype(dtypes[name])}, "
+                                  f"the listing says {self.info.dtypes[name]}")
+
+
+def _show(binding: dict[str, int], info: ShapeInfo) -> str:
+    return ", ".join(f"{s}={binding[s]}" for s in info.free)

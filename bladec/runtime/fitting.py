@@ -1,0 +1,180 @@
+"""Fitting a plan to the device: the closed loop, and the smallest limit that works.
+
+The planner (policy.py) works on the per-op model; a limit promises the device peak
+(device.py: held arrays plus each running segment's own XLA outputs and temporaries).
+So a plan is cut into segments and compiled (segments.py, the backend), its device
+peak is read from the compiled segments' figures, and where a segment is over the
+limit the planner is given a margin at that segment's ops and plans again, until the
+device peak fits (:meth:`Fitter._fit`). When it can not, the smallest limit that works
+by the same accounting is searched and named (:meth:`Fitter._smallest_limit`: verified,
+it fits and one byte less does not).
+
+Nothing is compiled only to be thrown away where that can be told before: the whole
+step (the plan with nothing evicted) is not compiled to learn that it does not fit
+when :meth:`Fitter._whole_step_over` says so, and a rejected plan stops compiling at
+its first segment over the limit. Results are cached per binding and limit.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from bladec.ir import Module
+from bladec.runtime.backend import Backend
+from bladec.runtime.binding import _Bound
+from bladec.runtime.device import account, grow_margins
+from bladec.runtime.limit import LimitError
+from bladec.runtime.planning import Planner
+from bladec.runtime.policy import CostModel, Plan, try_plan
+from bladec.runtime.segments import PreparedRun, split
+
+MAX_ROUNDS = 8   # plans compiled and checked per limit before the closed loop gives up
+WHOLE_STEP_SLACK = 0.15   # how far the whole step's estimated device peak must exceed a
+                          # limit before it is not compiled to check (_whole_step_over)
+
+
+class Fitter(Planner):
+    """A :class:`Planner` whose plans are checked against the device (see the module)."""
+
+    def __init__(self, module: Module, backend: Backend, cost: CostModel | None = None,
+                 consolidate: bool = True) -> None:
+        super().__init__(module, backend, cost, consolidate)
+        self._whole_ratios: list[float] = []   # device / model peak of compiled whole steps
+
+    def prepare(self, binding: dict[str, int], limit: int | None) -> PreparedRun:
+        """The plan for ``binding`` under ``limit`` as segments and copies, checked
+        against the device accounting (cached); LimitError when no plan fits."""
+        bound = self._bound(binding)
+        run = bound.runs.get(limit)
+        if run is None:
+            if limit is None:
+                run = self._checked(self.plan(binding, None), bound)
+                self._whole_ratios.append(run.device.peak / max(bound.planned_peak, 1))
+            else:
+                run = self._guess(bound, limit) or self._fits(bound, limit)
+            if run is None:
+                smallest = self._smallest_limit(bound)
+                run = self._fits(bound, limit)  # the search may have found one
+                if run is None:
+                    raise LimitError(limit, smallest, "by the device accounting: held "
+                                     "arrays plus each segment's XLA outputs and "
+                                     "temporaries")
+            bound.runs[limit] = run
+        return run
+
+    def _guess(self, bound: _Bound, limit: int) -> PreparedRun | None:
+        """The closed loop's plan, without first compiling the whole step to learn that
+        it does not fit, where :meth:`_whole_step_over` says so; None sends
+        :meth:`prepare` down the checked path (:meth:`_fits`: the whole step first).
+
+        This does not weaken the limit: whatever runs is checked against its compiled
+        segments' own figures. A wrong estimate costs only speed (a plan that evicts
+        where the whole step would have fitted); and where the loop finds nothing,
+        :meth:`_fits` compiles the whole step after all, so a limit is refused only on
+        the checked path."""
+        if None in bound.runs or not self._whole_step_over(bound, limit):
+            return None   # the whole step may fit, or is compiled already: _fits decides
+        return self._fit(bound, limit)
+
+    def _whole_step_over(self, bound: _Bound, limit: int) -> bool:
+        """Whether the run with nothing evicted is over ``limit``, without compiling it.
+
+        Proved when the bytes it must hold exceed the limit: every input (held when it
+        starts) plus the outputs XLA can not write into donated inputs. Otherwise
+        estimated from the whole steps compiled at other bindings: this binding's model
+        peak times the smallest ratio of device peak to model peak seen there, over the
+        limit by more than WHOLE_STEP_SLACK (on the small Llama training step the ratio
+        was 1.04, 1.03 and 0.98 at 4x32, 4x48 and 4x64, 0.88 and 0.87 at 8x256 and
+        8x320: within 7% across the buckets of one stream). No estimate before a whole
+        step has been compiled."""
+        sizes = bound.sizes
+        inputs = sum(sizes[n] for n in self.inputs)
+        outputs = sum(sizes[n] for n in dict.fromkeys(self.outputs) if n not in self.inputs)
+        donated = sum(sizes[n] for n in self.donated)
+        if inputs + max(outputs - donated, 0) > limit:
+            return True
+        if not self._whole_ratios:
+            return False
+        return bound.planned_peak * min(self._whole_ratios) > limit * (1 + WHOLE_STEP_SLACK)
+
+    def _checked(self, plan: Plan, bound: _Bound, limit: int | None = None) -> PreparedRun:
+        """The plan cut into steps, with its device accounting (segments compiled).
+        ``limit``: stop at the first segment over it (the run is refused, and the
+        segments after it, which the next plan may cut differently, are not compiled)."""
+        run = split(plan, bound.shapes, self.info.dtypes, self._keep, self.backend)
+        run.device = account(run, bound.sizes, self.inputs, over=limit)
+        return run
+
+    def _fit(self, bound: _Bound, limit: int) -> PreparedRun | None:
+        """The closed loop: plan within the limit less the margins learned so far, check
+        the device peak, widen the margins at the segments over the limit, again. None
+        when the planner can not meet the margins (cached per binding and limit)."""
+        if limit in bound.fitted:
+            return bound.fitted[limit]
+        if bound.lower is None:
+            bound.lower = bound.version.program.lower_bounds(bound.sizes)
+        lower = bound.lower
+        if bound.program is None:
+            bound.program = replace(bound.version.program,
+                                    sites=self._sites(bound.version, bound.shapes))
+        margins: dict[int, int] = {}
+        found = None
+        for _ in range(MAX_ROUNDS):
+            if any(lower[k] + margins.get(k, 0) > limit for k in range(len(lower))):
+                break   # no plan can meet these margins: the greedy would only find that
+            plan = try_plan(bound.program, bound.sizes, limit, self.cost, self.consolidate,
+                            margins)
+            if plan is None:
+                break
+            run = self._checked(plan, bound, limit)
+            if run.device.peak <= limit:
+                found = run
+                bound.good.append(run)
+                break
+            if not grow_margins(run, run.device, plan.measure.memory, limit, margins):
+                break
+        bound.fitted[limit] = found
+        return found
+
+    def _fits(self, bound: _Bound, limit: int) -> PreparedRun | None:
+        """What :meth:`prepare` runs under ``limit``: the run with nothing evicted when
+        its device peak fits, else the closed loop's plan, or else the fitting run of
+        another limit with the highest device peak within this one."""
+        free = self.prepare(bound.binding, None)
+        if free.device.peak <= limit:   # nothing to evict: the zero-overhead path
+            return free
+        run = self._fit(bound, limit)
+        if run is None:
+            run = max((r for r in bound.good if r.device.peak <= limit),
+                      key=lambda r: r.device.peak, default=None)
+        return run
+
+    def _smallest_limit(self, bound: _Bound) -> int:
+        """A limit that :meth:`_fits` meets for this binding such that one byte less is
+        refused (both tried). The search does not depend on the limit asked for, so every
+        process names the same one: a bisection between the bytes every run must hold
+        at its end (inputs and outputs) and the peak with nothing evicted (which always
+        fits), down to a 1% bracket, then a descent from its top, one byte under each
+        fitting plan's device peak, until one byte less is refused. Cached per binding.
+
+        The closed loop is not monotone in the limit (a plan found for one limit can fit
+        a smaller one): :meth:`_fits` falls back on every plan found so far, and since
+        the search is the same everywhere, so are the plans it finds."""
+        if bound.smallest is not None:
+            return bound.smallest
+        held = sum(bound.sizes[n] for n in dict.fromkeys(self.inputs + self.outputs))
+        lo = max(held, 1)
+        hi = max(self.prepare(bound.binding, None).device.peak, lo)
+        while hi - lo > hi // 100:
+            mid = (lo + hi) // 2
+            run = self._fits(bound, mid)
+            if run is None:
+                lo = mid + 1
+            else:   # fits at its own peak too: _fits falls back on every plan found
+                hi = run.device.peak
+        while hi > 1:
+            below = self._fits(bound, hi - 1)
+            if below is None:
+                break
+            hi = below.device.peak if self._fits(bound, below.device.peak) else hi - 1
+        bound.smallest = hi
+        return hi

@@ -1,0 +1,106 @@
+"""Planning for one binding: the listing's remat sites priced at its sizes, and the plan.
+
+Between binding (binding.py) and fitting the plan to the device (fitting.py): once the
+symbols are bound, every remat site of the chosen schedule version gets its cost (the
+FLOPs and bytes of its recompute region, the values it keeps alive) and the planner
+(policy.py) chooses what to evict under a limit on the per-op model; plans are cached
+per binding and limit. The cost model is the backend's own copy bandwidth, measured
+once, when a plan first needs it.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from bladec.ir import DTYPE_BYTES, Module, Op
+from bladec.ops import REGISTRY
+from bladec.runtime.backend import Backend
+from bladec.runtime.binding import Binder, _Version
+from bladec.runtime.policy import CostModel, Plan, RematSite, plan_run
+
+
+def flops_of(op: Op, shapes: dict[str, tuple[int, ...]]) -> int:
+    """A rough FLOP count: 2*M*N*K for contractions, the op's own rule where its
+    registry entry has one, one per element of the larger side otherwise."""
+    rule = REGISTRY[op.name].flops if op.name in REGISTRY else None
+    if rule is not None:
+        return rule(op, shapes)
+    out = sum(int(np.prod(shapes[r])) for r in op.result_names)
+    if op.name in ("dot", "dot_general"):
+        a = shapes[op.operands[0]]
+        contract = op.attrs.get("lhs_contract", (len(a) - 1,))
+        k = int(np.prod([a[d] for d in contract])) if contract else 1
+        return 2 * out * k
+    return max(out, sum(int(np.prod(shapes[n])) for n in op.operands if n in shapes))
+
+
+class Planner(Binder):
+    """A :class:`Binder` that plans: ``cost`` (by default the backend's measured copy
+    bandwidth) and ``consolidate`` as for :class:`bladec.runtime.executor.Executor`."""
+
+    def __init__(self, module: Module, backend: Backend, cost: CostModel | None = None,
+                 consolidate: bool = True) -> None:
+        super().__init__(module)
+        self.backend = backend
+        self._cost = cost
+        self.consolidate = consolidate
+        self._plans: dict[tuple, Plan] = {}
+
+    @property
+    def cost(self) -> CostModel:
+        if self._cost is None:
+            measure = getattr(self.backend, "copy_bandwidth", None)
+            self._cost = CostModel(copy_bandwidth=measure()) if measure else CostModel()
+        return self._cost
+
+    @cost.setter
+    def cost(self, value: CostModel) -> None:
+        self._cost = value
+
+    def plan(self, binding: dict[str, int], limit: int | None) -> Plan:
+        key = (tuple(sorted(binding.items())), limit)
+        plan = self._plans.get(key)
+        if plan is None:
+            bound = self._bound(binding)
+            if limit is None:  # nothing to evict: no cost model, no sites
+                program = bound.version.program
+            else:
+                if bound.program is None:
+                    bound.program = replace(bound.version.program,
+                                            sites=self._sites(bound.version, bound.shapes))
+                program = bound.program
+            cost = self.cost if limit is not None else CostModel()
+            plan = self._plans[key] = plan_run(program, bound.sizes, limit, cost,
+                                               self.consolidate)
+        return plan
+
+    def _sites(self, version: _Version, shapes: dict[str, tuple[int, ...]]
+               ) -> dict[tuple[str, int], RematSite]:
+        sites = {}
+        for (value, use), op in version.regen_ops.items():
+            region = op.regions.get("recompute")
+            external: list[str] = []
+            kept: list[str] = []
+            if region:
+                inner: set[str] = set()
+                for rop in region:
+                    for n in rop.operands:
+                        if n not in inner and n in shapes and n not in external:
+                            external.append(n)
+                    inner.update(rop.result_names)
+                kept = [n for n in external if not self._resident_at(version, n, use)]
+            flops = sum(flops_of(rop, shapes) for rop in region or [])
+            nbytes = sum(int(np.prod(shapes[r], dtype=np.int64)) * DTYPE_BYTES[self.info.dtypes[r]]
+                         for rop in region or [] for r in rop.result_names)
+            sites[(value, use)] = RematSite(value, use, region or None, kept, external, flops,
+                                            nbytes)
+        return sites
+
+    def _resident_at(self, version: _Version, name: str, use: int) -> bool:
+        if name in self.inputs and name not in self.donated:
+            return True
+        producer = version.producer.get(name)
+        if name in self.outputs and producer is not None and producer < use:
+            return True
+        return any(u >= use for u in version.program.uses.get(name, ()))
