@@ -198,7 +198,7 @@ def _rewrite(func: Func, mesh: Mesh) -> Func:
         prev = source
         for i, step in enumerate(steps):
             last = i == len(steps) - 1
-            name = result.name if last else _fresh(f"{result.name}.{i}", taken)
+            name = result.name if last else fresh_name(f"{result.name}.{i}", taken)
             t: TensorType = result.type if last else result.type.with_sharding(step.sharding)
             out.append(Op(step.op, [prev], [Value(name, t)], dict(step.attrs), loc=op.loc))
             prev = name
@@ -206,7 +206,7 @@ def _rewrite(func: Func, mesh: Mesh) -> Func:
     return replace(func, ops=out, returns=returns)
 
 
-def _fresh(name: str, taken: set[str]) -> str:
+def fresh_name(name: str, taken: set[str]) -> str:
     out, n = name, 0
     while out in taken:
         n += 1
