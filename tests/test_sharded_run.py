@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -61,10 +62,11 @@ def test_sharded_listing_equals_the_one_device_run(tmp_path):
     np.testing.assert_allclose(outs["jax"], outs["numpy"], rtol=1e-6, atol=1e-6)
 
 
-def test_per_device_limit_is_refused_below_the_peak():
+def test_per_device_limit_is_refused_below_the_smallest_that_works():
     done = _run(BLADEC + ["run", "samples/reshard.mlir", "--mem-limit", "300KiB"])
     assert done.returncode == 1
-    assert "per-device peak" in done.stderr and "Traceback" not in done.stderr
+    assert "the smallest limit that works is" in done.stderr and "per device" in done.stderr
+    assert "Traceback" not in done.stderr
     fits = _run(BLADEC + ["run", "samples/reshard.mlir", "--mem-limit", "1MiB", "--json"])
     assert fits.returncode == 0, fits.stderr
     report = json.loads(fits.stdout)
@@ -156,7 +158,24 @@ def test_sharded_training_step_equals_the_one_device_step(tmp_path):
         np.testing.assert_allclose(s[k], o[k], rtol=1e-5, atol=1e-5, err_msg=k)
     low = _run(BLADEC + ["run", "samples/mlp-train-sharded.mlir", "--inputs",
                          str(tmp_path / "in.npz"), "--mem-limit", "200KiB"])
-    assert low.returncode == 1 and "per-device peak" in low.stderr
+    assert low.returncode == 1 and "per device" in low.stderr
+    smallest = int(re.search(r"smallest limit that works is [^(]*\((\d+) bytes",
+                             low.stderr).group(1))
+    assert 200 * 1024 < smallest < report["peak_bytes"]
+    # the limit it names works: segments of their own shard_map programs, with arrays
+    # evicted to the host per device between them, and the same outputs
+    tight = _run(BLADEC + ["run", "samples/mlp-train-sharded.mlir", "--inputs",
+                           str(tmp_path / "in.npz"), "--outputs", str(tmp_path / "t.npz"),
+                           "--mem-limit", str(smallest), "--json"])
+    assert tight.returncode == 0, tight.stderr
+    fit = json.loads(tight.stdout)
+    assert fit["peak_bytes"] <= smallest and fit["segments"] > 1 and fit["evictions"] > 0
+    t = np.load(tmp_path / "t.npz")
+    for k in t.files:
+        np.testing.assert_allclose(t[k], o[k], rtol=1e-5, atol=1e-5, err_msg=k)
+    below = _run(BLADEC + ["run", "samples/mlp-train-sharded.mlir", "--inputs",
+                           str(tmp_path / "in.npz"), "--mem-limit", str(smallest - 1)])
+    assert below.returncode == 1 and "smallest limit that works" in below.stderr
 
 
 def _llama_inputs(path: Path, batch: int, seq: int) -> None:
