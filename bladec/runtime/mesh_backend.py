@@ -12,8 +12,6 @@ limit, and the remat plan evicts per device.
 from __future__ import annotations
 
 import math
-import time
-import warnings
 from typing import Any
 
 import numpy as np
@@ -22,7 +20,8 @@ from bladec.emit.lower import OutSpec
 from bladec.emit.shard import jax_mesh, partition_spec, run_blocks
 from bladec.ir import Mesh, Op, TensorType, walk
 from bladec.progress import SILENT, Progress
-from bladec.runtime.backend import ArgSpec, SegmentMemory, numpy_dtype, segment_key
+from bladec.runtime.backend import ArgSpec, numpy_dtype, segment_key
+from bladec.runtime.jax_backend import LazyCompiled
 from bladec.sharding import local_shape, spec
 
 
@@ -94,58 +93,41 @@ class MeshBackend:
             shape, sharding, [self.jax.device_put(b, d) for d, b in blocks])
 
 
-class _MeshSegment:
-    """One SPMD program, compiled when first called or asked for its memory."""
+class _MeshSegment(LazyCompiled):
+    """One SPMD program, compiled when first called or asked for its memory (XLA's
+    figures for an SPMD program are per device)."""
 
     def __init__(self, backend: MeshBackend, ops: list[Op], inputs: list[str],
                  outputs: list[str], specs: dict[int, OutSpec], args: list[ArgSpec],
                  donate: tuple[int, ...]) -> None:
-        self.backend = backend
+        super().__init__(backend, None, args, donate)  # lower() builds the function
+        self.mesh_backend = backend
         self.ops, self.inputs, self.outputs = ops, inputs, outputs
-        self.args, self.donate = args, donate
         shapes = {n: shape for n, (shape, _) in zip(inputs, args)}
         for op in ops:
             shapes.update({r: s for r, (s, _) in zip(op.result_names, specs[id(op)])})
         self.shapes = shapes
-        self.executable: Any = None
-        self._memory: SegmentMemory | None = None
 
-    def compile(self) -> Any:
-        if self.executable is None:
-            b = self.backend
-            jax, types, mesh = b.jax, b.types, b.mesh
-            run = run_blocks(mesh, self.ops, self.outputs, types,
-                             lambda n: local_shape(mesh, types[n], self.shapes[n]))
+    def lower(self) -> Any:
+        b = self.mesh_backend
+        jax, types, mesh = b.jax, b.types, b.mesh
+        run = run_blocks(mesh, self.ops, self.outputs, types,
+                         lambda n: local_shape(mesh, types[n], self.shapes[n]))
 
-            def body(*blocks: Any) -> tuple:
-                env = dict(zip(self.inputs, blocks))
-                run(env)
-                return tuple(env[n] for n in self.outputs)
-            in_specs = tuple(partition_spec(spec(types[n])) for n in self.inputs)
-            out_specs = tuple(partition_spec(spec(types[n])) for n in self.outputs)
-            mapped = jax.shard_map(body, mesh=b.jmesh, in_specs=in_specs,
-                                   out_specs=out_specs, check_vma=False)
-            avals = [jax.ShapeDtypeStruct(shape, numpy_dtype(dtype), sharding=b.sharding(n))
-                     for n, (shape, dtype) in zip(self.inputs, self.args)]
-            start = time.perf_counter()
-            with warnings.catch_warnings():
-                warnings.filterwarnings("ignore", "Some donated buffers were not usable")
-                self.executable = jax.jit(mapped, donate_argnums=self.donate) \
-                    .lower(*avals).compile()
-            b.compile_seconds += time.perf_counter() - start
-            b.compilations += 1
-            b.progress.tick()
-        return self.executable
+        def body(*blocks: Any) -> tuple:
+            env = dict(zip(self.inputs, blocks))
+            run(env)
+            return tuple(env[n] for n in self.outputs)
+        in_specs = tuple(partition_spec(spec(types[n])) for n in self.inputs)
+        out_specs = tuple(partition_spec(spec(types[n])) for n in self.outputs)
+        mapped = jax.shard_map(body, mesh=b.jmesh, in_specs=in_specs, out_specs=out_specs,
+                               check_vma=False)
+        avals = [jax.ShapeDtypeStruct(shape, numpy_dtype(dtype), sharding=b.sharding(n))
+                 for n, (shape, dtype) in zip(self.inputs, self.args)]
+        return jax.jit(mapped, donate_argnums=self.donate).lower(*avals)
 
-    def memory(self) -> SegmentMemory:
-        """XLA's per-device figures for the SPMD program."""
-        if self._memory is None:
-            stats = self.compile().memory_analysis()
-            out = int(getattr(stats, "output_size_in_bytes", 0) or 0)
-            alias = int(getattr(stats, "alias_size_in_bytes", 0) or 0)
-            temp = int(getattr(stats, "temp_size_in_bytes", 0) or 0)
-            self._memory = SegmentMemory(out - alias, temp)
-        return self._memory
+    def options(self) -> dict[str, str]:
+        return {}
 
     def __call__(self, args: list) -> list:
         return list(self.compile()(*args))
