@@ -32,8 +32,14 @@ from dataclasses import replace
 
 from bladec.errors import BladecError
 from bladec.ir import Func, Mesh, Module, Op, TensorType, Value
-from bladec.ops.collective import (ADDITIVE, BLOCKWISE, LINEAR_UNARY, SHARD_RULES,
-                                   STRUCTURAL, result_layout)
+from bladec.ops.collective import (
+    ADDITIVE,
+    BLOCKWISE,
+    LINEAR_UNARY,
+    SHARD_RULES,
+    STRUCTURAL,
+    result_layout,
+)
 from bladec.passes import register
 from bladec.passes.redistribute import fresh_name
 from bladec.sharding import spec, ways
