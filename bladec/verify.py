@@ -50,18 +50,22 @@ class _StaticSink:
             raise BladecError(f"'{op.name}': {what}, but the dim is {a.const}", op.loc)
 
 
-def verify(module: Module, runnable: bool = False) -> list[Diagnostic]:
+def verify(module: Module, runnable: bool = False, shardings: bool = True) -> list[Diagnostic]:
     """Raise :class:`BladecError` at the first problem; return the warnings.
 
     ``runnable``: also what only running needs (the ops' ``run_rule``): `bladec run`
     asks for it; `optimize` and `analyze` take the paper's Listing 1, whose first
     broadcast can not run, as the paper prints it.
+
+    ``shardings`` False: the ops' sharding rules are left out (the types are still
+    checked against the mesh), for a listing whose results the ``propagate`` pass is
+    about to give their shardings; its output is verified in full.
     """
     warnings: list[Diagnostic] = []
     _verify_shape_graph(module)
     for func in module.funcs:
-        _verify_func(func, warnings, runnable, module.mesh)
-        if module.mesh is not None:
+        _verify_func(func, warnings, runnable, module.mesh, shardings)
+        if module.mesh is not None and shardings:
             _verify_redistribution_bound(func, module.mesh)
     _verify_versions(module)
     return warnings
@@ -120,7 +124,7 @@ def _verify_shape_graph(module: Module) -> None:
 
 
 def _verify_func(func: Func, warnings: list[Diagnostic], runnable: bool,
-                 mesh: Mesh | None = None) -> None:
+                 mesh: Mesh | None = None, shardings: bool = True) -> None:
     scope: dict[str, TensorType] = {}
     for arg in func.args:
         if arg.name in scope:
@@ -128,7 +132,8 @@ def _verify_func(func: Func, warnings: list[Diagnostic], runnable: bool,
         check_type(mesh, arg.type, f"argument {arg.name}", func.loc)
         scope[arg.name] = arg.type
     defined_here: set[str] = set(scope)
-    _verify_block(func.ops, scope, defined_here, warnings, runnable, _results(func.ops), mesh)
+    _verify_block(func.ops, scope, defined_here, warnings, runnable, _results(func.ops), mesh,
+                  shardings)
     for name in func.returns or []:
         if name not in scope:
             raise BladecError(f"return of undefined value {name}", func.return_loc)
@@ -150,7 +155,8 @@ def _results(ops: list[Op]) -> frozenset[str]:
 
 def _verify_block(ops: list[Op], scope: dict[str, TensorType], defined_here: set[str],
                   warnings: list[Diagnostic], runnable: bool,
-                  later: frozenset[str] = frozenset(), mesh: Mesh | None = None) -> None:
+                  later: frozenset[str] = frozenset(), mesh: Mesh | None = None,
+                  shardings: bool = True) -> None:
     """``later``: the names the function defines anywhere; an undefined shape operand
     must not be one of them (used before its definition, or the op's own result: a
     cycle that the passes would have to untie)."""
@@ -179,7 +185,8 @@ def _verify_block(ops: list[Op], scope: dict[str, TensorType], defined_here: set
         _check_shapes(op, opdef, typed, runnable)
         for r in op.results:
             check_type(mesh, r.type, f"result {r.name}", op.loc)
-        check_sharding(mesh, op, typed)
+        if shardings:
+            check_sharding(mesh, op, typed)
         for r in op.results:
             if r.name in defined_here:
                 raise BladecError(f"redefinition of {r.name}", op.loc)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from bladec.emit.lower import run_op
-from bladec.ir import Func, Mesh, Op
+from bladec.ir import Func, Mesh, Op, TensorType
 from bladec.passes.redistribute import normal_form
 from bladec.sharding import local_shape, permutation, spec
 from bladec.types import Sharding
@@ -52,26 +52,21 @@ def jax_mesh(mesh: Mesh) -> Any:
     return jax.sharding.Mesh(grid, mesh.names)
 
 
-def sharded_program(func: Func, mesh: Mesh, shapes: dict[str, tuple[int, ...]]) -> ShardedProgram:
-    """``shapes``: every value's global shape (the analysis under a binding)."""
-    import jax
+def run_blocks(mesh: Mesh, ops: list[Op], outputs: list[str], types: dict[str, TensorType],
+               local: Callable[[str], tuple[int, ...]]) -> Callable[[dict[str, Any]], None]:
+    """A function that runs ``ops`` inside a shard_map on one device's blocks, reading
+    and writing ``env`` (value name to block); ``local`` gives a value's block shape.
+    ``outputs``: the values read after the ops (a collective run is fused only where
+    its intermediates are read by nothing else)."""
     from jax import lax
     from bladec.runtime.jax_backend import JaxKernels
     K = JaxKernels()
-    types = func.value_types()
-    inputs = [a.name for a in func.args]
-    outputs = func.outputs()
+    runs = _fused_runs(ops, outputs)
 
-    def local(name: str) -> tuple[int, ...]:
-        return local_shape(mesh, types[name], shapes[name])
-
-    runs = _fused_runs(func)
-
-    def body(*args: Any) -> tuple:
-        env = dict(zip(inputs, args))
-        for op in func.ops:
+    def body(env: dict[str, Any]) -> None:
+        for op in ops:
             if op.name.startswith(("remat.", "schedule.")):
-                continue  # plans for the one-device runtime; nothing to run here
+                continue  # markers of the runtime's plan; nothing to compute
             run = runs.get(id(op))
             if run == []:
                 continue  # inside a run: its first op did it
@@ -89,6 +84,21 @@ def sharded_program(func: Func, mesh: Mesh, shapes: dict[str, tuple[int, ...]]) 
                 out = [(local(r.name), r.type.dtype) for r in op.results]
                 for r, value in zip(op.results, run_op(K, op, operands, out)):
                     env[r.name] = value
+    return body
+
+
+def sharded_program(func: Func, mesh: Mesh, shapes: dict[str, tuple[int, ...]]) -> ShardedProgram:
+    """``shapes``: every value's global shape (the analysis under a binding)."""
+    import jax
+    types = func.value_types()
+    inputs = [a.name for a in func.args]
+    outputs = func.outputs()
+    run = run_blocks(mesh, func.ops, outputs, types,
+                     lambda name: local_shape(mesh, types[name], shapes[name]))
+
+    def body(*args: Any) -> tuple:
+        env = dict(zip(inputs, args))
+        run(env)
         return tuple(env[o] for o in outputs)
 
     jmesh = jax_mesh(mesh)
@@ -101,16 +111,16 @@ def sharded_program(func: Func, mesh: Mesh, shapes: dict[str, tuple[int, ...]]) 
     return ShardedProgram(jax.jit(mapped), jmesh, in_specs, out_specs, inputs, outputs)
 
 
-def _fused_runs(func: Func) -> dict[int, list[Op]]:
+def _fused_runs(ops: list[Op], outputs: list[str]) -> dict[int, list[Op]]:
     """Consecutive gathers of one dim (or slices of one dim), each the only use of the
     one before, as one collective over several axes: on many devices each collective
     has a fixed cost (a rendezvous of every device) beside the bytes it moves. Maps the
     first op of a run to the run and every later op to an empty list."""
     users: dict[str, int] = {}
-    for op in func.ops:
+    for op in ops:
         for o in op.operands:
             users[o] = users.get(o, 0) + 1
-    outputs = set(func.outputs())
+    read_after = set(outputs)
     out: dict[int, list[Op]] = {}
     run: list[Op] = []
 
@@ -119,10 +129,10 @@ def _fused_runs(func: Func) -> dict[int, list[Op]]:
             out[id(run[0])] = list(run)
             out.update({id(o): [] for o in run[1:]})
         run.clear()
-    for op in func.ops:
+    for op in ops:
         if run and (op.name == run[-1].name and op.attrs.get("dim") == run[-1].attrs["dim"]
                     and op.operands[0] == run[-1].results[0].name
-                    and users.get(op.operands[0]) == 1 and op.operands[0] not in outputs):
+                    and users.get(op.operands[0]) == 1 and op.operands[0] not in read_after):
             run.append(op)
             continue
         close()

@@ -8,8 +8,8 @@ a dim's newest (minor) axis, ``all_to_all`` moves the newest axis of one dim ont
 sums, and ``reshard`` is any change, which the ``redistribute`` pass writes as the others.
 :func:`check_sharding` is the rule of every op on a sharded listing: the collectives',
 elementwise ops on alike-split operands, broadcasts, dim-0 reshapes, transposes, sums and
-contractions (whose sums over split dims leave partial sums, ``{..., +x}``), and nothing
-else on split values.
+contractions (whose sums over split dims leave partial sums, ``{..., +x}``), constants,
+iotas, row gathers and scatter-adds, concatenations, and nothing else on split values.
 """
 from __future__ import annotations
 
@@ -111,6 +111,22 @@ def check_sharding(mesh: Mesh | None, op: Op, operands: list[TensorType]) -> Non
         return
     if not any(any(spec(t)) or t.partial for t in [*operands, *results]):
         return
+    try:
+        want, partial, like = result_layout(op, operands)
+        _expect(op, want, partial, like)
+    except BladecError as exc:
+        if all(t.sharding is not None for t in results):
+            raise
+        raise BladecError(f"{exc.diagnostic.message} (a listing with only its arguments "
+                          "sharded: start the pipeline with 'propagate', which gives every "
+                          "result its sharding)", op.loc) from None
+
+
+def result_layout(op: Op, operands: list[TensorType]) -> tuple[Sharding, tuple[str, ...], str]:
+    """The sharding and partial-sum axes every result of ``op`` (not a collective) must
+    have, given its operands' types, and what they follow (for the message); a
+    BladecError where the op can not run on blocks split that way. Shared by the
+    verifier and the ``propagate`` pass, so that what one infers the other accepts."""
     if op.name in BLOCKWISE:
         want = spec(operands[0])
         for i, t in enumerate(operands):
@@ -118,15 +134,18 @@ def check_sharding(mesh: Mesh | None, op: Op, operands: list[TensorType]) -> Non
                 raise BladecError(f"'{op.name}': operand {i} is split {format_sharding(spec(t))}"
                                   f", operand 0 {format_sharding(want)}; reshard one of them",
                                   op.loc)
-        _expect(op, want, _blockwise_partial(op, operands), "its operands")
-        return
+        return want, _blockwise_partial(op, operands), "its operands"
     structural = STRUCTURAL.get(op.name)
-    if structural is not None:
-        want, partial = structural(op, operands)
-        _expect(op, want, partial)
-        return
-    raise BladecError(f"'{op.name}' on split values is not supported (its blockwise meaning "
-                      "differs from the whole array's); reshard to replicated first", op.loc)
+    if structural is None:
+        raise BladecError(f"'{op.name}' on split values is not supported (its blockwise meaning "
+                          "differs from the whole array's); reshard to replicated first", op.loc)
+    want, partial = structural(op, operands)
+    used = [a for axes in want for a in axes] + list(partial)
+    twice = sorted({a for a in used if used.count(a) > 1})
+    if twice:
+        raise BladecError(f"'{op.name}': mesh axis '{twice[0]}' would split the result twice "
+                          f"({format_sharding(want, partial)}); reshard an operand", op.loc)
+    return want, partial, ""
 
 
 def _expect(op: Op, want: Sharding | None, partial: tuple[str, ...],
@@ -142,7 +161,7 @@ def _expect(op: Op, want: Sharding | None, partial: tuple[str, ...],
 
 
 # Elementwise ops that keep a sum a sum: (a1 + a2) + (b1 + b2), c * (a1 + a2), -(a1 + a2).
-_ADDITIVE, _SCALING, _LINEAR_UNARY = {"add", "sub"}, {"mul", "div"}, {"neg", "copy", "convert"}
+ADDITIVE, SCALING, LINEAR_UNARY = {"add", "sub"}, {"mul", "div"}, {"neg", "copy", "convert"}
 
 
 def _blockwise_partial(op: Op, operands: list[TensorType]) -> tuple[str, ...]:
@@ -150,26 +169,27 @@ def _blockwise_partial(op: Op, operands: list[TensorType]) -> tuple[str, ...]:
     if not any(parts):
         return ()
     name = op.name
-    if name in _ADDITIVE and all(p == parts[0] for p in parts):
+    if name in ADDITIVE and all(p == parts[0] for p in parts):
         return parts[0]
-    if name in _SCALING and len([p for p in parts if p]) == 1 and (name == "mul" or parts[0]):
+    if name in SCALING and len([p for p in parts if p]) == 1 and (name == "mul" or parts[0]):
         return next(p for p in parts if p)
-    if name in _LINEAR_UNARY:
+    if name in LINEAR_UNARY:
         return parts[0]
     raise BladecError(f"'{name}' of partial sums is not their sum's '{name}': all_reduce "
                       "first", op.loc)
 
 
 def _broadcast_rule(op: Op, operands: list[TensorType]) -> tuple:
-    """A dim that comes from the operand keeps its split; a new dim may be split any way
-    (the values are the same along it)."""
+    """A dim that comes from the operand keeps its split; a new dim, or one the operand
+    stretches from size 1, may be split any way (the values are the same along it)."""
     src, out = spec(operands[0]), spec(op.results[0].type)
     dims = list(op.attrs.get("dims", ()))
     if len(dims) != len(src):
         raise BladecError(f"'{op.name}' of a split value needs 'dims'", op.loc)
     want = list(out)
     for i, j in enumerate(dims):
-        want[j] = src[i]
+        if src[i] or operands[0].dims[i] != 1:
+            want[j] = src[i]
     return tuple(want), operands[0].partial
 
 
@@ -225,9 +245,80 @@ def _dot_rule(op: Op, operands: list[TensorType]) -> tuple:
     return want, parts[0] + parts[1] + tuple(x for i in lc for x in a[i])
 
 
-STRUCTURAL = {"broadcast_in_dim": _broadcast_rule, "reshape": _reshape_rule,
-              "transpose": _transpose_rule, "reduce": _reduce_rule, "dot": _dot_rule,
-              "dot_general": _dot_rule}
+def _constant_rule(op: Op, operands: list[TensorType]) -> tuple:
+    """Every device fills its own block with the value: any split does. Only zero is a
+    partial sum (of zeros), which is what a scatter-add of split updates starts from."""
+    t = op.results[0].type
+    if t.partial and op.attrs.get("value") != 0:
+        raise BladecError("'constant': only zero can be a partial sum (the devices' blocks "
+                          f"add up to {len(t.partial)}+ times the value otherwise)", op.loc)
+    return spec(t), t.partial
+
+
+def _iota_rule(op: Op, operands: list[TensorType]) -> tuple:
+    """Counting restarts in every block, so only the other dims may be split."""
+    t = op.results[0].type
+    d = op.attrs["dim"] % max(t.rank, 1)
+    if t.rank and spec(t)[d] or t.partial:
+        raise BladecError(f"'iota' along a split dim ({d}) or as partial sums: each device "
+                          "would count from 0; split the other dims only", op.loc)
+    return spec(t), ()
+
+
+def _gather_rule(op: Op, operands: list[TensorType]) -> tuple:
+    """The ids index the whole table, so its rows are not split; the result is split
+    like the ids, then like the table's other dims (a gather is linear in the table)."""
+    table, ids = (spec(t) for t in operands)
+    if table[:1] != ((),):
+        raise BladecError("'gather': the table's rows (dim 0) must not be split; every id "
+                          "may pick any row", op.loc)
+    if operands[1].partial:
+        raise BladecError("'gather': the ids are partial sums: all_reduce them first", op.loc)
+    return ids + table[1:], operands[0].partial
+
+
+def _scatter_add_rule(op: Op, operands: list[TensorType]) -> tuple:
+    """Each device adds its own updates into its copy of the base: with ids split over
+    axes A, the result is a partial sum over A (and over the updates' own partial
+    axes), so the base must already be one over exactly those (a zero constant is)."""
+    base, ids, updates = (spec(t) for t in operands)
+    if base[:1] != ((),):
+        raise BladecError("'scatter_add': the base's rows (dim 0) must not be split; every "
+                          "id may add to any row", op.loc)
+    if operands[1].partial:
+        raise BladecError("'scatter_add': the ids are partial sums: all_reduce them first",
+                          op.loc)
+    if updates != ids + base[1:]:
+        raise BladecError(f"'scatter_add': the updates must be split "
+                          f"{format_sharding(ids + base[1:])} (the ids' split, then the "
+                          f"base's after dim 0), got {format_sharding(updates)}", op.loc)
+    need = sorted({*operands[2].partial, *(a for axes in ids for a in axes)})
+    if sorted(operands[0].partial) != need:
+        shown = format_sharding(base, tuple(need)) if need else format_sharding(base)
+        raise BladecError(f"'scatter_add': each device adds only its own updates, so the base "
+                          f"must be {shown}, got {format_sharding(base, operands[0].partial)}",
+                          op.loc)
+    return base, operands[0].partial
+
+
+def _concatenate_rule(op: Op, operands: list[TensorType]) -> tuple:
+    first = spec(operands[0])
+    d = op.attrs["dim"] % len(first)
+    for i, t in enumerate(operands):
+        if spec(t) != first or sorted(t.partial) != sorted(operands[0].partial):
+            raise BladecError(f"'concatenate': operand {i} is split "
+                              f"{format_sharding(spec(t), t.partial)}, operand 0 "
+                              f"{format_sharding(first, operands[0].partial)}", op.loc)
+    if first[d]:
+        raise BladecError(f"'concatenate' along a split dim ({d}): gather it first", op.loc)
+    return first, operands[0].partial
+
+
+STRUCTURAL = {"broadcast_in_dim": _broadcast_rule, "broadcast_like": _broadcast_rule,
+              "reshape": _reshape_rule, "transpose": _transpose_rule, "reduce": _reduce_rule,
+              "dot": _dot_rule, "dot_general": _dot_rule, "constant": _constant_rule,
+              "iota": _iota_rule, "gather": _gather_rule, "scatter_add": _scatter_add_rule,
+              "concatenate": _concatenate_rule}
 
 
 register(OpDef("reshard", "`reshard(%x) -> tensor<..., {...}>`: the same array split as the "

@@ -196,4 +196,4 @@ def run_pipeline(module: Module, passes: list[Pass]) -> Module:
     return module
 
 
-from bladec.passes import amp, analyze, grad, redistribute, remat, schedule, verify_pass  # noqa: E402,F401,E501
+from bladec.passes import amp, analyze, grad, propagate, redistribute, remat, schedule, verify_pass  # noqa: E402,F401,E501

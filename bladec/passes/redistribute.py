@@ -20,11 +20,13 @@ The synthesis, over axes (each mesh axis splits at most one dim):
 """
 from __future__ import annotations
 
+import itertools
+import math
 from dataclasses import dataclass, replace
 
 from bladec.ir import Func, Mesh, Module, Op, TensorType, Value
 from bladec.passes import register
-from bladec.sharding import spec
+from bladec.sharding import permutation, spec
 from bladec.types import Sharding
 
 
@@ -55,15 +57,23 @@ def normal_form(mesh: Mesh, src: Sharding, dst: Sharding) -> list[Step]:
     # the state before the gathers: the target plus, per dim, its axes to gather
     goal = [list(axes) + [a for a in src[d] if a not in dim_dst] for d, axes in enumerate(dst)]
     home = {a: d for d, axes in enumerate(goal) for a in axes}
-    # 2. moves and permutes: the cheaper of two plans (fewer collectives, then fewer
-    # permutes, which move every block)
-    plans = [p for p in (_greedy(cur, goal, home), _arranged(cur, goal, home)) if p is not None]
-    middle = min(plans, key=lambda p: (len(p), sum(op == "all_permute" for op, _, _ in p)))
+    # 2. moves and permutes: the cheapest of three plans (fewer collectives, gathers
+    # included, then fewer permutes, which move every block)
+    plans = [p for p in (_greedy(cur, goal, home), _arranged(cur, goal, home),
+                         _relabel(mesh, cur, dst)) if p is not None]
+
+    def cost(plan: Plan) -> tuple[int, int]:
+        last = plan[-1][2] if plan else cur
+        gathers = sum(len(axes) - len(want) for axes, want in zip(last, dst))
+        return len(plan) + gathers, sum(op == "all_permute" for op, _, _ in plan)
+    middle = min(plans, key=cost)
     for op, attrs, state in middle:
         cur = [list(axes) for axes in state]
         emit(op, attrs)
-    # 3. gathers, minor first
-    for d in range(len(cur)):
+    # 3. gathers, minor first within a dim, and the last dim first: a gather along dim 0
+    # appends whole rows, any other dim needs a transposing copy of its result, best
+    # made while the array is still small (XLA orders its own gathers so)
+    for d in reversed(range(len(cur))):
         while len(cur[d]) > len(dst[d]):
             cur[d].pop()
             emit("all_gather", {"dim": d})
@@ -71,6 +81,35 @@ def normal_form(mesh: Mesh, src: Sharding, dst: Sharding) -> list[Step]:
 
 
 Plan = list[tuple[str, dict, list[list[str]]]]
+
+
+def _relabel(mesh: Mesh, cur: list[list[str]], dst: Sharding) -> Plan | None:
+    """One permute to a state the gathers finish: each dim the target's axes plus axes
+    the target does not use (to gather), cutting it into as many blocks as now. A
+    permute may change which axis splits a dim, not only their order: ``{z, y, x}`` to
+    ``{_, _, z}`` is a permute to ``{x, y, z}`` and two gathers, where moving z takes an
+    all_to_all and a permute. None where no such state exists; among those that do, the
+    one with the fewest gathers, then the fewest blocks moving."""
+    free = [a for a in mesh.names if not any(a in axes for axes in dst)]
+    blocks = [math.prod(mesh.size(a) for a in axes) for axes in cur]
+    best: tuple | None = None
+    for assign in itertools.product(range(-1, len(dst)), repeat=len(free)):
+        extra = [[a for a, d in zip(free, assign) if d == j] for j in range(len(dst))]
+        if any(math.prod(mesh.size(a) for a in list(dst[j]) + extra[j]) != blocks[j]
+               for j in range(len(dst))):
+            continue
+        for orders in itertools.product(*[itertools.permutations(e) for e in extra]):
+            state = [list(dst[j]) + list(o) for j, o in enumerate(orders)]
+            if state == cur:
+                return []
+            moving = sum(a != b for a, b in permutation(
+                mesh, tuple(map(tuple, cur)), tuple(map(tuple, state))))
+            key = (sum(map(len, orders)), moving)
+            if best is None or key < best[0]:
+                best = (key, state)
+    if best is None:
+        return None
+    return [("all_permute", {}, best[1])]
 
 
 def _greedy(cur: list[list[str]], goal: list[list[str]], home: dict[str, int]) -> Plan:
@@ -198,7 +237,7 @@ def _rewrite(func: Func, mesh: Mesh) -> Func:
         prev = source
         for i, step in enumerate(steps):
             last = i == len(steps) - 1
-            name = result.name if last else _fresh(f"{result.name}.{i}", taken)
+            name = result.name if last else fresh_name(f"{result.name}.{i}", taken)
             t: TensorType = result.type if last else result.type.with_sharding(step.sharding)
             out.append(Op(step.op, [prev], [Value(name, t)], dict(step.attrs), loc=op.loc))
             prev = name
@@ -206,7 +245,7 @@ def _rewrite(func: Func, mesh: Mesh) -> Func:
     return replace(func, ops=out, returns=returns)
 
 
-def _fresh(name: str, taken: set[str]) -> str:
+def fresh_name(name: str, taken: set[str]) -> str:
     out, n = name, 0
     while out in taken:
         n += 1

@@ -154,12 +154,12 @@ class JaxBackend:
 
     def segment(self, ops: list[Op], inputs: list[str], outputs: list[str],
                 specs: dict[int, OutSpec], args: list[ArgSpec],
-                donate: tuple[int, ...] = ()) -> "_LazyCompiled":
+                donate: tuple[int, ...] = ()) -> "LazyCompiled":
         key = segment_key(ops, inputs, outputs, specs, args, tuple(donate))
         compiled = self._cache.get(key)
         if compiled is None:
             fn = interpret(self.K, ops, inputs, outputs, specs)
-            compiled = self._cache[key] = _LazyCompiled(self, fn, args, tuple(donate))
+            compiled = self._cache[key] = LazyCompiled(self, fn, args, tuple(donate))
         return compiled
 
     def executables(self) -> list[Any]:
@@ -262,12 +262,12 @@ def keep_freed_memory_in_process() -> bool:
     return _MALLOC[0]
 
 
-class _LazyCompiled:
+class LazyCompiled:
     """A segment compiled when first called or first asked for its memory; ``donate``:
     the indices of the arguments whose buffers it may take over."""
 
-    def __init__(self, backend: "JaxBackend", fn: Callable[..., list], args: list[ArgSpec],
-                 donate: tuple[int, ...]) -> None:
+    def __init__(self, backend: Any, fn: Callable[..., list] | None,
+                 args: list[ArgSpec], donate: tuple[int, ...]) -> None:
         self.backend = backend
         self.fn = fn
         self.args = args
@@ -278,22 +278,27 @@ class _LazyCompiled:
     def compile(self) -> Any:
         if self.executable is None:
             backend = self.backend
-            jax = backend.jax
-            # the barriers keep algsimp from rewriting across ops (_BarrierJaxKernels)
-            options = {"xla_disable_hlo_passes": "fusion"} if backend.bitwise else {}
-            avals = [jax.ShapeDtypeStruct(shape, numpy_dtype(dtype), sharding=backend._device)
-                     for shape, dtype in self.args]
             start, cpu = time.perf_counter(), time.process_time()
             with warnings.catch_warnings():
                 # an argument no output can reuse is still freed after the segment
                 warnings.filterwarnings("ignore", "Some donated buffers were not usable")
-                lowered = jax.jit(self.fn, donate_argnums=self.donate).lower(*avals)
-                self.executable = lowered.compile(compiler_options=options)
+                self.executable = self.lower().compile(compiler_options=self.options())
             backend.compile_seconds += time.perf_counter() - start
             backend.compile_cpu_seconds += time.process_time() - cpu
             backend.compilations += 1
             backend.progress.tick()
         return self.executable
+
+    def lower(self) -> Any:
+        """The jitted function lowered for its arguments on the backend's device."""
+        jax = self.backend.jax
+        avals = [jax.ShapeDtypeStruct(shape, numpy_dtype(dtype), sharding=self.backend._device)
+                 for shape, dtype in self.args]
+        return jax.jit(self.fn, donate_argnums=self.donate).lower(*avals)
+
+    def options(self) -> dict[str, str]:
+        # the barriers keep algsimp from rewriting across ops (_BarrierJaxKernels)
+        return {"xla_disable_hlo_passes": "fusion"} if self.backend.bitwise else {}
 
     def memory(self) -> SegmentMemory:
         """XLA's own figures: outputs not aliased to a donated argument, temporaries."""

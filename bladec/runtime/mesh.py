@@ -1,11 +1,13 @@
-"""``bladec run`` of a sharded listing: one shard_map program on a mesh of JAX devices.
+"""``bladec run`` of a sharded listing: shard_map programs on a mesh of JAX devices.
 
-Memory is per device (DESIGN sections 4 and 12): a device holds its blocks of the inputs,
-and while the program runs, its blocks of the outputs and XLA's temporaries (the
-executable's ``memory_analysis``, which XLA reports per device for an SPMD program).
-That sum is the device peak a ``--mem-limit`` is held against. The program is one XLA
-executable, so there is no segment boundary for the one-device runtime's evictions:
-a limit below the peak is refused, naming the peak.
+Memory is per device (DESIGN sections 4 and 12). The listing runs through the
+one-device runtime's executor on the mesh backend (mesh_backend.py): each segment is
+its own shard_map program, arrays stay split between segments, and the device peak
+a ``--mem-limit`` is held against is a device's blocks of the arrays held plus, while
+a segment runs, XLA's per-device outputs and temporaries for it. With no limit, or
+one the whole step fits, the step is one program; under a lower limit the remat plan
+evicts (reloads, recomputes) per device, and a limit no plan meets is refused naming
+the smallest that works.
 """
 from __future__ import annotations
 
@@ -15,14 +17,16 @@ from typing import Any
 
 import numpy as np
 
-from bladec.analysis.memory import exact_sizes, exact_timeline
 from bladec.errors import BladecError
 from bladec.ir import Module
 from bladec.passes import Pass
 from bladec.passes.redistribute import RedistributePass
-from bladec.runtime.engine import optimize
 from bladec.runtime.backend import NumpyBackend
+from bladec.runtime.engine import optimize
+from bladec.runtime.execution import Report
 from bladec.runtime.executor import Executor
+from bladec.runtime.limit import LimitError
+from bladec.runtime.mesh_backend import MeshBackend, value_types
 from bladec.units import format_size
 
 
@@ -32,45 +36,47 @@ class ShardedResult:
     binding: dict[str, int]
     mesh: dict[str, int]
     device: str
-    limit: int | None
+    report: Report            # the executor's, every byte per device
     input_bytes: int          # per device: its blocks of the inputs
-    output_bytes: int         # per device, from XLA
-    temp_bytes: int           # per device, from XLA
-    alias_bytes: int
-    model_peak_bytes: int     # the per-op model's per-device peak, for comparison
-    compile_seconds: float
     seconds: list[float] = field(default_factory=list)
 
     @property
     def peak_bytes(self) -> int:
-        return self.input_bytes + self.output_bytes + self.temp_bytes - self.alias_bytes
+        return self.report.peak_bytes
 
     def summary(self) -> dict[str, Any]:
+        r = self.report
         return {
             "binding": self.binding, "mesh": self.mesh, "devices": int(np.prod(
-                list(self.mesh.values()))), "limit": self.limit,
-            "peak_bytes": self.peak_bytes, "per_device": True,
-            "input_bytes": self.input_bytes, "output_bytes": self.output_bytes,
-            "temp_bytes": self.temp_bytes, "alias_bytes": self.alias_bytes,
-            "model_peak_bytes": self.model_peak_bytes,
-            "compile_seconds": self.compile_seconds,
+                list(self.mesh.values()))), "limit": r.limit,
+            "peak_bytes": r.peak_bytes, "per_device": True,
+            "input_bytes": self.input_bytes, "model_peak_bytes": r.model_peak_bytes,
+            "segments": r.segments, "evictions": r.evictions, "reloads": r.reloads,
+            "recomputes": r.recomputes, "host_peak_bytes": r.host_peak_bytes,
+            "segment_memory": r.segment_memory, "compilations": r.compilations,
+            "compile_seconds": r.compile_seconds,
             "seconds": float(np.median(self.seconds)), "device": self.device,
             "outputs": {k: list(v.shape) for k, v in self.outputs.items()},
         }
 
     def text(self) -> str:
-        s = self.summary()
+        s, r = self.summary(), self.report
         mesh = ", ".join(f"{a} = {n}" for a, n in self.mesh.items())
-        lim = format_size(self.limit) if self.limit is not None else "none"
+        lim = format_size(r.limit) if r.limit is not None else "none"
+        top = max(r.segment_memory, key=lambda f: sum(f.values()), default=None)
+        at = (f": held {top['held_bytes']} + XLA outputs {top['output_bytes']} + "
+              f"temporaries {top['temp_bytes']} at its fullest segment") if top else ""
         return "\n".join([
             "binding: " + ", ".join(f"{k}={v}" for k, v in self.binding.items()),
             f"mesh: {{{mesh}}} ({s['devices']} devices: {self.device})",
             f"limit per device: {lim}",
-            f"peak per device: {format_size(self.peak_bytes)} ({self.peak_bytes} bytes: "
-            f"input blocks {self.input_bytes} + XLA outputs {self.output_bytes} + "
-            f"temporaries {self.temp_bytes} - aliased {self.alias_bytes})",
-            f"model peak per device: {format_size(self.model_peak_bytes)}",
-            f"compilation: {self.compile_seconds:.3f} s, time: {s['seconds'] * 1e3:.3f} ms "
+            f"peak per device: {format_size(r.peak_bytes)} ({r.peak_bytes} bytes{at}; "
+            f"input blocks {self.input_bytes})",
+            f"model peak per device: {format_size(r.model_peak_bytes)}",
+            f"evictions: {r.evictions}, reloads: {r.reloads}, recomputes: {r.recomputes}, "
+            f"host copies at most {format_size(r.host_peak_bytes)} per device",
+            f"segments: {r.segments} (shard_map programs), compilations: {r.compilations} "
+            f"({r.compile_seconds:.3f} s), time: {s['seconds'] * 1e3:.3f} ms "
             f"(median of {len(self.seconds)})",
         ])
 
@@ -119,12 +125,12 @@ def run_sharded(module: Module, passes: list[Pass] | None, limit: int | None = N
                 dims: dict[str, int] | None = None, inputs_path: str | None = None,
                 seed: int = 0, repeats: int = 5, cluster: Cluster | None = None
                 ) -> ShardedResult:
-    """Optimize, bind, compile one shard_map program, check the limit, run, report.
+    """Optimize, bind, plan under the per-device limit, run the segments, report.
 
     With a ``cluster`` every process holds the same inputs (the same file or seed) and
     places only its own devices' blocks; every process gets the whole outputs."""
     import jax
-    from bladec.emit.shard import jax_mesh, sharded_program
+    from bladec.emit.shard import jax_mesh
     from bladec.runtime.session import _load_inputs as load_inputs
     from bladec.runtime.session import _random_inputs as random_inputs
     mesh = module.mesh
@@ -147,35 +153,32 @@ def run_sharded(module: Module, passes: list[Pass] | None, limit: int | None = N
         if tuple(np.shape(inputs[name])) != shapes[name]:
             raise BladecError(f"input {name} has shape {np.shape(inputs[name])}, the binding "
                               f"gives {shapes[name]}")
-    func = optimized.main
-    prog = sharded_program(func, mesh, shapes)
-    placed = [jax.make_array_from_callback(
-                  shapes[n], jax.sharding.NamedSharding(prog.mesh, s),
-                  lambda index, x=inputs[n]: x[index])
-              for n, s in zip(prog.inputs, prog.in_specs)]
-    start = time.perf_counter()
-    compiled = prog.fn.lower(*placed).compile()
-    compile_seconds = time.perf_counter() - start
-    mem = compiled.memory_analysis()
-    sizes = exact_sizes(host.info, {s: binding[s] for s in host.info.free if s in binding})
-    input_bytes = sum(sizes[n] for n in prog.inputs)
-    model_peak = max(exact_timeline(func, sizes).steps, default=input_bytes)
-    result = ShardedResult({}, shown, dict(mesh.axes), jax.devices()[0].platform, limit,
-                           input_bytes, int(mem.output_size_in_bytes),
-                           int(mem.temp_size_in_bytes), int(mem.alias_size_in_bytes),
-                           model_peak, compile_seconds)
-    if limit is not None and result.peak_bytes > limit:
-        raise BladecError(f"the per-device peak of this sharded program is "
-                          f"{format_size(result.peak_bytes)} ({result.peak_bytes} bytes), above "
-                          f"--mem-limit {format_size(limit)}; one XLA program has no points "
-                          f"to evict at, so the smallest limit that works is its peak")
-    outs: tuple = ()
+    types = value_types([op for f in optimized.funcs for op in f.ops],
+                        {a.name: a.type for a in optimized.main.args})
+    backend = MeshBackend(mesh, types)
+    executor = Executor(optimized, backend)
+    placed = {n: backend.place(n, np.asarray(inputs[n])) for n in executor.inputs}
+    input_bytes = sum(backend.nbytes(x) for x in placed.values())
+    seconds = []
+    outs: dict[str, Any] = {}
+    report = Report()
+    compilations, compile_seconds = 0, 0.0
     for _ in range(max(1, repeats)):
         start = time.perf_counter()
-        outs = jax.block_until_ready(compiled(*placed))
-        result.seconds.append(time.perf_counter() - start)
+        try:
+            outs, report = executor.run_arrays(placed, limit, dims=binding)
+        except LimitError as exc:
+            raise LimitError(exc.limit, exc.smallest, "per device: its blocks of the arrays "
+                             "held plus each shard_map segment's XLA outputs and "
+                             "temporaries") from None
+        jax.block_until_ready(list(outs.values()))
+        seconds.append(time.perf_counter() - start)
+        compilations += report.compilations
+        compile_seconds += report.compile_seconds
+    report.compilations, report.compile_seconds = compilations, compile_seconds
     if cluster is not None:
         from jax.experimental.multihost_utils import process_allgather
-        outs = tuple(process_allgather(o, tiled=True) for o in outs)
-    result.outputs = {n: np.asarray(o) for n, o in zip(prog.outputs, outs)}
-    return result
+        outs = {n: process_allgather(o, tiled=True) for n, o in outs.items()}
+    return ShardedResult({n: np.asarray(o) for n, o in outs.items()}, shown,
+                         dict(mesh.axes), jax.devices()[0].platform, report, input_bytes,
+                         seconds)
