@@ -154,7 +154,8 @@ class Fitter(Planner):
         process names the same one: a bisection between the bytes every run must hold
         at its end (inputs and outputs) and the peak with nothing evicted (which always
         fits), down to a 1% bracket, then a descent from its top, one byte under each
-        fitting plan's device peak, until one byte less is refused. Cached per binding.
+        fitting plan's device peak, until one byte less is refused. A plan found sets the
+        top at its own peak, where it fits too (see below). Cached per binding.
 
         The closed loop is not monotone in the limit (a plan found for one limit can fit
         a smaller one): :meth:`_fits` falls back on every plan found so far, and since
@@ -162,7 +163,7 @@ class Fitter(Planner):
         if bound.smallest is not None:
             return bound.smallest
         held = sum(bound.sizes[n] for n in dict.fromkeys(self.inputs + self.outputs))
-        lo = max(held, 1)
+        lo = max(held, 1)   # (not the model's lower bounds: a device peak can be lower)
         hi = max(self.prepare(bound.binding, None).device.peak, lo)
         while hi - lo > hi // 100:
             mid = (lo + hi) // 2
@@ -175,6 +176,6 @@ class Fitter(Planner):
             below = self._fits(bound, hi - 1)
             if below is None:
                 break
-            hi = below.device.peak if self._fits(bound, below.device.peak) else hi - 1
+            hi = below.device.peak
         bound.smallest = hi
         return hi
