@@ -165,6 +165,32 @@ def test_symbols_and_names():
     assert "merge_dims(%x) {dim = 0, count = 2} -> tensor<?x16>" in text
 
 
+def _pytree_step(p, x):
+    h = jnp.tanh(x @ p["h0"]["qkv"]) @ p["layers"][1]["w-out"]
+    return h.sum(), jax.tree_util.tree_map(lambda a: a * 0.5, p)
+
+
+def test_pytree_names_are_paths_with_dots():
+    """Input and output leaves are named by their pytree paths, joined by dots (keys with
+    other characters keep a ``_``), and the listing prints and parses back unchanged."""
+    B, = export.symbolic_shape("B")
+    f32 = jax.ShapeDtypeStruct
+    p = {"h0": {"qkv": f32((4, 8), jnp.float32)},
+         "layers": [{"w-out": f32((8, 2), jnp.float32)}, {"w-out": f32((8, 2), jnp.float32)}]}
+    imp = trace(_pytree_step, (p, f32((B, 4), jnp.float32)))
+    assert imp.input_names == ["%p.h0.qkv", "%p.layers.0.w_out", "%p.layers.1.w_out", "%x"]
+    assert imp.output_names == ["%out0", "%out1.h0.qkv", "%out1.layers.0.w_out",
+                                "%out1.layers.1.w_out"]
+    text = format_module(imp.module)
+    assert "dot_general(%x, %p.h0.qkv)" in text
+    assert format_module(parse_module(text)) == text
+    args = ({"h0": {"qkv": np.ones((4, 8), np.float32)},
+             "layers": [{"w-out": np.full((8, 2), k, np.float32)} for k in (1.0, 2.0)]},
+            np.ones((3, 4), np.float32))
+    out, _ = Executor(parse_module(text), NumpyBackend()).run(imp.flatten_inputs(*args))
+    np.testing.assert_allclose(out["%out0"], np.asarray(_pytree_step(*args)[0]), rtol=1e-6)
+
+
 @pytest.mark.parametrize("name", CASES)
 def test_analysis_rediscovers_jax_dims(imported, name):
     """The relations bladec derives agree with JAX's dimension expressions: with only the
