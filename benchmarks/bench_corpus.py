@@ -4,9 +4,9 @@
 
 For each training step: ops in its listing, the seconds ``trace`` takes (with its dims
 check), hints with and without hints allowed (0 means every dim of every value was proved
-by bladec's own analysis), then at the larger test binding: the unconstrained peak, the
+by bladec's own analysis), then at the step's ``bench`` binding: the unconstrained peak, the
 limit tried (half of it; where no plan fits half, the smallest limit that works, as the
-planner names it), the peak reached under it, evictions, and the largest difference from
+runtime names it), the peak reached under it, evictions, and the largest difference from
 calling the JAX function (``jax.jit``) directly. Peaks are the runtime's device peak
 (DESIGN.md section 4) on the chosen backend.
 """
@@ -24,13 +24,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from corpus import all_steps  # noqa: E402
+from corpus import all_steps, run_under_half  # noqa: E402
 
 from bladec.frontend import trace  # noqa: E402
-from bladec.passes import parse_pipeline, run_pipeline  # noqa: E402
 from bladec.runtime.backend import NumpyBackend  # noqa: E402
-from bladec.runtime.executor import Executor  # noqa: E402
-from bladec.runtime.limit import LimitError  # noqa: E402
 from bladec.symbolic.shapes import analyze_shapes  # noqa: E402
 
 
@@ -48,26 +45,17 @@ def measure(name: str, st, backend: str) -> dict:
     bare = trace(**st.spec(), hints=False)
     info = analyze_shapes(bare.module)
     proved = sum(1 for v, dims in info.dims.items() if dims == bare.jax_dims[v])
-    optimized = run_pipeline(imp.module, parse_pipeline("analyze,schedule,remat"))
-    args = st.make(st.bindings[-1], 1)
-    inputs = imp.flatten_inputs(*args)
-    _, base = Executor(imp.module, _backend(backend)).run(inputs)
-    limit, note = base.peak_bytes // 2, "0.5x"
-    executor = Executor(optimized, _backend(backend))
-    try:
-        outputs, report = executor.run(inputs, limit=limit)
-    except LimitError as exc:
-        limit, note = exc.smallest, f"{exc.smallest / base.peak_bytes:.2f}x (smallest)"
-        outputs, report = executor.run(inputs, limit=limit)
-    want = jax.tree_util.tree_leaves(jax.jit(st.fn)(*args))
-    got = jax.tree_util.tree_leaves(imp.unflatten_outputs(outputs))
+    run = run_under_half(imp, st, st.bench, lambda: _backend(backend))
+    note = f"{run.limit / run.base:.2f}x (smallest)" if run.smallest else "0.5x"
+    want = jax.tree_util.tree_leaves(jax.jit(st.fn)(*run.args))
+    got = jax.tree_util.tree_leaves(imp.unflatten_outputs(run.outputs))
     diff = max(float(np.max(np.abs(np.asarray(g, np.float64) - np.asarray(w, np.float64))))
                for g, w in zip(got, want))
     return {"model": name, "ops": len(imp.module.main.ops), "import_s": seconds,
             "hints": len(imp.hints), "hints_off": len(bare.hints), "proved": proved,
-            "values": len(info.dims), "binding": st.bindings[-1], "base": base.peak_bytes,
-            "limit": limit, "note": note, "peak": report.peak_bytes,
-            "evictions": report.evictions, "diff": diff}
+            "values": len(info.dims), "binding": st.bench, "base": run.base,
+            "limit": run.limit, "note": note, "peak": run.report.peak_bytes,
+            "evictions": run.report.evictions, "diff": diff}
 
 
 def main() -> int:
