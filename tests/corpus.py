@@ -130,26 +130,35 @@ def _gpt_make(dims, seed):
     return p, zeros, dict(zeros), tok, lab
 
 
-# -- BERT-style encoder with a padding mask (SGD) -----------------------------------------
+# -- BERT-style encoder with a padding mask and dropout (SGD) -----------------------------
 
 BERT_SHAPES = {"wte": (V, D), "ln_g": (D,), "ln_b": (D,), "q": (D, D), "k": (D, D),
                "v": (D, D), "o": (D, D), "fc": (D, FF), "proj": (FF, D), "head": (D, V)}
+DROPOUT = 0.1
 
 
-def bert_loss(p, tokens, lengths, labels):
+def dropout(key, x, rate=DROPOUT):
+    keep = jax.random.bernoulli(key, 1.0 - rate, x.shape)
+    return jnp.where(keep, x / (1.0 - rate), 0.0)
+
+
+def bert_loss(p, key, tokens, lengths, labels):
     s = tokens.shape[1]
+    k_attn, k_ff = jax.random.split(key)
     keep = jnp.arange(s)[None, :] < lengths[:, None]           # padding mask [B, S]
     pos = jnp.arange(s, dtype=F32)[:, None] / (10.0 ** (jnp.arange(D, dtype=F32) / D))
     x = p["wte"][tokens] + jnp.sin(pos)[None]                   # sinusoidal positions
-    x = layer_norm(x + attention(x, x, p, "", keep[:, None, :]), p["ln_g"], p["ln_b"])
-    x = x + jax.nn.gelu(x @ p["fc"], approximate=False) @ p["proj"]
+    x = layer_norm(x + dropout(k_attn, attention(x, x, p, "", keep[:, None, :])),
+                   p["ln_g"], p["ln_b"])
+    x = x + dropout(k_ff, jax.nn.gelu(x @ p["fc"], approximate=False) @ p["proj"])
     logp = jax.nn.log_softmax(x @ p["head"], -1)
     nll = -jnp.take_along_axis(logp, labels[..., None], -1)[..., 0]
     return jnp.sum(nll * keep) / jnp.maximum(jnp.sum(keep), 1)
 
 
-def bert_step(p, tokens, lengths, labels):
-    loss, g = jax.value_and_grad(bert_loss)(p, tokens, lengths, labels)
+def bert_step(p, key, tokens, lengths, labels):
+    """The dropout key is an argument (``jax.random.PRNGKey``'s data, u32[2])."""
+    loss, g = jax.value_and_grad(bert_loss)(p, key, tokens, lengths, labels)
     return loss, sgd(p, g)
 
 
@@ -158,7 +167,8 @@ def _bert_make(dims, seed):
     p = _init(BERT_SHAPES, seed)
     p["ln_g"] = np.ones(D, np.float32)
     b, s = dims["B"], dims["S"]
-    return (p, rng.integers(0, V, (b, s)).astype(np.int32),
+    return (p, np.asarray(jax.random.PRNGKey(seed)),
+            rng.integers(0, V, (b, s)).astype(np.int32),
             rng.integers(1, s + 1, (b,)).astype(np.int32),
             rng.integers(0, V, (b, s)).astype(np.int32))
 
@@ -353,7 +363,8 @@ def corpus() -> dict[str, Step]:
                                 jax.ShapeDtypeStruct((B, S), I32)),
              {"B": (1, 16), "S": (1, 64)}, _gpt_make, ({"B": 2, "S": 5}, {"B": 3, "S": 9}),
              {"B": 4, "S": 16}, {"B": 16, "S": 64}, donate_argnums=(0, 1, 2)),
-        Step("bert", bert_step, (_shapes(BERT_SHAPES), jax.ShapeDtypeStruct((B, S), I32),
+        Step("bert", bert_step, (_shapes(BERT_SHAPES), jax.ShapeDtypeStruct((2,), jnp.uint32),
+                                 jax.ShapeDtypeStruct((B, S), I32),
                                  jax.ShapeDtypeStruct((B,), I32), jax.ShapeDtypeStruct((B, S), I32)),
              {"B": (1, 16), "S": (1, 64)}, _bert_make, ({"B": 2, "S": 5}, {"B": 3, "S": 9}),
              {"B": 4, "S": 16}, {"B": 16, "S": 64}),

@@ -19,12 +19,13 @@ from __future__ import annotations
 
 from bladec.frontend.rule import Outs, Params, Result, Shape, rule
 from bladec.frontend.rules.shape import reshape_to, slice_to
-from bladec.frontend.translate import JaxImportError, Lit, Translator, is_symbolic
+from bladec.frontend.translate import KEY_TRANSPARENT, JaxImportError, Lit, Translator, is_symbolic
 
 INLINE = {"jit": "jaxpr", "pjit": "jaxpr", "closed_call": "call_jaxpr",
           "core_call": "call_jaxpr", "custom_jvp_call": "call_jaxpr",
           "custom_vjp_call": "call_jaxpr", "custom_vjp_call_jaxpr": "fun_jaxpr",
           "remat": "jaxpr", "remat2": "jaxpr", "checkpoint": "jaxpr"}
+KEY_TRANSPARENT.update(INLINE)
 IDENTITY = ("sharding_constraint", "device_put", "optimization_barrier",
             "mesh_cast", "reshard", "name")
 
