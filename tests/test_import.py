@@ -380,6 +380,28 @@ def test_cli_import_with_shapes(tmp_path):
     assert result.exit_code == 0, result.stdout + result.stderr
 
 
+def _tree_mlp(p, x):
+    return jnp.tanh(x @ p["h0"]["qkv"]) @ p["out"]["w-out"]
+
+
+def test_cli_import_pytree_shapes(tmp_path):
+    """Dotted --shapes names make an argument a pytree of dicts, named back by path."""
+    runner = make_runner()
+    out = tmp_path / "tree.mlir"
+    result = runner.invoke(main, ["import", "test_import:_tree_mlp", "--shapes",
+                                  "p.h0.qkv:4,8; p.out.w-out:8,2; x:B,4", "-o", str(out)])
+    assert result.exit_code == 0, result.stdout + result.stderr
+    text = out.read_text()
+    assert text.startswith("func.func @main(%p.h0.qkv: tensor<4x8>, %p.out.w_out: "
+                           "tensor<8x2>, %x: tensor<?x4, [@S0, @C4]>)")
+    for shapes, message in [("p:4,8; p.h0:4; x:B,4", "itself an array"),
+                            ("p.h0:4; p.h0:4; x:B,4", "twice"),
+                            ("p.h0.a:4; p.h0:4; x:B,4", "both as an array and as a tree"),
+                            ("p.:4; x:B,4", "ends in a dot")]:
+        result = runner.invoke(main, ["import", "test_import:_tree_mlp", "--shapes", shapes])
+        assert result.exit_code == 1 and message in result.stderr, (shapes, result.stderr)
+
+
 def test_cli_import_errors():
     runner = make_runner()
     for args, message in [

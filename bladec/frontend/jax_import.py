@@ -61,6 +61,8 @@ def specs_from_text(text: str) -> dict[str, Any]:
     scope = export.SymbolicScope()
     specs = {}
     for name, dims, dtype in parse_shapes(text):
+        if name in specs:
+            raise JaxImportError(f"--shapes names '{name}' twice")
         try:
             shape = export.symbolic_shape(f"({dims})" if dims else "()", scope=scope)
         except Exception as exc:  # jax raises ValueError/TypeError with its own text
@@ -68,6 +70,26 @@ def specs_from_text(text: str) -> dict[str, Any]:
         specs[name] = jax.ShapeDtypeStruct(shape, np.dtype(SHORT_DTYPES[dtype])
                                            if dtype != "bf16" else jax.numpy.bfloat16)
     return specs
+
+
+def nest_specs(specs: dict[str, Any]) -> dict[str, Any]:
+    """Dotted names as pytrees of dicts: ``p.h0.qkv`` and ``p.b`` make one argument ``p``
+    = ``{"h0": {"qkv": ...}, "b": ...}``, whose leaves the importer names back
+    ``%p.h0.qkv`` and ``%p.b``."""
+    out: dict[str, Any] = {}
+    for name, spec in specs.items():
+        *path, last = name.split(".")
+        node = out
+        for k in path:
+            node = node.setdefault(k, {})
+            if not isinstance(node, dict):
+                raise JaxImportError(f"--shapes gives '{name}' inside "
+                                     f"'{'.'.join(path)}', which is itself an array")
+        if not last or last in node:
+            raise JaxImportError(f"--shapes names '{name}' both as an array and as a tree"
+                                 if last else f"--shapes name '{name}' ends in a dot")
+        node[last] = spec
+    return out
 
 
 # -- names --------------------------------------------------------------------------------
@@ -371,7 +393,8 @@ def import_target(target: str, shapes: str | None = None, ranges: str | None = N
     """What ``bladec import`` does: trace ``MODULE:FUNCTION`` and translate it.
 
     With ``shapes`` (``"tokens:B,S:i32;lr::f32"``), FUNCTION is traced with one spec per
-    named positional parameter. Without, FUNCTION is an *import spec*: called with no
+    named positional parameter; dotted names (``p.w:8,4;p.b:4``) make a parameter a
+    pytree of dicts (:func:`nest_specs`). Without, FUNCTION is an *import spec*: called with no
     arguments, it returns ``{"fn": ..., "arg_specs": (...), "ranges": ..., ...}`` (the
     keyword arguments of :func:`trace`) or a tuple ``(fn, arg_specs)``.
     """
@@ -394,7 +417,7 @@ def import_target(target: str, shapes: str | None = None, ranges: str | None = N
             raise JaxImportError(f"'{target}' returned {type(spec).__name__}, not an import spec "
                                  "(a dict with 'fn' and 'arg_specs'); give --shapes to trace it")
     else:
-        specs = specs_from_text(shapes)
+        specs = nest_specs(specs_from_text(shapes))
         params, required = _signature(obj)
         unknown = [n for n in specs if n not in params]
         if not unknown:
