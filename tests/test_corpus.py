@@ -3,8 +3,10 @@
 Every model: imports with and without hints, to the same relations, which agree with JAX's
 dims at two bindings (``trace`` checks it); ``optimize`` succeeds; it runs under half of
 its unconstrained peak (or, where that is out of reach, at the smallest limit that works,
-as the planner names it, verified by running there), bit for bit what the unconstrained
-run computes, and within float tolerance of calling the JAX function directly.
+as the runtime names it, verified by running there), bit for bit what the unconstrained
+run computes, and within float tolerance of calling the JAX function directly. `make test`
+runs every check at each step's ``run`` binding; `make bench` repeats the runs at the
+larger ``bench`` binding.
 """
 from __future__ import annotations
 
