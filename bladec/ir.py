@@ -12,14 +12,15 @@ from typing import Iterator, Union
 
 DTYPE_BYTES: dict[str, int] = {
     "f64": 8, "f32": 4, "f16": 2, "bf16": 2,
-    "i64": 8, "i32": 4, "i16": 2, "i8": 1, "u8": 1, "i1": 1,
+    "i64": 8, "i32": 4, "i16": 2, "i8": 1, "u32": 4, "u8": 1, "i1": 1,
 }
 DEFAULT_DTYPE = "f32"
 FLOAT_DTYPES = frozenset({"f64", "f32", "f16", "bf16"})
 # The values each integer element type holds (i1 is a truth value: 0 or 1).
 INT_RANGES: dict[str, tuple[int, int]] = {
     "i64": (-2 ** 63, 2 ** 63 - 1), "i32": (-2 ** 31, 2 ** 31 - 1),
-    "i16": (-2 ** 15, 2 ** 15 - 1), "i8": (-2 ** 7, 2 ** 7 - 1), "u8": (0, 255), "i1": (0, 1),
+    "i16": (-2 ** 15, 2 ** 15 - 1), "i8": (-2 ** 7, 2 ** 7 - 1), "u32": (0, 2 ** 32 - 1),
+    "u8": (0, 255), "i1": (0, 1),
 }
 SHAPE_GRAPH = "symbolic_shape_graph"  # the function that holds SymbolicDim and relations
 

@@ -1,4 +1,4 @@
-func.func @main(%params_embed: tensor<256x64>, %params_final_norm: tensor<64>, %params_layers_0_attn_norm: tensor<64>, %params_layers_0_mlp_norm: tensor<64>, %params_layers_0_w_down: tensor<172x64>, %params_layers_0_w_gate: tensor<64x172>, %params_layers_0_w_up: tensor<64x172>, %params_layers_0_wk: tensor<64x4x16>, %params_layers_0_wo: tensor<4x16x64>, %params_layers_0_wq: tensor<64x4x16>, %params_layers_0_wv: tensor<64x4x16>, %params_layers_1_attn_norm: tensor<64>, %params_layers_1_mlp_norm: tensor<64>, %params_layers_1_w_down: tensor<172x64>, %params_layers_1_w_gate: tensor<64x172>, %params_layers_1_w_up: tensor<64x172>, %params_layers_1_wk: tensor<64x4x16>, %params_layers_1_wo: tensor<4x16x64>, %params_layers_1_wq: tensor<64x4x16>, %params_layers_1_wv: tensor<64x4x16>, %params_lm_head: tensor<64x256>, %tokens: tensor<?x?xi32, [@S0, @S1]>, %targets: tensor<?x?xi32, [@S0, @S1]>, %mask: tensor<?x?, [@S0, @S1]>) {
+func.func @main(%params.embed: tensor<256x64>, %params.final_norm: tensor<64>, %params.layers.0.attn_norm: tensor<64>, %params.layers.0.mlp_norm: tensor<64>, %params.layers.0.w_down: tensor<172x64>, %params.layers.0.w_gate: tensor<64x172>, %params.layers.0.w_up: tensor<64x172>, %params.layers.0.wk: tensor<64x4x16>, %params.layers.0.wo: tensor<4x16x64>, %params.layers.0.wq: tensor<64x4x16>, %params.layers.0.wv: tensor<64x4x16>, %params.layers.1.attn_norm: tensor<64>, %params.layers.1.mlp_norm: tensor<64>, %params.layers.1.w_down: tensor<172x64>, %params.layers.1.w_gate: tensor<64x172>, %params.layers.1.w_up: tensor<64x172>, %params.layers.1.wk: tensor<64x4x16>, %params.layers.1.wo: tensor<4x16x64>, %params.layers.1.wq: tensor<64x4x16>, %params.layers.1.wv: tensor<64x4x16>, %params.lm_head: tensor<64x256>, %tokens: tensor<?x?xi32, [@S0, @S1]>, %targets: tensor<?x?xi32, [@S0, @S1]>, %mask: tensor<?x?, [@S0, @S1]>) {
   %0 = constant() {value = 0} -> tensor<i32>
   %1 = broadcast_like(%0, %tokens) {dims = [], source = [0, 0], axis = [0, 1]} -> tensor<?x?xi32>
   %2 = compare(%tokens, %1) {direction = "LT"} -> tensor<?x?xi1>
@@ -6,7 +6,7 @@ func.func @main(%params_embed: tensor<256x64>, %params_final_norm: tensor<64>, %
   %4 = broadcast_like(%3, %tokens) {dims = [], source = [0, 0], axis = [0, 1]} -> tensor<?x?xi32>
   %5 = add(%tokens, %4) -> tensor<?x?xi32>
   %6 = select(%2, %5, %tokens) -> tensor<?x?xi32>
-  %7 = gather(%params_embed, %6) -> tensor<?x?x64>
+  %7 = gather(%params.embed, %6) -> tensor<?x?x64>
   %8 = iota() {dim = 0} -> tensor<?>
   %9 = constant() {value = 1.0} -> tensor<f32>
   %10 = broadcast_like(%9, %tokens) {dims = [], source = [0], axis = [1]} -> tensor<?>
@@ -54,23 +54,23 @@ func.func @main(%params_embed: tensor<256x64>, %params_final_norm: tensor<64>, %
   %52 = rsqrt(%51) -> tensor<?x?x1>
   %53 = broadcast_in_dim(%52) {dims = [0, 1, 2]} -> tensor<?x?x64>
   %54 = mul(%7, %53) -> tensor<?x?x64>
-  %55 = broadcast_like(%params_layers_0_attn_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x64>
+  %55 = broadcast_like(%params.layers.0.attn_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x64>
   %56 = mul(%54, %55) -> tensor<?x?x64>
-  %57 = dot_general(%56, %params_layers_0_wq) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x4x16>
+  %57 = dot_general(%56, %params.layers.0.wq) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x4x16>
   %58 = dot_general(%57, %40) {lhs_contract = [3], rhs_contract = [0]} -> tensor<?x?x4x16>
   %59 = broadcast_like(%41, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x4x16>
   %60 = mul(%57, %59) -> tensor<?x?x4x16>
   %61 = broadcast_like(%42, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x4x16>
   %62 = mul(%58, %61) -> tensor<?x?x4x16>
   %63 = add(%60, %62) -> tensor<?x?x4x16>
-  %64 = dot_general(%56, %params_layers_0_wk) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x4x16>
+  %64 = dot_general(%56, %params.layers.0.wk) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x4x16>
   %65 = dot_general(%64, %40) {lhs_contract = [3], rhs_contract = [0]} -> tensor<?x?x4x16>
   %66 = broadcast_like(%41, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x4x16>
   %67 = mul(%64, %66) -> tensor<?x?x4x16>
   %68 = broadcast_like(%42, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x4x16>
   %69 = mul(%65, %68) -> tensor<?x?x4x16>
   %70 = add(%67, %69) -> tensor<?x?x4x16>
-  %71 = dot_general(%56, %params_layers_0_wv) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x4x16>
+  %71 = dot_general(%56, %params.layers.0.wv) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x4x16>
   %72 = dot_general(%63, %70) {lhs_batch = [0, 2], rhs_batch = [0, 2], lhs_contract = [3], rhs_contract = [3]} -> tensor<?x4x?x?>
   %73 = constant() {value = 0.25} -> tensor<f32>
   %74 = broadcast_like(%73, %tokens) {dims = [], source = [0, -1, 0, 0], axis = [0, -1, 1, 1]} -> tensor<?x4x?x?>
@@ -94,7 +94,7 @@ func.func @main(%params_embed: tensor<256x64>, %params_final_norm: tensor<64>, %
   %92 = div(%89, %91) -> tensor<?x4x?x?>
   %93 = dot_general(%71, %92) {lhs_batch = [0, 2], rhs_batch = [0, 1], lhs_contract = [1], rhs_contract = [3]} -> tensor<?x4x16x?>
   %94 = transpose(%93) {perm = [0, 3, 1, 2]} -> tensor<?x?x4x16>
-  %95 = dot_general(%94, %params_layers_0_wo) {lhs_contract = [2, 3], rhs_contract = [0, 1]} -> tensor<?x?x64>
+  %95 = dot_general(%94, %params.layers.0.wo) {lhs_contract = [2, 3], rhs_contract = [0, 1]} -> tensor<?x?x64>
   %96 = add(%7, %95) -> tensor<?x?x64>
   %97 = mul(%96, %96) -> tensor<?x?x64>
   %98 = reduce(%97) {dims = [2], kind = "sum"} -> tensor<?x?>
@@ -108,14 +108,14 @@ func.func @main(%params_embed: tensor<256x64>, %params_final_norm: tensor<64>, %
   %106 = rsqrt(%105) -> tensor<?x?x1>
   %107 = broadcast_in_dim(%106) {dims = [0, 1, 2]} -> tensor<?x?x64>
   %108 = mul(%96, %107) -> tensor<?x?x64>
-  %109 = broadcast_like(%params_layers_0_mlp_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x64>
+  %109 = broadcast_like(%params.layers.0.mlp_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x64>
   %110 = mul(%108, %109) -> tensor<?x?x64>
-  %111 = dot_general(%110, %params_layers_0_w_gate) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x172>
-  %112 = dot_general(%110, %params_layers_0_w_up) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x172>
+  %111 = dot_general(%110, %params.layers.0.w_gate) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x172>
+  %112 = dot_general(%110, %params.layers.0.w_up) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x172>
   %113 = logistic(%111) -> tensor<?x?x172>
   %114 = mul(%111, %113) -> tensor<?x?x172>
   %115 = mul(%114, %112) -> tensor<?x?x172>
-  %116 = dot_general(%115, %params_layers_0_w_down) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x64>
+  %116 = dot_general(%115, %params.layers.0.w_down) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x64>
   %117 = add(%96, %116) -> tensor<?x?x64>
   %118 = mul(%117, %117) -> tensor<?x?x64>
   %119 = reduce(%118) {dims = [2], kind = "sum"} -> tensor<?x?>
@@ -129,23 +129,23 @@ func.func @main(%params_embed: tensor<256x64>, %params_final_norm: tensor<64>, %
   %127 = rsqrt(%126) -> tensor<?x?x1>
   %128 = broadcast_in_dim(%127) {dims = [0, 1, 2]} -> tensor<?x?x64>
   %129 = mul(%117, %128) -> tensor<?x?x64>
-  %130 = broadcast_like(%params_layers_1_attn_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x64>
+  %130 = broadcast_like(%params.layers.1.attn_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x64>
   %131 = mul(%129, %130) -> tensor<?x?x64>
-  %132 = dot_general(%131, %params_layers_1_wq) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x4x16>
+  %132 = dot_general(%131, %params.layers.1.wq) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x4x16>
   %133 = dot_general(%132, %40) {lhs_contract = [3], rhs_contract = [0]} -> tensor<?x?x4x16>
   %134 = broadcast_like(%41, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x4x16>
   %135 = mul(%132, %134) -> tensor<?x?x4x16>
   %136 = broadcast_like(%42, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x4x16>
   %137 = mul(%133, %136) -> tensor<?x?x4x16>
   %138 = add(%135, %137) -> tensor<?x?x4x16>
-  %139 = dot_general(%131, %params_layers_1_wk) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x4x16>
+  %139 = dot_general(%131, %params.layers.1.wk) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x4x16>
   %140 = dot_general(%139, %40) {lhs_contract = [3], rhs_contract = [0]} -> tensor<?x?x4x16>
   %141 = broadcast_like(%41, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x4x16>
   %142 = mul(%139, %141) -> tensor<?x?x4x16>
   %143 = broadcast_like(%42, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x4x16>
   %144 = mul(%140, %143) -> tensor<?x?x4x16>
   %145 = add(%142, %144) -> tensor<?x?x4x16>
-  %146 = dot_general(%131, %params_layers_1_wv) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x4x16>
+  %146 = dot_general(%131, %params.layers.1.wv) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x4x16>
   %147 = dot_general(%138, %145) {lhs_batch = [0, 2], rhs_batch = [0, 2], lhs_contract = [3], rhs_contract = [3]} -> tensor<?x4x?x?>
   %148 = constant() {value = 0.25} -> tensor<f32>
   %149 = broadcast_like(%148, %tokens) {dims = [], source = [0, -1, 0, 0], axis = [0, -1, 1, 1]} -> tensor<?x4x?x?>
@@ -169,7 +169,7 @@ func.func @main(%params_embed: tensor<256x64>, %params_final_norm: tensor<64>, %
   %167 = div(%164, %166) -> tensor<?x4x?x?>
   %168 = dot_general(%146, %167) {lhs_batch = [0, 2], rhs_batch = [0, 1], lhs_contract = [1], rhs_contract = [3]} -> tensor<?x4x16x?>
   %169 = transpose(%168) {perm = [0, 3, 1, 2]} -> tensor<?x?x4x16>
-  %170 = dot_general(%169, %params_layers_1_wo) {lhs_contract = [2, 3], rhs_contract = [0, 1]} -> tensor<?x?x64>
+  %170 = dot_general(%169, %params.layers.1.wo) {lhs_contract = [2, 3], rhs_contract = [0, 1]} -> tensor<?x?x64>
   %171 = add(%117, %170) -> tensor<?x?x64>
   %172 = mul(%171, %171) -> tensor<?x?x64>
   %173 = reduce(%172) {dims = [2], kind = "sum"} -> tensor<?x?>
@@ -183,14 +183,14 @@ func.func @main(%params_embed: tensor<256x64>, %params_final_norm: tensor<64>, %
   %181 = rsqrt(%180) -> tensor<?x?x1>
   %182 = broadcast_in_dim(%181) {dims = [0, 1, 2]} -> tensor<?x?x64>
   %183 = mul(%171, %182) -> tensor<?x?x64>
-  %184 = broadcast_like(%params_layers_1_mlp_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x64>
+  %184 = broadcast_like(%params.layers.1.mlp_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x64>
   %185 = mul(%183, %184) -> tensor<?x?x64>
-  %186 = dot_general(%185, %params_layers_1_w_gate) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x172>
-  %187 = dot_general(%185, %params_layers_1_w_up) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x172>
+  %186 = dot_general(%185, %params.layers.1.w_gate) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x172>
+  %187 = dot_general(%185, %params.layers.1.w_up) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x172>
   %188 = logistic(%186) -> tensor<?x?x172>
   %189 = mul(%186, %188) -> tensor<?x?x172>
   %190 = mul(%189, %187) -> tensor<?x?x172>
-  %191 = dot_general(%190, %params_layers_1_w_down) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x64>
+  %191 = dot_general(%190, %params.layers.1.w_down) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x64>
   %192 = add(%171, %191) -> tensor<?x?x64>
   %193 = mul(%192, %192) -> tensor<?x?x64>
   %194 = reduce(%193) {dims = [2], kind = "sum"} -> tensor<?x?>
@@ -204,9 +204,9 @@ func.func @main(%params_embed: tensor<256x64>, %params_final_norm: tensor<64>, %
   %202 = rsqrt(%201) -> tensor<?x?x1>
   %203 = broadcast_in_dim(%202) {dims = [0, 1, 2]} -> tensor<?x?x64>
   %204 = mul(%192, %203) -> tensor<?x?x64>
-  %205 = broadcast_like(%params_final_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x64>
+  %205 = broadcast_like(%params.final_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x64>
   %206 = mul(%204, %205) -> tensor<?x?x64>
-  %207 = dot_general(%206, %params_lm_head) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x256>
+  %207 = dot_general(%206, %params.lm_head) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x256>
   %208 = reduce(%207) {dims = [2], kind = "max"} -> tensor<?x?>
   %209 = stop_gradient(%208) -> tensor<?x?>
   %210 = broadcast_in_dim(%209) {dims = [0, 1]} -> tensor<?x?x256>

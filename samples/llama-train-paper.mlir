@@ -1,4 +1,4 @@
-func.func @main(%params_embed: tensor<32000x4096>, %params_final_norm: tensor<4096>, %params_layers_0_attn_norm: tensor<4096>, %params_layers_0_mlp_norm: tensor<4096>, %params_layers_0_w_down: tensor<11008x4096>, %params_layers_0_w_gate: tensor<4096x11008>, %params_layers_0_w_up: tensor<4096x11008>, %params_layers_0_wk: tensor<4096x32x128>, %params_layers_0_wo: tensor<32x128x4096>, %params_layers_0_wq: tensor<4096x32x128>, %params_layers_0_wv: tensor<4096x32x128>, %params_layers_1_attn_norm: tensor<4096>, %params_layers_1_mlp_norm: tensor<4096>, %params_layers_1_w_down: tensor<11008x4096>, %params_layers_1_w_gate: tensor<4096x11008>, %params_layers_1_w_up: tensor<4096x11008>, %params_layers_1_wk: tensor<4096x32x128>, %params_layers_1_wo: tensor<32x128x4096>, %params_layers_1_wq: tensor<4096x32x128>, %params_layers_1_wv: tensor<4096x32x128>, %params_layers_2_attn_norm: tensor<4096>, %params_layers_2_mlp_norm: tensor<4096>, %params_layers_2_w_down: tensor<11008x4096>, %params_layers_2_w_gate: tensor<4096x11008>, %params_layers_2_w_up: tensor<4096x11008>, %params_layers_2_wk: tensor<4096x32x128>, %params_layers_2_wo: tensor<32x128x4096>, %params_layers_2_wq: tensor<4096x32x128>, %params_layers_2_wv: tensor<4096x32x128>, %params_layers_3_attn_norm: tensor<4096>, %params_layers_3_mlp_norm: tensor<4096>, %params_layers_3_w_down: tensor<11008x4096>, %params_layers_3_w_gate: tensor<4096x11008>, %params_layers_3_w_up: tensor<4096x11008>, %params_layers_3_wk: tensor<4096x32x128>, %params_layers_3_wo: tensor<32x128x4096>, %params_layers_3_wq: tensor<4096x32x128>, %params_layers_3_wv: tensor<4096x32x128>, %params_lm_head: tensor<4096x32000>, %tokens: tensor<?x?xi32, [@S0, @S1]>, %targets: tensor<?x?xi32, [@S0, @S1]>, %mask: tensor<?x?, [@S0, @S1]>, %lr: tensor<f32>) {
+func.func @main(%params.embed: tensor<32000x4096>, %params.final_norm: tensor<4096>, %params.layers.0.attn_norm: tensor<4096>, %params.layers.0.mlp_norm: tensor<4096>, %params.layers.0.w_down: tensor<11008x4096>, %params.layers.0.w_gate: tensor<4096x11008>, %params.layers.0.w_up: tensor<4096x11008>, %params.layers.0.wk: tensor<4096x32x128>, %params.layers.0.wo: tensor<32x128x4096>, %params.layers.0.wq: tensor<4096x32x128>, %params.layers.0.wv: tensor<4096x32x128>, %params.layers.1.attn_norm: tensor<4096>, %params.layers.1.mlp_norm: tensor<4096>, %params.layers.1.w_down: tensor<11008x4096>, %params.layers.1.w_gate: tensor<4096x11008>, %params.layers.1.w_up: tensor<4096x11008>, %params.layers.1.wk: tensor<4096x32x128>, %params.layers.1.wo: tensor<32x128x4096>, %params.layers.1.wq: tensor<4096x32x128>, %params.layers.1.wv: tensor<4096x32x128>, %params.layers.2.attn_norm: tensor<4096>, %params.layers.2.mlp_norm: tensor<4096>, %params.layers.2.w_down: tensor<11008x4096>, %params.layers.2.w_gate: tensor<4096x11008>, %params.layers.2.w_up: tensor<4096x11008>, %params.layers.2.wk: tensor<4096x32x128>, %params.layers.2.wo: tensor<32x128x4096>, %params.layers.2.wq: tensor<4096x32x128>, %params.layers.2.wv: tensor<4096x32x128>, %params.layers.3.attn_norm: tensor<4096>, %params.layers.3.mlp_norm: tensor<4096>, %params.layers.3.w_down: tensor<11008x4096>, %params.layers.3.w_gate: tensor<4096x11008>, %params.layers.3.w_up: tensor<4096x11008>, %params.layers.3.wk: tensor<4096x32x128>, %params.layers.3.wo: tensor<32x128x4096>, %params.layers.3.wq: tensor<4096x32x128>, %params.layers.3.wv: tensor<4096x32x128>, %params.lm_head: tensor<4096x32000>, %tokens: tensor<?x?xi32, [@S0, @S1]>, %targets: tensor<?x?xi32, [@S0, @S1]>, %mask: tensor<?x?, [@S0, @S1]>, %lr: tensor<f32>) {
   %0 = constant() {value = 0} -> tensor<i32>
   %1 = broadcast_like(%0, %tokens) {dims = [], source = [0, 0], axis = [0, 1]} -> tensor<?x?xi32>
   %2 = compare(%tokens, %1) {direction = "LT"} -> tensor<?x?xi1>
@@ -6,7 +6,7 @@ func.func @main(%params_embed: tensor<32000x4096>, %params_final_norm: tensor<40
   %4 = broadcast_like(%3, %tokens) {dims = [], source = [0, 0], axis = [0, 1]} -> tensor<?x?xi32>
   %5 = add(%tokens, %4) -> tensor<?x?xi32>
   %6 = select(%2, %5, %tokens) -> tensor<?x?xi32>
-  %7 = gather(%params_embed, %6) -> tensor<?x?x4096>
+  %7 = gather(%params.embed, %6) -> tensor<?x?x4096>
   %8 = iota() {dim = 0} -> tensor<?>
   %9 = constant() {value = 1.0} -> tensor<f32>
   %10 = broadcast_like(%9, %tokens) {dims = [], source = [0], axis = [1]} -> tensor<?>
@@ -58,23 +58,23 @@ func.func @main(%params_embed: tensor<32000x4096>, %params_final_norm: tensor<40
   %56 = mul(%55, %53) -> tensor<?x?x1>
   %57 = broadcast_in_dim(%52) {dims = [0, 1, 2]} -> tensor<?x?x4096>
   %58 = mul(%7, %57) -> tensor<?x?x4096>
-  %59 = broadcast_like(%params_layers_0_attn_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x4096>
+  %59 = broadcast_like(%params.layers.0.attn_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x4096>
   %60 = mul(%58, %59) -> tensor<?x?x4096>
-  %61 = dot_general(%60, %params_layers_0_wq) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x32x128>
+  %61 = dot_general(%60, %params.layers.0.wq) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x32x128>
   %62 = dot_general(%61, %40) {lhs_contract = [3], rhs_contract = [0]} -> tensor<?x?x32x128>
   %63 = broadcast_like(%41, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x32x128>
   %64 = mul(%61, %63) -> tensor<?x?x32x128>
   %65 = broadcast_like(%42, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x32x128>
   %66 = mul(%62, %65) -> tensor<?x?x32x128>
   %67 = add(%64, %66) -> tensor<?x?x32x128>
-  %68 = dot_general(%60, %params_layers_0_wk) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x32x128>
+  %68 = dot_general(%60, %params.layers.0.wk) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x32x128>
   %69 = dot_general(%68, %40) {lhs_contract = [3], rhs_contract = [0]} -> tensor<?x?x32x128>
   %70 = broadcast_like(%41, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x32x128>
   %71 = mul(%68, %70) -> tensor<?x?x32x128>
   %72 = broadcast_like(%42, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x32x128>
   %73 = mul(%69, %72) -> tensor<?x?x32x128>
   %74 = add(%71, %73) -> tensor<?x?x32x128>
-  %75 = dot_general(%60, %params_layers_0_wv) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x32x128>
+  %75 = dot_general(%60, %params.layers.0.wv) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x32x128>
   %76 = dot_general(%67, %74) {lhs_batch = [0, 2], rhs_batch = [0, 2], lhs_contract = [3], rhs_contract = [3]} -> tensor<?x32x?x?>
   %77 = constant() {value = 0.0883883461356163} -> tensor<f32>
   %78 = broadcast_like(%77, %tokens) {dims = [], source = [0, -1, 0, 0], axis = [0, -1, 1, 1]} -> tensor<?x32x?x?>
@@ -98,7 +98,7 @@ func.func @main(%params_embed: tensor<32000x4096>, %params_final_norm: tensor<40
   %96 = integer_pow(%93) {exponent = -2} -> tensor<?x32x?x1>
   %97 = dot_general(%75, %95) {lhs_batch = [0, 2], rhs_batch = [0, 1], lhs_contract = [1], rhs_contract = [3]} -> tensor<?x32x128x?>
   %98 = transpose(%97) {perm = [0, 3, 1, 2]} -> tensor<?x?x32x128>
-  %99 = dot_general(%98, %params_layers_0_wo) {lhs_contract = [2, 3], rhs_contract = [0, 1]} -> tensor<?x?x4096>
+  %99 = dot_general(%98, %params.layers.0.wo) {lhs_contract = [2, 3], rhs_contract = [0, 1]} -> tensor<?x?x4096>
   %100 = add(%7, %99) -> tensor<?x?x4096>
   %101 = mul(%100, %100) -> tensor<?x?x4096>
   %102 = reduce(%101) {dims = [2], kind = "sum"} -> tensor<?x?>
@@ -116,10 +116,10 @@ func.func @main(%params_embed: tensor<32000x4096>, %params_final_norm: tensor<40
   %114 = mul(%113, %111) -> tensor<?x?x1>
   %115 = broadcast_in_dim(%110) {dims = [0, 1, 2]} -> tensor<?x?x4096>
   %116 = mul(%100, %115) -> tensor<?x?x4096>
-  %117 = broadcast_like(%params_layers_0_mlp_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x4096>
+  %117 = broadcast_like(%params.layers.0.mlp_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x4096>
   %118 = mul(%116, %117) -> tensor<?x?x4096>
-  %119 = dot_general(%118, %params_layers_0_w_gate) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x11008>
-  %120 = dot_general(%118, %params_layers_0_w_up) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x11008>
+  %119 = dot_general(%118, %params.layers.0.w_gate) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x11008>
+  %120 = dot_general(%118, %params.layers.0.w_up) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x11008>
   %121 = logistic(%119) -> tensor<?x?x11008>
   %122 = constant() {value = 1.0} -> tensor<f32>
   %123 = broadcast_like(%122, %tokens) {dims = [], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x11008>
@@ -127,7 +127,7 @@ func.func @main(%params_embed: tensor<32000x4096>, %params_final_norm: tensor<40
   %125 = mul(%121, %124) -> tensor<?x?x11008>
   %126 = mul(%119, %121) -> tensor<?x?x11008>
   %127 = mul(%126, %120) -> tensor<?x?x11008>
-  %128 = dot_general(%127, %params_layers_0_w_down) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x4096>
+  %128 = dot_general(%127, %params.layers.0.w_down) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x4096>
   %129 = add(%100, %128) -> tensor<?x?x4096>
   %130 = mul(%129, %129) -> tensor<?x?x4096>
   %131 = reduce(%130) {dims = [2], kind = "sum"} -> tensor<?x?>
@@ -145,23 +145,23 @@ func.func @main(%params_embed: tensor<32000x4096>, %params_final_norm: tensor<40
   %143 = mul(%142, %140) -> tensor<?x?x1>
   %144 = broadcast_in_dim(%139) {dims = [0, 1, 2]} -> tensor<?x?x4096>
   %145 = mul(%129, %144) -> tensor<?x?x4096>
-  %146 = broadcast_like(%params_layers_1_attn_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x4096>
+  %146 = broadcast_like(%params.layers.1.attn_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x4096>
   %147 = mul(%145, %146) -> tensor<?x?x4096>
-  %148 = dot_general(%147, %params_layers_1_wq) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x32x128>
+  %148 = dot_general(%147, %params.layers.1.wq) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x32x128>
   %149 = dot_general(%148, %40) {lhs_contract = [3], rhs_contract = [0]} -> tensor<?x?x32x128>
   %150 = broadcast_like(%41, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x32x128>
   %151 = mul(%148, %150) -> tensor<?x?x32x128>
   %152 = broadcast_like(%42, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x32x128>
   %153 = mul(%149, %152) -> tensor<?x?x32x128>
   %154 = add(%151, %153) -> tensor<?x?x32x128>
-  %155 = dot_general(%147, %params_layers_1_wk) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x32x128>
+  %155 = dot_general(%147, %params.layers.1.wk) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x32x128>
   %156 = dot_general(%155, %40) {lhs_contract = [3], rhs_contract = [0]} -> tensor<?x?x32x128>
   %157 = broadcast_like(%41, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x32x128>
   %158 = mul(%155, %157) -> tensor<?x?x32x128>
   %159 = broadcast_like(%42, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x32x128>
   %160 = mul(%156, %159) -> tensor<?x?x32x128>
   %161 = add(%158, %160) -> tensor<?x?x32x128>
-  %162 = dot_general(%147, %params_layers_1_wv) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x32x128>
+  %162 = dot_general(%147, %params.layers.1.wv) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x32x128>
   %163 = dot_general(%154, %161) {lhs_batch = [0, 2], rhs_batch = [0, 2], lhs_contract = [3], rhs_contract = [3]} -> tensor<?x32x?x?>
   %164 = constant() {value = 0.0883883461356163} -> tensor<f32>
   %165 = broadcast_like(%164, %tokens) {dims = [], source = [0, -1, 0, 0], axis = [0, -1, 1, 1]} -> tensor<?x32x?x?>
@@ -185,7 +185,7 @@ func.func @main(%params_embed: tensor<32000x4096>, %params_final_norm: tensor<40
   %183 = integer_pow(%180) {exponent = -2} -> tensor<?x32x?x1>
   %184 = dot_general(%162, %182) {lhs_batch = [0, 2], rhs_batch = [0, 1], lhs_contract = [1], rhs_contract = [3]} -> tensor<?x32x128x?>
   %185 = transpose(%184) {perm = [0, 3, 1, 2]} -> tensor<?x?x32x128>
-  %186 = dot_general(%185, %params_layers_1_wo) {lhs_contract = [2, 3], rhs_contract = [0, 1]} -> tensor<?x?x4096>
+  %186 = dot_general(%185, %params.layers.1.wo) {lhs_contract = [2, 3], rhs_contract = [0, 1]} -> tensor<?x?x4096>
   %187 = add(%129, %186) -> tensor<?x?x4096>
   %188 = mul(%187, %187) -> tensor<?x?x4096>
   %189 = reduce(%188) {dims = [2], kind = "sum"} -> tensor<?x?>
@@ -203,10 +203,10 @@ func.func @main(%params_embed: tensor<32000x4096>, %params_final_norm: tensor<40
   %201 = mul(%200, %198) -> tensor<?x?x1>
   %202 = broadcast_in_dim(%197) {dims = [0, 1, 2]} -> tensor<?x?x4096>
   %203 = mul(%187, %202) -> tensor<?x?x4096>
-  %204 = broadcast_like(%params_layers_1_mlp_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x4096>
+  %204 = broadcast_like(%params.layers.1.mlp_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x4096>
   %205 = mul(%203, %204) -> tensor<?x?x4096>
-  %206 = dot_general(%205, %params_layers_1_w_gate) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x11008>
-  %207 = dot_general(%205, %params_layers_1_w_up) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x11008>
+  %206 = dot_general(%205, %params.layers.1.w_gate) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x11008>
+  %207 = dot_general(%205, %params.layers.1.w_up) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x11008>
   %208 = logistic(%206) -> tensor<?x?x11008>
   %209 = constant() {value = 1.0} -> tensor<f32>
   %210 = broadcast_like(%209, %tokens) {dims = [], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x11008>
@@ -214,7 +214,7 @@ func.func @main(%params_embed: tensor<32000x4096>, %params_final_norm: tensor<40
   %212 = mul(%208, %211) -> tensor<?x?x11008>
   %213 = mul(%206, %208) -> tensor<?x?x11008>
   %214 = mul(%213, %207) -> tensor<?x?x11008>
-  %215 = dot_general(%214, %params_layers_1_w_down) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x4096>
+  %215 = dot_general(%214, %params.layers.1.w_down) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x4096>
   %216 = add(%187, %215) -> tensor<?x?x4096>
   %217 = mul(%216, %216) -> tensor<?x?x4096>
   %218 = reduce(%217) {dims = [2], kind = "sum"} -> tensor<?x?>
@@ -232,23 +232,23 @@ func.func @main(%params_embed: tensor<32000x4096>, %params_final_norm: tensor<40
   %230 = mul(%229, %227) -> tensor<?x?x1>
   %231 = broadcast_in_dim(%226) {dims = [0, 1, 2]} -> tensor<?x?x4096>
   %232 = mul(%216, %231) -> tensor<?x?x4096>
-  %233 = broadcast_like(%params_layers_2_attn_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x4096>
+  %233 = broadcast_like(%params.layers.2.attn_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x4096>
   %234 = mul(%232, %233) -> tensor<?x?x4096>
-  %235 = dot_general(%234, %params_layers_2_wq) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x32x128>
+  %235 = dot_general(%234, %params.layers.2.wq) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x32x128>
   %236 = dot_general(%235, %40) {lhs_contract = [3], rhs_contract = [0]} -> tensor<?x?x32x128>
   %237 = broadcast_like(%41, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x32x128>
   %238 = mul(%235, %237) -> tensor<?x?x32x128>
   %239 = broadcast_like(%42, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x32x128>
   %240 = mul(%236, %239) -> tensor<?x?x32x128>
   %241 = add(%238, %240) -> tensor<?x?x32x128>
-  %242 = dot_general(%234, %params_layers_2_wk) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x32x128>
+  %242 = dot_general(%234, %params.layers.2.wk) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x32x128>
   %243 = dot_general(%242, %40) {lhs_contract = [3], rhs_contract = [0]} -> tensor<?x?x32x128>
   %244 = broadcast_like(%41, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x32x128>
   %245 = mul(%242, %244) -> tensor<?x?x32x128>
   %246 = broadcast_like(%42, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x32x128>
   %247 = mul(%243, %246) -> tensor<?x?x32x128>
   %248 = add(%245, %247) -> tensor<?x?x32x128>
-  %249 = dot_general(%234, %params_layers_2_wv) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x32x128>
+  %249 = dot_general(%234, %params.layers.2.wv) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x32x128>
   %250 = dot_general(%241, %248) {lhs_batch = [0, 2], rhs_batch = [0, 2], lhs_contract = [3], rhs_contract = [3]} -> tensor<?x32x?x?>
   %251 = constant() {value = 0.0883883461356163} -> tensor<f32>
   %252 = broadcast_like(%251, %tokens) {dims = [], source = [0, -1, 0, 0], axis = [0, -1, 1, 1]} -> tensor<?x32x?x?>
@@ -272,7 +272,7 @@ func.func @main(%params_embed: tensor<32000x4096>, %params_final_norm: tensor<40
   %270 = integer_pow(%267) {exponent = -2} -> tensor<?x32x?x1>
   %271 = dot_general(%249, %269) {lhs_batch = [0, 2], rhs_batch = [0, 1], lhs_contract = [1], rhs_contract = [3]} -> tensor<?x32x128x?>
   %272 = transpose(%271) {perm = [0, 3, 1, 2]} -> tensor<?x?x32x128>
-  %273 = dot_general(%272, %params_layers_2_wo) {lhs_contract = [2, 3], rhs_contract = [0, 1]} -> tensor<?x?x4096>
+  %273 = dot_general(%272, %params.layers.2.wo) {lhs_contract = [2, 3], rhs_contract = [0, 1]} -> tensor<?x?x4096>
   %274 = add(%216, %273) -> tensor<?x?x4096>
   %275 = mul(%274, %274) -> tensor<?x?x4096>
   %276 = reduce(%275) {dims = [2], kind = "sum"} -> tensor<?x?>
@@ -290,10 +290,10 @@ func.func @main(%params_embed: tensor<32000x4096>, %params_final_norm: tensor<40
   %288 = mul(%287, %285) -> tensor<?x?x1>
   %289 = broadcast_in_dim(%284) {dims = [0, 1, 2]} -> tensor<?x?x4096>
   %290 = mul(%274, %289) -> tensor<?x?x4096>
-  %291 = broadcast_like(%params_layers_2_mlp_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x4096>
+  %291 = broadcast_like(%params.layers.2.mlp_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x4096>
   %292 = mul(%290, %291) -> tensor<?x?x4096>
-  %293 = dot_general(%292, %params_layers_2_w_gate) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x11008>
-  %294 = dot_general(%292, %params_layers_2_w_up) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x11008>
+  %293 = dot_general(%292, %params.layers.2.w_gate) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x11008>
+  %294 = dot_general(%292, %params.layers.2.w_up) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x11008>
   %295 = logistic(%293) -> tensor<?x?x11008>
   %296 = constant() {value = 1.0} -> tensor<f32>
   %297 = broadcast_like(%296, %tokens) {dims = [], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x11008>
@@ -301,7 +301,7 @@ func.func @main(%params_embed: tensor<32000x4096>, %params_final_norm: tensor<40
   %299 = mul(%295, %298) -> tensor<?x?x11008>
   %300 = mul(%293, %295) -> tensor<?x?x11008>
   %301 = mul(%300, %294) -> tensor<?x?x11008>
-  %302 = dot_general(%301, %params_layers_2_w_down) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x4096>
+  %302 = dot_general(%301, %params.layers.2.w_down) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x4096>
   %303 = add(%274, %302) -> tensor<?x?x4096>
   %304 = mul(%303, %303) -> tensor<?x?x4096>
   %305 = reduce(%304) {dims = [2], kind = "sum"} -> tensor<?x?>
@@ -319,23 +319,23 @@ func.func @main(%params_embed: tensor<32000x4096>, %params_final_norm: tensor<40
   %317 = mul(%316, %314) -> tensor<?x?x1>
   %318 = broadcast_in_dim(%313) {dims = [0, 1, 2]} -> tensor<?x?x4096>
   %319 = mul(%303, %318) -> tensor<?x?x4096>
-  %320 = broadcast_like(%params_layers_3_attn_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x4096>
+  %320 = broadcast_like(%params.layers.3.attn_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x4096>
   %321 = mul(%319, %320) -> tensor<?x?x4096>
-  %322 = dot_general(%321, %params_layers_3_wq) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x32x128>
+  %322 = dot_general(%321, %params.layers.3.wq) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x32x128>
   %323 = dot_general(%322, %40) {lhs_contract = [3], rhs_contract = [0]} -> tensor<?x?x32x128>
   %324 = broadcast_like(%41, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x32x128>
   %325 = mul(%322, %324) -> tensor<?x?x32x128>
   %326 = broadcast_like(%42, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x32x128>
   %327 = mul(%323, %326) -> tensor<?x?x32x128>
   %328 = add(%325, %327) -> tensor<?x?x32x128>
-  %329 = dot_general(%321, %params_layers_3_wk) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x32x128>
+  %329 = dot_general(%321, %params.layers.3.wk) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x32x128>
   %330 = dot_general(%329, %40) {lhs_contract = [3], rhs_contract = [0]} -> tensor<?x?x32x128>
   %331 = broadcast_like(%41, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x32x128>
   %332 = mul(%329, %331) -> tensor<?x?x32x128>
   %333 = broadcast_like(%42, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x32x128>
   %334 = mul(%330, %333) -> tensor<?x?x32x128>
   %335 = add(%332, %334) -> tensor<?x?x32x128>
-  %336 = dot_general(%321, %params_layers_3_wv) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x32x128>
+  %336 = dot_general(%321, %params.layers.3.wv) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x32x128>
   %337 = dot_general(%328, %335) {lhs_batch = [0, 2], rhs_batch = [0, 2], lhs_contract = [3], rhs_contract = [3]} -> tensor<?x32x?x?>
   %338 = constant() {value = 0.0883883461356163} -> tensor<f32>
   %339 = broadcast_like(%338, %tokens) {dims = [], source = [0, -1, 0, 0], axis = [0, -1, 1, 1]} -> tensor<?x32x?x?>
@@ -359,7 +359,7 @@ func.func @main(%params_embed: tensor<32000x4096>, %params_final_norm: tensor<40
   %357 = integer_pow(%354) {exponent = -2} -> tensor<?x32x?x1>
   %358 = dot_general(%336, %356) {lhs_batch = [0, 2], rhs_batch = [0, 1], lhs_contract = [1], rhs_contract = [3]} -> tensor<?x32x128x?>
   %359 = transpose(%358) {perm = [0, 3, 1, 2]} -> tensor<?x?x32x128>
-  %360 = dot_general(%359, %params_layers_3_wo) {lhs_contract = [2, 3], rhs_contract = [0, 1]} -> tensor<?x?x4096>
+  %360 = dot_general(%359, %params.layers.3.wo) {lhs_contract = [2, 3], rhs_contract = [0, 1]} -> tensor<?x?x4096>
   %361 = add(%303, %360) -> tensor<?x?x4096>
   %362 = mul(%361, %361) -> tensor<?x?x4096>
   %363 = reduce(%362) {dims = [2], kind = "sum"} -> tensor<?x?>
@@ -377,10 +377,10 @@ func.func @main(%params_embed: tensor<32000x4096>, %params_final_norm: tensor<40
   %375 = mul(%374, %372) -> tensor<?x?x1>
   %376 = broadcast_in_dim(%371) {dims = [0, 1, 2]} -> tensor<?x?x4096>
   %377 = mul(%361, %376) -> tensor<?x?x4096>
-  %378 = broadcast_like(%params_layers_3_mlp_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x4096>
+  %378 = broadcast_like(%params.layers.3.mlp_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x4096>
   %379 = mul(%377, %378) -> tensor<?x?x4096>
-  %380 = dot_general(%379, %params_layers_3_w_gate) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x11008>
-  %381 = dot_general(%379, %params_layers_3_w_up) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x11008>
+  %380 = dot_general(%379, %params.layers.3.w_gate) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x11008>
+  %381 = dot_general(%379, %params.layers.3.w_up) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x11008>
   %382 = logistic(%380) -> tensor<?x?x11008>
   %383 = constant() {value = 1.0} -> tensor<f32>
   %384 = broadcast_like(%383, %tokens) {dims = [], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x11008>
@@ -388,7 +388,7 @@ func.func @main(%params_embed: tensor<32000x4096>, %params_final_norm: tensor<40
   %386 = mul(%382, %385) -> tensor<?x?x11008>
   %387 = mul(%380, %382) -> tensor<?x?x11008>
   %388 = mul(%387, %381) -> tensor<?x?x11008>
-  %389 = dot_general(%388, %params_layers_3_w_down) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x4096>
+  %389 = dot_general(%388, %params.layers.3.w_down) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x4096>
   %390 = add(%361, %389) -> tensor<?x?x4096>
   %391 = mul(%390, %390) -> tensor<?x?x4096>
   %392 = reduce(%391) {dims = [2], kind = "sum"} -> tensor<?x?>
@@ -406,9 +406,9 @@ func.func @main(%params_embed: tensor<32000x4096>, %params_final_norm: tensor<40
   %404 = mul(%403, %401) -> tensor<?x?x1>
   %405 = broadcast_in_dim(%400) {dims = [0, 1, 2]} -> tensor<?x?x4096>
   %406 = mul(%390, %405) -> tensor<?x?x4096>
-  %407 = broadcast_like(%params_final_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x4096>
+  %407 = broadcast_like(%params.final_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x4096>
   %408 = mul(%406, %407) -> tensor<?x?x4096>
-  %409 = dot_general(%408, %params_lm_head) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x32000>
+  %409 = dot_general(%408, %params.lm_head) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x32000>
   %410 = reduce(%409) {dims = [2], kind = "max"} -> tensor<?x?>
   %411 = broadcast_in_dim(%410) {dims = [0, 1]} -> tensor<?x?x32000>
   %412 = sub(%409, %411) -> tensor<?x?x32000>
@@ -442,11 +442,11 @@ func.func @main(%params_embed: tensor<32000x4096>, %params_final_norm: tensor<40
   %439 = add(%435, %438) -> tensor<?x?x32000>
   %440 = dot_general(%439, %408) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<32000x4096>
   %441 = transpose(%440) {perm = [1, 0]} -> tensor<4096x32000>
-  %442 = dot_general(%439, %params_lm_head) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x4096>
+  %442 = dot_general(%439, %params.lm_head) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x4096>
   %443 = mul(%406, %442) -> tensor<?x?x4096>
   %444 = reduce(%443) {dims = [0, 1], kind = "sum"} -> tensor<4096>
   %445 = broadcast_in_dim(%444) {dims = [2]} -> tensor<1x1x4096>
-  %446 = broadcast_like(%params_final_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x4096>
+  %446 = broadcast_like(%params.final_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x4096>
   %447 = mul(%442, %446) -> tensor<?x?x4096>
   %448 = reduce(%445) {dims = [0, 1], kind = "sum"} -> tensor<4096>
   %449 = mul(%390, %447) -> tensor<?x?x4096>
@@ -466,7 +466,7 @@ func.func @main(%params_embed: tensor<32000x4096>, %params_final_norm: tensor<40
   %463 = add(%461, %462) -> tensor<?x?x4096>
   %464 = dot_general(%463, %388) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<4096x11008>
   %465 = transpose(%464) {perm = [1, 0]} -> tensor<11008x4096>
-  %466 = dot_general(%463, %params_layers_3_w_down) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x11008>
+  %466 = dot_general(%463, %params.layers.3.w_down) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x11008>
   %467 = mul(%387, %466) -> tensor<?x?x11008>
   %468 = mul(%466, %381) -> tensor<?x?x11008>
   %469 = mul(%380, %468) -> tensor<?x?x11008>
@@ -475,15 +475,15 @@ func.func @main(%params_embed: tensor<32000x4096>, %params_final_norm: tensor<40
   %472 = add(%470, %471) -> tensor<?x?x11008>
   %473 = dot_general(%467, %379) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<11008x4096>
   %474 = transpose(%473) {perm = [1, 0]} -> tensor<4096x11008>
-  %475 = dot_general(%467, %params_layers_3_w_up) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x4096>
+  %475 = dot_general(%467, %params.layers.3.w_up) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x4096>
   %476 = dot_general(%472, %379) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<11008x4096>
   %477 = transpose(%476) {perm = [1, 0]} -> tensor<4096x11008>
-  %478 = dot_general(%472, %params_layers_3_w_gate) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x4096>
+  %478 = dot_general(%472, %params.layers.3.w_gate) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x4096>
   %479 = add(%475, %478) -> tensor<?x?x4096>
   %480 = mul(%377, %479) -> tensor<?x?x4096>
   %481 = reduce(%480) {dims = [0, 1], kind = "sum"} -> tensor<4096>
   %482 = broadcast_in_dim(%481) {dims = [2]} -> tensor<1x1x4096>
-  %483 = broadcast_like(%params_layers_3_mlp_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x4096>
+  %483 = broadcast_like(%params.layers.3.mlp_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x4096>
   %484 = mul(%479, %483) -> tensor<?x?x4096>
   %485 = reduce(%482) {dims = [0, 1], kind = "sum"} -> tensor<4096>
   %486 = mul(%361, %484) -> tensor<?x?x4096>
@@ -504,7 +504,7 @@ func.func @main(%params_embed: tensor<32000x4096>, %params_final_norm: tensor<40
   %501 = add(%499, %500) -> tensor<?x?x4096>
   %502 = dot_general(%501, %359) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<4096x32x128>
   %503 = transpose(%502) {perm = [1, 2, 0]} -> tensor<32x128x4096>
-  %504 = dot_general(%501, %params_layers_3_wo) {lhs_contract = [2], rhs_contract = [2]} -> tensor<?x?x32x128>
+  %504 = dot_general(%501, %params.layers.3.wo) {lhs_contract = [2], rhs_contract = [2]} -> tensor<?x?x32x128>
   %505 = transpose(%504) {perm = [0, 2, 3, 1]} -> tensor<?x32x128x?>
   %506 = dot_general(%505, %336) {lhs_batch = [0, 1], rhs_batch = [0, 2], lhs_contract = [2], rhs_contract = [3]} -> tensor<?x32x?x?>
   %507 = dot_general(%505, %356) {lhs_batch = [0, 1], rhs_batch = [0, 1], lhs_contract = [3], rhs_contract = [2]} -> tensor<?x32x128x?>
@@ -533,7 +533,7 @@ func.func @main(%params_embed: tensor<32000x4096>, %params_final_norm: tensor<40
   %530 = transpose(%529) {perm = [0, 2, 1, 3]} -> tensor<?x?x32x128>
   %531 = dot_general(%508, %321) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<32x128x4096>
   %532 = transpose(%531) {perm = [2, 0, 1]} -> tensor<4096x32x128>
-  %533 = dot_general(%508, %params_layers_3_wv) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x4096>
+  %533 = dot_general(%508, %params.layers.3.wv) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x4096>
   %534 = broadcast_like(%42, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x32x128>
   %535 = mul(%528, %534) -> tensor<?x?x32x128>
   %536 = broadcast_like(%41, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x32x128>
@@ -542,7 +542,7 @@ func.func @main(%params_embed: tensor<32000x4096>, %params_final_norm: tensor<40
   %539 = add(%537, %538) -> tensor<?x?x32x128>
   %540 = dot_general(%539, %321) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<32x128x4096>
   %541 = transpose(%540) {perm = [2, 0, 1]} -> tensor<4096x32x128>
-  %542 = dot_general(%539, %params_layers_3_wk) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x4096>
+  %542 = dot_general(%539, %params.layers.3.wk) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x4096>
   %543 = add(%533, %542) -> tensor<?x?x4096>
   %544 = broadcast_like(%42, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x32x128>
   %545 = mul(%530, %544) -> tensor<?x?x32x128>
@@ -552,12 +552,12 @@ func.func @main(%params_embed: tensor<32000x4096>, %params_final_norm: tensor<40
   %549 = add(%547, %548) -> tensor<?x?x32x128>
   %550 = dot_general(%549, %321) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<32x128x4096>
   %551 = transpose(%550) {perm = [2, 0, 1]} -> tensor<4096x32x128>
-  %552 = dot_general(%549, %params_layers_3_wq) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x4096>
+  %552 = dot_general(%549, %params.layers.3.wq) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x4096>
   %553 = add(%543, %552) -> tensor<?x?x4096>
   %554 = mul(%319, %553) -> tensor<?x?x4096>
   %555 = reduce(%554) {dims = [0, 1], kind = "sum"} -> tensor<4096>
   %556 = broadcast_in_dim(%555) {dims = [2]} -> tensor<1x1x4096>
-  %557 = broadcast_like(%params_layers_3_attn_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x4096>
+  %557 = broadcast_like(%params.layers.3.attn_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x4096>
   %558 = mul(%553, %557) -> tensor<?x?x4096>
   %559 = reduce(%556) {dims = [0, 1], kind = "sum"} -> tensor<4096>
   %560 = mul(%303, %558) -> tensor<?x?x4096>
@@ -578,7 +578,7 @@ func.func @main(%params_embed: tensor<32000x4096>, %params_final_norm: tensor<40
   %575 = add(%573, %574) -> tensor<?x?x4096>
   %576 = dot_general(%575, %301) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<4096x11008>
   %577 = transpose(%576) {perm = [1, 0]} -> tensor<11008x4096>
-  %578 = dot_general(%575, %params_layers_2_w_down) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x11008>
+  %578 = dot_general(%575, %params.layers.2.w_down) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x11008>
   %579 = mul(%300, %578) -> tensor<?x?x11008>
   %580 = mul(%578, %294) -> tensor<?x?x11008>
   %581 = mul(%293, %580) -> tensor<?x?x11008>
@@ -587,15 +587,15 @@ func.func @main(%params_embed: tensor<32000x4096>, %params_final_norm: tensor<40
   %584 = add(%582, %583) -> tensor<?x?x11008>
   %585 = dot_general(%579, %292) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<11008x4096>
   %586 = transpose(%585) {perm = [1, 0]} -> tensor<4096x11008>
-  %587 = dot_general(%579, %params_layers_2_w_up) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x4096>
+  %587 = dot_general(%579, %params.layers.2.w_up) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x4096>
   %588 = dot_general(%584, %292) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<11008x4096>
   %589 = transpose(%588) {perm = [1, 0]} -> tensor<4096x11008>
-  %590 = dot_general(%584, %params_layers_2_w_gate) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x4096>
+  %590 = dot_general(%584, %params.layers.2.w_gate) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x4096>
   %591 = add(%587, %590) -> tensor<?x?x4096>
   %592 = mul(%290, %591) -> tensor<?x?x4096>
   %593 = reduce(%592) {dims = [0, 1], kind = "sum"} -> tensor<4096>
   %594 = broadcast_in_dim(%593) {dims = [2]} -> tensor<1x1x4096>
-  %595 = broadcast_like(%params_layers_2_mlp_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x4096>
+  %595 = broadcast_like(%params.layers.2.mlp_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x4096>
   %596 = mul(%591, %595) -> tensor<?x?x4096>
   %597 = reduce(%594) {dims = [0, 1], kind = "sum"} -> tensor<4096>
   %598 = mul(%274, %596) -> tensor<?x?x4096>
@@ -616,7 +616,7 @@ func.func @main(%params_embed: tensor<32000x4096>, %params_final_norm: tensor<40
   %613 = add(%611, %612) -> tensor<?x?x4096>
   %614 = dot_general(%613, %272) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<4096x32x128>
   %615 = transpose(%614) {perm = [1, 2, 0]} -> tensor<32x128x4096>
-  %616 = dot_general(%613, %params_layers_2_wo) {lhs_contract = [2], rhs_contract = [2]} -> tensor<?x?x32x128>
+  %616 = dot_general(%613, %params.layers.2.wo) {lhs_contract = [2], rhs_contract = [2]} -> tensor<?x?x32x128>
   %617 = transpose(%616) {perm = [0, 2, 3, 1]} -> tensor<?x32x128x?>
   %618 = dot_general(%617, %249) {lhs_batch = [0, 1], rhs_batch = [0, 2], lhs_contract = [2], rhs_contract = [3]} -> tensor<?x32x?x?>
   %619 = dot_general(%617, %269) {lhs_batch = [0, 1], rhs_batch = [0, 1], lhs_contract = [3], rhs_contract = [2]} -> tensor<?x32x128x?>
@@ -645,7 +645,7 @@ func.func @main(%params_embed: tensor<32000x4096>, %params_final_norm: tensor<40
   %642 = transpose(%641) {perm = [0, 2, 1, 3]} -> tensor<?x?x32x128>
   %643 = dot_general(%620, %234) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<32x128x4096>
   %644 = transpose(%643) {perm = [2, 0, 1]} -> tensor<4096x32x128>
-  %645 = dot_general(%620, %params_layers_2_wv) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x4096>
+  %645 = dot_general(%620, %params.layers.2.wv) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x4096>
   %646 = broadcast_like(%42, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x32x128>
   %647 = mul(%640, %646) -> tensor<?x?x32x128>
   %648 = broadcast_like(%41, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x32x128>
@@ -654,7 +654,7 @@ func.func @main(%params_embed: tensor<32000x4096>, %params_final_norm: tensor<40
   %651 = add(%649, %650) -> tensor<?x?x32x128>
   %652 = dot_general(%651, %234) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<32x128x4096>
   %653 = transpose(%652) {perm = [2, 0, 1]} -> tensor<4096x32x128>
-  %654 = dot_general(%651, %params_layers_2_wk) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x4096>
+  %654 = dot_general(%651, %params.layers.2.wk) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x4096>
   %655 = add(%645, %654) -> tensor<?x?x4096>
   %656 = broadcast_like(%42, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x32x128>
   %657 = mul(%642, %656) -> tensor<?x?x32x128>
@@ -664,12 +664,12 @@ func.func @main(%params_embed: tensor<32000x4096>, %params_final_norm: tensor<40
   %661 = add(%659, %660) -> tensor<?x?x32x128>
   %662 = dot_general(%661, %234) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<32x128x4096>
   %663 = transpose(%662) {perm = [2, 0, 1]} -> tensor<4096x32x128>
-  %664 = dot_general(%661, %params_layers_2_wq) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x4096>
+  %664 = dot_general(%661, %params.layers.2.wq) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x4096>
   %665 = add(%655, %664) -> tensor<?x?x4096>
   %666 = mul(%232, %665) -> tensor<?x?x4096>
   %667 = reduce(%666) {dims = [0, 1], kind = "sum"} -> tensor<4096>
   %668 = broadcast_in_dim(%667) {dims = [2]} -> tensor<1x1x4096>
-  %669 = broadcast_like(%params_layers_2_attn_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x4096>
+  %669 = broadcast_like(%params.layers.2.attn_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x4096>
   %670 = mul(%665, %669) -> tensor<?x?x4096>
   %671 = reduce(%668) {dims = [0, 1], kind = "sum"} -> tensor<4096>
   %672 = mul(%216, %670) -> tensor<?x?x4096>
@@ -690,7 +690,7 @@ func.func @main(%params_embed: tensor<32000x4096>, %params_final_norm: tensor<40
   %687 = add(%685, %686) -> tensor<?x?x4096>
   %688 = dot_general(%687, %214) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<4096x11008>
   %689 = transpose(%688) {perm = [1, 0]} -> tensor<11008x4096>
-  %690 = dot_general(%687, %params_layers_1_w_down) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x11008>
+  %690 = dot_general(%687, %params.layers.1.w_down) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x11008>
   %691 = mul(%213, %690) -> tensor<?x?x11008>
   %692 = mul(%690, %207) -> tensor<?x?x11008>
   %693 = mul(%206, %692) -> tensor<?x?x11008>
@@ -699,15 +699,15 @@ func.func @main(%params_embed: tensor<32000x4096>, %params_final_norm: tensor<40
   %696 = add(%694, %695) -> tensor<?x?x11008>
   %697 = dot_general(%691, %205) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<11008x4096>
   %698 = transpose(%697) {perm = [1, 0]} -> tensor<4096x11008>
-  %699 = dot_general(%691, %params_layers_1_w_up) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x4096>
+  %699 = dot_general(%691, %params.layers.1.w_up) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x4096>
   %700 = dot_general(%696, %205) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<11008x4096>
   %701 = transpose(%700) {perm = [1, 0]} -> tensor<4096x11008>
-  %702 = dot_general(%696, %params_layers_1_w_gate) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x4096>
+  %702 = dot_general(%696, %params.layers.1.w_gate) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x4096>
   %703 = add(%699, %702) -> tensor<?x?x4096>
   %704 = mul(%203, %703) -> tensor<?x?x4096>
   %705 = reduce(%704) {dims = [0, 1], kind = "sum"} -> tensor<4096>
   %706 = broadcast_in_dim(%705) {dims = [2]} -> tensor<1x1x4096>
-  %707 = broadcast_like(%params_layers_1_mlp_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x4096>
+  %707 = broadcast_like(%params.layers.1.mlp_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x4096>
   %708 = mul(%703, %707) -> tensor<?x?x4096>
   %709 = reduce(%706) {dims = [0, 1], kind = "sum"} -> tensor<4096>
   %710 = mul(%187, %708) -> tensor<?x?x4096>
@@ -728,7 +728,7 @@ func.func @main(%params_embed: tensor<32000x4096>, %params_final_norm: tensor<40
   %725 = add(%723, %724) -> tensor<?x?x4096>
   %726 = dot_general(%725, %185) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<4096x32x128>
   %727 = transpose(%726) {perm = [1, 2, 0]} -> tensor<32x128x4096>
-  %728 = dot_general(%725, %params_layers_1_wo) {lhs_contract = [2], rhs_contract = [2]} -> tensor<?x?x32x128>
+  %728 = dot_general(%725, %params.layers.1.wo) {lhs_contract = [2], rhs_contract = [2]} -> tensor<?x?x32x128>
   %729 = transpose(%728) {perm = [0, 2, 3, 1]} -> tensor<?x32x128x?>
   %730 = dot_general(%729, %162) {lhs_batch = [0, 1], rhs_batch = [0, 2], lhs_contract = [2], rhs_contract = [3]} -> tensor<?x32x?x?>
   %731 = dot_general(%729, %182) {lhs_batch = [0, 1], rhs_batch = [0, 1], lhs_contract = [3], rhs_contract = [2]} -> tensor<?x32x128x?>
@@ -757,7 +757,7 @@ func.func @main(%params_embed: tensor<32000x4096>, %params_final_norm: tensor<40
   %754 = transpose(%753) {perm = [0, 2, 1, 3]} -> tensor<?x?x32x128>
   %755 = dot_general(%732, %147) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<32x128x4096>
   %756 = transpose(%755) {perm = [2, 0, 1]} -> tensor<4096x32x128>
-  %757 = dot_general(%732, %params_layers_1_wv) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x4096>
+  %757 = dot_general(%732, %params.layers.1.wv) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x4096>
   %758 = broadcast_like(%42, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x32x128>
   %759 = mul(%752, %758) -> tensor<?x?x32x128>
   %760 = broadcast_like(%41, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x32x128>
@@ -766,7 +766,7 @@ func.func @main(%params_embed: tensor<32000x4096>, %params_final_norm: tensor<40
   %763 = add(%761, %762) -> tensor<?x?x32x128>
   %764 = dot_general(%763, %147) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<32x128x4096>
   %765 = transpose(%764) {perm = [2, 0, 1]} -> tensor<4096x32x128>
-  %766 = dot_general(%763, %params_layers_1_wk) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x4096>
+  %766 = dot_general(%763, %params.layers.1.wk) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x4096>
   %767 = add(%757, %766) -> tensor<?x?x4096>
   %768 = broadcast_like(%42, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x32x128>
   %769 = mul(%754, %768) -> tensor<?x?x32x128>
@@ -776,12 +776,12 @@ func.func @main(%params_embed: tensor<32000x4096>, %params_final_norm: tensor<40
   %773 = add(%771, %772) -> tensor<?x?x32x128>
   %774 = dot_general(%773, %147) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<32x128x4096>
   %775 = transpose(%774) {perm = [2, 0, 1]} -> tensor<4096x32x128>
-  %776 = dot_general(%773, %params_layers_1_wq) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x4096>
+  %776 = dot_general(%773, %params.layers.1.wq) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x4096>
   %777 = add(%767, %776) -> tensor<?x?x4096>
   %778 = mul(%145, %777) -> tensor<?x?x4096>
   %779 = reduce(%778) {dims = [0, 1], kind = "sum"} -> tensor<4096>
   %780 = broadcast_in_dim(%779) {dims = [2]} -> tensor<1x1x4096>
-  %781 = broadcast_like(%params_layers_1_attn_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x4096>
+  %781 = broadcast_like(%params.layers.1.attn_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x4096>
   %782 = mul(%777, %781) -> tensor<?x?x4096>
   %783 = reduce(%780) {dims = [0, 1], kind = "sum"} -> tensor<4096>
   %784 = mul(%129, %782) -> tensor<?x?x4096>
@@ -802,7 +802,7 @@ func.func @main(%params_embed: tensor<32000x4096>, %params_final_norm: tensor<40
   %799 = add(%797, %798) -> tensor<?x?x4096>
   %800 = dot_general(%799, %127) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<4096x11008>
   %801 = transpose(%800) {perm = [1, 0]} -> tensor<11008x4096>
-  %802 = dot_general(%799, %params_layers_0_w_down) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x11008>
+  %802 = dot_general(%799, %params.layers.0.w_down) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x11008>
   %803 = mul(%126, %802) -> tensor<?x?x11008>
   %804 = mul(%802, %120) -> tensor<?x?x11008>
   %805 = mul(%119, %804) -> tensor<?x?x11008>
@@ -811,15 +811,15 @@ func.func @main(%params_embed: tensor<32000x4096>, %params_final_norm: tensor<40
   %808 = add(%806, %807) -> tensor<?x?x11008>
   %809 = dot_general(%803, %118) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<11008x4096>
   %810 = transpose(%809) {perm = [1, 0]} -> tensor<4096x11008>
-  %811 = dot_general(%803, %params_layers_0_w_up) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x4096>
+  %811 = dot_general(%803, %params.layers.0.w_up) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x4096>
   %812 = dot_general(%808, %118) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<11008x4096>
   %813 = transpose(%812) {perm = [1, 0]} -> tensor<4096x11008>
-  %814 = dot_general(%808, %params_layers_0_w_gate) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x4096>
+  %814 = dot_general(%808, %params.layers.0.w_gate) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x4096>
   %815 = add(%811, %814) -> tensor<?x?x4096>
   %816 = mul(%116, %815) -> tensor<?x?x4096>
   %817 = reduce(%816) {dims = [0, 1], kind = "sum"} -> tensor<4096>
   %818 = broadcast_in_dim(%817) {dims = [2]} -> tensor<1x1x4096>
-  %819 = broadcast_like(%params_layers_0_mlp_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x4096>
+  %819 = broadcast_like(%params.layers.0.mlp_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x4096>
   %820 = mul(%815, %819) -> tensor<?x?x4096>
   %821 = reduce(%818) {dims = [0, 1], kind = "sum"} -> tensor<4096>
   %822 = mul(%100, %820) -> tensor<?x?x4096>
@@ -840,7 +840,7 @@ func.func @main(%params_embed: tensor<32000x4096>, %params_final_norm: tensor<40
   %837 = add(%835, %836) -> tensor<?x?x4096>
   %838 = dot_general(%837, %98) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<4096x32x128>
   %839 = transpose(%838) {perm = [1, 2, 0]} -> tensor<32x128x4096>
-  %840 = dot_general(%837, %params_layers_0_wo) {lhs_contract = [2], rhs_contract = [2]} -> tensor<?x?x32x128>
+  %840 = dot_general(%837, %params.layers.0.wo) {lhs_contract = [2], rhs_contract = [2]} -> tensor<?x?x32x128>
   %841 = transpose(%840) {perm = [0, 2, 3, 1]} -> tensor<?x32x128x?>
   %842 = dot_general(%841, %75) {lhs_batch = [0, 1], rhs_batch = [0, 2], lhs_contract = [2], rhs_contract = [3]} -> tensor<?x32x?x?>
   %843 = dot_general(%841, %95) {lhs_batch = [0, 1], rhs_batch = [0, 1], lhs_contract = [3], rhs_contract = [2]} -> tensor<?x32x128x?>
@@ -869,7 +869,7 @@ func.func @main(%params_embed: tensor<32000x4096>, %params_final_norm: tensor<40
   %866 = transpose(%865) {perm = [0, 2, 1, 3]} -> tensor<?x?x32x128>
   %867 = dot_general(%844, %60) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<32x128x4096>
   %868 = transpose(%867) {perm = [2, 0, 1]} -> tensor<4096x32x128>
-  %869 = dot_general(%844, %params_layers_0_wv) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x4096>
+  %869 = dot_general(%844, %params.layers.0.wv) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x4096>
   %870 = broadcast_like(%42, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x32x128>
   %871 = mul(%864, %870) -> tensor<?x?x32x128>
   %872 = broadcast_like(%41, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x32x128>
@@ -878,7 +878,7 @@ func.func @main(%params_embed: tensor<32000x4096>, %params_final_norm: tensor<40
   %875 = add(%873, %874) -> tensor<?x?x32x128>
   %876 = dot_general(%875, %60) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<32x128x4096>
   %877 = transpose(%876) {perm = [2, 0, 1]} -> tensor<4096x32x128>
-  %878 = dot_general(%875, %params_layers_0_wk) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x4096>
+  %878 = dot_general(%875, %params.layers.0.wk) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x4096>
   %879 = add(%869, %878) -> tensor<?x?x4096>
   %880 = broadcast_like(%42, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x32x128>
   %881 = mul(%866, %880) -> tensor<?x?x32x128>
@@ -888,12 +888,12 @@ func.func @main(%params_embed: tensor<32000x4096>, %params_final_norm: tensor<40
   %885 = add(%883, %884) -> tensor<?x?x32x128>
   %886 = dot_general(%885, %60) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<32x128x4096>
   %887 = transpose(%886) {perm = [2, 0, 1]} -> tensor<4096x32x128>
-  %888 = dot_general(%885, %params_layers_0_wq) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x4096>
+  %888 = dot_general(%885, %params.layers.0.wq) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x4096>
   %889 = add(%879, %888) -> tensor<?x?x4096>
   %890 = mul(%58, %889) -> tensor<?x?x4096>
   %891 = reduce(%890) {dims = [0, 1], kind = "sum"} -> tensor<4096>
   %892 = broadcast_in_dim(%891) {dims = [2]} -> tensor<1x1x4096>
-  %893 = broadcast_like(%params_layers_0_attn_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x4096>
+  %893 = broadcast_like(%params.layers.0.attn_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x4096>
   %894 = mul(%889, %893) -> tensor<?x?x4096>
   %895 = reduce(%892) {dims = [0, 1], kind = "sum"} -> tensor<4096>
   %896 = mul(%7, %894) -> tensor<?x?x4096>
@@ -916,122 +916,122 @@ func.func @main(%params_embed: tensor<32000x4096>, %params_final_norm: tensor<40
   %913 = scatter_add(%912, %6, %911) -> tensor<32000x4096>
   %914 = broadcast_in_dim(%lr) {dims = []} -> tensor<32000x4096>
   %915 = mul(%914, %913) -> tensor<32000x4096>
-  %new_embed = sub(%params_embed, %915) -> tensor<32000x4096>
+  %new.embed = sub(%params.embed, %915) -> tensor<32000x4096>
   %916 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096>
   %917 = mul(%916, %448) -> tensor<4096>
-  %new_final_norm = sub(%params_final_norm, %917) -> tensor<4096>
+  %new.final_norm = sub(%params.final_norm, %917) -> tensor<4096>
   %918 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096>
   %919 = mul(%918, %895) -> tensor<4096>
-  %new_layers_0_attn_norm = sub(%params_layers_0_attn_norm, %919) -> tensor<4096>
+  %new.layers.0.attn_norm = sub(%params.layers.0.attn_norm, %919) -> tensor<4096>
   %920 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096>
   %921 = mul(%920, %821) -> tensor<4096>
-  %new_layers_0_mlp_norm = sub(%params_layers_0_mlp_norm, %921) -> tensor<4096>
+  %new.layers.0.mlp_norm = sub(%params.layers.0.mlp_norm, %921) -> tensor<4096>
   %922 = broadcast_in_dim(%lr) {dims = []} -> tensor<11008x4096>
   %923 = mul(%922, %801) -> tensor<11008x4096>
-  %new_layers_0_w_down = sub(%params_layers_0_w_down, %923) -> tensor<11008x4096>
+  %new.layers.0.w_down = sub(%params.layers.0.w_down, %923) -> tensor<11008x4096>
   %924 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096x11008>
   %925 = mul(%924, %813) -> tensor<4096x11008>
-  %new_layers_0_w_gate = sub(%params_layers_0_w_gate, %925) -> tensor<4096x11008>
+  %new.layers.0.w_gate = sub(%params.layers.0.w_gate, %925) -> tensor<4096x11008>
   %926 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096x11008>
   %927 = mul(%926, %810) -> tensor<4096x11008>
-  %new_layers_0_w_up = sub(%params_layers_0_w_up, %927) -> tensor<4096x11008>
+  %new.layers.0.w_up = sub(%params.layers.0.w_up, %927) -> tensor<4096x11008>
   %928 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096x32x128>
   %929 = mul(%928, %877) -> tensor<4096x32x128>
-  %new_layers_0_wk = sub(%params_layers_0_wk, %929) -> tensor<4096x32x128>
+  %new.layers.0.wk = sub(%params.layers.0.wk, %929) -> tensor<4096x32x128>
   %930 = broadcast_in_dim(%lr) {dims = []} -> tensor<32x128x4096>
   %931 = mul(%930, %839) -> tensor<32x128x4096>
-  %new_layers_0_wo = sub(%params_layers_0_wo, %931) -> tensor<32x128x4096>
+  %new.layers.0.wo = sub(%params.layers.0.wo, %931) -> tensor<32x128x4096>
   %932 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096x32x128>
   %933 = mul(%932, %887) -> tensor<4096x32x128>
-  %new_layers_0_wq = sub(%params_layers_0_wq, %933) -> tensor<4096x32x128>
+  %new.layers.0.wq = sub(%params.layers.0.wq, %933) -> tensor<4096x32x128>
   %934 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096x32x128>
   %935 = mul(%934, %868) -> tensor<4096x32x128>
-  %new_layers_0_wv = sub(%params_layers_0_wv, %935) -> tensor<4096x32x128>
+  %new.layers.0.wv = sub(%params.layers.0.wv, %935) -> tensor<4096x32x128>
   %936 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096>
   %937 = mul(%936, %783) -> tensor<4096>
-  %new_layers_1_attn_norm = sub(%params_layers_1_attn_norm, %937) -> tensor<4096>
+  %new.layers.1.attn_norm = sub(%params.layers.1.attn_norm, %937) -> tensor<4096>
   %938 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096>
   %939 = mul(%938, %709) -> tensor<4096>
-  %new_layers_1_mlp_norm = sub(%params_layers_1_mlp_norm, %939) -> tensor<4096>
+  %new.layers.1.mlp_norm = sub(%params.layers.1.mlp_norm, %939) -> tensor<4096>
   %940 = broadcast_in_dim(%lr) {dims = []} -> tensor<11008x4096>
   %941 = mul(%940, %689) -> tensor<11008x4096>
-  %new_layers_1_w_down = sub(%params_layers_1_w_down, %941) -> tensor<11008x4096>
+  %new.layers.1.w_down = sub(%params.layers.1.w_down, %941) -> tensor<11008x4096>
   %942 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096x11008>
   %943 = mul(%942, %701) -> tensor<4096x11008>
-  %new_layers_1_w_gate = sub(%params_layers_1_w_gate, %943) -> tensor<4096x11008>
+  %new.layers.1.w_gate = sub(%params.layers.1.w_gate, %943) -> tensor<4096x11008>
   %944 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096x11008>
   %945 = mul(%944, %698) -> tensor<4096x11008>
-  %new_layers_1_w_up = sub(%params_layers_1_w_up, %945) -> tensor<4096x11008>
+  %new.layers.1.w_up = sub(%params.layers.1.w_up, %945) -> tensor<4096x11008>
   %946 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096x32x128>
   %947 = mul(%946, %765) -> tensor<4096x32x128>
-  %new_layers_1_wk = sub(%params_layers_1_wk, %947) -> tensor<4096x32x128>
+  %new.layers.1.wk = sub(%params.layers.1.wk, %947) -> tensor<4096x32x128>
   %948 = broadcast_in_dim(%lr) {dims = []} -> tensor<32x128x4096>
   %949 = mul(%948, %727) -> tensor<32x128x4096>
-  %new_layers_1_wo = sub(%params_layers_1_wo, %949) -> tensor<32x128x4096>
+  %new.layers.1.wo = sub(%params.layers.1.wo, %949) -> tensor<32x128x4096>
   %950 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096x32x128>
   %951 = mul(%950, %775) -> tensor<4096x32x128>
-  %new_layers_1_wq = sub(%params_layers_1_wq, %951) -> tensor<4096x32x128>
+  %new.layers.1.wq = sub(%params.layers.1.wq, %951) -> tensor<4096x32x128>
   %952 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096x32x128>
   %953 = mul(%952, %756) -> tensor<4096x32x128>
-  %new_layers_1_wv = sub(%params_layers_1_wv, %953) -> tensor<4096x32x128>
+  %new.layers.1.wv = sub(%params.layers.1.wv, %953) -> tensor<4096x32x128>
   %954 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096>
   %955 = mul(%954, %671) -> tensor<4096>
-  %new_layers_2_attn_norm = sub(%params_layers_2_attn_norm, %955) -> tensor<4096>
+  %new.layers.2.attn_norm = sub(%params.layers.2.attn_norm, %955) -> tensor<4096>
   %956 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096>
   %957 = mul(%956, %597) -> tensor<4096>
-  %new_layers_2_mlp_norm = sub(%params_layers_2_mlp_norm, %957) -> tensor<4096>
+  %new.layers.2.mlp_norm = sub(%params.layers.2.mlp_norm, %957) -> tensor<4096>
   %958 = broadcast_in_dim(%lr) {dims = []} -> tensor<11008x4096>
   %959 = mul(%958, %577) -> tensor<11008x4096>
-  %new_layers_2_w_down = sub(%params_layers_2_w_down, %959) -> tensor<11008x4096>
+  %new.layers.2.w_down = sub(%params.layers.2.w_down, %959) -> tensor<11008x4096>
   %960 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096x11008>
   %961 = mul(%960, %589) -> tensor<4096x11008>
-  %new_layers_2_w_gate = sub(%params_layers_2_w_gate, %961) -> tensor<4096x11008>
+  %new.layers.2.w_gate = sub(%params.layers.2.w_gate, %961) -> tensor<4096x11008>
   %962 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096x11008>
   %963 = mul(%962, %586) -> tensor<4096x11008>
-  %new_layers_2_w_up = sub(%params_layers_2_w_up, %963) -> tensor<4096x11008>
+  %new.layers.2.w_up = sub(%params.layers.2.w_up, %963) -> tensor<4096x11008>
   %964 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096x32x128>
   %965 = mul(%964, %653) -> tensor<4096x32x128>
-  %new_layers_2_wk = sub(%params_layers_2_wk, %965) -> tensor<4096x32x128>
+  %new.layers.2.wk = sub(%params.layers.2.wk, %965) -> tensor<4096x32x128>
   %966 = broadcast_in_dim(%lr) {dims = []} -> tensor<32x128x4096>
   %967 = mul(%966, %615) -> tensor<32x128x4096>
-  %new_layers_2_wo = sub(%params_layers_2_wo, %967) -> tensor<32x128x4096>
+  %new.layers.2.wo = sub(%params.layers.2.wo, %967) -> tensor<32x128x4096>
   %968 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096x32x128>
   %969 = mul(%968, %663) -> tensor<4096x32x128>
-  %new_layers_2_wq = sub(%params_layers_2_wq, %969) -> tensor<4096x32x128>
+  %new.layers.2.wq = sub(%params.layers.2.wq, %969) -> tensor<4096x32x128>
   %970 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096x32x128>
   %971 = mul(%970, %644) -> tensor<4096x32x128>
-  %new_layers_2_wv = sub(%params_layers_2_wv, %971) -> tensor<4096x32x128>
+  %new.layers.2.wv = sub(%params.layers.2.wv, %971) -> tensor<4096x32x128>
   %972 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096>
   %973 = mul(%972, %559) -> tensor<4096>
-  %new_layers_3_attn_norm = sub(%params_layers_3_attn_norm, %973) -> tensor<4096>
+  %new.layers.3.attn_norm = sub(%params.layers.3.attn_norm, %973) -> tensor<4096>
   %974 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096>
   %975 = mul(%974, %485) -> tensor<4096>
-  %new_layers_3_mlp_norm = sub(%params_layers_3_mlp_norm, %975) -> tensor<4096>
+  %new.layers.3.mlp_norm = sub(%params.layers.3.mlp_norm, %975) -> tensor<4096>
   %976 = broadcast_in_dim(%lr) {dims = []} -> tensor<11008x4096>
   %977 = mul(%976, %465) -> tensor<11008x4096>
-  %new_layers_3_w_down = sub(%params_layers_3_w_down, %977) -> tensor<11008x4096>
+  %new.layers.3.w_down = sub(%params.layers.3.w_down, %977) -> tensor<11008x4096>
   %978 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096x11008>
   %979 = mul(%978, %477) -> tensor<4096x11008>
-  %new_layers_3_w_gate = sub(%params_layers_3_w_gate, %979) -> tensor<4096x11008>
+  %new.layers.3.w_gate = sub(%params.layers.3.w_gate, %979) -> tensor<4096x11008>
   %980 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096x11008>
   %981 = mul(%980, %474) -> tensor<4096x11008>
-  %new_layers_3_w_up = sub(%params_layers_3_w_up, %981) -> tensor<4096x11008>
+  %new.layers.3.w_up = sub(%params.layers.3.w_up, %981) -> tensor<4096x11008>
   %982 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096x32x128>
   %983 = mul(%982, %541) -> tensor<4096x32x128>
-  %new_layers_3_wk = sub(%params_layers_3_wk, %983) -> tensor<4096x32x128>
+  %new.layers.3.wk = sub(%params.layers.3.wk, %983) -> tensor<4096x32x128>
   %984 = broadcast_in_dim(%lr) {dims = []} -> tensor<32x128x4096>
   %985 = mul(%984, %503) -> tensor<32x128x4096>
-  %new_layers_3_wo = sub(%params_layers_3_wo, %985) -> tensor<32x128x4096>
+  %new.layers.3.wo = sub(%params.layers.3.wo, %985) -> tensor<32x128x4096>
   %986 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096x32x128>
   %987 = mul(%986, %551) -> tensor<4096x32x128>
-  %new_layers_3_wq = sub(%params_layers_3_wq, %987) -> tensor<4096x32x128>
+  %new.layers.3.wq = sub(%params.layers.3.wq, %987) -> tensor<4096x32x128>
   %988 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096x32x128>
   %989 = mul(%988, %532) -> tensor<4096x32x128>
-  %new_layers_3_wv = sub(%params_layers_3_wv, %989) -> tensor<4096x32x128>
+  %new.layers.3.wv = sub(%params.layers.3.wv, %989) -> tensor<4096x32x128>
   %990 = broadcast_in_dim(%lr) {dims = []} -> tensor<4096x32000>
   %991 = mul(%990, %441) -> tensor<4096x32000>
-  %new_lm_head = sub(%params_lm_head, %991) -> tensor<4096x32000>
-  return %loss, %new_embed, %new_final_norm, %new_layers_0_attn_norm, %new_layers_0_mlp_norm, %new_layers_0_w_down, %new_layers_0_w_gate, %new_layers_0_w_up, %new_layers_0_wk, %new_layers_0_wo, %new_layers_0_wq, %new_layers_0_wv, %new_layers_1_attn_norm, %new_layers_1_mlp_norm, %new_layers_1_w_down, %new_layers_1_w_gate, %new_layers_1_w_up, %new_layers_1_wk, %new_layers_1_wo, %new_layers_1_wq, %new_layers_1_wv, %new_layers_2_attn_norm, %new_layers_2_mlp_norm, %new_layers_2_w_down, %new_layers_2_w_gate, %new_layers_2_w_up, %new_layers_2_wk, %new_layers_2_wo, %new_layers_2_wq, %new_layers_2_wv, %new_layers_3_attn_norm, %new_layers_3_mlp_norm, %new_layers_3_w_down, %new_layers_3_w_gate, %new_layers_3_w_up, %new_layers_3_wk, %new_layers_3_wo, %new_layers_3_wq, %new_layers_3_wv, %new_lm_head
+  %new.lm_head = sub(%params.lm_head, %991) -> tensor<4096x32000>
+  return %loss, %new.embed, %new.final_norm, %new.layers.0.attn_norm, %new.layers.0.mlp_norm, %new.layers.0.w_down, %new.layers.0.w_gate, %new.layers.0.w_up, %new.layers.0.wk, %new.layers.0.wo, %new.layers.0.wq, %new.layers.0.wv, %new.layers.1.attn_norm, %new.layers.1.mlp_norm, %new.layers.1.w_down, %new.layers.1.w_gate, %new.layers.1.w_up, %new.layers.1.wk, %new.layers.1.wo, %new.layers.1.wq, %new.layers.1.wv, %new.layers.2.attn_norm, %new.layers.2.mlp_norm, %new.layers.2.w_down, %new.layers.2.w_gate, %new.layers.2.w_up, %new.layers.2.wk, %new.layers.2.wo, %new.layers.2.wq, %new.layers.2.wv, %new.layers.3.attn_norm, %new.layers.3.mlp_norm, %new.layers.3.w_down, %new.layers.3.w_gate, %new.layers.3.w_up, %new.layers.3.wk, %new.layers.3.wo, %new.layers.3.wq, %new.layers.3.wv, %new.lm_head
 }
 func.func @symbolic_shape_graph() {
   SymbolicDim @S0 {max = 32}

@@ -1,10 +1,17 @@
 """A corpus of training steps as users write them, for the importer's tests and benchmark.
 
-Each entry is an import spec (``fn``, ``arg_specs``, ``ranges``) of one
-``jax.value_and_grad`` step with an optimizer update, written in plain JAX (and one in
-Flax) independently of bladec's own models, at sizes small enough for CI. ``make(b, s,
-seed)`` gives concrete arguments. Dimension variables: ``B`` batch, ``S`` (and ``T``)
-sequence lengths, ``P`` patches, ``H``/``W`` image height and width.
+Each entry is an import spec (``fn``, ``arg_specs``, ``ranges``, ``donate_argnums``: the
+parameters and optimizer state a step replaces, as ``jax.jit`` of a training step takes
+them) of one ``jax.value_and_grad`` step with an optimizer update, written in plain JAX
+(and one in Flax) independently of bladec's own models, at sizes small enough for CI.
+``make(binding, seed)`` gives concrete arguments. Dimension variables: ``B`` batch, ``S``
+(and ``T``) sequence lengths, ``P`` patches, ``H``/``W`` image height and width.
+
+Bindings: ``bindings`` are where the imported dims are checked against JAX's; ``run`` is
+where ``make test`` runs the step under half its peak (large enough that activations,
+not the parameters, make the peak, as in real training, so that half is within reach
+of the planner without the runtime's search for the smallest limit); ``bench`` is the
+larger run of ``make bench``.
 """
 from __future__ import annotations
 
@@ -29,9 +36,13 @@ class Step:
     ranges: dict[str, tuple[int, int]]
     make: Callable[[dict[str, int], int], tuple]   # binding of the dim variables, seed
     bindings: tuple[dict[str, int], ...]
+    run: dict[str, int]
+    bench: dict[str, int]
+    donate_argnums: tuple[int, ...] = (0,)
 
     def spec(self) -> dict[str, Any]:
-        return {"fn": self.fn, "arg_specs": self.arg_specs, "ranges": self.ranges}
+        return {"fn": self.fn, "arg_specs": self.arg_specs, "ranges": self.ranges,
+                "donate_argnums": self.donate_argnums}
 
 
 def _spec(tree: Any) -> Any:
@@ -119,26 +130,35 @@ def _gpt_make(dims, seed):
     return p, zeros, dict(zeros), tok, lab
 
 
-# -- BERT-style encoder with a padding mask (SGD) -----------------------------------------
+# -- BERT-style encoder with a padding mask and dropout (SGD) -----------------------------
 
 BERT_SHAPES = {"wte": (V, D), "ln_g": (D,), "ln_b": (D,), "q": (D, D), "k": (D, D),
                "v": (D, D), "o": (D, D), "fc": (D, FF), "proj": (FF, D), "head": (D, V)}
+DROPOUT = 0.1
 
 
-def bert_loss(p, tokens, lengths, labels):
+def dropout(key, x, rate=DROPOUT):
+    keep = jax.random.bernoulli(key, 1.0 - rate, x.shape)
+    return jnp.where(keep, x / (1.0 - rate), 0.0)
+
+
+def bert_loss(p, key, tokens, lengths, labels):
     s = tokens.shape[1]
+    k_attn, k_ff = jax.random.split(key)
     keep = jnp.arange(s)[None, :] < lengths[:, None]           # padding mask [B, S]
     pos = jnp.arange(s, dtype=F32)[:, None] / (10.0 ** (jnp.arange(D, dtype=F32) / D))
     x = p["wte"][tokens] + jnp.sin(pos)[None]                   # sinusoidal positions
-    x = layer_norm(x + attention(x, x, p, "", keep[:, None, :]), p["ln_g"], p["ln_b"])
-    x = x + jax.nn.gelu(x @ p["fc"], approximate=False) @ p["proj"]
+    x = layer_norm(x + dropout(k_attn, attention(x, x, p, "", keep[:, None, :])),
+                   p["ln_g"], p["ln_b"])
+    x = x + dropout(k_ff, jax.nn.gelu(x @ p["fc"], approximate=False) @ p["proj"])
     logp = jax.nn.log_softmax(x @ p["head"], -1)
     nll = -jnp.take_along_axis(logp, labels[..., None], -1)[..., 0]
     return jnp.sum(nll * keep) / jnp.maximum(jnp.sum(keep), 1)
 
 
-def bert_step(p, tokens, lengths, labels):
-    loss, g = jax.value_and_grad(bert_loss)(p, tokens, lengths, labels)
+def bert_step(p, key, tokens, lengths, labels):
+    """The dropout key is an argument (``jax.random.PRNGKey``'s data, u32[2])."""
+    loss, g = jax.value_and_grad(bert_loss)(p, key, tokens, lengths, labels)
     return loss, sgd(p, g)
 
 
@@ -147,7 +167,8 @@ def _bert_make(dims, seed):
     p = _init(BERT_SHAPES, seed)
     p["ln_g"] = np.ones(D, np.float32)
     b, s = dims["B"], dims["S"]
-    return (p, rng.integers(0, V, (b, s)).astype(np.int32),
+    return (p, np.asarray(jax.random.PRNGKey(seed)),
+            rng.integers(0, V, (b, s)).astype(np.int32),
             rng.integers(1, s + 1, (b,)).astype(np.int32),
             rng.integers(0, V, (b, s)).astype(np.int32))
 
@@ -280,7 +301,7 @@ def _moe_make(dims, seed):
 
 # -- RNN with lax.scan (a static length, a dynamic batch) ---------------------------------
 
-RNN_STEPS = 6
+RNN_STEPS = 4
 RNN_SHAPES = {"wx": (D, D), "wh": (D, D), "b": (D,), "head": (D, 1)}
 
 
@@ -340,31 +361,39 @@ def corpus() -> dict[str, Step]:
     steps = [
         Step("gpt2", gpt_step, (gp, gp, gp, jax.ShapeDtypeStruct((B, S), I32),
                                 jax.ShapeDtypeStruct((B, S), I32)),
-             {"B": (1, 16), "S": (1, 64)}, _gpt_make, ({"B": 2, "S": 5}, {"B": 3, "S": 9})),
-        Step("bert", bert_step, (_shapes(BERT_SHAPES), jax.ShapeDtypeStruct((B, S), I32),
+             {"B": (1, 16), "S": (1, 64)}, _gpt_make, ({"B": 2, "S": 5}, {"B": 3, "S": 9}),
+             {"B": 4, "S": 16}, {"B": 16, "S": 64}, donate_argnums=(0, 1, 2)),
+        Step("bert", bert_step, (_shapes(BERT_SHAPES), jax.ShapeDtypeStruct((2,), jnp.uint32),
+                                 jax.ShapeDtypeStruct((B, S), I32),
                                  jax.ShapeDtypeStruct((B,), I32), jax.ShapeDtypeStruct((B, S), I32)),
-             {"B": (1, 16), "S": (1, 64)}, _bert_make, ({"B": 2, "S": 5}, {"B": 3, "S": 9})),
+             {"B": (1, 16), "S": (1, 64)}, _bert_make, ({"B": 2, "S": 5}, {"B": 3, "S": 9}),
+             {"B": 4, "S": 16}, {"B": 16, "S": 64}),
         Step("vit", vit_step, (_shapes(VIT_SHAPES), jax.ShapeDtypeStruct((B, P, 12), F32),
                                jax.ShapeDtypeStruct((B,), I32)),
-             {"B": (1, 16), "P": (1, 64)}, _vit_make, ({"B": 2, "P": 4}, {"B": 3, "P": 9})),
+             {"B": (1, 16), "P": (1, 64)}, _vit_make, ({"B": 2, "P": 4}, {"B": 3, "P": 9}),
+             {"B": 4, "P": 16}, {"B": 16, "P": 64}),
         Step("cnn", cnn_step, (_shapes(CNN_SHAPES), jax.ShapeDtypeStruct((B, H, W, 3), F32),
                                jax.ShapeDtypeStruct((B,), I32)),
              {"B": (1, 16), "H": (1, 64), "W": (1, 64)}, _cnn_make,
-             ({"B": 2, "H": 5, "W": 6}, {"B": 3, "H": 8, "W": 7})),
+             ({"B": 2, "H": 5, "W": 6}, {"B": 3, "H": 8, "W": 7}),
+             {"B": 4, "H": 12, "W": 12}, {"B": 16, "H": 32, "W": 32}),
         Step("encdec", encdec_step, (_shapes(ED_SHAPES), jax.ShapeDtypeStruct((B, S), I32),
                                      jax.ShapeDtypeStruct((B, T), I32),
                                      jax.ShapeDtypeStruct((B, T), I32)),
              {"B": (1, 16), "S": (1, 64), "T": (1, 64)}, _encdec_make,
-             ({"B": 2, "S": 5, "T": 3}, {"B": 3, "S": 7, "T": 9})),
+             ({"B": 2, "S": 5, "T": 3}, {"B": 3, "S": 7, "T": 9}),
+             {"B": 4, "S": 16, "T": 12}, {"B": 16, "S": 64, "T": 48}),
         Step("moe", moe_step, (_shapes(MOE_SHAPES), jax.ShapeDtypeStruct((B, S, D), F32),
                                jax.ShapeDtypeStruct((B, S), F32)),
-             {"B": (1, 16), "S": (1, 64)}, _moe_make, ({"B": 2, "S": 5}, {"B": 3, "S": 9})),
+             {"B": (1, 16), "S": (1, 64)}, _moe_make, ({"B": 2, "S": 5}, {"B": 3, "S": 9}),
+             {"B": 16, "S": 32}, {"B": 16, "S": 64}),
         Step("rnn", rnn_step, (_shapes(RNN_SHAPES), jax.ShapeDtypeStruct((RNN_STEPS, B, D), F32),
                                jax.ShapeDtypeStruct((B,), F32)),
-             {"B": (1, 16)}, _rnn_make, ({"B": 2}, {"B": 5})),
+             {"B": (1, 64)}, _rnn_make, ({"B": 2}, {"B": 5}), {"B": 16}, {"B": 64}),
         Step("mixed_bf16", mixed_step, (_shapes(MP_SHAPES), jax.ShapeDtypeStruct((B, S, D), F32),
                                         jax.ShapeDtypeStruct((B, S), I32)),
-             {"B": (1, 16), "S": (1, 64)}, _mixed_make, ({"B": 2, "S": 5}, {"B": 3, "S": 9})),
+             {"B": (1, 16), "S": (1, 64)}, _mixed_make, ({"B": 2, "S": 5}, {"B": 3, "S": 9}),
+             {"B": 16, "S": 32}, {"B": 16, "S": 64}),
     ]
     return {s.name: s for s in steps}
 
@@ -410,7 +439,44 @@ def flax_step_factory():
     B, S = export.symbolic_shape("B, S")
     return Step("flax", step, (_spec(params), jax.ShapeDtypeStruct((B, S, D), F32),
                                jax.ShapeDtypeStruct((B, S), F32)),
-                {"B": (1, 16), "S": (1, 64)}, make, ({"B": 2, "S": 5}, {"B": 3, "S": 9}))
+                {"B": (1, 16), "S": (1, 64)}, make, ({"B": 2, "S": 5}, {"B": 3, "S": 9}),
+                {"B": 4, "S": 16}, {"B": 16, "S": 64})
+
+
+# -- running a step under a limit (the test and the benchmark) ------------------------------
+
+@dataclass
+class LimitRun:
+    """One run of an imported step under half its unconstrained device peak, or, where no
+    plan fits half, at the smallest limit that works as the runtime names it."""
+    args: tuple            # the step's arguments
+    plain: dict[str, Any]  # outputs of the imported listing, unoptimized, no limit
+    base: int              # its device peak
+    limit: int
+    smallest: bool         # half was out of reach: ``limit`` is the runtime's smallest
+    outputs: dict[str, Any]
+    report: Any
+
+
+def run_under_half(imported: Any, step: Step, binding: dict[str, int],
+                   backend: Callable[[], Any], seed: int = 1) -> LimitRun:
+    """Optimize the imported listing (analyze, schedule, remat) and run it at
+    ``binding`` under half the unoptimized listing's device peak; on ``backend()``."""
+    from bladec.passes import parse_pipeline, run_pipeline
+    from bladec.runtime.executor import Executor
+    from bladec.runtime.limit import LimitError
+    optimized = run_pipeline(imported.module, parse_pipeline("analyze,schedule,remat"))
+    args = step.make(binding, seed)
+    inputs = imported.flatten_inputs(*args)
+    plain, base = Executor(imported.module, backend()).run(inputs)
+    limit, smallest = base.peak_bytes // 2, False
+    executor = Executor(optimized, backend())
+    try:
+        outputs, report = executor.run(inputs, limit=limit)
+    except LimitError as exc:
+        limit, smallest = exc.smallest, True
+        outputs, report = executor.run(inputs, limit=limit)
+    return LimitRun(args, plain, base.peak_bytes, limit, smallest, outputs, report)
 
 
 def all_steps() -> dict[str, Step]:

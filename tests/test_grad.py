@@ -316,6 +316,20 @@ LAYOUT_CASES = {
         f"  %af = convert(%a) {{dtype = \"f32\"}} -> {t([n])}\n"
         f"  %s = reduce(%x) {{dims = [0]}} -> {t([n])}\n"
         f"  %y = mul(%s, %af) -> {t([n])}", t([n])),
+    # bits: no gradient through them (integers); the float path beside them gets its own
+    "bits": lambda m, n: (
+        {"%x": [m, n]},
+        f"  %u = bitcast(%x) {{dtype = \"u32\"}} -> {t([m, n], 'u32', dyn=True)}\n"
+        f"  %l = shift_left(%u, %u) -> {t([m, n], 'u32', dyn=True)}\n"
+        f"  %s = shift_right_logical(%u, %l) -> {t([m, n], 'u32', dyn=True)}\n"
+        f"  %a = bit_and(%s, %l) -> {t([m, n], 'u32', dyn=True)}\n"
+        f"  %o = bit_or(%a, %u) -> {t([m, n], 'u32', dyn=True)}\n"
+        "  %k = constant() {value = 7} -> tensor<2xu32>\n"
+        f"  %h, %g = threefry(%k, %o, %u) -> {t([m, n], 'u32', dyn=True)}, "
+        f"{t([m, n], 'u32', dyn=True)}\n"
+        f"  %b = bit_xor(%h, %g) -> {t([m, n], 'u32', dyn=True)}\n"
+        f"  %bf = convert(%b) {{dtype = \"f32\"}} -> {t([m, n], dyn=True)}\n"
+        f"  %y = mul(%x, %bf) -> {t([m, n], dyn=True)}", t([m, n], dyn=True)),
     "dim_size": lambda m, n: (
         {"%x": [m, n]}, f"  %c = dim_size(%x) {{dim = 0}} -> tensor<i32>\n"
         "  %cf = convert(%c) {dtype = \"f32\"} -> tensor<f32>\n"
@@ -696,7 +710,8 @@ COVERED = {"neg", "exp", "log", "sqrt", "rsqrt", "tanh", "logistic", "abs", "sin
            "split_dim", "merge_dims", "broadcast_like", "cumulative", "sort", "top_k",
            "argmax", "argmin", "dim_size",
            "gather_slices", "scatter_slices", "reduce_window", "conv",
-           "select_and_scatter_add"}
+           "select_and_scatter_add", "bitcast", "bit_and", "bit_or", "bit_xor", "shift_left",
+           "shift_right_logical", "threefry"}
 
 
 # The collectives of sharded listings (issue 17) have no adjoint yet: grad takes unsharded

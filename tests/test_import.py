@@ -165,6 +165,32 @@ def test_symbols_and_names():
     assert "merge_dims(%x) {dim = 0, count = 2} -> tensor<?x16>" in text
 
 
+def _pytree_step(p, x):
+    h = jnp.tanh(x @ p["h0"]["qkv"]) @ p["layers"][1]["w-out"]
+    return h.sum(), jax.tree_util.tree_map(lambda a: a * 0.5, p)
+
+
+def test_pytree_names_are_paths_with_dots():
+    """Input and output leaves are named by their pytree paths, joined by dots (keys with
+    other characters keep a ``_``), and the listing prints and parses back unchanged."""
+    B, = export.symbolic_shape("B")
+    f32 = jax.ShapeDtypeStruct
+    p = {"h0": {"qkv": f32((4, 8), jnp.float32)},
+         "layers": [{"w-out": f32((8, 2), jnp.float32)}, {"w-out": f32((8, 2), jnp.float32)}]}
+    imp = trace(_pytree_step, (p, f32((B, 4), jnp.float32)))
+    assert imp.input_names == ["%p.h0.qkv", "%p.layers.0.w_out", "%p.layers.1.w_out", "%x"]
+    assert imp.output_names == ["%out0", "%out1.h0.qkv", "%out1.layers.0.w_out",
+                                "%out1.layers.1.w_out"]
+    text = format_module(imp.module)
+    assert "dot_general(%x, %p.h0.qkv)" in text
+    assert format_module(parse_module(text)) == text
+    args = ({"h0": {"qkv": np.ones((4, 8), np.float32)},
+             "layers": [{"w-out": np.full((8, 2), k, np.float32)} for k in (1.0, 2.0)]},
+            np.ones((3, 4), np.float32))
+    out, _ = Executor(parse_module(text), NumpyBackend()).run(imp.flatten_inputs(*args))
+    np.testing.assert_allclose(out["%out0"], np.asarray(_pytree_step(*args)[0]), rtol=1e-6)
+
+
 @pytest.mark.parametrize("name", CASES)
 def test_analysis_rediscovers_jax_dims(imported, name):
     """The relations bladec derives agree with JAX's dimension expressions: with only the
@@ -301,6 +327,28 @@ def test_unsupported_primitive_is_named():
         import_function(lambda x: jnp.linalg.cholesky(x), (spec(3, 3),))
 
 
+def _scan_dynamic(xs):
+    return jax.lax.scan(lambda h, x: (jnp.tanh(h + x), h), jnp.zeros(xs.shape[1:]), xs)[0]
+
+
+def _fori_dynamic(x):
+    return jax.lax.fori_loop(0, x.shape[0], lambda i, h: h * 0.5 + 1.0, x)
+
+
+@pytest.mark.parametrize("fn, message", [
+    (_scan_dynamic, "scan over the dynamic length"),
+    (_fori_dynamic, "cannot import a while loop"),
+])
+def test_loops_of_dynamic_length_are_refused_at_the_users_line(fn, message):
+    """No loop op in the listing: a loop's trip count must be known to unroll it; the
+    error names why and points at the line of the loop."""
+    with pytest.raises(BladecError, match=message) as info:
+        import_function(fn, (spec(S, 4),))
+    loc = info.value.loc
+    assert loc.file == __file__
+    assert "lax." in open(__file__).read().splitlines()[loc.line - 1]
+
+
 def test_bad_specs():
     with pytest.raises(BladecError, match="non-uniform constant"):
         import_function(lambda x: x + np.arange(3, dtype=np.float32), (spec(S, 3),))
@@ -330,6 +378,28 @@ def test_cli_import_with_shapes(tmp_path):
                                        ranges={"B": (1, 32), "S": (1, 512)}).module)
     result = runner.invoke(main, ["optimize", str(out)])
     assert result.exit_code == 0, result.stdout + result.stderr
+
+
+def _tree_mlp(p, x):
+    return jnp.tanh(x @ p["h0"]["qkv"]) @ p["out"]["w-out"]
+
+
+def test_cli_import_pytree_shapes(tmp_path):
+    """Dotted --shapes names make an argument a pytree of dicts, named back by path."""
+    runner = make_runner()
+    out = tmp_path / "tree.mlir"
+    result = runner.invoke(main, ["import", "test_import:_tree_mlp", "--shapes",
+                                  "p.h0.qkv:4,8; p.out.w-out:8,2; x:B,4", "-o", str(out)])
+    assert result.exit_code == 0, result.stdout + result.stderr
+    text = out.read_text()
+    assert text.startswith("func.func @main(%p.h0.qkv: tensor<4x8>, %p.out.w_out: "
+                           "tensor<8x2>, %x: tensor<?x4, [@S0, @C4]>)")
+    for shapes, message in [("p:4,8; p.h0:4; x:B,4", "itself an array"),
+                            ("p.h0:4; p.h0:4; x:B,4", "twice"),
+                            ("p.h0.a:4; p.h0:4; x:B,4", "both as an array and as a tree"),
+                            ("p.:4; x:B,4", "ends in a dot")]:
+        result = runner.invoke(main, ["import", "test_import:_tree_mlp", "--shapes", shapes])
+        assert result.exit_code == 1 and message in result.stderr, (shapes, result.stderr)
 
 
 def test_cli_import_errors():

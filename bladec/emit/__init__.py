@@ -3,4 +3,4 @@
 :mod:`bladec.emit.lower` holds the table of lowerings and the core ops; the modules
 imported here add the lowerings of further op families to that table.
 """
-from bladec.emit import addressing, layout, lower, selection, special, window  # noqa: F401
+from bladec.emit import addressing, bitwise, layout, lower, selection, special, window  # noqa: F401

@@ -61,6 +61,8 @@ def specs_from_text(text: str) -> dict[str, Any]:
     scope = export.SymbolicScope()
     specs = {}
     for name, dims, dtype in parse_shapes(text):
+        if name in specs:
+            raise JaxImportError(f"--shapes names '{name}' twice")
         try:
             shape = export.symbolic_shape(f"({dims})" if dims else "()", scope=scope)
         except Exception as exc:  # jax raises ValueError/TypeError with its own text
@@ -70,9 +72,32 @@ def specs_from_text(text: str) -> dict[str, Any]:
     return specs
 
 
+def nest_specs(specs: dict[str, Any]) -> dict[str, Any]:
+    """Dotted names as pytrees of dicts: ``p.h0.qkv`` and ``p.b`` make one argument ``p``
+    = ``{"h0": {"qkv": ...}, "b": ...}``, whose leaves the importer names back
+    ``%p.h0.qkv`` and ``%p.b``."""
+    out: dict[str, Any] = {}
+    for name, spec in specs.items():
+        *path, last = name.split(".")
+        node = out
+        for k in path:
+            node = node.setdefault(k, {})
+            if not isinstance(node, dict):
+                raise JaxImportError(f"--shapes gives '{name}' inside "
+                                     f"'{'.'.join(path)}', which is itself an array")
+        if not last or last in node:
+            raise JaxImportError(f"--shapes names '{name}' both as an array and as a tree"
+                                 if last else f"--shapes name '{name}' ends in a dot")
+        node[last] = spec
+    return out
+
+
 # -- names --------------------------------------------------------------------------------
 
 def _path_name(prefix: str, path: tuple) -> str:
+    """``%p.h0.qkv``: the argument's name, then each key, index or attribute of the
+    pytree path, joined by dots (the listing's value names allow them); any other
+    character of a key becomes ``_``."""
     parts = [prefix] if prefix else []
     for k in path:
         for attr in ("key", "idx", "name"):
@@ -81,8 +106,18 @@ def _path_name(prefix: str, path: tuple) -> str:
                 break
         else:
             parts.append(str(k))
-    text = "_".join(parts) or "x"
-    return "%" + re.sub(r"[^A-Za-z0-9_]", "_", text)
+    parts = [re.sub(r"[^A-Za-z0-9_]", "_", p) or "_" for p in parts]
+    return "%" + (".".join(parts) or "x")
+
+
+def leaf_names(tree: Any, prefix: str, is_leaf: Callable[[Any], bool] | None = None
+               ) -> list[str]:
+    """The names :func:`trace` gives the leaves of ``tree`` passed as argument
+    ``prefix`` (``%params.layers.0.wq``), in JAX's flattening order; ``is_leaf`` as
+    JAX's (a tree of shape tuples needs one)."""
+    import jax
+    return [_path_name(prefix, tuple(path))
+            for path, _ in jax.tree_util.tree_flatten_with_path(tree, is_leaf)[0]]
 
 
 def _unique(names: list[str], taken: set[str]) -> list[str]:
@@ -111,8 +146,8 @@ def trace(fn: Callable, arg_specs: Sequence[Any], *, arg_names: Sequence[str] | 
     ``.dtype`` (``jax.ShapeDtypeStruct`` with ``jax.export.symbolic_shape`` dims, or
     arrays). ``arg_names``: names of the positional arguments (default: the function's
     parameter names); an input leaf is named after its argument and pytree path
-    (``%params_layers_0_wq``). ``output_names``: one per output leaf (default ``%out0``,
-    ``%out1_layers_0_wq``, ...). ``ranges``: ``{"B": (1, 32)}`` by JAX dimension variable
+    (``%params.layers.0.wq``). ``output_names``: one per output leaf (default ``%out0``,
+    ``%out1.layers.0.wq``, ...). ``ranges``: ``{"B": (1, 32)}`` by JAX dimension variable
     (or bladec symbol), written as ``SymbolicDim`` ranges. ``symbols``: the bladec symbol
     of each JAX variable (default ``S0, S1, ...`` in order of first appearance).
     ``donate_argnums``: positional arguments the caller gives up (parameters and optimizer
@@ -165,7 +200,7 @@ def trace(fn: Callable, arg_specs: Sequence[Any], *, arg_names: Sequence[str] | 
             args[i] = Value(a.name, a.type, True)
             tr.donated.add(a.name)
     results = tr.run(closed.jaxpr, closed.consts, [a.name for a in args])
-    if output_names is None:  # out0, out1_layers_0_wq, ... after the output's pytree
+    if output_names is None:  # out0, out1.layers.0.wq, ... after the output's pytree
         output_names = [_path_name(f"out{path[0].idx}", tuple(path[1:]))
                         if path and hasattr(path[0], "idx") else _path_name("out", tuple(path))
                         for path, _ in out_flat]
@@ -358,7 +393,8 @@ def import_target(target: str, shapes: str | None = None, ranges: str | None = N
     """What ``bladec import`` does: trace ``MODULE:FUNCTION`` and translate it.
 
     With ``shapes`` (``"tokens:B,S:i32;lr::f32"``), FUNCTION is traced with one spec per
-    named positional parameter. Without, FUNCTION is an *import spec*: called with no
+    named positional parameter; dotted names (``p.w:8,4;p.b:4``) make a parameter a
+    pytree of dicts (:func:`nest_specs`). Without, FUNCTION is an *import spec*: called with no
     arguments, it returns ``{"fn": ..., "arg_specs": (...), "ranges": ..., ...}`` (the
     keyword arguments of :func:`trace`) or a tuple ``(fn, arg_specs)``.
     """
@@ -381,7 +417,7 @@ def import_target(target: str, shapes: str | None = None, ranges: str | None = N
             raise JaxImportError(f"'{target}' returned {type(spec).__name__}, not an import spec "
                                  "(a dict with 'fn' and 'arg_specs'); give --shapes to trace it")
     else:
-        specs = specs_from_text(shapes)
+        specs = nest_specs(specs_from_text(shapes))
         params, required = _signature(obj)
         unknown = [n for n in specs if n not in params]
         if not unknown:

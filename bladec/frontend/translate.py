@@ -36,8 +36,8 @@ from bladec.ir import NOWHERE, Loc, Op, TensorType, Value
 from bladec.symbolic.expr import SymbolicExpr, const, sym
 
 DTYPES = {"float32": "f32", "float64": "f64", "float16": "f16", "bfloat16": "bf16",
-          "int32": "i32", "int64": "i64", "int16": "i16", "int8": "i8", "uint8": "u8",
-          "bool": "i1"}
+          "int32": "i32", "int64": "i64", "int16": "i16", "int8": "i8", "uint32": "u32",
+          "uint8": "u8", "bool": "i1"}
 SHORT_DTYPES = {v: k for k, v in DTYPES.items()}
 
 
@@ -60,11 +60,31 @@ class Lit:
 
 
 def bladec_dtype(dtype: Any) -> str:
+    if _is_key(dtype):
+        raise JaxImportError(f"a typed key ({dtype}) as an argument or result: pass its "
+                             "data instead (jax.random.key_data, or a jax.random.PRNGKey)")
     name = np.dtype(dtype).name
     if name not in DTYPES:
         raise JaxImportError(f"element type {name} has no listing equivalent "
                              f"(supported: {', '.join(DTYPES)})")
     return DTYPES[name]
+
+
+def _is_key(dtype: Any) -> bool:
+    import jax
+    return jax.dtypes.issubdtype(dtype, jax.dtypes.prng_key)
+
+
+def aval_spec(aval: Any) -> tuple[tuple, str]:
+    """The listing's shape and element type of a JAX value: a threefry key array is its
+    data, u32 with the key's own (2,) appended; other PRNGs have no translation."""
+    if _is_key(aval.dtype):
+        impl = aval.dtype._impl
+        if impl.name != "threefry2x32":
+            raise JaxImportError(f"random keys of '{impl.name}': only threefry2x32 keys "
+                                 "(JAX's default) have a translation")
+        return tuple(aval.shape) + tuple(impl.key_shape), "u32"
+    return tuple(aval.shape), bladec_dtype(aval.dtype)
 
 
 def is_symbolic(d: Any) -> bool:
@@ -114,6 +134,11 @@ def source_loc(eqn: Any) -> Loc:
     if not m or m.group(1).startswith("<"):
         return NOWHERE
     return Loc(m.group(1), int(m.group(2)), int(m.group(3) or 0) + 1)
+
+
+# primitives that may pass a typed key on to an inner jaxpr (the inlined calls of
+# rules/control.py add themselves)
+KEY_TRANSPARENT: set[str] = set()
 
 
 # -- the translator ---------------------------------------------------------------------
@@ -311,11 +336,16 @@ class Translator:
         if self.loc is NOWHERE:
             self.loc = outer
         try:
-            outs = [(tuple(v.aval.shape), bladec_dtype(v.aval.dtype)) for v in eqn.outvars]
+            outs = [aval_spec(v.aval) for v in eqn.outvars]
             shape, dtype = outs[0] if outs else ((), "f32")
             if fn is None:
                 raise JaxImportError(f"cannot import JAX primitive '{name}': no listing op "
                                      "or decomposition for it")
+            if not name.startswith("random_") and name not in KEY_TRANSPARENT and any(
+                    _is_key(v.aval.dtype) for v in eqn.invars if hasattr(v, "aval")):
+                raise JaxImportError(f"cannot import '{name}' of a typed key array (only "
+                                     "random_bits, random_split, random_fold_in and the "
+                                     "calls that pass keys on are translated)")
             result = fn(self, ins, eqn.params, shape, dtype, outs)
         except JaxImportError as exc:
             if exc.loc is NOWHERE or exc.loc.line == 0:

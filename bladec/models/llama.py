@@ -318,19 +318,9 @@ def loss_spec(cfg: Config, max_batch: int, max_seq: int) -> dict[str, Any]:
 
 
 def _leaf_names(tree: Any, prefix: str) -> list[str]:
-    out: list[str] = []
-
-    def walk(t: Any, path: str) -> None:
-        if isinstance(t, dict):
-            for k in sorted(t):  # jax flattens dicts in sorted key order
-                walk(t[k], f"{path}_{k}")
-        elif isinstance(t, list):
-            for i, v in enumerate(t):
-                walk(v, f"{path}_{i}")
-        else:
-            out.append("%" + path)
-    walk(tree, prefix)
-    return out
+    """The importer's names of the leaves (shape tuples) of ``tree`` as argument ``prefix``."""
+    from bladec.frontend.jax_import import leaf_names
+    return leaf_names(tree, prefix, lambda t: isinstance(t, tuple))
 
 
 def small_train_spec() -> dict[str, Any]:

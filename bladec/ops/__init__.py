@@ -181,4 +181,4 @@ def numel(dims: Dims) -> SymbolicExpr:
 
 from bladec.ops import (elementwise, shape, contraction, reduction, indexing, remat,  # noqa: E402,F401
                         schedule, collective, introspection, special, selection, addressing,
-                        window, layout)
+                        window, layout, bitwise)

@@ -24,7 +24,8 @@ from bladec.ir import DTYPE_BYTES, Op
 
 ArgSpec = tuple[tuple[int, ...], str]   # an argument's shape and dtype name
 _NP_DTYPES = {"f64": "float64", "f32": "float32", "f16": "float16", "i64": "int64",
-              "i32": "int32", "i16": "int16", "i8": "int8", "u8": "uint8", "i1": "bool"}
+              "i32": "int32", "i16": "int16", "i8": "int8", "u32": "uint32", "u8": "uint8",
+              "i1": "bool"}
 
 
 def numpy_dtype(name: str) -> Any:

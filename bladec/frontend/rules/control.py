@@ -14,17 +14,25 @@
   per-step outputs are concatenated. Unrolling gives the scheduler and remat every step's
   tensors to reorder and evict, which a loop op would hide; the price is listing size, so
   it takes a static length (a scan over a dynamic length is refused, as is ``while``).
+  A loop op with a body region and a trip count known only at run time is what a dynamic
+  length would need; the listing has none because every pass would have to learn it: the
+  memory model's sizes are polynomials of the input dims (a loop's stacked outputs and
+  its per-step residuals would scale with a run-time count that no input dim carries),
+  the scheduler and remat order and evict whole ops (they could not evict inside a
+  body), and the ``grad`` pass would need the loop's adjoint (a reverse loop over saved
+  or recomputed carries). Each refusal is a located error at the loop's line.
 """
 from __future__ import annotations
 
 from bladec.frontend.rule import Outs, Params, Result, Shape, rule
 from bladec.frontend.rules.shape import reshape_to, slice_to
-from bladec.frontend.translate import JaxImportError, Lit, Translator, is_symbolic
+from bladec.frontend.translate import KEY_TRANSPARENT, JaxImportError, Lit, Translator, is_symbolic
 
 INLINE = {"jit": "jaxpr", "pjit": "jaxpr", "closed_call": "call_jaxpr",
           "core_call": "call_jaxpr", "custom_jvp_call": "call_jaxpr",
           "custom_vjp_call": "call_jaxpr", "custom_vjp_call_jaxpr": "fun_jaxpr",
           "remat": "jaxpr", "remat2": "jaxpr", "checkpoint": "jaxpr"}
+KEY_TRANSPARENT.update(INLINE)
 IDENTITY = ("sharding_constraint", "device_put", "optimization_barrier",
             "mesh_cast", "reshard", "name")
 
@@ -87,8 +95,10 @@ def _scan(tr: Translator, ins: list, p: Params, shape: Shape, dtype: str,
           outs: Outs) -> Result:
     length = p["length"]
     if is_symbolic(length):
-        raise JaxImportError(f"cannot import a scan over the dynamic length {length}: scans "
-                             "are unrolled, which needs a static length")
+        raise JaxImportError(f"cannot import a scan over the dynamic length {length}: the "
+                             f"listing has no loop op, so a scan is unrolled into its steps, "
+                             "which needs the length as a number; give the scanned axis a "
+                             "static size (pad to the longest and mask)")
     length = int(length)
     nc, ncarry = int(p["num_consts"]), int(p["num_carry"])
     consts, carry, xs = ins[:nc], list(ins[nc:nc + ncarry]), ins[nc + ncarry:]
@@ -112,6 +122,17 @@ def _scan(tr: Translator, ins: list, p: Params, shape: Shape, dtype: str,
         stacked.append(parts[0] if length == 1 else
                        tr.emit("concatenate", parts, oshape, odtype, {"dim": 0}))
     return carry + stacked
+
+
+@rule("while")
+def _while(tr: Translator, ins: list, p: Params, shape: Shape, dtype: str,
+           outs: Outs) -> Result:
+    """JAX writes ``fori_loop`` with Python int bounds as a scan; a ``while`` is a loop
+    whose trip count is known only when it runs."""
+    raise JaxImportError("cannot import a while loop (lax.while_loop, or fori_loop with "
+                         "bounds known only at run time): the listing has no loop op, and "
+                         "unrolling needs a trip count known at import time; give fori_loop "
+                         "Python int bounds (it becomes a scan, unrolled)")
 
 
 def _step(tr: Translator, x: str | Lit, i: int) -> str:

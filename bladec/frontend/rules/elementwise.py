@@ -2,8 +2,9 @@
 
 JAX's implicit broadcasting of scalars and size-1 dims is made explicit
 (:meth:`Translator.broadcast_to`). Decompositions: ``select_n(p, f, t)`` is
-``select(p, t, f)``; ``clamp`` is ``max`` then ``min``; ``and``/``or``/``not`` on booleans
-are ``min``/``max``/``compare EQ false``; ``is_finite`` is ``x - x == 0``; ``sign`` is two
+``select(p, t, f)``; ``clamp`` is ``max`` then ``min``; ``and``/``or``/``xor``/``not`` on booleans
+are ``min``/``max``/``compare NE``/``compare EQ false`` (on integers ``and``/``or``/``xor``
+are the bitwise ops); ``is_finite`` is ``x - x == 0``; ``sign`` is two
 selects.
 """
 from __future__ import annotations
@@ -68,21 +69,50 @@ def _integer_pow(tr: Translator, ins: list, p: Params, shape: Shape, dtype: str,
 @rule("and")
 def _and(tr: Translator, ins: list, p: Params, shape: Shape, dtype: str,
          outs: Outs) -> Result:
-    return _logical(tr, "min", "and", ins, shape, dtype)
+    return _logical(tr, "min", "bit_and", ins, shape, dtype)
 
 
 @rule("or")
 def _or(tr: Translator, ins: list, p: Params, shape: Shape, dtype: str,
         outs: Outs) -> Result:
-    return _logical(tr, "max", "or", ins, shape, dtype)
+    return _logical(tr, "max", "bit_or", ins, shape, dtype)
 
 
-def _logical(tr: Translator, op, what, ins, shape, dtype):
-    if dtype != "i1":
-        raise JaxImportError(f"cannot import bitwise '{what}' on {dtype} (only booleans)")
-    tr.decomposed[what] += 1
+@rule("xor")
+def _xor(tr: Translator, ins: list, p: Params, shape: Shape, dtype: str,
+         outs: Outs) -> Result:
+    if dtype == "i1":
+        a, b = (tr.broadcast_to(x, shape) for x in ins)
+        tr.decomposed["xor"] += 1
+        return tr.emit("compare", [a, b], shape, "i1", {"direction": "NE"})
+    return _logical(tr, "", "bit_xor", ins, shape, dtype)
+
+
+def _logical(tr: Translator, boolean: str, bitwise: str, ins: list, shape: Shape,
+             dtype: str) -> str:
+    """On booleans ``min``/``max`` (counted as decompositions), on integers the bitwise op."""
     a, b = (tr.broadcast_to(x, shape) for x in ins)
-    return tr.emit(op, [a, b], shape, dtype)
+    if dtype != "i1":
+        return tr.emit(bitwise, [a, b], shape, dtype)
+    tr.decomposed[bitwise[len("bit_"):]] += 1
+    return tr.emit(boolean, [a, b], shape, dtype)
+
+
+@rule("shift_left", "shift_right_logical")
+def _shift(tr: Translator, ins: list, p: Params, shape: Shape, dtype: str,
+           outs: Outs) -> Result:
+    a, b = (tr.broadcast_to(x, shape) for x in ins)
+    return tr.emit(tr.primitive, [a, b], shape, dtype)
+
+
+@rule("bitcast_convert_type")
+def _bitcast(tr: Translator, ins: list, p: Params, shape: Shape, dtype: str,
+             outs: Outs) -> Result:
+    x = tr.materialize(ins[0])
+    if len(tr.shape(x)) != len(shape):
+        raise JaxImportError("bitcast_convert_type between types of different widths "
+                             "(it adds or drops a dim) is not translated")
+    return tr.emit("bitcast", [x], shape, dtype, {"dtype": dtype})
 
 
 @rule("not")

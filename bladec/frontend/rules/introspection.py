@@ -8,9 +8,14 @@ from bladec.frontend.translate import JaxImportError, Lit, Translator, dim_to_ex
 @rule("dim_as_value")
 def _dim_as_value(tr: Translator, ins: list, p: Params, shape: Shape, dtype: str,
                   outs: Outs) -> Result:
-    """A dim expression as a number: each symbol read off an input with
-    ``dim_size`` (once per symbol), combined with scalar ``mul`` and ``add``."""
-    e = dim_to_expr(p["dim"] if "dim" in p else p["dimension"], tr.symbols)
+    return dim_value(tr, p["dim"] if "dim" in p else p["dimension"], dtype)
+
+
+def dim_value(tr: Translator, d: object, dtype: str) -> str | Lit:
+    """A JAX dim (an int or a dimension expression) as a scalar of ``dtype`` (i32 or i64):
+    each symbol read off an input with ``dim_size`` (once per symbol), combined with
+    scalar ``mul`` and ``add``."""
+    e = dim_to_expr(d, tr.symbols)
     if e.is_const:
         return Lit(e.const, dtype)
     total: str | None = None
@@ -23,6 +28,7 @@ def _dim_as_value(tr: Translator, ins: list, p: Params, shape: Shape, dtype: str
         if m and c != 1:
             term = tr.emit("mul", [term, tr.constant(c, (), dtype)], (), dtype)
         total = term if total is None else tr.emit("add", [total, term], (), dtype)
+    assert total is not None
     return total
 
 
