@@ -147,13 +147,17 @@ def consolidate(program: Program, sizes: dict[str, int], budget: Budget, plan: P
         if not state.refresh():
             events.append(e)
             state.restore(saved)
-    # 3. share cut points: empty the least used ones into the others
+    # 3. share cut points: empty the least used ones into the others, in passes over
+    #    the cuts (least used first) until a pass empties none
     order = len(events)
     changed = True
     while changed:
         changed = False
-        cuts = cut_points(events)
-        for b in sorted(cuts, key=lambda b: (cuts[b], b)):
+        counts = cut_points(events)
+        for b in sorted(counts, key=lambda b: (counts[b], b)):
+            cuts = cut_points(events)
+            if b not in cuts:
+                continue   # emptied into another since the pass began
             others = sorted((c for c in cuts if c != b), key=lambda c: abs(c - b))
             saved = [(e, e.after, e.before, e.order) for e in events]
             derived = state.saved()
@@ -167,7 +171,7 @@ def consolidate(program: Program, sizes: dict[str, int], budget: Budget, plan: P
                 order += 1
             if ok and parts:
                 changed = True
-                break
+                continue
             for e, after, before, o in saved:
                 e.after, e.before, e.order = after, before, o
             state.restore(derived)
