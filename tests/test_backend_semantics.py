@@ -139,7 +139,7 @@ def _op_lines(dtype: str) -> list[str]:
               for kind in ("sum", "max", "min", "prod")]
     lines += [f"%dot = dot(%m, %n) -> tensor<2x2x{dtype}>",
               f"%iota = iota() {{dim = 0}} -> tensor<300x{dtype}>",
-              f"%cmp = compare(%a, %b) {{direction = \"LT\"}} -> tensor<8xi1>",
+              "%cmp = compare(%a, %b) {direction = \"LT\"} -> tensor<8xi1>",
               f"%sel = select(%p, %a, %b) -> {t}",
               f"%gat = gather(%m, %ids) -> tensor<8x4x{dtype}>",
               f"%sca = scatter_add(%m, %ids, %u) -> tensor<2x4x{dtype}>"]

@@ -18,7 +18,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 from clirunner import make_runner
 
 from bladec.cli import main

@@ -256,7 +256,7 @@ LAYOUT_CASES = {
         {"%x": [2 * m, n]}, f"  %y = split_dim(%x) {{dim = 0, sizes = [-1, 2]}} -> "
         f"tensor<?x2x{n}>", f"tensor<?x2x{n}>"),
     "merge_dims": lambda m, n: ({"%x": [m, n, 2]},
-                                f"  %y = merge_dims(%x) {{dim = 0, count = 2}} -> tensor<?x2>",
+                                "  %y = merge_dims(%x) {dim = 0, count = 2} -> tensor<?x2>",
                                 "tensor<?x2>"),
     "merge_dims_two_dynamic": lambda m, n: (
         {"%x": _dyn2(m, n)}, "  %y = merge_dims(%x) {dim = 0, count = 2} -> tensor<?x2>",

@@ -125,7 +125,7 @@ _UNARY_ADJOINTS: dict[str, Adjoint] = {name: _unary_adjoint(fn) for name, fn in 
 def _binary_adjoint(fa: Callable[[Builder, str, str, str, str], str],
                     fb: Callable[[Builder, str, str, str, str], str]) -> Adjoint:
     def rule(b: Builder, op: Op, gs: G) -> G:
-        g, (x, z), y = gs[0], op.operands, op.results[0].name
+        g, (_, z), y = gs[0], op.operands, op.results[0].name
         return [fa(b, g, x, z, y), fb(b, g, x, z, y)] if g else [None, None]
     return rule
 
@@ -165,7 +165,7 @@ def _div_adjoint(b: Builder, op: Op, gs: G) -> G:
     """g/z for x; for z, -x/z^2 = -(g/z) * y: from x's cotangent and the result the
     forward made anyway, so the backward reads z once (a broadcast z, a softmax's sum,
     then fuses into that one use instead of being kept)."""
-    g, (x, z), y = gs[0], op.operands, op.results[0].name
+    g, (_, z), y = gs[0], op.operands, op.results[0].name
     if g is None:
         return [None, None]
     dx = b.div(g, z)
