@@ -125,7 +125,7 @@ _UNARY_ADJOINTS: dict[str, Adjoint] = {name: _unary_adjoint(fn) for name, fn in 
 def _binary_adjoint(fa: Callable[[Builder, str, str, str, str], str],
                     fb: Callable[[Builder, str, str, str, str], str]) -> Adjoint:
     def rule(b: Builder, op: Op, gs: G) -> G:
-        g, (_, z), y = gs[0], op.operands, op.results[0].name
+        g, (x, z), y = gs[0], op.operands, op.results[0].name
         return [fa(b, g, x, z, y), fb(b, g, x, z, y)] if g else [None, None]
     return rule
 
