@@ -154,8 +154,9 @@ class Fitter(Planner):
         process names the same one: a bisection between the bytes every run must hold
         at its end (inputs and outputs) and the peak with nothing evicted (which always
         fits), down to a 1% bracket, then a descent from its top, one byte under each
-        fitting plan's device peak, until one byte less is refused. A plan found sets the
-        top at its own peak, where it fits too (see below). Cached per binding.
+        fitting plan's device peak, until one byte less is refused. In the bisection a plan
+        found sets the top at its own peak, where it fits too (see below), without
+        planning there; the descent plans at its final top. Cached per binding.
 
         The closed loop is not monotone in the limit (a plan found for one limit can fit
         a smaller one): :meth:`_fits` falls back on every plan found so far, and since
@@ -173,6 +174,13 @@ class Fitter(Planner):
             else:   # fits at its own peak too: _fits falls back on every plan found
                 hi = run.device.peak
         while hi > 1:
+            # the plan made for the top itself may hold less: the top is only named once
+            # planning there, and one byte under, finds nothing lower (so a later
+            # prepare at either limit, cached, answers the same)
+            top = self._fits(bound, hi)
+            if top is not None and top.device.peak < hi:
+                hi = top.device.peak
+                continue
             below = self._fits(bound, hi - 1)
             if below is None:
                 break
