@@ -10,7 +10,7 @@
 //
 // RUN: bladec optimize -p none %s | filecheck %s
 mesh {data = 4, model = 2}
-func.func @main(%params_embed: tensor<256x64>, %params_final_norm: tensor<64>, %params_layers_0_attn_norm: tensor<64>, %params_layers_0_mlp_norm: tensor<64>, %params_layers_0_w_down: tensor<172x64, {model, _}>, %params_layers_0_w_gate: tensor<64x172, {_, model}>, %params_layers_0_w_up: tensor<64x172, {_, model}>, %params_layers_0_wk: tensor<64x4x16, {_, model, _}>, %params_layers_0_wo: tensor<4x16x64, {model, _, _}>, %params_layers_0_wq: tensor<64x4x16, {_, model, _}>, %params_layers_0_wv: tensor<64x4x16, {_, model, _}>, %params_layers_1_attn_norm: tensor<64>, %params_layers_1_mlp_norm: tensor<64>, %params_layers_1_w_down: tensor<172x64, {model, _}>, %params_layers_1_w_gate: tensor<64x172, {_, model}>, %params_layers_1_w_up: tensor<64x172, {_, model}>, %params_layers_1_wk: tensor<64x4x16, {_, model, _}>, %params_layers_1_wo: tensor<4x16x64, {model, _, _}>, %params_layers_1_wq: tensor<64x4x16, {_, model, _}>, %params_layers_1_wv: tensor<64x4x16, {_, model, _}>, %params_lm_head: tensor<64x256>, %tokens: tensor<?x?xi32, [@S0, @S1], {data, _}>, %targets: tensor<?x?xi32, [@S0, @S1], {data, _}>, %mask: tensor<?x?, [@S0, @S1], {data, _}>, %lr: tensor<f32>) {
+func.func @main(%params.embed: tensor<256x64>, %params.final_norm: tensor<64>, %params.layers.0.attn_norm: tensor<64>, %params.layers.0.mlp_norm: tensor<64>, %params.layers.0.w_down: tensor<172x64, {model, _}>, %params.layers.0.w_gate: tensor<64x172, {_, model}>, %params.layers.0.w_up: tensor<64x172, {_, model}>, %params.layers.0.wk: tensor<64x4x16, {_, model, _}>, %params.layers.0.wo: tensor<4x16x64, {model, _, _}>, %params.layers.0.wq: tensor<64x4x16, {_, model, _}>, %params.layers.0.wv: tensor<64x4x16, {_, model, _}>, %params.layers.1.attn_norm: tensor<64>, %params.layers.1.mlp_norm: tensor<64>, %params.layers.1.w_down: tensor<172x64, {model, _}>, %params.layers.1.w_gate: tensor<64x172, {_, model}>, %params.layers.1.w_up: tensor<64x172, {_, model}>, %params.layers.1.wk: tensor<64x4x16, {_, model, _}>, %params.layers.1.wo: tensor<4x16x64, {model, _, _}>, %params.layers.1.wq: tensor<64x4x16, {_, model, _}>, %params.layers.1.wv: tensor<64x4x16, {_, model, _}>, %params.lm_head: tensor<64x256>, %tokens: tensor<?x?xi32, [@S0, @S1], {data, _}>, %targets: tensor<?x?xi32, [@S0, @S1], {data, _}>, %mask: tensor<?x?, [@S0, @S1], {data, _}>, %lr: tensor<f32>) {
   %0 = constant() {value = 0} -> tensor<i32>
   %1.r = broadcast_like(%0, %tokens) {dims = [], source = [0, 0], axis = [0, 1]} -> tensor<?x?xi32, {data, _}>
   %2 = compare(%tokens, %1.r) {direction = "LT"} -> tensor<?x?xi1, {data, _}>
@@ -18,7 +18,7 @@ func.func @main(%params_embed: tensor<256x64>, %params_final_norm: tensor<64>, %
   %4.r = broadcast_like(%3, %tokens) {dims = [], source = [0, 0], axis = [0, 1]} -> tensor<?x?xi32, {data, _}>
   %5 = add(%tokens, %4.r) -> tensor<?x?xi32, {data, _}>
   %6 = select(%2, %5, %tokens) -> tensor<?x?xi32, {data, _}>
-  %7 = gather(%params_embed, %6) -> tensor<?x?x64, {data, _, _}>
+  %7 = gather(%params.embed, %6) -> tensor<?x?x64, {data, _, _}>
   %8 = iota() {dim = 0} -> tensor<?>
   %9 = constant() {value = 1.0} -> tensor<f32>
   %10 = broadcast_like(%9, %tokens) {dims = [], source = [0], axis = [1]} -> tensor<?>
@@ -70,23 +70,23 @@ func.func @main(%params_embed: tensor<256x64>, %params_final_norm: tensor<64>, %
   %56 = mul(%55.r, %53) -> tensor<?x?x1, {data, _, _}>
   %57 = broadcast_in_dim(%52) {dims = [0, 1, 2]} -> tensor<?x?x64, {data, _, _}>
   %58 = mul(%7, %57) -> tensor<?x?x64, {data, _, _}>
-  %59.r = broadcast_like(%params_layers_0_attn_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x64, {data, _, _}>
+  %59.r = broadcast_like(%params.layers.0.attn_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x64, {data, _, _}>
   %60 = mul(%58, %59.r) -> tensor<?x?x64, {data, _, _}>
-  %61 = dot_general(%60, %params_layers_0_wq) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x4x16, {data, _, model, _}>
+  %61 = dot_general(%60, %params.layers.0.wq) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x4x16, {data, _, model, _}>
   %62 = dot_general(%61, %40) {lhs_contract = [3], rhs_contract = [0]} -> tensor<?x?x4x16, {data, _, model, _}>
   %63.r = broadcast_like(%41, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x4x16, {data, _, model, _}>
   %64 = mul(%61, %63.r) -> tensor<?x?x4x16, {data, _, model, _}>
   %65.r = broadcast_like(%42, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x4x16, {data, _, model, _}>
   %66 = mul(%62, %65.r) -> tensor<?x?x4x16, {data, _, model, _}>
   %67 = add(%64, %66) -> tensor<?x?x4x16, {data, _, model, _}>
-  %68 = dot_general(%60, %params_layers_0_wk) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x4x16, {data, _, model, _}>
+  %68 = dot_general(%60, %params.layers.0.wk) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x4x16, {data, _, model, _}>
   %69 = dot_general(%68, %40) {lhs_contract = [3], rhs_contract = [0]} -> tensor<?x?x4x16, {data, _, model, _}>
   %70.r = broadcast_like(%41, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x4x16, {data, _, model, _}>
   %71 = mul(%68, %70.r) -> tensor<?x?x4x16, {data, _, model, _}>
   %72.r = broadcast_like(%42, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x4x16, {data, _, model, _}>
   %73 = mul(%69, %72.r) -> tensor<?x?x4x16, {data, _, model, _}>
   %74 = add(%71, %73) -> tensor<?x?x4x16, {data, _, model, _}>
-  %75 = dot_general(%60, %params_layers_0_wv) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x4x16, {data, _, model, _}>
+  %75 = dot_general(%60, %params.layers.0.wv) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x4x16, {data, _, model, _}>
   %76 = dot_general(%67, %74) {lhs_batch = [0, 2], rhs_batch = [0, 2], lhs_contract = [3], rhs_contract = [3]} -> tensor<?x4x?x?, {data, model, _, _}>
   %77 = constant() {value = 0.25} -> tensor<f32>
   %78.r = broadcast_like(%77, %tokens) {dims = [], source = [0, -1, 0, 0], axis = [0, -1, 1, 1]} -> tensor<?x4x?x?, {data, model, _, _}>
@@ -110,7 +110,7 @@ func.func @main(%params_embed: tensor<256x64>, %params_final_norm: tensor<64>, %
   %96 = integer_pow(%93) {exponent = -2} -> tensor<?x4x?x1, {data, model, _, _}>
   %97 = dot_general(%75, %95) {lhs_batch = [0, 2], rhs_batch = [0, 1], lhs_contract = [1], rhs_contract = [3]} -> tensor<?x4x16x?, {data, model, _, _}>
   %98 = transpose(%97) {perm = [0, 3, 1, 2]} -> tensor<?x?x4x16, {data, _, model, _}>
-  %99 = dot_general(%98, %params_layers_0_wo) {lhs_contract = [2, 3], rhs_contract = [0, 1]} -> tensor<?x?x64, {data, _, _, +model}>
+  %99 = dot_general(%98, %params.layers.0.wo) {lhs_contract = [2, 3], rhs_contract = [0, 1]} -> tensor<?x?x64, {data, _, _, +model}>
   %99.r = all_reduce(%99) -> tensor<?x?x64, {data, _, _}>
   %100 = add(%7, %99.r) -> tensor<?x?x64, {data, _, _}>
   %101 = mul(%100, %100) -> tensor<?x?x64, {data, _, _}>
@@ -129,10 +129,10 @@ func.func @main(%params_embed: tensor<256x64>, %params_final_norm: tensor<64>, %
   %114 = mul(%113.r, %111) -> tensor<?x?x1, {data, _, _}>
   %115 = broadcast_in_dim(%110) {dims = [0, 1, 2]} -> tensor<?x?x64, {data, _, _}>
   %116 = mul(%100, %115) -> tensor<?x?x64, {data, _, _}>
-  %117.r = broadcast_like(%params_layers_0_mlp_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x64, {data, _, _}>
+  %117.r = broadcast_like(%params.layers.0.mlp_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x64, {data, _, _}>
   %118 = mul(%116, %117.r) -> tensor<?x?x64, {data, _, _}>
-  %119 = dot_general(%118, %params_layers_0_w_gate) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x172, {data, _, model}>
-  %120 = dot_general(%118, %params_layers_0_w_up) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x172, {data, _, model}>
+  %119 = dot_general(%118, %params.layers.0.w_gate) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x172, {data, _, model}>
+  %120 = dot_general(%118, %params.layers.0.w_up) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x172, {data, _, model}>
   %121 = logistic(%119) -> tensor<?x?x172, {data, _, model}>
   %122 = constant() {value = 1.0} -> tensor<f32>
   %123.r = broadcast_like(%122, %tokens) {dims = [], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x172, {data, _, model}>
@@ -140,7 +140,7 @@ func.func @main(%params_embed: tensor<256x64>, %params_final_norm: tensor<64>, %
   %125 = mul(%121, %124) -> tensor<?x?x172, {data, _, model}>
   %126 = mul(%119, %121) -> tensor<?x?x172, {data, _, model}>
   %127 = mul(%126, %120) -> tensor<?x?x172, {data, _, model}>
-  %128 = dot_general(%127, %params_layers_0_w_down) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x64, {data, _, _, +model}>
+  %128 = dot_general(%127, %params.layers.0.w_down) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x64, {data, _, _, +model}>
   %128.r = all_reduce(%128) -> tensor<?x?x64, {data, _, _}>
   %129 = add(%100, %128.r) -> tensor<?x?x64, {data, _, _}>
   %130 = mul(%129, %129) -> tensor<?x?x64, {data, _, _}>
@@ -159,23 +159,23 @@ func.func @main(%params_embed: tensor<256x64>, %params_final_norm: tensor<64>, %
   %143 = mul(%142.r, %140) -> tensor<?x?x1, {data, _, _}>
   %144 = broadcast_in_dim(%139) {dims = [0, 1, 2]} -> tensor<?x?x64, {data, _, _}>
   %145 = mul(%129, %144) -> tensor<?x?x64, {data, _, _}>
-  %146.r = broadcast_like(%params_layers_1_attn_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x64, {data, _, _}>
+  %146.r = broadcast_like(%params.layers.1.attn_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x64, {data, _, _}>
   %147 = mul(%145, %146.r) -> tensor<?x?x64, {data, _, _}>
-  %148 = dot_general(%147, %params_layers_1_wq) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x4x16, {data, _, model, _}>
+  %148 = dot_general(%147, %params.layers.1.wq) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x4x16, {data, _, model, _}>
   %149 = dot_general(%148, %40) {lhs_contract = [3], rhs_contract = [0]} -> tensor<?x?x4x16, {data, _, model, _}>
   %150.r = broadcast_like(%41, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x4x16, {data, _, model, _}>
   %151 = mul(%148, %150.r) -> tensor<?x?x4x16, {data, _, model, _}>
   %152.r = broadcast_like(%42, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x4x16, {data, _, model, _}>
   %153 = mul(%149, %152.r) -> tensor<?x?x4x16, {data, _, model, _}>
   %154 = add(%151, %153) -> tensor<?x?x4x16, {data, _, model, _}>
-  %155 = dot_general(%147, %params_layers_1_wk) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x4x16, {data, _, model, _}>
+  %155 = dot_general(%147, %params.layers.1.wk) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x4x16, {data, _, model, _}>
   %156 = dot_general(%155, %40) {lhs_contract = [3], rhs_contract = [0]} -> tensor<?x?x4x16, {data, _, model, _}>
   %157.r = broadcast_like(%41, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x4x16, {data, _, model, _}>
   %158 = mul(%155, %157.r) -> tensor<?x?x4x16, {data, _, model, _}>
   %159.r = broadcast_like(%42, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x4x16, {data, _, model, _}>
   %160 = mul(%156, %159.r) -> tensor<?x?x4x16, {data, _, model, _}>
   %161 = add(%158, %160) -> tensor<?x?x4x16, {data, _, model, _}>
-  %162 = dot_general(%147, %params_layers_1_wv) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x4x16, {data, _, model, _}>
+  %162 = dot_general(%147, %params.layers.1.wv) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x4x16, {data, _, model, _}>
   %163 = dot_general(%154, %161) {lhs_batch = [0, 2], rhs_batch = [0, 2], lhs_contract = [3], rhs_contract = [3]} -> tensor<?x4x?x?, {data, model, _, _}>
   %164 = constant() {value = 0.25} -> tensor<f32>
   %165.r = broadcast_like(%164, %tokens) {dims = [], source = [0, -1, 0, 0], axis = [0, -1, 1, 1]} -> tensor<?x4x?x?, {data, model, _, _}>
@@ -199,7 +199,7 @@ func.func @main(%params_embed: tensor<256x64>, %params_final_norm: tensor<64>, %
   %183 = integer_pow(%180) {exponent = -2} -> tensor<?x4x?x1, {data, model, _, _}>
   %184 = dot_general(%162, %182) {lhs_batch = [0, 2], rhs_batch = [0, 1], lhs_contract = [1], rhs_contract = [3]} -> tensor<?x4x16x?, {data, model, _, _}>
   %185 = transpose(%184) {perm = [0, 3, 1, 2]} -> tensor<?x?x4x16, {data, _, model, _}>
-  %186 = dot_general(%185, %params_layers_1_wo) {lhs_contract = [2, 3], rhs_contract = [0, 1]} -> tensor<?x?x64, {data, _, _, +model}>
+  %186 = dot_general(%185, %params.layers.1.wo) {lhs_contract = [2, 3], rhs_contract = [0, 1]} -> tensor<?x?x64, {data, _, _, +model}>
   %186.r = all_reduce(%186) -> tensor<?x?x64, {data, _, _}>
   %187 = add(%129, %186.r) -> tensor<?x?x64, {data, _, _}>
   %188 = mul(%187, %187) -> tensor<?x?x64, {data, _, _}>
@@ -218,10 +218,10 @@ func.func @main(%params_embed: tensor<256x64>, %params_final_norm: tensor<64>, %
   %201 = mul(%200.r, %198) -> tensor<?x?x1, {data, _, _}>
   %202 = broadcast_in_dim(%197) {dims = [0, 1, 2]} -> tensor<?x?x64, {data, _, _}>
   %203 = mul(%187, %202) -> tensor<?x?x64, {data, _, _}>
-  %204.r = broadcast_like(%params_layers_1_mlp_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x64, {data, _, _}>
+  %204.r = broadcast_like(%params.layers.1.mlp_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x64, {data, _, _}>
   %205 = mul(%203, %204.r) -> tensor<?x?x64, {data, _, _}>
-  %206 = dot_general(%205, %params_layers_1_w_gate) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x172, {data, _, model}>
-  %207 = dot_general(%205, %params_layers_1_w_up) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x172, {data, _, model}>
+  %206 = dot_general(%205, %params.layers.1.w_gate) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x172, {data, _, model}>
+  %207 = dot_general(%205, %params.layers.1.w_up) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x172, {data, _, model}>
   %208 = logistic(%206) -> tensor<?x?x172, {data, _, model}>
   %209 = constant() {value = 1.0} -> tensor<f32>
   %210.r = broadcast_like(%209, %tokens) {dims = [], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x172, {data, _, model}>
@@ -229,7 +229,7 @@ func.func @main(%params_embed: tensor<256x64>, %params_final_norm: tensor<64>, %
   %212 = mul(%208, %211) -> tensor<?x?x172, {data, _, model}>
   %213 = mul(%206, %208) -> tensor<?x?x172, {data, _, model}>
   %214 = mul(%213, %207) -> tensor<?x?x172, {data, _, model}>
-  %215 = dot_general(%214, %params_layers_1_w_down) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x64, {data, _, _, +model}>
+  %215 = dot_general(%214, %params.layers.1.w_down) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x64, {data, _, _, +model}>
   %215.r = all_reduce(%215) -> tensor<?x?x64, {data, _, _}>
   %216 = add(%187, %215.r) -> tensor<?x?x64, {data, _, _}>
   %217 = mul(%216, %216) -> tensor<?x?x64, {data, _, _}>
@@ -248,9 +248,9 @@ func.func @main(%params_embed: tensor<256x64>, %params_final_norm: tensor<64>, %
   %230 = mul(%229.r, %227) -> tensor<?x?x1, {data, _, _}>
   %231 = broadcast_in_dim(%226) {dims = [0, 1, 2]} -> tensor<?x?x64, {data, _, _}>
   %232 = mul(%216, %231) -> tensor<?x?x64, {data, _, _}>
-  %233.r = broadcast_like(%params_final_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x64, {data, _, _}>
+  %233.r = broadcast_like(%params.final_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x64, {data, _, _}>
   %234 = mul(%232, %233.r) -> tensor<?x?x64, {data, _, _}>
-  %235 = dot_general(%234, %params_lm_head) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x256, {data, _, _}>
+  %235 = dot_general(%234, %params.lm_head) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x256, {data, _, _}>
   %236 = reduce(%235) {dims = [2], kind = "max"} -> tensor<?x?, {data, _}>
   %237 = broadcast_in_dim(%236) {dims = [0, 1]} -> tensor<?x?x256, {data, _, _}>
   %238 = sub(%235, %237) -> tensor<?x?x256, {data, _, _}>
@@ -286,11 +286,11 @@ func.func @main(%params_embed: tensor<256x64>, %params_final_norm: tensor<64>, %
   %265 = add(%261, %264) -> tensor<?x?x256, {data, _, _}>
   %266 = dot_general(%265, %234) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<256x64, {_, _, +data}>
   %267 = transpose(%266) {perm = [1, 0]} -> tensor<64x256, {_, _, +data}>
-  %268 = dot_general(%265, %params_lm_head) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x64, {data, _, _}>
+  %268 = dot_general(%265, %params.lm_head) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x64, {data, _, _}>
   %269 = mul(%232, %268) -> tensor<?x?x64, {data, _, _}>
   %270 = reduce(%269) {dims = [0, 1], kind = "sum"} -> tensor<64, {_, +data}>
   %271 = broadcast_in_dim(%270) {dims = [2]} -> tensor<1x1x64, {_, _, _, +data}>
-  %272.r = broadcast_like(%params_final_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x64, {data, _, _}>
+  %272.r = broadcast_like(%params.final_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x64, {data, _, _}>
   %273 = mul(%268, %272.r) -> tensor<?x?x64, {data, _, _}>
   %274 = reduce(%271) {dims = [0, 1], kind = "sum"} -> tensor<64, {_, +data}>
   %275 = mul(%216, %273) -> tensor<?x?x64, {data, _, _}>
@@ -310,7 +310,7 @@ func.func @main(%params_embed: tensor<256x64>, %params_final_norm: tensor<64>, %
   %289 = add(%287, %288) -> tensor<?x?x64, {data, _, _}>
   %290 = dot_general(%289, %214) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<64x172, {_, model, +data}>
   %291 = transpose(%290) {perm = [1, 0]} -> tensor<172x64, {model, _, +data}>
-  %292 = dot_general(%289, %params_layers_1_w_down) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x172, {data, _, model}>
+  %292 = dot_general(%289, %params.layers.1.w_down) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x172, {data, _, model}>
   %293 = mul(%213, %292) -> tensor<?x?x172, {data, _, model}>
   %294 = mul(%292, %207) -> tensor<?x?x172, {data, _, model}>
   %295 = mul(%206, %294) -> tensor<?x?x172, {data, _, model}>
@@ -319,15 +319,15 @@ func.func @main(%params_embed: tensor<256x64>, %params_final_norm: tensor<64>, %
   %298 = add(%296, %297) -> tensor<?x?x172, {data, _, model}>
   %299 = dot_general(%293, %205) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<172x64, {model, _, +data}>
   %300 = transpose(%299) {perm = [1, 0]} -> tensor<64x172, {_, model, +data}>
-  %301 = dot_general(%293, %params_layers_1_w_up) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x64, {data, _, _, +model}>
+  %301 = dot_general(%293, %params.layers.1.w_up) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x64, {data, _, _, +model}>
   %302 = dot_general(%298, %205) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<172x64, {model, _, +data}>
   %303 = transpose(%302) {perm = [1, 0]} -> tensor<64x172, {_, model, +data}>
-  %304 = dot_general(%298, %params_layers_1_w_gate) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x64, {data, _, _, +model}>
+  %304 = dot_general(%298, %params.layers.1.w_gate) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x64, {data, _, _, +model}>
   %305 = add(%301, %304) -> tensor<?x?x64, {data, _, _, +model}>
   %306 = mul(%203, %305) -> tensor<?x?x64, {data, _, _, +model}>
   %307 = reduce(%306) {dims = [0, 1], kind = "sum"} -> tensor<64, {_, +(data, model)}>
   %308 = broadcast_in_dim(%307) {dims = [2]} -> tensor<1x1x64, {_, _, _, +(data, model)}>
-  %309.r = broadcast_like(%params_layers_1_mlp_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x64, {data, _, _}>
+  %309.r = broadcast_like(%params.layers.1.mlp_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x64, {data, _, _}>
   %310 = mul(%305, %309.r) -> tensor<?x?x64, {data, _, _, +model}>
   %311 = reduce(%308) {dims = [0, 1], kind = "sum"} -> tensor<64, {_, +(data, model)}>
   %312 = mul(%187, %310) -> tensor<?x?x64, {data, _, _, +model}>
@@ -351,7 +351,7 @@ func.func @main(%params_embed: tensor<256x64>, %params_final_norm: tensor<64>, %
   %327 = add(%325, %326.r) -> tensor<?x?x64, {data, _, _}>
   %328 = dot_general(%327, %185) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<64x4x16, {_, model, _, +data}>
   %329 = transpose(%328) {perm = [1, 2, 0]} -> tensor<4x16x64, {model, _, _, +data}>
-  %330 = dot_general(%327, %params_layers_1_wo) {lhs_contract = [2], rhs_contract = [2]} -> tensor<?x?x4x16, {data, _, model, _}>
+  %330 = dot_general(%327, %params.layers.1.wo) {lhs_contract = [2], rhs_contract = [2]} -> tensor<?x?x4x16, {data, _, model, _}>
   %331 = transpose(%330) {perm = [0, 2, 3, 1]} -> tensor<?x4x16x?, {data, model, _, _}>
   %332 = dot_general(%331, %162) {lhs_batch = [0, 1], rhs_batch = [0, 2], lhs_contract = [2], rhs_contract = [3]} -> tensor<?x4x?x?, {data, model, _, _}>
   %333 = dot_general(%331, %182) {lhs_batch = [0, 1], rhs_batch = [0, 1], lhs_contract = [3], rhs_contract = [2]} -> tensor<?x4x16x?, {data, model, _, _}>
@@ -380,7 +380,7 @@ func.func @main(%params_embed: tensor<256x64>, %params_final_norm: tensor<64>, %
   %356 = transpose(%355) {perm = [0, 2, 1, 3]} -> tensor<?x?x4x16, {data, _, model, _}>
   %357 = dot_general(%334, %147) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<4x16x64, {model, _, _, +data}>
   %358 = transpose(%357) {perm = [2, 0, 1]} -> tensor<64x4x16, {_, model, _, +data}>
-  %359 = dot_general(%334, %params_layers_1_wv) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x64, {data, _, _, +model}>
+  %359 = dot_general(%334, %params.layers.1.wv) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x64, {data, _, _, +model}>
   %360.r = broadcast_like(%42, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x4x16, {data, _, model, _}>
   %361 = mul(%354, %360.r) -> tensor<?x?x4x16, {data, _, model, _}>
   %362.r = broadcast_like(%41, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x4x16, {data, _, model, _}>
@@ -389,7 +389,7 @@ func.func @main(%params_embed: tensor<256x64>, %params_final_norm: tensor<64>, %
   %365 = add(%363, %364) -> tensor<?x?x4x16, {data, _, model, _}>
   %366 = dot_general(%365, %147) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<4x16x64, {model, _, _, +data}>
   %367 = transpose(%366) {perm = [2, 0, 1]} -> tensor<64x4x16, {_, model, _, +data}>
-  %368 = dot_general(%365, %params_layers_1_wk) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x64, {data, _, _, +model}>
+  %368 = dot_general(%365, %params.layers.1.wk) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x64, {data, _, _, +model}>
   %369 = add(%359, %368) -> tensor<?x?x64, {data, _, _, +model}>
   %370.r = broadcast_like(%42, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x4x16, {data, _, model, _}>
   %371 = mul(%356, %370.r) -> tensor<?x?x4x16, {data, _, model, _}>
@@ -399,12 +399,12 @@ func.func @main(%params_embed: tensor<256x64>, %params_final_norm: tensor<64>, %
   %375 = add(%373, %374) -> tensor<?x?x4x16, {data, _, model, _}>
   %376 = dot_general(%375, %147) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<4x16x64, {model, _, _, +data}>
   %377 = transpose(%376) {perm = [2, 0, 1]} -> tensor<64x4x16, {_, model, _, +data}>
-  %378 = dot_general(%375, %params_layers_1_wq) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x64, {data, _, _, +model}>
+  %378 = dot_general(%375, %params.layers.1.wq) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x64, {data, _, _, +model}>
   %379 = add(%369, %378) -> tensor<?x?x64, {data, _, _, +model}>
   %380 = mul(%145, %379) -> tensor<?x?x64, {data, _, _, +model}>
   %381 = reduce(%380) {dims = [0, 1], kind = "sum"} -> tensor<64, {_, +(data, model)}>
   %382 = broadcast_in_dim(%381) {dims = [2]} -> tensor<1x1x64, {_, _, _, +(data, model)}>
-  %383.r = broadcast_like(%params_layers_1_attn_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x64, {data, _, _}>
+  %383.r = broadcast_like(%params.layers.1.attn_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x64, {data, _, _}>
   %384 = mul(%379, %383.r) -> tensor<?x?x64, {data, _, _, +model}>
   %385 = reduce(%382) {dims = [0, 1], kind = "sum"} -> tensor<64, {_, +(data, model)}>
   %386 = mul(%129, %384) -> tensor<?x?x64, {data, _, _, +model}>
@@ -428,7 +428,7 @@ func.func @main(%params_embed: tensor<256x64>, %params_final_norm: tensor<64>, %
   %401 = add(%399, %400.r) -> tensor<?x?x64, {data, _, _}>
   %402 = dot_general(%401, %127) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<64x172, {_, model, +data}>
   %403 = transpose(%402) {perm = [1, 0]} -> tensor<172x64, {model, _, +data}>
-  %404 = dot_general(%401, %params_layers_0_w_down) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x172, {data, _, model}>
+  %404 = dot_general(%401, %params.layers.0.w_down) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x172, {data, _, model}>
   %405 = mul(%126, %404) -> tensor<?x?x172, {data, _, model}>
   %406 = mul(%404, %120) -> tensor<?x?x172, {data, _, model}>
   %407 = mul(%119, %406) -> tensor<?x?x172, {data, _, model}>
@@ -437,15 +437,15 @@ func.func @main(%params_embed: tensor<256x64>, %params_final_norm: tensor<64>, %
   %410 = add(%408, %409) -> tensor<?x?x172, {data, _, model}>
   %411 = dot_general(%405, %118) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<172x64, {model, _, +data}>
   %412 = transpose(%411) {perm = [1, 0]} -> tensor<64x172, {_, model, +data}>
-  %413 = dot_general(%405, %params_layers_0_w_up) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x64, {data, _, _, +model}>
+  %413 = dot_general(%405, %params.layers.0.w_up) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x64, {data, _, _, +model}>
   %414 = dot_general(%410, %118) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<172x64, {model, _, +data}>
   %415 = transpose(%414) {perm = [1, 0]} -> tensor<64x172, {_, model, +data}>
-  %416 = dot_general(%410, %params_layers_0_w_gate) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x64, {data, _, _, +model}>
+  %416 = dot_general(%410, %params.layers.0.w_gate) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x64, {data, _, _, +model}>
   %417 = add(%413, %416) -> tensor<?x?x64, {data, _, _, +model}>
   %418 = mul(%116, %417) -> tensor<?x?x64, {data, _, _, +model}>
   %419 = reduce(%418) {dims = [0, 1], kind = "sum"} -> tensor<64, {_, +(data, model)}>
   %420 = broadcast_in_dim(%419) {dims = [2]} -> tensor<1x1x64, {_, _, _, +(data, model)}>
-  %421.r = broadcast_like(%params_layers_0_mlp_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x64, {data, _, _}>
+  %421.r = broadcast_like(%params.layers.0.mlp_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x64, {data, _, _}>
   %422 = mul(%417, %421.r) -> tensor<?x?x64, {data, _, _, +model}>
   %423 = reduce(%420) {dims = [0, 1], kind = "sum"} -> tensor<64, {_, +(data, model)}>
   %424 = mul(%100, %422) -> tensor<?x?x64, {data, _, _, +model}>
@@ -469,7 +469,7 @@ func.func @main(%params_embed: tensor<256x64>, %params_final_norm: tensor<64>, %
   %439 = add(%437, %438.r) -> tensor<?x?x64, {data, _, _}>
   %440 = dot_general(%439, %98) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<64x4x16, {_, model, _, +data}>
   %441 = transpose(%440) {perm = [1, 2, 0]} -> tensor<4x16x64, {model, _, _, +data}>
-  %442 = dot_general(%439, %params_layers_0_wo) {lhs_contract = [2], rhs_contract = [2]} -> tensor<?x?x4x16, {data, _, model, _}>
+  %442 = dot_general(%439, %params.layers.0.wo) {lhs_contract = [2], rhs_contract = [2]} -> tensor<?x?x4x16, {data, _, model, _}>
   %443 = transpose(%442) {perm = [0, 2, 3, 1]} -> tensor<?x4x16x?, {data, model, _, _}>
   %444 = dot_general(%443, %75) {lhs_batch = [0, 1], rhs_batch = [0, 2], lhs_contract = [2], rhs_contract = [3]} -> tensor<?x4x?x?, {data, model, _, _}>
   %445 = dot_general(%443, %95) {lhs_batch = [0, 1], rhs_batch = [0, 1], lhs_contract = [3], rhs_contract = [2]} -> tensor<?x4x16x?, {data, model, _, _}>
@@ -498,7 +498,7 @@ func.func @main(%params_embed: tensor<256x64>, %params_final_norm: tensor<64>, %
   %468 = transpose(%467) {perm = [0, 2, 1, 3]} -> tensor<?x?x4x16, {data, _, model, _}>
   %469 = dot_general(%446, %60) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<4x16x64, {model, _, _, +data}>
   %470 = transpose(%469) {perm = [2, 0, 1]} -> tensor<64x4x16, {_, model, _, +data}>
-  %471 = dot_general(%446, %params_layers_0_wv) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x64, {data, _, _, +model}>
+  %471 = dot_general(%446, %params.layers.0.wv) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x64, {data, _, _, +model}>
   %472.r = broadcast_like(%42, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x4x16, {data, _, model, _}>
   %473 = mul(%466, %472.r) -> tensor<?x?x4x16, {data, _, model, _}>
   %474.r = broadcast_like(%41, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x4x16, {data, _, model, _}>
@@ -507,7 +507,7 @@ func.func @main(%params_embed: tensor<256x64>, %params_final_norm: tensor<64>, %
   %477 = add(%475, %476) -> tensor<?x?x4x16, {data, _, model, _}>
   %478 = dot_general(%477, %60) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<4x16x64, {model, _, _, +data}>
   %479 = transpose(%478) {perm = [2, 0, 1]} -> tensor<64x4x16, {_, model, _, +data}>
-  %480 = dot_general(%477, %params_layers_0_wk) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x64, {data, _, _, +model}>
+  %480 = dot_general(%477, %params.layers.0.wk) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x64, {data, _, _, +model}>
   %481 = add(%471, %480) -> tensor<?x?x64, {data, _, _, +model}>
   %482.r = broadcast_like(%42, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x4x16, {data, _, model, _}>
   %483 = mul(%468, %482.r) -> tensor<?x?x4x16, {data, _, model, _}>
@@ -517,12 +517,12 @@ func.func @main(%params_embed: tensor<256x64>, %params_final_norm: tensor<64>, %
   %487 = add(%485, %486) -> tensor<?x?x4x16, {data, _, model, _}>
   %488 = dot_general(%487, %60) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<4x16x64, {model, _, _, +data}>
   %489 = transpose(%488) {perm = [2, 0, 1]} -> tensor<64x4x16, {_, model, _, +data}>
-  %490 = dot_general(%487, %params_layers_0_wq) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x64, {data, _, _, +model}>
+  %490 = dot_general(%487, %params.layers.0.wq) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x64, {data, _, _, +model}>
   %491 = add(%481, %490) -> tensor<?x?x64, {data, _, _, +model}>
   %492 = mul(%58, %491) -> tensor<?x?x64, {data, _, _, +model}>
   %493 = reduce(%492) {dims = [0, 1], kind = "sum"} -> tensor<64, {_, +(data, model)}>
   %494 = broadcast_in_dim(%493) {dims = [2]} -> tensor<1x1x64, {_, _, _, +(data, model)}>
-  %495.r = broadcast_like(%params_layers_0_attn_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x64, {data, _, _}>
+  %495.r = broadcast_like(%params.layers.0.attn_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x64, {data, _, _}>
   %496 = mul(%491, %495.r) -> tensor<?x?x64, {data, _, _, +model}>
   %497 = reduce(%494) {dims = [0, 1], kind = "sum"} -> tensor<64, {_, +(data, model)}>
   %498 = mul(%7, %496) -> tensor<?x?x64, {data, _, _, +model}>
@@ -549,88 +549,88 @@ func.func @main(%params_embed: tensor<256x64>, %params_final_norm: tensor<64>, %
   %516 = broadcast_in_dim(%lr) {dims = []} -> tensor<256x64>
   %517 = mul(%516, %515) -> tensor<256x64, {_, _, +data}>
   %517.r = all_reduce(%517) -> tensor<256x64>
-  %new_embed = sub(%params_embed, %517.r) -> tensor<256x64>
+  %new.embed = sub(%params.embed, %517.r) -> tensor<256x64>
   %518 = broadcast_in_dim(%lr) {dims = []} -> tensor<64>
   %519 = mul(%518, %274) -> tensor<64, {_, +data}>
   %519.r = all_reduce(%519) -> tensor<64>
-  %new_final_norm = sub(%params_final_norm, %519.r) -> tensor<64>
+  %new.final_norm = sub(%params.final_norm, %519.r) -> tensor<64>
   %520 = broadcast_in_dim(%lr) {dims = []} -> tensor<64>
   %521 = mul(%520, %497) -> tensor<64, {_, +(data, model)}>
   %521.r = all_reduce(%521) -> tensor<64>
-  %new_layers_0_attn_norm = sub(%params_layers_0_attn_norm, %521.r) -> tensor<64>
+  %new.layers.0.attn_norm = sub(%params.layers.0.attn_norm, %521.r) -> tensor<64>
   %522 = broadcast_in_dim(%lr) {dims = []} -> tensor<64>
   %523 = mul(%522, %423) -> tensor<64, {_, +(data, model)}>
   %523.r = all_reduce(%523) -> tensor<64>
-  %new_layers_0_mlp_norm = sub(%params_layers_0_mlp_norm, %523.r) -> tensor<64>
+  %new.layers.0.mlp_norm = sub(%params.layers.0.mlp_norm, %523.r) -> tensor<64>
   %524.r = broadcast_in_dim(%lr) {dims = []} -> tensor<172x64, {model, _}>
   %525 = mul(%524.r, %403) -> tensor<172x64, {model, _, +data}>
   %525.r = all_reduce(%525) -> tensor<172x64, {model, _}>
-  %new_layers_0_w_down = sub(%params_layers_0_w_down, %525.r) -> tensor<172x64, {model, _}>
+  %new.layers.0.w_down = sub(%params.layers.0.w_down, %525.r) -> tensor<172x64, {model, _}>
   %526.r = broadcast_in_dim(%lr) {dims = []} -> tensor<64x172, {_, model}>
   %527 = mul(%526.r, %415) -> tensor<64x172, {_, model, +data}>
   %527.r = all_reduce(%527) -> tensor<64x172, {_, model}>
-  %new_layers_0_w_gate = sub(%params_layers_0_w_gate, %527.r) -> tensor<64x172, {_, model}>
+  %new.layers.0.w_gate = sub(%params.layers.0.w_gate, %527.r) -> tensor<64x172, {_, model}>
   %528.r = broadcast_in_dim(%lr) {dims = []} -> tensor<64x172, {_, model}>
   %529 = mul(%528.r, %412) -> tensor<64x172, {_, model, +data}>
   %529.r = all_reduce(%529) -> tensor<64x172, {_, model}>
-  %new_layers_0_w_up = sub(%params_layers_0_w_up, %529.r) -> tensor<64x172, {_, model}>
+  %new.layers.0.w_up = sub(%params.layers.0.w_up, %529.r) -> tensor<64x172, {_, model}>
   %530.r = broadcast_in_dim(%lr) {dims = []} -> tensor<64x4x16, {_, model, _}>
   %531 = mul(%530.r, %479) -> tensor<64x4x16, {_, model, _, +data}>
   %531.r = all_reduce(%531) -> tensor<64x4x16, {_, model, _}>
-  %new_layers_0_wk = sub(%params_layers_0_wk, %531.r) -> tensor<64x4x16, {_, model, _}>
+  %new.layers.0.wk = sub(%params.layers.0.wk, %531.r) -> tensor<64x4x16, {_, model, _}>
   %532.r = broadcast_in_dim(%lr) {dims = []} -> tensor<4x16x64, {model, _, _}>
   %533 = mul(%532.r, %441) -> tensor<4x16x64, {model, _, _, +data}>
   %533.r = all_reduce(%533) -> tensor<4x16x64, {model, _, _}>
-  %new_layers_0_wo = sub(%params_layers_0_wo, %533.r) -> tensor<4x16x64, {model, _, _}>
+  %new.layers.0.wo = sub(%params.layers.0.wo, %533.r) -> tensor<4x16x64, {model, _, _}>
   %534.r = broadcast_in_dim(%lr) {dims = []} -> tensor<64x4x16, {_, model, _}>
   %535 = mul(%534.r, %489) -> tensor<64x4x16, {_, model, _, +data}>
   %535.r = all_reduce(%535) -> tensor<64x4x16, {_, model, _}>
-  %new_layers_0_wq = sub(%params_layers_0_wq, %535.r) -> tensor<64x4x16, {_, model, _}>
+  %new.layers.0.wq = sub(%params.layers.0.wq, %535.r) -> tensor<64x4x16, {_, model, _}>
   %536.r = broadcast_in_dim(%lr) {dims = []} -> tensor<64x4x16, {_, model, _}>
   %537 = mul(%536.r, %470) -> tensor<64x4x16, {_, model, _, +data}>
   %537.r = all_reduce(%537) -> tensor<64x4x16, {_, model, _}>
-  %new_layers_0_wv = sub(%params_layers_0_wv, %537.r) -> tensor<64x4x16, {_, model, _}>
+  %new.layers.0.wv = sub(%params.layers.0.wv, %537.r) -> tensor<64x4x16, {_, model, _}>
   %538 = broadcast_in_dim(%lr) {dims = []} -> tensor<64>
   %539 = mul(%538, %385) -> tensor<64, {_, +(data, model)}>
   %539.r = all_reduce(%539) -> tensor<64>
-  %new_layers_1_attn_norm = sub(%params_layers_1_attn_norm, %539.r) -> tensor<64>
+  %new.layers.1.attn_norm = sub(%params.layers.1.attn_norm, %539.r) -> tensor<64>
   %540 = broadcast_in_dim(%lr) {dims = []} -> tensor<64>
   %541 = mul(%540, %311) -> tensor<64, {_, +(data, model)}>
   %541.r = all_reduce(%541) -> tensor<64>
-  %new_layers_1_mlp_norm = sub(%params_layers_1_mlp_norm, %541.r) -> tensor<64>
+  %new.layers.1.mlp_norm = sub(%params.layers.1.mlp_norm, %541.r) -> tensor<64>
   %542.r = broadcast_in_dim(%lr) {dims = []} -> tensor<172x64, {model, _}>
   %543 = mul(%542.r, %291) -> tensor<172x64, {model, _, +data}>
   %543.r = all_reduce(%543) -> tensor<172x64, {model, _}>
-  %new_layers_1_w_down = sub(%params_layers_1_w_down, %543.r) -> tensor<172x64, {model, _}>
+  %new.layers.1.w_down = sub(%params.layers.1.w_down, %543.r) -> tensor<172x64, {model, _}>
   %544.r = broadcast_in_dim(%lr) {dims = []} -> tensor<64x172, {_, model}>
   %545 = mul(%544.r, %303) -> tensor<64x172, {_, model, +data}>
   %545.r = all_reduce(%545) -> tensor<64x172, {_, model}>
-  %new_layers_1_w_gate = sub(%params_layers_1_w_gate, %545.r) -> tensor<64x172, {_, model}>
+  %new.layers.1.w_gate = sub(%params.layers.1.w_gate, %545.r) -> tensor<64x172, {_, model}>
   %546.r = broadcast_in_dim(%lr) {dims = []} -> tensor<64x172, {_, model}>
   %547 = mul(%546.r, %300) -> tensor<64x172, {_, model, +data}>
   %547.r = all_reduce(%547) -> tensor<64x172, {_, model}>
-  %new_layers_1_w_up = sub(%params_layers_1_w_up, %547.r) -> tensor<64x172, {_, model}>
+  %new.layers.1.w_up = sub(%params.layers.1.w_up, %547.r) -> tensor<64x172, {_, model}>
   %548.r = broadcast_in_dim(%lr) {dims = []} -> tensor<64x4x16, {_, model, _}>
   %549 = mul(%548.r, %367) -> tensor<64x4x16, {_, model, _, +data}>
   %549.r = all_reduce(%549) -> tensor<64x4x16, {_, model, _}>
-  %new_layers_1_wk = sub(%params_layers_1_wk, %549.r) -> tensor<64x4x16, {_, model, _}>
+  %new.layers.1.wk = sub(%params.layers.1.wk, %549.r) -> tensor<64x4x16, {_, model, _}>
   %550.r = broadcast_in_dim(%lr) {dims = []} -> tensor<4x16x64, {model, _, _}>
   %551 = mul(%550.r, %329) -> tensor<4x16x64, {model, _, _, +data}>
   %551.r = all_reduce(%551) -> tensor<4x16x64, {model, _, _}>
-  %new_layers_1_wo = sub(%params_layers_1_wo, %551.r) -> tensor<4x16x64, {model, _, _}>
+  %new.layers.1.wo = sub(%params.layers.1.wo, %551.r) -> tensor<4x16x64, {model, _, _}>
   %552.r = broadcast_in_dim(%lr) {dims = []} -> tensor<64x4x16, {_, model, _}>
   %553 = mul(%552.r, %377) -> tensor<64x4x16, {_, model, _, +data}>
   %553.r = all_reduce(%553) -> tensor<64x4x16, {_, model, _}>
-  %new_layers_1_wq = sub(%params_layers_1_wq, %553.r) -> tensor<64x4x16, {_, model, _}>
+  %new.layers.1.wq = sub(%params.layers.1.wq, %553.r) -> tensor<64x4x16, {_, model, _}>
   %554.r = broadcast_in_dim(%lr) {dims = []} -> tensor<64x4x16, {_, model, _}>
   %555 = mul(%554.r, %358) -> tensor<64x4x16, {_, model, _, +data}>
   %555.r = all_reduce(%555) -> tensor<64x4x16, {_, model, _}>
-  %new_layers_1_wv = sub(%params_layers_1_wv, %555.r) -> tensor<64x4x16, {_, model, _}>
+  %new.layers.1.wv = sub(%params.layers.1.wv, %555.r) -> tensor<64x4x16, {_, model, _}>
   %556 = broadcast_in_dim(%lr) {dims = []} -> tensor<64x256>
   %557 = mul(%556, %267) -> tensor<64x256, {_, _, +data}>
   %557.r = all_reduce(%557) -> tensor<64x256>
-  %new_lm_head = sub(%params_lm_head, %557.r) -> tensor<64x256>
-  return %loss, %new_embed, %new_final_norm, %new_layers_0_attn_norm, %new_layers_0_mlp_norm, %new_layers_0_w_down, %new_layers_0_w_gate, %new_layers_0_w_up, %new_layers_0_wk, %new_layers_0_wo, %new_layers_0_wq, %new_layers_0_wv, %new_layers_1_attn_norm, %new_layers_1_mlp_norm, %new_layers_1_w_down, %new_layers_1_w_gate, %new_layers_1_w_up, %new_layers_1_wk, %new_layers_1_wo, %new_layers_1_wq, %new_layers_1_wv, %new_lm_head
+  %new.lm_head = sub(%params.lm_head, %557.r) -> tensor<64x256>
+  return %loss, %new.embed, %new.final_norm, %new.layers.0.attn_norm, %new.layers.0.mlp_norm, %new.layers.0.w_down, %new.layers.0.w_gate, %new.layers.0.w_up, %new.layers.0.wk, %new.layers.0.wo, %new.layers.0.wq, %new.layers.0.wv, %new.layers.1.attn_norm, %new.layers.1.mlp_norm, %new.layers.1.w_down, %new.layers.1.w_gate, %new.layers.1.w_up, %new.layers.1.wk, %new.layers.1.wo, %new.layers.1.wq, %new.layers.1.wv, %new.lm_head
 }
 func.func @symbolic_shape_graph() {
   SymbolicDim @S0 {max = 32}
@@ -638,14 +638,14 @@ func.func @symbolic_shape_graph() {
 }
 
 // CHECK:       mesh {data = 4, model = 2}
-// CHECK:       %61 = dot_general(%60, %params_layers_0_wq) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x4x16, {data, _, model, _}>
-// CHECK:       %99 = dot_general(%98, %params_layers_0_wo) {lhs_contract = [2, 3], rhs_contract = [0, 1]} -> tensor<?x?x64, {data, _, _, +model}>
+// CHECK:       %61 = dot_general(%60, %params.layers.0.wq) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x4x16, {data, _, model, _}>
+// CHECK:       %99 = dot_general(%98, %params.layers.0.wo) {lhs_contract = [2, 3], rhs_contract = [0, 1]} -> tensor<?x?x64, {data, _, _, +model}>
 // CHECK-NEXT:  %99.r = all_reduce(%99) -> tensor<?x?x64, {data, _, _}>
-// CHECK:       %128 = dot_general(%127, %params_layers_0_w_down) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x64, {data, _, _, +model}>
+// CHECK:       %128 = dot_general(%127, %params.layers.0.w_down) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x64, {data, _, _, +model}>
 // CHECK-NEXT:  %128.r = all_reduce(%128) -> tensor<?x?x64, {data, _, _}>
 // CHECK:       %loss.p = div(%251, %254) -> tensor<f32, {+data}>
 // CHECK-NEXT:  %loss = all_reduce(%loss.p) -> tensor<f32>
 // CHECK:       %514.p = constant() {value = 0.0} -> tensor<256x64, {_, _, +data}>
 // CHECK-NEXT:  %515 = scatter_add(%514.p, %6, %513) -> tensor<256x64, {_, _, +data}>
-// CHECK:       %new_layers_0_wq = sub(%params_layers_0_wq, %535.r) -> tensor<64x4x16, {_, model, _}>
+// CHECK:       %new.layers.0.wq = sub(%params.layers.0.wq, %535.r) -> tensor<64x4x16, {_, model, _}>
 // CHECK-NOT:   reshard

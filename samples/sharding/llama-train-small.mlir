@@ -8,7 +8,7 @@
 //       -p propagate,redistribute,analyze,schedule,remat --mem-limit 1MiB
 // on 8 devices (on CPU: XLA_FLAGS=--xla_force_host_platform_device_count=8).
 mesh {data = 4, model = 2}
-func.func @main(%params_embed: tensor<256x64>, %params_final_norm: tensor<64>, %params_layers_0_attn_norm: tensor<64>, %params_layers_0_mlp_norm: tensor<64>, %params_layers_0_w_down: tensor<172x64, {model, _}>, %params_layers_0_w_gate: tensor<64x172, {_, model}>, %params_layers_0_w_up: tensor<64x172, {_, model}>, %params_layers_0_wk: tensor<64x4x16, {_, model, _}>, %params_layers_0_wo: tensor<4x16x64, {model, _, _}>, %params_layers_0_wq: tensor<64x4x16, {_, model, _}>, %params_layers_0_wv: tensor<64x4x16, {_, model, _}>, %params_layers_1_attn_norm: tensor<64>, %params_layers_1_mlp_norm: tensor<64>, %params_layers_1_w_down: tensor<172x64, {model, _}>, %params_layers_1_w_gate: tensor<64x172, {_, model}>, %params_layers_1_w_up: tensor<64x172, {_, model}>, %params_layers_1_wk: tensor<64x4x16, {_, model, _}>, %params_layers_1_wo: tensor<4x16x64, {model, _, _}>, %params_layers_1_wq: tensor<64x4x16, {_, model, _}>, %params_layers_1_wv: tensor<64x4x16, {_, model, _}>, %params_lm_head: tensor<64x256>, %tokens: tensor<?x?xi32, [@S0, @S1], {data, _}>, %targets: tensor<?x?xi32, [@S0, @S1], {data, _}>, %mask: tensor<?x?, [@S0, @S1], {data, _}>, %lr: tensor<f32>) {
+func.func @main(%params.embed: tensor<256x64>, %params.final_norm: tensor<64>, %params.layers.0.attn_norm: tensor<64>, %params.layers.0.mlp_norm: tensor<64>, %params.layers.0.w_down: tensor<172x64, {model, _}>, %params.layers.0.w_gate: tensor<64x172, {_, model}>, %params.layers.0.w_up: tensor<64x172, {_, model}>, %params.layers.0.wk: tensor<64x4x16, {_, model, _}>, %params.layers.0.wo: tensor<4x16x64, {model, _, _}>, %params.layers.0.wq: tensor<64x4x16, {_, model, _}>, %params.layers.0.wv: tensor<64x4x16, {_, model, _}>, %params.layers.1.attn_norm: tensor<64>, %params.layers.1.mlp_norm: tensor<64>, %params.layers.1.w_down: tensor<172x64, {model, _}>, %params.layers.1.w_gate: tensor<64x172, {_, model}>, %params.layers.1.w_up: tensor<64x172, {_, model}>, %params.layers.1.wk: tensor<64x4x16, {_, model, _}>, %params.layers.1.wo: tensor<4x16x64, {model, _, _}>, %params.layers.1.wq: tensor<64x4x16, {_, model, _}>, %params.layers.1.wv: tensor<64x4x16, {_, model, _}>, %params.lm_head: tensor<64x256>, %tokens: tensor<?x?xi32, [@S0, @S1], {data, _}>, %targets: tensor<?x?xi32, [@S0, @S1], {data, _}>, %mask: tensor<?x?, [@S0, @S1], {data, _}>, %lr: tensor<f32>) {
   %0 = constant() {value = 0} -> tensor<i32>
   %1 = broadcast_like(%0, %tokens) {dims = [], source = [0, 0], axis = [0, 1]} -> tensor<?x?xi32>
   %2 = compare(%tokens, %1) {direction = "LT"} -> tensor<?x?xi1>
@@ -16,7 +16,7 @@ func.func @main(%params_embed: tensor<256x64>, %params_final_norm: tensor<64>, %
   %4 = broadcast_like(%3, %tokens) {dims = [], source = [0, 0], axis = [0, 1]} -> tensor<?x?xi32>
   %5 = add(%tokens, %4) -> tensor<?x?xi32>
   %6 = select(%2, %5, %tokens) -> tensor<?x?xi32>
-  %7 = gather(%params_embed, %6) -> tensor<?x?x64>
+  %7 = gather(%params.embed, %6) -> tensor<?x?x64>
   %8 = iota() {dim = 0} -> tensor<?>
   %9 = constant() {value = 1.0} -> tensor<f32>
   %10 = broadcast_like(%9, %tokens) {dims = [], source = [0], axis = [1]} -> tensor<?>
@@ -68,23 +68,23 @@ func.func @main(%params_embed: tensor<256x64>, %params_final_norm: tensor<64>, %
   %56 = mul(%55, %53) -> tensor<?x?x1>
   %57 = broadcast_in_dim(%52) {dims = [0, 1, 2]} -> tensor<?x?x64>
   %58 = mul(%7, %57) -> tensor<?x?x64>
-  %59 = broadcast_like(%params_layers_0_attn_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x64>
+  %59 = broadcast_like(%params.layers.0.attn_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x64>
   %60 = mul(%58, %59) -> tensor<?x?x64>
-  %61 = dot_general(%60, %params_layers_0_wq) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x4x16>
+  %61 = dot_general(%60, %params.layers.0.wq) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x4x16>
   %62 = dot_general(%61, %40) {lhs_contract = [3], rhs_contract = [0]} -> tensor<?x?x4x16>
   %63 = broadcast_like(%41, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x4x16>
   %64 = mul(%61, %63) -> tensor<?x?x4x16>
   %65 = broadcast_like(%42, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x4x16>
   %66 = mul(%62, %65) -> tensor<?x?x4x16>
   %67 = add(%64, %66) -> tensor<?x?x4x16>
-  %68 = dot_general(%60, %params_layers_0_wk) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x4x16>
+  %68 = dot_general(%60, %params.layers.0.wk) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x4x16>
   %69 = dot_general(%68, %40) {lhs_contract = [3], rhs_contract = [0]} -> tensor<?x?x4x16>
   %70 = broadcast_like(%41, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x4x16>
   %71 = mul(%68, %70) -> tensor<?x?x4x16>
   %72 = broadcast_like(%42, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x4x16>
   %73 = mul(%69, %72) -> tensor<?x?x4x16>
   %74 = add(%71, %73) -> tensor<?x?x4x16>
-  %75 = dot_general(%60, %params_layers_0_wv) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x4x16>
+  %75 = dot_general(%60, %params.layers.0.wv) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x4x16>
   %76 = dot_general(%67, %74) {lhs_batch = [0, 2], rhs_batch = [0, 2], lhs_contract = [3], rhs_contract = [3]} -> tensor<?x4x?x?>
   %77 = constant() {value = 0.25} -> tensor<f32>
   %78 = broadcast_like(%77, %tokens) {dims = [], source = [0, -1, 0, 0], axis = [0, -1, 1, 1]} -> tensor<?x4x?x?>
@@ -108,7 +108,7 @@ func.func @main(%params_embed: tensor<256x64>, %params_final_norm: tensor<64>, %
   %96 = integer_pow(%93) {exponent = -2} -> tensor<?x4x?x1>
   %97 = dot_general(%75, %95) {lhs_batch = [0, 2], rhs_batch = [0, 1], lhs_contract = [1], rhs_contract = [3]} -> tensor<?x4x16x?>
   %98 = transpose(%97) {perm = [0, 3, 1, 2]} -> tensor<?x?x4x16>
-  %99 = dot_general(%98, %params_layers_0_wo) {lhs_contract = [2, 3], rhs_contract = [0, 1]} -> tensor<?x?x64>
+  %99 = dot_general(%98, %params.layers.0.wo) {lhs_contract = [2, 3], rhs_contract = [0, 1]} -> tensor<?x?x64>
   %100 = add(%7, %99) -> tensor<?x?x64>
   %101 = mul(%100, %100) -> tensor<?x?x64>
   %102 = reduce(%101) {dims = [2], kind = "sum"} -> tensor<?x?>
@@ -126,10 +126,10 @@ func.func @main(%params_embed: tensor<256x64>, %params_final_norm: tensor<64>, %
   %114 = mul(%113, %111) -> tensor<?x?x1>
   %115 = broadcast_in_dim(%110) {dims = [0, 1, 2]} -> tensor<?x?x64>
   %116 = mul(%100, %115) -> tensor<?x?x64>
-  %117 = broadcast_like(%params_layers_0_mlp_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x64>
+  %117 = broadcast_like(%params.layers.0.mlp_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x64>
   %118 = mul(%116, %117) -> tensor<?x?x64>
-  %119 = dot_general(%118, %params_layers_0_w_gate) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x172>
-  %120 = dot_general(%118, %params_layers_0_w_up) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x172>
+  %119 = dot_general(%118, %params.layers.0.w_gate) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x172>
+  %120 = dot_general(%118, %params.layers.0.w_up) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x172>
   %121 = logistic(%119) -> tensor<?x?x172>
   %122 = constant() {value = 1.0} -> tensor<f32>
   %123 = broadcast_like(%122, %tokens) {dims = [], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x172>
@@ -137,7 +137,7 @@ func.func @main(%params_embed: tensor<256x64>, %params_final_norm: tensor<64>, %
   %125 = mul(%121, %124) -> tensor<?x?x172>
   %126 = mul(%119, %121) -> tensor<?x?x172>
   %127 = mul(%126, %120) -> tensor<?x?x172>
-  %128 = dot_general(%127, %params_layers_0_w_down) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x64>
+  %128 = dot_general(%127, %params.layers.0.w_down) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x64>
   %129 = add(%100, %128) -> tensor<?x?x64>
   %130 = mul(%129, %129) -> tensor<?x?x64>
   %131 = reduce(%130) {dims = [2], kind = "sum"} -> tensor<?x?>
@@ -155,23 +155,23 @@ func.func @main(%params_embed: tensor<256x64>, %params_final_norm: tensor<64>, %
   %143 = mul(%142, %140) -> tensor<?x?x1>
   %144 = broadcast_in_dim(%139) {dims = [0, 1, 2]} -> tensor<?x?x64>
   %145 = mul(%129, %144) -> tensor<?x?x64>
-  %146 = broadcast_like(%params_layers_1_attn_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x64>
+  %146 = broadcast_like(%params.layers.1.attn_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x64>
   %147 = mul(%145, %146) -> tensor<?x?x64>
-  %148 = dot_general(%147, %params_layers_1_wq) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x4x16>
+  %148 = dot_general(%147, %params.layers.1.wq) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x4x16>
   %149 = dot_general(%148, %40) {lhs_contract = [3], rhs_contract = [0]} -> tensor<?x?x4x16>
   %150 = broadcast_like(%41, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x4x16>
   %151 = mul(%148, %150) -> tensor<?x?x4x16>
   %152 = broadcast_like(%42, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x4x16>
   %153 = mul(%149, %152) -> tensor<?x?x4x16>
   %154 = add(%151, %153) -> tensor<?x?x4x16>
-  %155 = dot_general(%147, %params_layers_1_wk) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x4x16>
+  %155 = dot_general(%147, %params.layers.1.wk) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x4x16>
   %156 = dot_general(%155, %40) {lhs_contract = [3], rhs_contract = [0]} -> tensor<?x?x4x16>
   %157 = broadcast_like(%41, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x4x16>
   %158 = mul(%155, %157) -> tensor<?x?x4x16>
   %159 = broadcast_like(%42, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x4x16>
   %160 = mul(%156, %159) -> tensor<?x?x4x16>
   %161 = add(%158, %160) -> tensor<?x?x4x16>
-  %162 = dot_general(%147, %params_layers_1_wv) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x4x16>
+  %162 = dot_general(%147, %params.layers.1.wv) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x4x16>
   %163 = dot_general(%154, %161) {lhs_batch = [0, 2], rhs_batch = [0, 2], lhs_contract = [3], rhs_contract = [3]} -> tensor<?x4x?x?>
   %164 = constant() {value = 0.25} -> tensor<f32>
   %165 = broadcast_like(%164, %tokens) {dims = [], source = [0, -1, 0, 0], axis = [0, -1, 1, 1]} -> tensor<?x4x?x?>
@@ -195,7 +195,7 @@ func.func @main(%params_embed: tensor<256x64>, %params_final_norm: tensor<64>, %
   %183 = integer_pow(%180) {exponent = -2} -> tensor<?x4x?x1>
   %184 = dot_general(%162, %182) {lhs_batch = [0, 2], rhs_batch = [0, 1], lhs_contract = [1], rhs_contract = [3]} -> tensor<?x4x16x?>
   %185 = transpose(%184) {perm = [0, 3, 1, 2]} -> tensor<?x?x4x16>
-  %186 = dot_general(%185, %params_layers_1_wo) {lhs_contract = [2, 3], rhs_contract = [0, 1]} -> tensor<?x?x64>
+  %186 = dot_general(%185, %params.layers.1.wo) {lhs_contract = [2, 3], rhs_contract = [0, 1]} -> tensor<?x?x64>
   %187 = add(%129, %186) -> tensor<?x?x64>
   %188 = mul(%187, %187) -> tensor<?x?x64>
   %189 = reduce(%188) {dims = [2], kind = "sum"} -> tensor<?x?>
@@ -213,10 +213,10 @@ func.func @main(%params_embed: tensor<256x64>, %params_final_norm: tensor<64>, %
   %201 = mul(%200, %198) -> tensor<?x?x1>
   %202 = broadcast_in_dim(%197) {dims = [0, 1, 2]} -> tensor<?x?x64>
   %203 = mul(%187, %202) -> tensor<?x?x64>
-  %204 = broadcast_like(%params_layers_1_mlp_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x64>
+  %204 = broadcast_like(%params.layers.1.mlp_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x64>
   %205 = mul(%203, %204) -> tensor<?x?x64>
-  %206 = dot_general(%205, %params_layers_1_w_gate) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x172>
-  %207 = dot_general(%205, %params_layers_1_w_up) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x172>
+  %206 = dot_general(%205, %params.layers.1.w_gate) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x172>
+  %207 = dot_general(%205, %params.layers.1.w_up) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x172>
   %208 = logistic(%206) -> tensor<?x?x172>
   %209 = constant() {value = 1.0} -> tensor<f32>
   %210 = broadcast_like(%209, %tokens) {dims = [], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x172>
@@ -224,7 +224,7 @@ func.func @main(%params_embed: tensor<256x64>, %params_final_norm: tensor<64>, %
   %212 = mul(%208, %211) -> tensor<?x?x172>
   %213 = mul(%206, %208) -> tensor<?x?x172>
   %214 = mul(%213, %207) -> tensor<?x?x172>
-  %215 = dot_general(%214, %params_layers_1_w_down) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x64>
+  %215 = dot_general(%214, %params.layers.1.w_down) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x64>
   %216 = add(%187, %215) -> tensor<?x?x64>
   %217 = mul(%216, %216) -> tensor<?x?x64>
   %218 = reduce(%217) {dims = [2], kind = "sum"} -> tensor<?x?>
@@ -242,9 +242,9 @@ func.func @main(%params_embed: tensor<256x64>, %params_final_norm: tensor<64>, %
   %230 = mul(%229, %227) -> tensor<?x?x1>
   %231 = broadcast_in_dim(%226) {dims = [0, 1, 2]} -> tensor<?x?x64>
   %232 = mul(%216, %231) -> tensor<?x?x64>
-  %233 = broadcast_like(%params_final_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x64>
+  %233 = broadcast_like(%params.final_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x64>
   %234 = mul(%232, %233) -> tensor<?x?x64>
-  %235 = dot_general(%234, %params_lm_head) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x256>
+  %235 = dot_general(%234, %params.lm_head) {lhs_contract = [2], rhs_contract = [0]} -> tensor<?x?x256>
   %236 = reduce(%235) {dims = [2], kind = "max"} -> tensor<?x?>
   %237 = broadcast_in_dim(%236) {dims = [0, 1]} -> tensor<?x?x256>
   %238 = sub(%235, %237) -> tensor<?x?x256>
@@ -278,11 +278,11 @@ func.func @main(%params_embed: tensor<256x64>, %params_final_norm: tensor<64>, %
   %265 = add(%261, %264) -> tensor<?x?x256>
   %266 = dot_general(%265, %234) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<256x64>
   %267 = transpose(%266) {perm = [1, 0]} -> tensor<64x256>
-  %268 = dot_general(%265, %params_lm_head) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x64>
+  %268 = dot_general(%265, %params.lm_head) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x64>
   %269 = mul(%232, %268) -> tensor<?x?x64>
   %270 = reduce(%269) {dims = [0, 1], kind = "sum"} -> tensor<64>
   %271 = broadcast_in_dim(%270) {dims = [2]} -> tensor<1x1x64>
-  %272 = broadcast_like(%params_final_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x64>
+  %272 = broadcast_like(%params.final_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x64>
   %273 = mul(%268, %272) -> tensor<?x?x64>
   %274 = reduce(%271) {dims = [0, 1], kind = "sum"} -> tensor<64>
   %275 = mul(%216, %273) -> tensor<?x?x64>
@@ -302,7 +302,7 @@ func.func @main(%params_embed: tensor<256x64>, %params_final_norm: tensor<64>, %
   %289 = add(%287, %288) -> tensor<?x?x64>
   %290 = dot_general(%289, %214) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<64x172>
   %291 = transpose(%290) {perm = [1, 0]} -> tensor<172x64>
-  %292 = dot_general(%289, %params_layers_1_w_down) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x172>
+  %292 = dot_general(%289, %params.layers.1.w_down) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x172>
   %293 = mul(%213, %292) -> tensor<?x?x172>
   %294 = mul(%292, %207) -> tensor<?x?x172>
   %295 = mul(%206, %294) -> tensor<?x?x172>
@@ -311,15 +311,15 @@ func.func @main(%params_embed: tensor<256x64>, %params_final_norm: tensor<64>, %
   %298 = add(%296, %297) -> tensor<?x?x172>
   %299 = dot_general(%293, %205) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<172x64>
   %300 = transpose(%299) {perm = [1, 0]} -> tensor<64x172>
-  %301 = dot_general(%293, %params_layers_1_w_up) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x64>
+  %301 = dot_general(%293, %params.layers.1.w_up) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x64>
   %302 = dot_general(%298, %205) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<172x64>
   %303 = transpose(%302) {perm = [1, 0]} -> tensor<64x172>
-  %304 = dot_general(%298, %params_layers_1_w_gate) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x64>
+  %304 = dot_general(%298, %params.layers.1.w_gate) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x64>
   %305 = add(%301, %304) -> tensor<?x?x64>
   %306 = mul(%203, %305) -> tensor<?x?x64>
   %307 = reduce(%306) {dims = [0, 1], kind = "sum"} -> tensor<64>
   %308 = broadcast_in_dim(%307) {dims = [2]} -> tensor<1x1x64>
-  %309 = broadcast_like(%params_layers_1_mlp_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x64>
+  %309 = broadcast_like(%params.layers.1.mlp_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x64>
   %310 = mul(%305, %309) -> tensor<?x?x64>
   %311 = reduce(%308) {dims = [0, 1], kind = "sum"} -> tensor<64>
   %312 = mul(%187, %310) -> tensor<?x?x64>
@@ -340,7 +340,7 @@ func.func @main(%params_embed: tensor<256x64>, %params_final_norm: tensor<64>, %
   %327 = add(%325, %326) -> tensor<?x?x64>
   %328 = dot_general(%327, %185) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<64x4x16>
   %329 = transpose(%328) {perm = [1, 2, 0]} -> tensor<4x16x64>
-  %330 = dot_general(%327, %params_layers_1_wo) {lhs_contract = [2], rhs_contract = [2]} -> tensor<?x?x4x16>
+  %330 = dot_general(%327, %params.layers.1.wo) {lhs_contract = [2], rhs_contract = [2]} -> tensor<?x?x4x16>
   %331 = transpose(%330) {perm = [0, 2, 3, 1]} -> tensor<?x4x16x?>
   %332 = dot_general(%331, %162) {lhs_batch = [0, 1], rhs_batch = [0, 2], lhs_contract = [2], rhs_contract = [3]} -> tensor<?x4x?x?>
   %333 = dot_general(%331, %182) {lhs_batch = [0, 1], rhs_batch = [0, 1], lhs_contract = [3], rhs_contract = [2]} -> tensor<?x4x16x?>
@@ -369,7 +369,7 @@ func.func @main(%params_embed: tensor<256x64>, %params_final_norm: tensor<64>, %
   %356 = transpose(%355) {perm = [0, 2, 1, 3]} -> tensor<?x?x4x16>
   %357 = dot_general(%334, %147) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<4x16x64>
   %358 = transpose(%357) {perm = [2, 0, 1]} -> tensor<64x4x16>
-  %359 = dot_general(%334, %params_layers_1_wv) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x64>
+  %359 = dot_general(%334, %params.layers.1.wv) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x64>
   %360 = broadcast_like(%42, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x4x16>
   %361 = mul(%354, %360) -> tensor<?x?x4x16>
   %362 = broadcast_like(%41, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x4x16>
@@ -378,7 +378,7 @@ func.func @main(%params_embed: tensor<256x64>, %params_final_norm: tensor<64>, %
   %365 = add(%363, %364) -> tensor<?x?x4x16>
   %366 = dot_general(%365, %147) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<4x16x64>
   %367 = transpose(%366) {perm = [2, 0, 1]} -> tensor<64x4x16>
-  %368 = dot_general(%365, %params_layers_1_wk) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x64>
+  %368 = dot_general(%365, %params.layers.1.wk) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x64>
   %369 = add(%359, %368) -> tensor<?x?x64>
   %370 = broadcast_like(%42, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x4x16>
   %371 = mul(%356, %370) -> tensor<?x?x4x16>
@@ -388,12 +388,12 @@ func.func @main(%params_embed: tensor<256x64>, %params_final_norm: tensor<64>, %
   %375 = add(%373, %374) -> tensor<?x?x4x16>
   %376 = dot_general(%375, %147) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<4x16x64>
   %377 = transpose(%376) {perm = [2, 0, 1]} -> tensor<64x4x16>
-  %378 = dot_general(%375, %params_layers_1_wq) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x64>
+  %378 = dot_general(%375, %params.layers.1.wq) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x64>
   %379 = add(%369, %378) -> tensor<?x?x64>
   %380 = mul(%145, %379) -> tensor<?x?x64>
   %381 = reduce(%380) {dims = [0, 1], kind = "sum"} -> tensor<64>
   %382 = broadcast_in_dim(%381) {dims = [2]} -> tensor<1x1x64>
-  %383 = broadcast_like(%params_layers_1_attn_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x64>
+  %383 = broadcast_like(%params.layers.1.attn_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x64>
   %384 = mul(%379, %383) -> tensor<?x?x64>
   %385 = reduce(%382) {dims = [0, 1], kind = "sum"} -> tensor<64>
   %386 = mul(%129, %384) -> tensor<?x?x64>
@@ -414,7 +414,7 @@ func.func @main(%params_embed: tensor<256x64>, %params_final_norm: tensor<64>, %
   %401 = add(%399, %400) -> tensor<?x?x64>
   %402 = dot_general(%401, %127) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<64x172>
   %403 = transpose(%402) {perm = [1, 0]} -> tensor<172x64>
-  %404 = dot_general(%401, %params_layers_0_w_down) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x172>
+  %404 = dot_general(%401, %params.layers.0.w_down) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x172>
   %405 = mul(%126, %404) -> tensor<?x?x172>
   %406 = mul(%404, %120) -> tensor<?x?x172>
   %407 = mul(%119, %406) -> tensor<?x?x172>
@@ -423,15 +423,15 @@ func.func @main(%params_embed: tensor<256x64>, %params_final_norm: tensor<64>, %
   %410 = add(%408, %409) -> tensor<?x?x172>
   %411 = dot_general(%405, %118) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<172x64>
   %412 = transpose(%411) {perm = [1, 0]} -> tensor<64x172>
-  %413 = dot_general(%405, %params_layers_0_w_up) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x64>
+  %413 = dot_general(%405, %params.layers.0.w_up) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x64>
   %414 = dot_general(%410, %118) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<172x64>
   %415 = transpose(%414) {perm = [1, 0]} -> tensor<64x172>
-  %416 = dot_general(%410, %params_layers_0_w_gate) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x64>
+  %416 = dot_general(%410, %params.layers.0.w_gate) {lhs_contract = [2], rhs_contract = [1]} -> tensor<?x?x64>
   %417 = add(%413, %416) -> tensor<?x?x64>
   %418 = mul(%116, %417) -> tensor<?x?x64>
   %419 = reduce(%418) {dims = [0, 1], kind = "sum"} -> tensor<64>
   %420 = broadcast_in_dim(%419) {dims = [2]} -> tensor<1x1x64>
-  %421 = broadcast_like(%params_layers_0_mlp_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x64>
+  %421 = broadcast_like(%params.layers.0.mlp_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x64>
   %422 = mul(%417, %421) -> tensor<?x?x64>
   %423 = reduce(%420) {dims = [0, 1], kind = "sum"} -> tensor<64>
   %424 = mul(%100, %422) -> tensor<?x?x64>
@@ -452,7 +452,7 @@ func.func @main(%params_embed: tensor<256x64>, %params_final_norm: tensor<64>, %
   %439 = add(%437, %438) -> tensor<?x?x64>
   %440 = dot_general(%439, %98) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<64x4x16>
   %441 = transpose(%440) {perm = [1, 2, 0]} -> tensor<4x16x64>
-  %442 = dot_general(%439, %params_layers_0_wo) {lhs_contract = [2], rhs_contract = [2]} -> tensor<?x?x4x16>
+  %442 = dot_general(%439, %params.layers.0.wo) {lhs_contract = [2], rhs_contract = [2]} -> tensor<?x?x4x16>
   %443 = transpose(%442) {perm = [0, 2, 3, 1]} -> tensor<?x4x16x?>
   %444 = dot_general(%443, %75) {lhs_batch = [0, 1], rhs_batch = [0, 2], lhs_contract = [2], rhs_contract = [3]} -> tensor<?x4x?x?>
   %445 = dot_general(%443, %95) {lhs_batch = [0, 1], rhs_batch = [0, 1], lhs_contract = [3], rhs_contract = [2]} -> tensor<?x4x16x?>
@@ -481,7 +481,7 @@ func.func @main(%params_embed: tensor<256x64>, %params_final_norm: tensor<64>, %
   %468 = transpose(%467) {perm = [0, 2, 1, 3]} -> tensor<?x?x4x16>
   %469 = dot_general(%446, %60) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<4x16x64>
   %470 = transpose(%469) {perm = [2, 0, 1]} -> tensor<64x4x16>
-  %471 = dot_general(%446, %params_layers_0_wv) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x64>
+  %471 = dot_general(%446, %params.layers.0.wv) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x64>
   %472 = broadcast_like(%42, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x4x16>
   %473 = mul(%466, %472) -> tensor<?x?x4x16>
   %474 = broadcast_like(%41, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x4x16>
@@ -490,7 +490,7 @@ func.func @main(%params_embed: tensor<256x64>, %params_final_norm: tensor<64>, %
   %477 = add(%475, %476) -> tensor<?x?x4x16>
   %478 = dot_general(%477, %60) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<4x16x64>
   %479 = transpose(%478) {perm = [2, 0, 1]} -> tensor<64x4x16>
-  %480 = dot_general(%477, %params_layers_0_wk) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x64>
+  %480 = dot_general(%477, %params.layers.0.wk) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x64>
   %481 = add(%471, %480) -> tensor<?x?x64>
   %482 = broadcast_like(%42, %tokens) {dims = [1, 3], source = [0, -1, -1, -1], axis = [0, -1, -1, -1]} -> tensor<?x?x4x16>
   %483 = mul(%468, %482) -> tensor<?x?x4x16>
@@ -500,12 +500,12 @@ func.func @main(%params_embed: tensor<256x64>, %params_final_norm: tensor<64>, %
   %487 = add(%485, %486) -> tensor<?x?x4x16>
   %488 = dot_general(%487, %60) {lhs_contract = [0, 1], rhs_contract = [0, 1]} -> tensor<4x16x64>
   %489 = transpose(%488) {perm = [2, 0, 1]} -> tensor<64x4x16>
-  %490 = dot_general(%487, %params_layers_0_wq) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x64>
+  %490 = dot_general(%487, %params.layers.0.wq) {lhs_contract = [2, 3], rhs_contract = [1, 2]} -> tensor<?x?x64>
   %491 = add(%481, %490) -> tensor<?x?x64>
   %492 = mul(%58, %491) -> tensor<?x?x64>
   %493 = reduce(%492) {dims = [0, 1], kind = "sum"} -> tensor<64>
   %494 = broadcast_in_dim(%493) {dims = [2]} -> tensor<1x1x64>
-  %495 = broadcast_like(%params_layers_0_attn_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x64>
+  %495 = broadcast_like(%params.layers.0.attn_norm, %tokens) {dims = [2], source = [0, 0, -1], axis = [0, 1, -1]} -> tensor<?x?x64>
   %496 = mul(%491, %495) -> tensor<?x?x64>
   %497 = reduce(%494) {dims = [0, 1], kind = "sum"} -> tensor<64>
   %498 = mul(%7, %496) -> tensor<?x?x64>
@@ -528,68 +528,68 @@ func.func @main(%params_embed: tensor<256x64>, %params_final_norm: tensor<64>, %
   %515 = scatter_add(%514, %6, %513) -> tensor<256x64>
   %516 = broadcast_in_dim(%lr) {dims = []} -> tensor<256x64>
   %517 = mul(%516, %515) -> tensor<256x64>
-  %new_embed = sub(%params_embed, %517) -> tensor<256x64>
+  %new.embed = sub(%params.embed, %517) -> tensor<256x64>
   %518 = broadcast_in_dim(%lr) {dims = []} -> tensor<64>
   %519 = mul(%518, %274) -> tensor<64>
-  %new_final_norm = sub(%params_final_norm, %519) -> tensor<64>
+  %new.final_norm = sub(%params.final_norm, %519) -> tensor<64>
   %520 = broadcast_in_dim(%lr) {dims = []} -> tensor<64>
   %521 = mul(%520, %497) -> tensor<64>
-  %new_layers_0_attn_norm = sub(%params_layers_0_attn_norm, %521) -> tensor<64>
+  %new.layers.0.attn_norm = sub(%params.layers.0.attn_norm, %521) -> tensor<64>
   %522 = broadcast_in_dim(%lr) {dims = []} -> tensor<64>
   %523 = mul(%522, %423) -> tensor<64>
-  %new_layers_0_mlp_norm = sub(%params_layers_0_mlp_norm, %523) -> tensor<64>
+  %new.layers.0.mlp_norm = sub(%params.layers.0.mlp_norm, %523) -> tensor<64>
   %524 = broadcast_in_dim(%lr) {dims = []} -> tensor<172x64>
   %525 = mul(%524, %403) -> tensor<172x64>
-  %new_layers_0_w_down = sub(%params_layers_0_w_down, %525) -> tensor<172x64>
+  %new.layers.0.w_down = sub(%params.layers.0.w_down, %525) -> tensor<172x64>
   %526 = broadcast_in_dim(%lr) {dims = []} -> tensor<64x172>
   %527 = mul(%526, %415) -> tensor<64x172>
-  %new_layers_0_w_gate = sub(%params_layers_0_w_gate, %527) -> tensor<64x172>
+  %new.layers.0.w_gate = sub(%params.layers.0.w_gate, %527) -> tensor<64x172>
   %528 = broadcast_in_dim(%lr) {dims = []} -> tensor<64x172>
   %529 = mul(%528, %412) -> tensor<64x172>
-  %new_layers_0_w_up = sub(%params_layers_0_w_up, %529) -> tensor<64x172>
+  %new.layers.0.w_up = sub(%params.layers.0.w_up, %529) -> tensor<64x172>
   %530 = broadcast_in_dim(%lr) {dims = []} -> tensor<64x4x16>
   %531 = mul(%530, %479) -> tensor<64x4x16>
-  %new_layers_0_wk = sub(%params_layers_0_wk, %531) -> tensor<64x4x16>
+  %new.layers.0.wk = sub(%params.layers.0.wk, %531) -> tensor<64x4x16>
   %532 = broadcast_in_dim(%lr) {dims = []} -> tensor<4x16x64>
   %533 = mul(%532, %441) -> tensor<4x16x64>
-  %new_layers_0_wo = sub(%params_layers_0_wo, %533) -> tensor<4x16x64>
+  %new.layers.0.wo = sub(%params.layers.0.wo, %533) -> tensor<4x16x64>
   %534 = broadcast_in_dim(%lr) {dims = []} -> tensor<64x4x16>
   %535 = mul(%534, %489) -> tensor<64x4x16>
-  %new_layers_0_wq = sub(%params_layers_0_wq, %535) -> tensor<64x4x16>
+  %new.layers.0.wq = sub(%params.layers.0.wq, %535) -> tensor<64x4x16>
   %536 = broadcast_in_dim(%lr) {dims = []} -> tensor<64x4x16>
   %537 = mul(%536, %470) -> tensor<64x4x16>
-  %new_layers_0_wv = sub(%params_layers_0_wv, %537) -> tensor<64x4x16>
+  %new.layers.0.wv = sub(%params.layers.0.wv, %537) -> tensor<64x4x16>
   %538 = broadcast_in_dim(%lr) {dims = []} -> tensor<64>
   %539 = mul(%538, %385) -> tensor<64>
-  %new_layers_1_attn_norm = sub(%params_layers_1_attn_norm, %539) -> tensor<64>
+  %new.layers.1.attn_norm = sub(%params.layers.1.attn_norm, %539) -> tensor<64>
   %540 = broadcast_in_dim(%lr) {dims = []} -> tensor<64>
   %541 = mul(%540, %311) -> tensor<64>
-  %new_layers_1_mlp_norm = sub(%params_layers_1_mlp_norm, %541) -> tensor<64>
+  %new.layers.1.mlp_norm = sub(%params.layers.1.mlp_norm, %541) -> tensor<64>
   %542 = broadcast_in_dim(%lr) {dims = []} -> tensor<172x64>
   %543 = mul(%542, %291) -> tensor<172x64>
-  %new_layers_1_w_down = sub(%params_layers_1_w_down, %543) -> tensor<172x64>
+  %new.layers.1.w_down = sub(%params.layers.1.w_down, %543) -> tensor<172x64>
   %544 = broadcast_in_dim(%lr) {dims = []} -> tensor<64x172>
   %545 = mul(%544, %303) -> tensor<64x172>
-  %new_layers_1_w_gate = sub(%params_layers_1_w_gate, %545) -> tensor<64x172>
+  %new.layers.1.w_gate = sub(%params.layers.1.w_gate, %545) -> tensor<64x172>
   %546 = broadcast_in_dim(%lr) {dims = []} -> tensor<64x172>
   %547 = mul(%546, %300) -> tensor<64x172>
-  %new_layers_1_w_up = sub(%params_layers_1_w_up, %547) -> tensor<64x172>
+  %new.layers.1.w_up = sub(%params.layers.1.w_up, %547) -> tensor<64x172>
   %548 = broadcast_in_dim(%lr) {dims = []} -> tensor<64x4x16>
   %549 = mul(%548, %367) -> tensor<64x4x16>
-  %new_layers_1_wk = sub(%params_layers_1_wk, %549) -> tensor<64x4x16>
+  %new.layers.1.wk = sub(%params.layers.1.wk, %549) -> tensor<64x4x16>
   %550 = broadcast_in_dim(%lr) {dims = []} -> tensor<4x16x64>
   %551 = mul(%550, %329) -> tensor<4x16x64>
-  %new_layers_1_wo = sub(%params_layers_1_wo, %551) -> tensor<4x16x64>
+  %new.layers.1.wo = sub(%params.layers.1.wo, %551) -> tensor<4x16x64>
   %552 = broadcast_in_dim(%lr) {dims = []} -> tensor<64x4x16>
   %553 = mul(%552, %377) -> tensor<64x4x16>
-  %new_layers_1_wq = sub(%params_layers_1_wq, %553) -> tensor<64x4x16>
+  %new.layers.1.wq = sub(%params.layers.1.wq, %553) -> tensor<64x4x16>
   %554 = broadcast_in_dim(%lr) {dims = []} -> tensor<64x4x16>
   %555 = mul(%554, %358) -> tensor<64x4x16>
-  %new_layers_1_wv = sub(%params_layers_1_wv, %555) -> tensor<64x4x16>
+  %new.layers.1.wv = sub(%params.layers.1.wv, %555) -> tensor<64x4x16>
   %556 = broadcast_in_dim(%lr) {dims = []} -> tensor<64x256>
   %557 = mul(%556, %267) -> tensor<64x256>
-  %new_lm_head = sub(%params_lm_head, %557) -> tensor<64x256>
-  return %loss, %new_embed, %new_final_norm, %new_layers_0_attn_norm, %new_layers_0_mlp_norm, %new_layers_0_w_down, %new_layers_0_w_gate, %new_layers_0_w_up, %new_layers_0_wk, %new_layers_0_wo, %new_layers_0_wq, %new_layers_0_wv, %new_layers_1_attn_norm, %new_layers_1_mlp_norm, %new_layers_1_w_down, %new_layers_1_w_gate, %new_layers_1_w_up, %new_layers_1_wk, %new_layers_1_wo, %new_layers_1_wq, %new_layers_1_wv, %new_lm_head
+  %new.lm_head = sub(%params.lm_head, %557) -> tensor<64x256>
+  return %loss, %new.embed, %new.final_norm, %new.layers.0.attn_norm, %new.layers.0.mlp_norm, %new.layers.0.w_down, %new.layers.0.w_gate, %new.layers.0.w_up, %new.layers.0.wk, %new.layers.0.wo, %new.layers.0.wq, %new.layers.0.wv, %new.layers.1.attn_norm, %new.layers.1.mlp_norm, %new.layers.1.w_down, %new.layers.1.w_gate, %new.layers.1.w_up, %new.layers.1.wk, %new.layers.1.wo, %new.layers.1.wq, %new.layers.1.wv, %new.lm_head
 }
 func.func @symbolic_shape_graph() {
   SymbolicDim @S0 {max = 32}
