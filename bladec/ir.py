@@ -207,6 +207,17 @@ class Module:
         return self.funcs[0]
 
 
+def fresh_name(name: str, taken: set[str], sep: str = "_") -> str:
+    """``name``, else ``name{sep}1``, ``name{sep}2``, ...: the first not in ``taken``, which
+    it then joins (passes that add values, and the importer, name them this way)."""
+    out, n = name, 0
+    while out in taken:
+        n += 1
+        out = f"{name}{sep}{n}"
+    taken.add(out)
+    return out
+
+
 def walk(ops: list[Op]) -> Iterator[Op]:
     """Every op in ``ops`` and, depth first, in their regions."""
     stack = list(reversed(ops))

@@ -31,7 +31,7 @@ from bladec.frontend.translate import (
     dim_to_expr,
     dim_vars,
 )
-from bladec.ir import NOWHERE, Func, Loc, Module, Op, ShapeGraph, SymbolDecl, Value
+from bladec.ir import NOWHERE, Func, Loc, Module, Op, ShapeGraph, SymbolDecl, Value, fresh_name
 
 # -- argument specs --------------------------------------------------------------------
 
@@ -121,15 +121,7 @@ def leaf_names(tree: Any, prefix: str, is_leaf: Callable[[Any], bool] | None = N
 
 
 def _unique(names: list[str], taken: set[str]) -> list[str]:
-    out = []
-    for n in names:
-        base, k = n, 1
-        while n in taken:
-            n = f"{base}_{k}"
-            k += 1
-        taken.add(n)
-        out.append(n)
-    return out
+    return [fresh_name(n, taken) for n in names]
 
 
 # -- the entry points ---------------------------------------------------------------------

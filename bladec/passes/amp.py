@@ -28,7 +28,7 @@ against f32 training, so an underflow shows as a number rather than silently.
 from __future__ import annotations
 
 from bladec.errors import BladecError
-from bladec.ir import DTYPE_BYTES, FLOAT_DTYPES, Func, Module, Op, TensorType, Value
+from bladec.ir import DTYPE_BYTES, FLOAT_DTYPES, Func, Module, Op, TensorType, Value, fresh_name
 from bladec.passes import ChoiceOption, register
 
 CONTRACTIONS = ("dot", "dot_general")
@@ -67,7 +67,7 @@ def lower_contractions(func: Func, low: str) -> Func:
             operands = []
             for n in op.operands:
                 if n not in narrowed:
-                    name = _fresh(f"{n}.{low}", taken)
+                    name = fresh_name(f"{n}.{low}", taken, sep="")
                     t = types[n]
                     ops.append(Op("convert", [n], [Value(name, TensorType(t.dims, low, t.binds))],
                                   {"dtype": low}, loc=op.loc))
@@ -82,11 +82,3 @@ def lower_contractions(func: Func, low: str) -> Func:
 def _wider(dtype: str, low: str) -> bool:
     return dtype in FLOAT_DTYPES and dtype != low and DTYPE_BYTES[dtype] > DTYPE_BYTES[low]
 
-
-def _fresh(name: str, taken: set[str]) -> str:
-    out, k = name, 0
-    while out in taken:
-        k += 1
-        out = f"{name}{k}"
-    taken.add(out)
-    return out

@@ -31,7 +31,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from bladec.errors import BladecError
-from bladec.ir import Func, Mesh, Module, Op, TensorType, Value
+from bladec.ir import Func, Mesh, Module, Op, TensorType, Value, fresh_name
 from bladec.ops.collective import (
     ADDITIVE,
     BLOCKWISE,
@@ -41,7 +41,6 @@ from bladec.ops.collective import (
     result_layout,
 )
 from bladec.passes import register
-from bladec.passes.redistribute import fresh_name
 from bladec.sharding import spec, ways
 from bladec.types import Sharding
 from bladec.verify import verify

@@ -24,7 +24,7 @@ import itertools
 import math
 from dataclasses import dataclass, replace
 
-from bladec.ir import Func, Mesh, Module, Op, TensorType, Value
+from bladec.ir import Func, Mesh, Module, Op, TensorType, Value, fresh_name
 from bladec.passes import register
 from bladec.sharding import permutation, spec
 from bladec.types import Sharding
@@ -244,11 +244,3 @@ def _rewrite(func: Func, mesh: Mesh) -> Func:
     returns = [renames.get(r, r) for r in func.returns] if func.returns is not None else None
     return replace(func, ops=out, returns=returns)
 
-
-def fresh_name(name: str, taken: set[str]) -> str:
-    out, n = name, 0
-    while out in taken:
-        n += 1
-        out = f"{name}_{n}"
-    taken.add(out)
-    return out

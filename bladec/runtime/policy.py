@@ -141,17 +141,17 @@ def _segment_bytes(program: Program, sizes: dict[str, int], trace: list[Step],
     the segment before op k is its argument, held to its end (trace.held_until). So
     every point is measured from one walk of one trace, with positions in it."""
     walked = walk(trace)
-    op_pos: dict[int, int] = {}
     begin: dict[int, int] = {}   # op j -> first position of a segment cut just before j
     pending = None
     for pos, step in enumerate(trace):
         if step.kind == "op":
-            op_pos[step.index] = pos
             begin[step.index] = pos if pending is None else pending
             pending = None
+            if step.index == k:
+                pos_k = pos
+                break   # no later point is open: every point is before op k
         elif step.kind == "regen" and step.method == "recompute" and pending is None:
             pending = pos
-    pos_k = op_pos[k]
     chosen_start = max((c for c in cut_points(chosen) if c <= k), default=0)
     floor = begin[chosen_start]
     pinned = (set(program.inputs) - program.donated) | program.outputs
