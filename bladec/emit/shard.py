@@ -17,7 +17,7 @@ from typing import Any, Callable
 from bladec.emit.lower import run_op
 from bladec.ir import Func, Mesh, Op, TensorType
 from bladec.passes.redistribute import normal_form
-from bladec.sharding import local_shape, permutation, spec
+from bladec.sharding import local_shape, permutation, spec, splits
 from bladec.types import Sharding
 
 
@@ -184,7 +184,8 @@ def _permute(mesh: Mesh, op: Op, x: Any, src: Sharding, dst: Sharding) -> Any:
 
 def _reshard(mesh: Mesh, op: Op, x: Any, src: Sharding, dst: Sharding) -> Any:
     """The ``redistribute`` pass's program, for a listing run without it."""
-    for step in normal_form(mesh, src, dst):
+    dims = tuple(n * k for n, k in zip(x.shape, splits(mesh, src)))
+    for step in normal_form(mesh, src, dst, dims):
         x = _COLLECTIVES[step.op](mesh, Op(step.op, [], [], step.attrs), x, src, step.sharding)
         src = step.sharding
     return x
