@@ -345,6 +345,22 @@ class RedistributePass:
         return replace(module, funcs=[_rewrite(f, module.mesh) for f in module.funcs])
 
 
+def expand(op: Op, source: TensorType, mesh: Mesh, taken: set[str]) -> list[Op]:
+    """The collectives that replace the reshard ``op`` of a value of type ``source``,
+    the last named as its result (new names are added to ``taken``); none where the
+    two shardings are the same."""
+    result = op.results[0]
+    steps = normal_form(mesh, spec(source), spec(result.type), result.type.dims)
+    out, prev = [], op.operands[0]
+    for i, step in enumerate(steps):
+        last = i == len(steps) - 1
+        name = result.name if last else fresh_name(f"{result.name}.{i}", taken)
+        t: TensorType = result.type if last else result.type.with_sharding(step.sharding)
+        out.append(Op(step.op, [prev], [Value(name, t)], dict(step.attrs), loc=op.loc))
+        prev = name
+    return out
+
+
 def _rewrite(func: Func, mesh: Mesh) -> Func:
     taken = {a.name for a in func.args} | {r.name for op in func.ops for r in op.results}
     types = func.value_types()
@@ -359,19 +375,9 @@ def _rewrite(func: Func, mesh: Mesh) -> Func:
         if op.name != "reshard":
             out.append(op)
             continue
-        source = op.operands[0]
-        result = op.results[0]
-        steps = normal_form(mesh, spec(types[source]), spec(result.type), result.type.dims)
+        steps = expand(op, types[op.operands[0]], mesh, taken)
         if not steps:
-            renames[result.name] = source  # the same split: the value itself
-            continue
-        prev = source
-        for i, step in enumerate(steps):
-            last = i == len(steps) - 1
-            name = result.name if last else fresh_name(f"{result.name}.{i}", taken)
-            t: TensorType = result.type if last else result.type.with_sharding(step.sharding)
-            out.append(Op(step.op, [prev], [Value(name, t)], dict(step.attrs), loc=op.loc))
-            prev = name
+            renames[op.results[0].name] = op.operands[0]  # the same split: the value itself
+        out.extend(steps)
     returns = [renames.get(r, r) for r in func.returns] if func.returns is not None else None
     return replace(func, ops=out, returns=returns)
-
