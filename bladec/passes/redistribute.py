@@ -35,6 +35,7 @@ import heapq
 import itertools
 import math
 from dataclasses import dataclass, replace
+from typing import Iterator
 
 from bladec.ir import Func, Mesh, Module, Op, TensorType, Value, fresh_name
 from bladec.passes import register
@@ -271,7 +272,8 @@ def _cheapest(mesh: Mesh, src: Sharding, dst: Sharding,
 
 
 @functools.lru_cache(maxsize=4096)
-def _tree(mesh: Mesh, src: Sharding, mods: tuple[int, ...]) -> dict:
+def _tree(mesh: Mesh, src: Sharding, mods: tuple[int, ...]
+          ) -> dict[tuple[Sharding, int], tuple[Cost, tuple[Sharding, int] | None, str, dict]]:
     """Dijkstra from ``src`` over (sharding, phase): phase 0 slices, 1 all_to_alls and
     permutes, 2 gathers, so that every path is in normal form. Maps each node reached to
     (cost, parent node, op, attrs). One tree serves every target from one source."""
@@ -283,7 +285,7 @@ def _tree(mesh: Mesh, src: Sharding, mods: tuple[int, ...]) -> dict:
         same_splits.setdefault(tuple(splits(mesh, s)), []).append(s)
     ok = set(allowed)
 
-    def moves(state: Sharding, phase: int):
+    def moves(state: Sharding, phase: int) -> Iterator[tuple[str, dict, Sharding, int, Cost]]:
         local = 1 / ways(mesh, state)
         used = {a for axes in state for a in axes}
         if phase == 0:
