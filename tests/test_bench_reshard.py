@@ -34,18 +34,32 @@ def test_collectives_are_read_from_the_hlo():
 
 
 def test_summary_goals():
-    def row(b, x, rep):
-        return {"bladec_within_bound": True, "bladec_time": b, "xla_identity_time": x,
+    def row(b, x, rep, rank=2, stratum=1):
+        return {"mesh": {"x": 4, "y": 2}, "rank": rank, "stratum_pairs": stratum,
+                "src": "{x, _}", "dst": "{_, x}", "bladec_steps": ["all_to_all"],
+                "bladec_within_bound": True, "bladec_time": b, "xla_identity_time": x,
                 "bladec_step_time": b, "xla_step_time": x, "xla_replicates": rep,
                 "xla_step_replicates": rep, "bladec_temp": 1, "xla_identity_temp": 4,
                 "bladec_step_temp": 1, "xla_step_temp": 4, "bladec_sent": 1,
                 "xla_identity_sent": 2, "bladec_step_sent": 1, "xla_step_sent": 2}
-    s = bench.summarize([row(1.0, 2.0, True), row(1.0, 0.5, False)])
-    assert s["pairs"] == 2 and s["within_bound"] == 2
+    s = bench.summarize([row(1.0, 2.0, True, 2, 2), row(1.0, 0.5, False, 2, 2)])
+    assert s["pairs"] == 2 and s["within_bound"] == 2 and s["all_pairs"] == 2
     assert s["xla_identity"]["speedup_geomean"] == pytest.approx(1.0)
     assert s["xla_identity"]["speedup_geomean_replicating"] == pytest.approx(2.0)
     assert s["xla_identity"]["replicating_pairs"] == 1
     assert s["xla_identity"]["temp_ratio_geomean"] == pytest.approx(4.0)
+    # a sample: the rank-2 pair stands for 3 pairs, the rank-3 one for itself, so the
+    # estimate over every pair weights 2.0x three times against 0.5x once
+    s = bench.summarize([row(1.0, 2.0, True, 2, 3), row(1.0, 0.5, True, 3, 1)])
+    i = s["xla_identity"]
+    assert s["all_pairs"] == 4 and i["speedup_geomean"] == pytest.approx(1.0)
+    assert i["speedup_geomean_all_pairs"] == pytest.approx(2 ** 0.5)
+    assert i["speedup_geomean_replicating_all_pairs"] == pytest.approx(2 ** 0.5)
+    assert [(t["rank"], t["measured"], t["pairs"]) for t in i["strata"]] == [(2, 1, 3), (3, 1, 1)]
+    text = bench.markdown([row(1.0, 2.0, True, 2, 3)], bench.summarize(
+        [row(1.0, 2.0, True, 2, 3)]), "cmd")
+    assert "pairs measured: 1 of 3" in text and "estimated from the sample" in text
+    assert "geomean speed >= 1.0x: met (2.00x)" in text
 
 
 @pytest.mark.slow

@@ -157,6 +157,59 @@ def test_the_issue_example_is_two_all_to_alls():
                                                ("all_to_all", {"src": 0, "dst": 1})]
 
 
+def test_the_search_finds_xla_s_one_collective_programs():
+    """Slices onto a dim other than the target's, and permutes that change which axis
+    splits a dim, where they save collectives (the constructive plan took 3 and 2)."""
+    mesh = MESHES[1]
+    steps = normal_form(mesh, (("x",), ("y",)), (("z",), ("y", "x")), (64, 64))
+    assert [(s.op, s.attrs) for s in steps] == [
+        ("shard_slice", {"dim": 1, "axis": "z"}), ("all_permute", {})]
+    steps = normal_form(mesh, ((), ("z",), ("y",)), ((), ("x",), ("y",)), (8, 8, 8))
+    assert [s.op for s in steps] == ["all_permute"]
+
+
+def test_the_search_never_takes_more_collectives_than_the_constructive_plan():
+    from bladec.passes.redistribute import _constructive
+
+    def collectives(steps) -> int:  # gathers of one dim in a row lower to one
+        n, last = 0, None
+        for s in steps:
+            if s.op != "shard_slice" and not (s.op == "all_gather" and last == s.attrs["dim"]):
+                n += 1
+            last = s.attrs["dim"] if s.op == "all_gather" else None
+        return n
+    for mesh in MESHES:
+        specs = all_shardings(mesh, 2)
+        old = sum(collectives(_constructive(mesh, a, b)) for a in specs for b in specs)
+        new = sum(collectives(normal_form(mesh, a, b, (8, 16))) for a in specs for b in specs)
+        assert all(collectives(normal_form(mesh, a, b, (8, 16)))
+                   <= collectives(_constructive(mesh, a, b)) for a in specs for b in specs)
+        assert new < old
+
+
+def test_a_split_that_does_not_divide_a_dim_is_never_an_intermediate():
+    """A 2x8 array: no step may split dim 0 more than 2 ways."""
+    mesh = MESHES[1]
+    for src in all_shardings(mesh, 2):
+        for dst in all_shardings(mesh, 2):
+            if splits(mesh, src)[0] <= 2 and splits(mesh, dst)[0] <= 2:
+                steps = normal_form(mesh, src, dst, (2, 8))
+                assert all(splits(mesh, s.sharding)[0] <= 2 for s in steps), (src, dst)
+
+
+def test_a_reshard_left_in_the_listing_lowers_as_the_pass_writes_it():
+    """bladec run without the pass: the reshard's gathers of one dim are one collective."""
+    from bladec.emit.shard import _expanded, _fused_runs
+    t0 = TensorType((8, 8), "f32", None, (("y", "x"), ()))
+    t1 = TensorType((8, 8), "f32", None, ((), ()))
+    ops, types = _expanded(MESHES[0], [Op("reshard", ["%a"], [Value("%b", t1)])],
+                           {"%a": t0, "%b": t1})
+    assert [o.name for o in ops] == ["all_gather", "all_gather"]
+    assert types[ops[0].results[0].name].sharding == (("y",), ())
+    runs = _fused_runs(ops, ["%b"])
+    assert runs[id(ops[0])] == ops and runs[id(ops[1])] == []
+
+
 def test_symbolic_dims_keep_the_bound_and_require_multiples():
     text = """mesh {x = 4, y = 2}
 func.func @main(%a: tensor<?x?, [@S0, @S1], {x, y}>) {

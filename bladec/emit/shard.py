@@ -5,7 +5,7 @@ collectives run on blocks through the same lowerings as everywhere (bladec/emit/
 and each collective becomes JAX's: ``shard_slice`` a ``lax.dynamic_slice_in_dim`` at
 ``lax.axis_index``, ``all_gather`` a tiled ``lax.all_gather``, ``all_to_all`` a tiled
 ``lax.all_to_all``, ``all_permute`` one ``lax.ppermute`` over every mesh axis, and a
-``reshard`` left in the listing the normal form of the ``redistribute`` pass. Runs of
+``reshard`` left in the listing the ops the ``redistribute`` pass writes for it. Runs of
 gathers (or slices) of one dim become one collective over their axes.
 """
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 from bladec.emit.lower import run_op
 from bladec.ir import Func, Mesh, Op, TensorType
-from bladec.passes.redistribute import normal_form
+from bladec.passes.redistribute import expand
 from bladec.sharding import local_shape, permutation, spec
 from bladec.types import Sharding
 
@@ -61,6 +61,7 @@ def run_blocks(mesh: Mesh, ops: list[Op], outputs: list[str], types: dict[str, T
     from jax import lax
     from bladec.runtime.jax_backend import JaxKernels
     K = JaxKernels()
+    ops, types = _expanded(mesh, ops, types)
     runs = _fused_runs(ops, outputs)
 
     def body(env: dict[str, Any]) -> None:
@@ -182,15 +183,28 @@ def _permute(mesh: Mesh, op: Op, x: Any, src: Sharding, dst: Sharding) -> Any:
     return lax.ppermute(x, mesh.names, pairs)
 
 
-def _reshard(mesh: Mesh, op: Op, x: Any, src: Sharding, dst: Sharding) -> Any:
-    """The ``redistribute`` pass's program, for a listing run without it."""
-    for step in normal_form(mesh, src, dst):
-        x = _COLLECTIVES[step.op](mesh, Op(step.op, [], [], step.attrs), x, src, step.sharding)
-        src = step.sharding
+def _expanded(mesh: Mesh, ops: list[Op], types: dict[str, TensorType]
+              ) -> tuple[list[Op], dict[str, TensorType]]:
+    """A ``reshard`` left in the listing as the ``redistribute`` pass writes it, so that
+    its collectives lower (and fuse) as the pass's output would."""
+    if not any(op.name == "reshard" for op in ops):
+        return ops, types
+    types = dict(types)
+    taken = set(types)
+    out: list[Op] = []
+    for op in ops:
+        steps = expand(op, types[op.operands[0]], mesh, taken) if op.name == "reshard" else []
+        out.extend(steps or [op])
+        types.update({r.name: r.type for o in steps for r in o.results})
+    return out, types
+
+
+def _same(mesh: Mesh, op: Op, x: Any, src: Sharding, dst: Sharding) -> Any:
+    """A reshard to the sharding its operand has: the value itself."""
     return x
 
 
 _COLLECTIVES: dict[str, Callable[[Mesh, Op, Any, Sharding, Sharding], Any]] = {
     "shard_slice": _slice, "all_gather": _gather, "all_to_all": _all_to_all,
-    "all_permute": _permute, "reshard": _reshard,
+    "all_permute": _permute, "reshard": _same,
 }

@@ -7,7 +7,13 @@ target local) per device: no device ever holds more of the array than at one end
 no element moves twice. XLA's partitioner instead gathers the whole array on every
 device for the changes it has no special case for.
 
-The synthesis, over axes (each mesh axis splits at most one dim):
+The synthesis is a shortest-path search over the shardings of the array (a few hundred
+on an 8-device mesh): Dijkstra from the source through three phases (slices; all_to_alls
+and permutes; gathers), so every path is in normal form, costed by collectives (on small
+arrays each one's rendezvous of every device costs more than its bytes), then by bytes
+each device sends. One tree from a source serves every target. Where a mesh has too many
+shardings to search, a constructive plan, over axes (each mesh axis splits at most one
+dim):
 
 1. every axis the target uses and the source does not is sliced onto its target dim;
 2. every axis that changes dims is moved by an ``all_to_all`` from the minor end of its
@@ -17,16 +23,23 @@ The synthesis, over axes (each mesh axis splits at most one dim):
    the leaving axes to the minor end, and a last one fixes any order the moves left;
 3. every axis the target does not use is gathered, kept until now at the minor end of
    its source dim.
+
+What the move set can not do: an axis of size 4 moves whole, where XLA moves one of its
+factors of 2 (``{x, y}`` to ``{y, x}`` on {x:4, y:2} is XLA's all_to_all over half of x
+and a permute, here three collectives).
 """
 from __future__ import annotations
 
+import functools
+import heapq
 import itertools
 import math
 from dataclasses import dataclass, replace
+from typing import Iterator
 
 from bladec.ir import Func, Mesh, Module, Op, TensorType, Value, fresh_name
 from bladec.passes import register
-from bladec.sharding import permutation, spec
+from bladec.sharding import all_shardings, permutation, spec, splits, ways
 from bladec.types import Sharding
 
 
@@ -38,8 +51,18 @@ class Step:
     sharding: Sharding
 
 
-def normal_form(mesh: Mesh, src: Sharding, dst: Sharding) -> list[Step]:
-    """The collectives that turn ``src`` into ``dst`` (both of one rank), in normal form."""
+def normal_form(mesh: Mesh, src: Sharding, dst: Sharding,
+                dims: tuple[int | None, ...] | None = None) -> list[Step]:
+    """The collectives that turn ``src`` into ``dst`` (both of one rank), in normal form:
+    the cheapest found by a search where the mesh and rank allow, else the constructive
+    plan. ``dims``: the array's global dims (None where symbolic), which every
+    intermediate split must divide."""
+    steps = _cheapest(mesh, src, dst, dims)
+    return steps if steps is not None else _constructive(mesh, src, dst)
+
+
+def _constructive(mesh: Mesh, src: Sharding, dst: Sharding) -> list[Step]:
+    """Slices onto the target dims, the cheapest of three middle plans, gathers."""
     cur = [list(axes) for axes in src]
     steps: list[Step] = []
 
@@ -204,6 +227,126 @@ def _move(cur: list[list[str]], d: int, k: int, home: dict[str, int]
         [list(a) for a in cur]
 
 
+# -- the cheapest normal form: a search over the shardings ----------------------------
+
+Cost = tuple[int, float]  # (collectives, share of the array each device sends)
+_SEARCHED = 4096          # most shardings of one rank searched; beyond, the constructive plan
+
+
+def _cheapest(mesh: Mesh, src: Sharding, dst: Sharding,
+              dims: tuple[int | None, ...] | None) -> list[Step] | None:
+    """The normal-form program of fewest collectives (runs of gathers of one dim count
+    once: they lower to one), then fewest bytes sent, or None where the mesh and rank
+    have too many shardings to search. Slices may land on any dim, not only the target's,
+    and a permute may change which axes split a dim, so that ``{x, y}`` to
+    ``{z, (y, x)}`` is a slice of y's dim by z and one permute (XLA's program), not a
+    slice, a permute and an all_to_all."""
+    rank = len(src)
+    if (rank + 1) ** len(mesh.names) > _SEARCHED:
+        return None
+    # every intermediate split of a dim must divide it: static dims as they are, a
+    # symbolic one only as the two ends already require
+    mods = tuple(n if n is not None else math.lcm(a, b) for n, a, b in zip(
+        dims or (None,) * rank, splits(mesh, src), splits(mesh, dst)))
+    tree = _tree(mesh, src, mods)
+    ends = [node for node in ((dst, p) for p in range(3)) if node in tree]
+    if not ends:
+        return None
+    node = min(ends, key=lambda n: tree[n][0])
+    moves: list[tuple[str, dict, Sharding]] = []
+    while tree[node][1] is not None:
+        _, parent, op, attrs = tree[node]
+        moves.append((op, attrs, node[0]))
+        node = parent
+    moves.reverse()
+    steps = [Step(op, attrs, state) for op, attrs, state in moves if op != "all_gather"]
+    # the gathers last dim first (dim 0 last: it appends whole rows, any other dim
+    # needs a transposing copy of its result, best made while the array is small),
+    # minor first within a dim, one op per axis (lowered as one collective per dim)
+    cur = [list(axes) for axes in (steps[-1].sharding if steps else src)]
+    for d in reversed(range(rank)):
+        while len(cur[d]) > len(dst[d]):
+            cur[d].pop()
+            steps.append(Step("all_gather", {"dim": d}, tuple(map(tuple, cur))))
+    return steps
+
+
+@functools.lru_cache(maxsize=4096)
+def _tree(mesh: Mesh, src: Sharding, mods: tuple[int, ...]
+          ) -> dict[tuple[Sharding, int], tuple[Cost, tuple[Sharding, int] | None, str, dict]]:
+    """Dijkstra from ``src`` over (sharding, phase): phase 0 slices, 1 all_to_alls and
+    permutes, 2 gathers, so that every path is in normal form. Maps each node reached to
+    (cost, parent node, op, attrs). One tree serves every target from one source."""
+    rank = len(src)
+    allowed = [s for s in all_shardings(mesh, rank)
+               if all(m % k == 0 for m, k in zip(mods, splits(mesh, s)))]
+    same_splits: dict[tuple[int, ...], list[Sharding]] = {}
+    for s in allowed:
+        same_splits.setdefault(tuple(splits(mesh, s)), []).append(s)
+    ok = set(allowed)
+
+    def moves(state: Sharding, phase: int) -> Iterator[tuple[str, dict, Sharding, int, Cost]]:
+        local = 1 / ways(mesh, state)
+        used = {a for axes in state for a in axes}
+        if phase == 0:
+            for a in mesh.names:
+                if a not in used:
+                    for d in range(rank):
+                        yield "shard_slice", {"dim": d, "axis": a}, \
+                            _with(state, d, state[d] + (a,)), 0, (0, 0.0)
+        if phase <= 1:
+            for d in range(rank):
+                for k in range(1, len(state[d]) + 1):
+                    moved = state[d][-k:]
+                    g = math.prod(mesh.size(a) for a in moved)
+                    for e in range(rank):
+                        if e != d:
+                            nxt = _with(_with(state, d, state[d][:-k]), e, state[e] + moved)
+                            yield "all_to_all", {"src": d, "dst": e,
+                                                 **({"count": k} if k > 1 else {})}, \
+                                nxt, 1, (1, local * (g - 1) / g)
+            for other in same_splits.get(tuple(splits(mesh, state)), []):
+                if other != state:
+                    moving = _moving(mesh, state, other)
+                    yield "all_permute", {}, other, 1, (1, local * moving)
+        for d in range(rank):
+            for k in range(1, len(state[d]) + 1):
+                g = math.prod(mesh.size(a) for a in state[d][-k:])
+                yield "all_gather", {"dim": d}, _with(state, d, state[d][:-k]), 2, \
+                    (1, local * (g - 1))  # the result is g blocks: (g - 1) arrive
+    start = (src, 0)
+    tree: dict = {start: ((0, 0.0), None, "", {})}
+    heap: list = [((0, 0.0), 0, start)]
+    count = itertools.count(1)
+    done: set = set()
+    while heap:
+        cost, _, node = heapq.heappop(heap)
+        if node in done:
+            continue
+        done.add(node)
+        state, phase = node
+        for op, attrs, nxt, nphase, (c, b) in moves(state, phase):
+            if nxt not in ok:
+                continue
+            to = (nxt, nphase)
+            new = (cost[0] + c, cost[1] + b)
+            if to not in tree or new < tree[to][0]:
+                tree[to] = (new, node, op, attrs)
+                heapq.heappush(heap, (new, next(count), to))
+    return tree
+
+
+def _with(state: Sharding, d: int, axes: tuple[str, ...]) -> Sharding:
+    return state[:d] + (tuple(axes),) + state[d + 1:]
+
+
+@functools.lru_cache(maxsize=65536)
+def _moving(mesh: Mesh, a: Sharding, b: Sharding) -> float:
+    """The share of devices whose block a permute from ``a`` to ``b`` moves."""
+    pairs = permutation(mesh, a, b)
+    return sum(s != t for s, t in pairs) / len(pairs)
+
+
 @register
 class RedistributePass:
     name = "redistribute"
@@ -212,6 +355,22 @@ class RedistributePass:
         if module.mesh is None:
             return module
         return replace(module, funcs=[_rewrite(f, module.mesh) for f in module.funcs])
+
+
+def expand(op: Op, source: TensorType, mesh: Mesh, taken: set[str]) -> list[Op]:
+    """The collectives that replace the reshard ``op`` of a value of type ``source``,
+    the last named as its result (new names are added to ``taken``); none where the
+    two shardings are the same."""
+    result = op.results[0]
+    steps = normal_form(mesh, spec(source), spec(result.type), result.type.dims)
+    out, prev = [], op.operands[0]
+    for i, step in enumerate(steps):
+        last = i == len(steps) - 1
+        name = result.name if last else fresh_name(f"{result.name}.{i}", taken)
+        t: TensorType = result.type if last else result.type.with_sharding(step.sharding)
+        out.append(Op(step.op, [prev], [Value(name, t)], dict(step.attrs), loc=op.loc))
+        prev = name
+    return out
 
 
 def _rewrite(func: Func, mesh: Mesh) -> Func:
@@ -228,19 +387,9 @@ def _rewrite(func: Func, mesh: Mesh) -> Func:
         if op.name != "reshard":
             out.append(op)
             continue
-        source = op.operands[0]
-        result = op.results[0]
-        steps = normal_form(mesh, spec(types[source]), spec(result.type))
+        steps = expand(op, types[op.operands[0]], mesh, taken)
         if not steps:
-            renames[result.name] = source  # the same split: the value itself
-            continue
-        prev = source
-        for i, step in enumerate(steps):
-            last = i == len(steps) - 1
-            name = result.name if last else fresh_name(f"{result.name}.{i}", taken)
-            t: TensorType = result.type if last else result.type.with_sharding(step.sharding)
-            out.append(Op(step.op, [prev], [Value(name, t)], dict(step.attrs), loc=op.loc))
-            prev = name
+            renames[op.results[0].name] = op.operands[0]  # the same split: the value itself
+        out.extend(steps)
     returns = [renames.get(r, r) for r in func.returns] if func.returns is not None else None
     return replace(func, ops=out, returns=returns)
-
