@@ -327,21 +327,17 @@ def test_unsupported_primitive_is_named():
         import_function(lambda x: jnp.linalg.cholesky(x), (spec(3, 3),))
 
 
-def _scan_dynamic(xs):
-    return jax.lax.scan(lambda h, x: (jnp.tanh(h + x), h), jnp.zeros(xs.shape[1:]), xs)[0]
-
-
 def _fori_dynamic(x):
     return jax.lax.fori_loop(0, x.shape[0], lambda i, h: h * 0.5 + 1.0, x)
 
 
 @pytest.mark.parametrize("fn, message", [
-    (_scan_dynamic, "scan over the dynamic length"),
     (_fori_dynamic, "cannot import a while loop"),
 ])
 def test_loops_of_dynamic_length_are_refused_at_the_users_line(fn, message):
-    """No loop op in the listing: a loop's trip count must be known to unroll it; the
-    error names why and points at the line of the loop."""
+    """The listing's loop op takes its trip count from what it scans: a while loop,
+    whose count its condition decides as it runs, is refused; the error names why and
+    points at the line of the loop."""
     with pytest.raises(BladecError, match=message) as info:
         import_function(fn, (spec(S, 4),))
     loc = info.value.loc
