@@ -24,7 +24,7 @@ import itertools
 import math
 from dataclasses import dataclass, replace
 
-from bladec.ir import Func, Mesh, Module, Op, TensorType, Value, fresh_name
+from bladec.ir import Func, Mesh, Module, Op, TensorType, Value, fresh_name, walk
 from bladec.passes import register
 from bladec.sharding import permutation, spec
 from bladec.types import Sharding
@@ -215,7 +215,7 @@ class RedistributePass:
 
 
 def _rewrite(func: Func, mesh: Mesh) -> Func:
-    taken = {a.name for a in func.args} | {r.name for op in func.ops for r in op.results}
+    taken = {a.name for a in func.args} | {r.name for op in walk(func.ops) for r in op.results}
     types = func.value_types()
     out: list[Op] = []
     renames: dict[str, str] = {}

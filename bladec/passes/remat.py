@@ -28,7 +28,7 @@ from bladec.ir import Func, Module, Op
 from bladec.ops import REGISTRY
 from bladec.passes import IntOption, register
 from bladec.passes.schedule import natural_key
-from bladec.symbolic.compare import Order, max_terms
+from bladec.symbolic.compare import Order
 from bladec.symbolic.expr import SymbolicExpr, const
 from bladec.symbolic.shapes import ShapeInfo, analyze_shapes
 

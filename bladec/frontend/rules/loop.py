@@ -2,7 +2,7 @@
 
 Which translation a scan gets:
 
-- a static length of at most :data:`UNROLL_MAX` steps is unrolled (``rules/control.py``):
+- a static length of at most ``UNROLL_MAX`` (16) steps is unrolled (``rules/control.py``):
   every step's tensors are then ops of their own, which the scheduler may reorder and
   remat may evict between steps, and a short loop costs the listing few ops;
 - a dynamic length (a symbol: an RNN over a sequence of run-time length), or a static one
