@@ -203,10 +203,32 @@ def test_bad_loops_are_located_errors(tmp_path: Path, name: str):
     check_file(tmp_path, source, line, col, fragment)
 
 
-def test_grad_through_a_loop_is_a_located_error():
-    module = parse_module(cumsum().replace("return %c, %ys", "%l = reduce(%ys) {dims = [0, 1, 2]}"
-                                           " -> tensor<f32>\n  return %l"))
-    with pytest.raises(BladecError, match="'scan' has no adjoint rule") as err:
+NESTED = """
+func.func @main(%c0: tensor<4>, %xs: tensor<?x?x4, [@S1, @S0, @C4]>) {
+  %c, %ys = scan(%c0, %xs) {num_carry = 1} -> tensor<4>, tensor<?x4> body {
+    %acc = scan.arg() {index = 0} -> tensor<4>
+    %x = scan.arg() {index = 1} -> tensor<?x4>
+    %r, %rs = scan(%acc, %x) {num_carry = 1} -> tensor<4>, tensor<?x4> body {
+      %a2 = scan.arg() {index = 0} -> tensor<4>
+      %row = scan.arg() {index = 1} -> tensor<4>
+      %n = add(%a2, %row) -> tensor<4>
+      scan.yield(%n, %n)
+    }
+    scan.yield(%r, %r)
+  }
+  %l = reduce(%ys) {dims = [0, 1]} -> tensor<f32>
+  return %l
+}
+"""
+
+
+def test_nested_loops_run_and_their_gradient_is_a_located_error():
+    module = parse_module(NESTED)
+    verify(module)
+    xs = np.arange(24, dtype=np.float32).reshape(3, 2, 4)
+    out, _ = Executor(module, NumpyBackend()).run({"%c0": np.zeros(4, np.float32), "%xs": xs})
+    assert out["%l"] == np.cumsum(xs.sum(axis=1), axis=0).sum()
+    with pytest.raises(BladecError, match="a loop whose body holds a loop") as err:
         run_pipeline(module, parse_pipeline("grad{wrt=%c0}"))
     assert err.value.loc.line == 3
 

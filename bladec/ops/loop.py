@@ -25,9 +25,10 @@ runtime know every body value's dims by name.
 """
 from __future__ import annotations
 
+from bladec.adjoint import Builder, backprop, depends_on, dims_of, make_type, total
 from bladec.errors import BladecError
-from bladec.ir import Op
-from bladec.ops import VARIADIC, OpDef, RuleResult, ShapeCtx, register
+from bladec.ir import FLOAT_DTYPES, Op, TensorType, Value
+from bladec.ops import REGISTRY, VARIADIC, OpDef, RuleResult, ShapeCtx, register
 
 BODY = "body"
 ARG, YIELD = "scan.arg", "scan.yield"
@@ -103,6 +104,135 @@ def _scan(ctx: ShapeCtx) -> list[RuleResult]:
     return results
 
 
+def _scan_adjoint(b: Builder, op: Op, cots: list[str | None]) -> list[str | None]:
+    """Reverse mode through a loop: a reverse scan over the carries each step started
+    from, which a replay of the forward loop saves (stacked along the trip count). Its
+    body replays the step from the saved carry and the step's slices, then runs the
+    body's own adjoint rules (bladec/adjoint.py's ``backprop``) from the cotangents of
+    the next carries (the backward loop's carries) and of the step's outputs (slices of
+    the stacked outputs' cotangents); it yields the cotangents of the step's carries,
+    the constants' cotangents summed over the steps, and the slices' cotangents, which
+    the backward loop stacks in the forward order."""
+    nc, nk, nx = parts(op)
+    names = op.operands
+    consts, carries, xs = names[:nc], names[nc:nc + nk], names[nc + nk:]
+    if any(inner.regions for inner in op.regions[BODY]):
+        raise b.fail(op, "a gradient through a loop whose body holds a loop is not "
+                     "supported; import the differentiated step instead")
+    flo = [b.type(n).dtype in FLOAT_DTYPES for n in names]
+    trip = dims_of(b.type(xs[0]))[0]
+    stacked = [make_type([trip] + dims_of(b.type(c)), b.type(c).dtype) for c in carries]
+    step = body_yield(op)
+    # the forward loop again, saving each step's starting carries
+    fwd_args = [_arg(b, op, i, _slice_type(b, n) if i >= nc + nk else b.type(n))
+                for i, n in enumerate(names)]
+    where = {i: a.results[0].name for i, a in enumerate(fwd_args)}
+    rename, ops = _replay(b, op, where)
+    new_carries = [rename.get(n, n) for n in step.operands[:nk]]
+    body = fwd_args + _needed(ops, new_carries) + [
+        Op(YIELD, new_carries + [where[nc + k] for k in range(nk)], [], loc=op.loc)]
+    saved = b.emit_results(SCAN.name, names, [b.type(c) for c in carries] + stacked,
+                           dict(op.attrs))[nk:]
+    b.ops[-1].regions[BODY] = body
+    # the backward loop
+    carry_cots = [cots[k] or b.const(0.0, carries[k]) for k in range(nk) if flo[nc + k]]
+    accs = [b.const(0.0, c) for i, c in enumerate(consts) if flo[i]]
+    y_cots = [(j, g) for j, g in enumerate(cots[nk:]) if g is not None]
+    operands = list(consts) + carry_cots + accs + saved + list(xs) + [g for _, g in y_cots]
+    n_carry = len(carry_cots) + len(accs)
+    outer_ops, b.ops = b.ops, []
+    try:
+        arg = [b.emit(ARG, [], _slice_type(b, n) if i >= nc + n_carry else b.type(n),
+                      {"index": i}) for i, n in enumerate(operands)]
+        saved_args = arg[nc + n_carry:nc + n_carry + nk]
+        x_args = arg[nc + n_carry + nk:nc + n_carry + nk + nx]
+        y_args = arg[nc + n_carry + nk + nx:]
+        where = {i: arg[i] for i in range(nc)}
+        where.update({nc + k: saved_args[k] for k in range(nk)})
+        where.update({nc + nk + k: x_args[k] for k in range(nx)})
+        rename, replayed = _replay(b, op, where)
+        b.ops.extend(replayed)
+        seeds: dict[str, list[str]] = {}
+        float_carries = [k for k in range(nk) if flo[nc + k]]
+        for slot, k in enumerate(float_carries):
+            seeds.setdefault(rename.get(step.operands[k], step.operands[k]), []).append(
+                arg[nc + slot])
+        for (j, _), y in zip(y_cots, y_args):
+            seeds.setdefault(rename.get(step.operands[nk + j], step.operands[nk + j]),
+                             []).append(y)
+        sources = [where[i] for i in range(len(names)) if flo[i]]
+        backprop(b, replayed, seeds, depends_on(replayed, set(sources)),
+                 lambda o: REGISTRY[o.name].adjoint, f"the outputs of the loop at {op.loc}")
+        out = [total(b, seeds, saved_args[k]) or b.const(0.0, saved_args[k])
+               for k in float_carries]
+        for slot, i in enumerate(i for i in range(nc) if flo[i]):
+            g = total(b, seeds, where[i])
+            acc = arg[nc + len(float_carries) + slot]
+            out.append(acc if g is None else b.add(acc, g))
+        out += [total(b, seeds, x_args[k]) or b.const(0.0, x_args[k])
+                for k in range(nx) if flo[nc + nk + k]]
+        b.ops.append(Op(YIELD, out, [], loc=op.loc))
+        body = b.ops
+    finally:
+        b.ops = outer_ops
+    types = [b.type(n) for n in carry_cots + accs] + \
+        [b.type(x) for k, x in enumerate(xs) if flo[nc + nk + k]]
+    attrs = {"num_consts": nc, "num_carry": n_carry}
+    if not op.attrs.get("reverse", False):
+        attrs["reverse"] = True
+    res = iter(b.emit_results(SCAN.name, operands, types, attrs))
+    b.ops[-1].regions[BODY] = body
+    grads: list[str | None] = [None] * len(names)
+    for k in range(nk):
+        if flo[nc + k]:
+            grads[nc + k] = next(res)
+    for i in range(nc):
+        if flo[i]:
+            grads[i] = next(res)
+    for k in range(nx):
+        if flo[nc + nk + k]:
+            grads[nc + nk + k] = next(res)
+    return grads
+
+
+def _slice_type(b: Builder, name: str) -> TensorType:
+    t = b.type(name)
+    return make_type(dims_of(t)[1:], t.dtype)
+
+
+def _arg(b: Builder, op: Op, index: int, t: TensorType) -> Op:
+    name = b.fresh()
+    b.types[name] = t
+    return Op(ARG, [], [Value(name, t)], {"index": index}, loc=op.loc)
+
+
+def _replay(b: Builder, op: Op, where: dict[int, str]) -> tuple[dict[str, str], list[Op]]:
+    """The loop's body ops (not its arguments and yield) with fresh names, reading
+    ``where[i]`` for the body's argument of operand ``i``; and the renaming."""
+    rename = {a.results[0].name: where[int(a.attrs["index"])] for a in body_args(op)}
+    out = []
+    for inner in op.regions[BODY]:
+        if inner.name in (ARG, YIELD):
+            continue
+        results = []
+        for r in inner.results:
+            rename[r.name] = b.fresh()
+            b.types[rename[r.name]] = r.type
+            results.append(Value(rename[r.name], r.type))
+        out.append(Op(inner.name, [rename.get(n, n) for n in inner.operands], results,
+                      dict(inner.attrs), loc=inner.loc))
+    return rename, out
+
+
+def _needed(ops: list[Op], outputs: list[str]) -> list[Op]:
+    need, kept = set(outputs), []
+    for o in reversed(ops):
+        if any(r.name in need for r in o.results):
+            kept.append(o)
+            need.update(o.operands)
+    return kept[::-1]
+
+
 def _opaque(ctx: ShapeCtx) -> list[RuleResult]:
     """The body's block arguments and terminator: the enclosing scan's rule relates them."""
     return [(None, None) for _ in ctx.op.results]
@@ -119,7 +249,7 @@ SCAN = register(OpDef(
     _scan, 1, None, VARIADIC, attrs={"num_consts": "int", "num_carry": "int", "reverse": "bool"},
     # The recompute cost model and region copying work op by op; a loop's work is its
     # body's times a run-time count, so remat evicts around a loop but never re-runs one.
-    recomputable=False))
+    recomputable=False, adjoint=_scan_adjoint))
 ARG_DEF = register(OpDef(
     ARG,
     "`%x = scan.arg() {index = I} -> T`: inside a `scan` body, operand I of the scan as "
