@@ -705,15 +705,15 @@ def test_conv_adjoint(case, seed):
 SCAN_LOSS = """
 func.func @main(%w: tensor<4x4>, %k: tensor<i32>, %h0: tensor<?x4, [@S0, @C4]>, %xs: tensor<?x?x4, [@S1, @S0, @C4]>) {
   %h, %hs, %ks = scan(%w, %k, %h0, %xs) {num_consts = 2, num_carry = 1REVERSE} -> tensor<?x4>, tensor<?x?x4>, tensor<?xi32> body {
-    %bw = scan.arg() {index = 0} -> tensor<4x4>
-    %bk = scan.arg() {index = 1} -> tensor<i32>
-    %c = scan.arg() {index = 2} -> tensor<?x4>
-    %x = scan.arg() {index = 3} -> tensor<?x4>
+    %bw = loop.arg() {index = 0} -> tensor<4x4>
+    %bk = loop.arg() {index = 1} -> tensor<i32>
+    %c = loop.arg() {index = 2} -> tensor<?x4>
+    %x = loop.arg() {index = 3} -> tensor<?x4>
     %d = dot(%c, %bw) -> tensor<?x4>
     %s = add(%d, %x) -> tensor<?x4>
     %n = tanh(%s) -> tensor<?x4>
     %y = mul(%n, %x) -> tensor<?x4>
-    scan.yield(%n, %y, %bk)
+    loop.yield(%n, %y, %bk)
   }
   %a = reduce(%hs) {dims = [0, 1, 2]} -> tensor<f32>
   %q = mul(%h, %h) -> tensor<?x4>
@@ -762,7 +762,7 @@ WITHOUT_ADJOINT = {"reshard", "all_gather", "shard_slice", "all_to_all", "all_pe
 def test_every_op_with_a_float_input_has_a_tested_adjoint():
     no_operands = {n for n, d in REGISTRY.items() if d.max_operands == 0}
     bookkeeping = {n for n in REGISTRY if n.startswith(("remat.", "schedule."))}
-    bookkeeping.add("scan.yield")   # a loop body's terminator: the scan's adjoint reads it
+    bookkeeping.add("loop.yield")   # a loop body's terminator: the scan's adjoint reads it
     need = set(REGISTRY) - no_operands - bookkeeping - WITHOUT_ADJOINT
     assert need <= COVERED, sorted(need - COVERED)
     assert all(REGISTRY[n].adjoint is not None for n in need)

@@ -78,7 +78,7 @@ def memory_timeline(live: Liveness, size: Callable[[str], T], zero: T,
     for i, op in enumerate(live.ops):
         for r in op.results:
             resident = resident + size(r.name)
-        if op.regions and top is not None and op.name == "scan":
+        if top is not None and is_loop(op):
             steps.append(resident + body_peak(op, size, zero, top))
             continue
         steps.append(resident)
@@ -88,32 +88,41 @@ def memory_timeline(live: Liveness, size: Callable[[str], T], zero: T,
 
 
 def body_peak(op: Op, size: Callable[[str], T], zero: T, top: Callable[[list[T]], T]) -> T:
-    """The most bytes a ``scan``'s body holds at once while one step runs, beside the
+    """The most bytes a loop's regions hold at once while one step runs, beside the
     loop's operands and results (DESIGN section 4: an op's own bytes are its results and
-    what it allocates while it runs; for a loop, its body's temporaries).
+    what it allocates while it runs; for a loop, its regions' temporaries).
 
     A step's constants and carries are the loop's operands (or the previous step's
     carries, which replace them), so they cost nothing more; a scanned input's slice is
-    a new array each step; every other body value lives from the op that makes it to
-    its last use in the body (yielded values until the step ends), nested loops with
-    their own body's peak on top."""
-    from bladec.ops.loop import ARG, body_args, parts
-    body = op.regions.get("body", [])
+    a new array each step; every other value lives from the op that makes it to its
+    last use in its region (yielded values until the step ends), nested loops with their
+    own peak on top. A ``while`` runs its cond and its body one after the other."""
+    from bladec.ops.loop import ARG, REGIONS, body_args, parts
     nc, nk, _ = parts(op)
-    last: dict[str, int] = {}
-    for i, inner in enumerate(body):
-        for name in inner.operands:
-            last[name] = i
-    free_args = {a.results[0].name for a in body_args(op) if a.attrs["index"] < nc + nk}
-    resident, steps = zero, []
-    for i, inner in enumerate(body):
-        if inner.name == ARG and inner.results[0].name in free_args:
-            continue
-        for r in inner.results:
-            resident = resident + size(r.name)
-        steps.append(resident + body_peak(inner, size, zero, top) if inner.name == "scan"
-                     else resident)
-        for name in dict.fromkeys(inner.operands):
-            if last[name] == i and name not in free_args:
-                resident = resident - size(name)
-    return top(steps) if steps else zero
+    peaks = []
+    for region in REGIONS[op.name]:
+        body = op.regions.get(region, [])
+        last: dict[str, int] = {}
+        for i, inner in enumerate(body):
+            for name in inner.operands:
+                last[name] = i
+        free_args = {a.results[0].name for a in body_args(op, region)
+                     if a.attrs["index"] < nc + nk}
+        resident, steps = zero, []
+        for i, inner in enumerate(body):
+            if inner.name == ARG and inner.results[0].name in free_args:
+                continue
+            for r in inner.results:
+                resident = resident + size(r.name)
+            steps.append(resident + body_peak(inner, size, zero, top) if is_loop(inner)
+                         else resident)
+            for name in dict.fromkeys(inner.operands):
+                if last[name] == i and name not in free_args:
+                    resident = resident - size(name)
+        peaks.extend(steps)
+    return top(peaks) if peaks else zero
+
+
+def is_loop(op: Op) -> bool:
+    """A loop op (bladec/ops/loop.py): its step holds its regions' temporaries too."""
+    return op.name in ("scan", "while") and bool(op.regions)

@@ -19,8 +19,8 @@ from typing import Any, Callable, Protocol
 
 import numpy as np
 
-from bladec.analysis.liveness import body_peak
-from bladec.emit.loop import numpy_scan, run_scan
+from bladec.analysis.liveness import body_peak, is_loop
+from bladec.emit.loop import numpy_scan, numpy_while, run_loop
 from bladec.emit.lower import OutSpec, run_op
 from bladec.ir import DTYPE_BYTES, Op
 from bladec.ops.loop import with_bodies
@@ -86,8 +86,8 @@ def interpret(K: Any, ops: list[Op], inputs: list[str], outputs: list[str],
             operands = [env[n] for n in op.operands if n in env]
             if after is not None and previous:
                 operands = after(operands, previous)
-            if op.name == "scan":
-                results = run_scan(K, op, operands, specs[id(op)], body)
+            if is_loop(op):
+                results = run_loop(K, op, operands, specs[id(op)], body)
             else:
                 results = run_op(K, op, operands, specs[id(op)])
             env.update(zip(op.result_names, results))
@@ -155,7 +155,7 @@ def interpreted_memory(ops: list[Op], inputs: list[str], outputs: list[str],
     live = peak = 0
     for i, op in enumerate(ops):
         live += sum(size[r] for r in op.result_names)
-        loop = body_peak(op, size.__getitem__, 0, max) if op.name == "scan" else 0
+        loop = body_peak(op, size.__getitem__, 0, max) if is_loop(op) else 0
         peak = max(peak, live + loop)
         live -= sum(size[n] for n in last.get(i, ()) if n in size)
     out = sum(size[n] for n in dict.fromkeys(outputs) if n in size)
@@ -203,6 +203,10 @@ class _NumpyKernels:
     def scan(step: Callable, carry: list, xs: list, reverse: bool, ys: OutSpec
              ) -> tuple[list, list]:
         return numpy_scan(np, numpy_dtype, step, carry, xs, reverse, ys)
+
+    @staticmethod
+    def while_loop(cond: Callable, body: Callable, carry: list) -> list:
+        return numpy_while(cond, body, carry)
 
 
 def _einsum(einsum: Callable, a: Any, b: Any, op: Op) -> Any:

@@ -72,6 +72,12 @@ class _JaxKernels:
         final, stacked = self.jax.lax.scan(body, tuple(carry), tuple(xs), reverse=reverse)
         return list(final), list(stacked)
 
+    def while_loop(self, cond: Callable, body: Callable, carry: list) -> list:
+        """``lax.while_loop``: one XLA while loop inside the segment's executable."""
+        final = self.jax.lax.while_loop(lambda c: cond(list(c)),
+                                        lambda c: tuple(body(list(c))), tuple(carry))
+        return list(final)
+
 
 JaxKernels = _JaxKernels  # the kernel set of bladec/emit/lower.py on jax.numpy
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from bladec.analysis.liveness import body_peak
+from bladec.analysis.liveness import body_peak, is_loop
 from bladec.ir import Op
 
 
@@ -176,7 +176,7 @@ def simulate(trace: list[Step], sizes: dict[str, int], inputs: list[str],
                 total += sizes[r]
             # a loop's body runs inside its step (analysis/liveness.py's body_peak)
             memory.append(total + body_peak(step.op, sizes.__getitem__, 0, max)
-                          if step.op.regions and step.op.name == "scan" else total)
+                          if is_loop(step.op) else total)
             if step.index == until:
                 break
             # free what this step read last, and results nothing reads

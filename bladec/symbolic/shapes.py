@@ -23,7 +23,7 @@ from bladec.errors import BladecError
 from bladec.analysis.liveness import is_compute
 from bladec.ir import DTYPE_BYTES, NOWHERE, Func, Loc, Module, Op, TensorType
 from bladec.ops import ShapeCtx, apply_rule, lookup
-from bladec.ops.loop import BODY, SCAN, with_bodies
+from bladec.ops.loop import REGIONS, with_bodies
 from bladec.sharding import splits
 from bladec.symbolic.binding import bounds, complete, empty_bounds
 from bladec.symbolic.compare import Comparator
@@ -415,8 +415,8 @@ def _analyze(module: Module, func: Func) -> tuple[ShapeInfo, bool]:
         body's dims, which share the function's symbols)."""
         for op in ops:
             opdef = lookup(op)
-            if opdef is SCAN:
-                block(op.regions.get(BODY, []))
+            for region in REGIONS.get(op.name, ()):
+                block(op.regions.get(region, []))
             for r in op.results:
                 define(r.name, r.type, op.loc)
             known = [o for o in op.operands if o in dims]
@@ -424,7 +424,7 @@ def _analyze(module: Module, func: Func) -> tuple[ShapeInfo, bool]:
                 continue
             ctx = ShapeCtx(op, [dims[o] for o in known], [dtypes[o] for o in known],
                            [r.type for r in op.results], [dims[r.name] for r in op.results],
-                           sink, dims if opdef is SCAN else {})
+                           sink, dims if op.name in REGIONS else {})
             apply_rule(opdef, ctx)
     block(func.ops)
     for a, bound, op, what in sink.lower:

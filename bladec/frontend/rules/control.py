@@ -11,8 +11,8 @@
   conditionally, and a training step's branches are cheap and pure.
 - ``scan`` (also ``fori_loop`` with static bounds, which JAX writes as a scan): a short
   static one is unrolled here (:func:`unroll_scan`), others become the listing's loop op
-  (rules/loop.py says which and why). ``while`` (``while_loop``, and ``fori_loop`` with
-  bounds known only at run time) is refused with a located error (see :func:`_while`).
+  (rules/loop.py says which and why), as is ``while`` (``while_loop``, and ``fori_loop``
+  with bounds known only at run time).
 """
 from __future__ import annotations
 
@@ -107,20 +107,6 @@ def unroll_scan(tr: Translator, ins: list, p: Params, outs: Outs) -> Result:
         stacked.append(parts[0] if length == 1 else
                        tr.emit("concatenate", parts, oshape, odtype, {"dim": 0}))
     return carry + stacked
-
-
-@rule("while")
-def _while(tr: Translator, ins: list, p: Params, shape: Shape, dtype: str,
-           outs: Outs) -> Result:
-    """JAX writes ``fori_loop`` with Python int bounds as a scan; a ``while`` is a loop
-    whose trip count is known only when it runs: its condition reads the carries, so no
-    input dim holds the count, and the memory model could not size what the loop makes."""
-    raise JaxImportError("cannot import a while loop (lax.while_loop, or fori_loop with "
-                         "bounds known only at run time): the listing's loop op is a scan, "
-                         "whose trip count is the leading dim of what it scans, and a "
-                         "while loop's count is decided by its condition as it runs; write "
-                         "it as lax.scan over an array of the trip count's length, or give "
-                         "fori_loop Python int bounds")
 
 
 def _step(tr: Translator, x: str | Lit, i: int) -> str:
