@@ -354,3 +354,22 @@ def test_grad_through_while_is_a_located_error():
     with pytest.raises(BladecError, match="'while' has no adjoint rule") as err:
         run_pipeline(module, parse_pipeline("grad{wrt=%x}"))
     assert err.value.loc.line == 4
+
+
+def test_amp_lowers_the_contractions_inside_a_loop_and_grad_follows():
+    """amp casts a loop body's dot operands inside the body (isolated: its own casts);
+    grad then differentiates through the casts with the scan's adjoint."""
+    text = (Path(__file__).resolve().parent.parent / "samples" / "ops-loop.mlir").read_text()
+    module = run_pipeline(parse_module(text), parse_pipeline("amp"))
+    verify(module)
+    (scan,) = [op for op in module.main.ops if op.name == "scan" and "%h" in op.result_names]
+    body = {op.name: op for op in scan.regions["body"]}
+    assert body["dot"].operands == ["%c.bf16", "%bw.bf16"]
+    loss = parse_module(cumsum().replace(
+        "return %c, %ys", "%l = reduce(%ys) {dims = [0, 1, 2]} -> tensor<f32>\n  return %l"))
+    train = run_pipeline(loss, parse_pipeline("amp,grad{wrt=%c0}"))
+    verify(train)
+    out, _ = Executor(train, NumpyBackend()).run(_inputs(2, 3))
+    # loss = sum over steps of c_t, c_t = k c_(t-1) + x_t: d loss / d c0 = k + k^2 + k^3
+    np.testing.assert_allclose(out["%grad_c0"], np.full((2, 4), 0.75 + 0.75 ** 2 + 0.75 ** 3),
+                               rtol=1e-6)
