@@ -231,6 +231,9 @@ def _verify_loop(op: Op, operand_types: list[TensorType | None], defined_here: s
     loop needs (the carries', then a scan's stacked results'; a while's condition is
     i1). Dims are the shape rule's to relate; this returns the types of the values the
     regions define, which the rule reads."""
+    if mesh is not None:  # the mesh backend runs op by op on blocks (bladec/emit/shard.py)
+        raise BladecError(f"'{op.name}': loops are not supported in a listing with a mesh "
+                          "(sharded listings run op by op on each device's blocks)", op.loc)
     wanted = REGIONS[op.name]
     extra = set(op.regions) - set(wanted)
     if extra:
