@@ -29,6 +29,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from corpus import all_steps, run_under_half  # noqa: E402
 
 from bladec.frontend import trace  # noqa: E402
+from bladec.ir import walk  # noqa: E402
 from bladec.runtime.backend import NumpyBackend  # noqa: E402
 from bladec.symbolic.shapes import analyze_shapes  # noqa: E402
 
@@ -54,7 +55,7 @@ def measure(name: str, st, backend: str, size: str) -> dict:
     got = jax.tree_util.tree_leaves(imp.unflatten_outputs(run.outputs))
     diff = max(float(np.max(np.abs(np.asarray(g, np.float64) - np.asarray(w, np.float64))))
                for g, w in zip(got, want))
-    return {"model": name, "ops": len(imp.module.main.ops), "import_s": seconds,
+    return {"model": name, "ops": sum(1 for _ in walk(imp.module.main.ops)), "import_s": seconds,
             "hints": len(imp.hints), "hints_off": len(bare.hints), "proved": proved,
             "values": len(info.dims), "binding": binding, "base": run.base,
             "limit": run.limit, "note": note, "peak": run.report.peak_bytes,

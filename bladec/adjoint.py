@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Callable, Optional, Sequence
 
 from bladec.errors import BladecError
-from bladec.ir import Attr, Loc, Op, TensorType, Value
+from bladec.ir import FLOAT_DTYPES, Attr, Loc, Op, TensorType, Value
 
 Dim = tuple[Optional[int], Optional[str]]  # (static size or None, bound symbol or None)
 
@@ -192,3 +192,47 @@ class Builder:
 # result does not reach the loss) give one cotangent per operand (None: no gradient:
 # an integer operand, a shape operand, or zero).
 Adjoint = Callable[[Builder, Op, list[Optional[str]]], list[Optional[str]]]
+
+
+def backprop(b: Builder, ops: Sequence[Op], cots: dict[str, list[str]], active: set[str],
+             adjoint_of: Callable[[Op], Optional[Adjoint]], what: str) -> None:
+    """Reverse mode over ``ops`` (in program order): from the cotangents in ``cots``
+    (value -> its parts, summed when read), each op whose results have one and whose
+    operands include an ``active`` value (one that can carry a gradient) adds its
+    operands' cotangents, written by its adjoint rule (``adjoint_of``: the registry's).
+    An op a gradient must pass through without a rule is an error located at it;
+    ``what`` names the gradient in it. The grad pass runs this over a function, the
+    ``scan`` adjoint over a loop's body."""
+    for op in reversed(ops):
+        if not any(r.name in cots for r in op.results):
+            continue
+        if not any(n in active for n in op.operands):
+            continue
+        rule = adjoint_of(op)
+        if rule is None:
+            raise BladecError(f"'{op.name}' has no adjoint rule, and the gradient of {what} "
+                              f"must pass through it", op.loc)
+        b.loc = op.loc
+        got = rule(b, op, [total(b, cots, r.name) for r in op.results])
+        for name, cot in zip(op.operands, got):
+            if cot is not None and name in active:
+                cots.setdefault(name, []).append(cot)
+
+
+def total(b: Builder, cots: dict[str, list[str]], name: str) -> Optional[str]:
+    """The cotangent of ``name``: its parts summed (None where it has none)."""
+    parts = cots.get(name)
+    if not parts:
+        return None
+    while len(parts) > 1:
+        parts[:2] = [b.add(parts[0], parts[1])]
+    return parts[0]
+
+
+def depends_on(ops: Sequence[Op], sources: set[str]) -> set[str]:
+    """The float values of ``ops`` that depend on ``sources``: where cotangents can flow."""
+    active = set(sources)
+    for op in ops:
+        if any(n in active for n in op.operands):
+            active.update(r.name for r in op.results if r.type.dtype in FLOAT_DTYPES)
+    return active

@@ -155,8 +155,11 @@ class Func:
         return {r.name: op for op in self.ops for r in op.results}
 
     def value_types(self) -> dict[str, TensorType]:
+        """Every value's type: arguments, results, and the values regions define (a
+        loop's body; a recompute region redefines a value with its own type), so that a
+        pass naming a new value avoids them all."""
         types = {a.name: a.type for a in self.args}
-        for op in self.ops:
+        for op in walk(self.ops):
             for r in op.results:
                 types[r.name] = r.type
         return types

@@ -15,6 +15,7 @@ from bladec.errors import BladecError, Diagnostic
 from bladec.ir import Func, Mesh, Module, Op, TensorType
 from bladec.ops import OpDef, ShapeCtx, apply_rule, lookup
 from bladec.ops.collective import SHARD_RULES, check_sharding
+from bladec.ops.loop import ARG, COND, REGIONS, YIELD, body_yield, parts
 from bladec.ops.remat import REGENERATE
 from bladec.ops.schedule import VERSIONS
 from bladec.sharding import check_type, spec, ways
@@ -166,13 +167,17 @@ def _results(ops: list[Op]) -> frozenset[str]:
 def _verify_block(ops: list[Op], scope: dict[str, TensorType], defined_here: set[str],
                   warnings: list[Diagnostic], runnable: bool,
                   later: frozenset[str] = frozenset(), mesh: Mesh | None = None,
-                  shardings: bool = True) -> None:
+                  shardings: bool = True, loop_body: bool = False) -> None:
     """``later``: the names the function defines anywhere; an undefined shape operand
     must not be one of them (used before its definition, or the op's own result: a
-    cycle that the passes would have to untie)."""
+    cycle that the passes would have to untie). ``loop_body``: ``ops`` are a loop's
+    region, the one place ``loop.arg`` and ``loop.yield`` may stand."""
     for op in ops:
         opdef = lookup(op)
         opdef.check_signature(op)
+        if op.name in (ARG, YIELD) and not loop_body:
+            raise BladecError(f"'{op.name}' stands only in the region of a loop ('scan', "
+                              "'while')", op.loc)
         operand_types: list[TensorType | None] = []
         for i, name in enumerate(op.operands):
             if name in scope:
@@ -186,13 +191,16 @@ def _verify_block(ops: list[Op], scope: dict[str, TensorType], defined_here: set
                 operand_types.append(None)
             else:
                 raise BladecError(f"use of undefined value {name}", op.operand_loc(i))
+        values: dict[str, TensorType] = {}
         if opdef is REGENERATE:
             _verify_regenerate(op, scope, warnings, runnable, mesh)
+        elif op.name in REGIONS:
+            values = _verify_loop(op, operand_types, defined_here, warnings, runnable, mesh)
         elif op.regions:
             raise BladecError(f"'{op.name}' takes no regions, got '{next(iter(op.regions))}'",
                               op.loc)
         typed = [t for t in operand_types if t is not None]
-        _check_shapes(op, opdef, typed, runnable)
+        _check_shapes(op, opdef, typed, runnable, values)
         for r in op.results:
             check_type(mesh, r.type, f"result {r.name}", op.loc)
         if shardings:
@@ -222,6 +230,80 @@ def _verify_regenerate(op: Op, scope: dict[str, TensorType], warnings: list[Diag
         raise BladecError(f"the recompute region must end by defining {target}", op.loc)
     if inner[target] != scope[target]:
         raise BladecError(f"the recompute region gives {target} another type", op.loc)
+
+
+def _verify_loop(op: Op, operand_types: list[TensorType | None], defined_here: set[str],
+                 warnings: list[Diagnostic], runnable: bool, mesh: Mesh | None
+                 ) -> dict[str, TensorType]:
+    """The regions of a loop (``scan``: ``body``; ``while``: ``cond`` and ``body``; see
+    bladec/ops/loop.py): each isolated from the values around it, its arguments typed as
+    the operands they stand for, ending with a ``loop.yield`` of the element types the
+    loop needs (the carries', then a scan's stacked results'; a while's condition is
+    i1). Dims are the shape rule's to relate; this returns the types of the values the
+    regions define, which the rule reads."""
+    if mesh is not None:  # the mesh backend runs op by op on blocks (bladec/emit/shard.py)
+        raise BladecError(f"'{op.name}': loops are not supported in a listing with a mesh "
+                          "(sharded listings run op by op on each device's blocks)", op.loc)
+    wanted = REGIONS[op.name]
+    extra = set(op.regions) - set(wanted)
+    if extra:
+        raise BladecError(f"'{op.name}' has no region '{sorted(extra)[0]}' (it takes "
+                          f"{', '.join(repr(r) for r in wanted)})", op.loc)
+    types = [t for t in operand_types if t is not None]
+    nc, nk, _ = parts(op)
+    inner_scope: dict[str, TensorType] = {}
+    for region in wanted:
+        body = op.regions.get(region)
+        if not body:
+            raise BladecError(f"'{op.name}' needs a '{region}' region", op.loc)
+        out = body_yield(op, region)
+        for inner in body[:-1]:
+            if inner.name == YIELD:
+                raise BladecError("'loop.yield' must be the last op of its region", inner.loc)
+        _verify_args(op, body, types)
+        inside = _results(body)
+        for inner in body:
+            for j, name in enumerate(inner.operands):
+                if name not in inside:
+                    raise BladecError(f"the {region} of '{op.name}' reads {name}, which it "
+                                      "does not define: a loop's region is isolated; pass "
+                                      "the value as a constant operand and read it with "
+                                      "'loop.arg'", inner.operand_loc(j))
+        _verify_block(body, inner_scope, defined_here, warnings, runnable, inside, mesh,
+                      loop_body=True)
+        if region == COND:
+            want = ["i1"]
+        else:
+            want = [types[nc + k].dtype for k in range(nk)] + \
+                [r.type.dtype for r in op.results[nk:]]
+        for k, name in enumerate(out.operands[:len(want)]):
+            have = inner_scope[name].dtype
+            if have != want[k]:
+                what = ("the condition" if region == COND else
+                        f"the carry {op.operands[nc + k]}" if k < nk else
+                        f"the stacked result {op.results[k].name}")
+                raise BladecError(f"'loop.yield': {name} has element type {have}; {what} "
+                                  f"has {want[k]}", out.loc)
+    return inner_scope
+
+
+def _verify_args(op: Op, body: list[Op], types: list[TensorType]) -> None:
+    seen: dict[int, str] = {}
+    for arg in body:
+        if arg.name != ARG:
+            continue
+        i = arg.attrs["index"]
+        if not isinstance(i, int) or not 0 <= i < len(types):
+            raise BladecError(f"'loop.arg' index {i} out of range for the {op.name}'s "
+                              f"{len(types)} operand(s)", arg.loc)
+        if i in seen:
+            raise BladecError(f"'loop.arg' index {i} given twice ({seen[i]} and "
+                              f"{arg.results[0].name})", arg.loc)
+        seen[i] = arg.results[0].name
+        if arg.results[0].type.dtype != types[i].dtype:
+            raise BladecError(f"'loop.arg' {arg.results[0].name} has element type "
+                              f"{arg.results[0].type.dtype}; operand {op.operands[i]} has "
+                              f"{types[i].dtype}", arg.loc)
 
 
 def _verify_redistribution_bound(func: Func, mesh: Mesh) -> None:
@@ -268,7 +350,8 @@ def _verify_redistribution_bound(func: Func, mesh: Mesh) -> None:
                     f"must stay within max(source, target) local size", mid.loc)
 
 
-def _check_shapes(op: Op, opdef: OpDef, operand_types: list[TensorType], runnable: bool) -> None:
+def _check_shapes(op: Op, opdef: OpDef, operand_types: list[TensorType], runnable: bool,
+                  values: dict[str, TensorType] | None = None) -> None:
     counter = iter(range(1 << 30))
 
     def unknown(_: int) -> SymbolicExpr:
@@ -276,7 +359,8 @@ def _check_shapes(op: Op, opdef: OpDef, operand_types: list[TensorType], runnabl
 
     ctx = ShapeCtx(op, [type_dims(t, unknown) for t in operand_types],
                    [t.dtype for t in operand_types], [r.type for r in op.results],
-                   [type_dims(r.type, unknown) for r in op.results], _StaticSink())
+                   [type_dims(r.type, unknown) for r in op.results], _StaticSink(),
+                   {n: type_dims(t, unknown) for n, t in (values or {}).items()})
     apply_rule(opdef, ctx)
     if runnable and opdef.run_rule is not None:
         opdef.run_rule(ctx)

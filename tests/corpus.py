@@ -299,14 +299,13 @@ def _moe_make(dims, seed):
             rng.standard_normal((dims["B"], dims["S"])).astype(np.float32))
 
 
-# -- RNN with lax.scan (a static length, a dynamic batch) ---------------------------------
+# -- RNN with lax.scan over a dynamic length T and a dynamic batch ---------------------------
 
-RNN_STEPS = 4
 RNN_SHAPES = {"wx": (D, D), "wh": (D, D), "b": (D,), "head": (D, 1)}
 
 
 def rnn_loss(p, xs, y):
-    """``xs`` is [T, B, D] with a static T: scans are unrolled, so the length is static."""
+    """``xs`` is [T, B, D]: the scan's length is the dynamic T (the listing's loop op)."""
     def cell(h, x):
         h = jnp.tanh(x @ p["wx"] + h @ p["wh"] + p["b"])
         return h, h
@@ -322,7 +321,7 @@ def rnn_step(p, xs, y):
 def _rnn_make(dims, seed):
     rng = np.random.default_rng(seed + 7)
     return (_init(RNN_SHAPES, seed),
-            rng.standard_normal((RNN_STEPS, dims["B"], D)).astype(np.float32),
+            rng.standard_normal((dims["T"], dims["B"], D)).astype(np.float32),
             rng.standard_normal((dims["B"],)).astype(np.float32))
 
 
@@ -387,9 +386,10 @@ def corpus() -> dict[str, Step]:
                                jax.ShapeDtypeStruct((B, S), F32)),
              {"B": (1, 16), "S": (1, 64)}, _moe_make, ({"B": 2, "S": 5}, {"B": 3, "S": 9}),
              {"B": 16, "S": 32}, {"B": 16, "S": 64}),
-        Step("rnn", rnn_step, (_shapes(RNN_SHAPES), jax.ShapeDtypeStruct((RNN_STEPS, B, D), F32),
+        Step("rnn", rnn_step, (_shapes(RNN_SHAPES), jax.ShapeDtypeStruct((T, B, D), F32),
                                jax.ShapeDtypeStruct((B,), F32)),
-             {"B": (1, 64)}, _rnn_make, ({"B": 2}, {"B": 5}), {"B": 16}, {"B": 64}),
+             {"B": (1, 64), "T": (1, 64)}, _rnn_make, ({"B": 2, "T": 3}, {"B": 5, "T": 1}),
+             {"B": 16, "T": 8}, {"B": 64, "T": 32}),
         Step("mixed_bf16", mixed_step, (_shapes(MP_SHAPES), jax.ShapeDtypeStruct((B, S, D), F32),
                                         jax.ShapeDtypeStruct((B, S), I32)),
              {"B": (1, 16), "S": (1, 64)}, _mixed_make, ({"B": 2, "S": 5}, {"B": 3, "S": 9}),

@@ -14,6 +14,7 @@ import pytest
 
 from bladec.errors import BladecError
 from bladec.ops import REGISTRY
+from bladec.ops.loop import with_bodies
 from bladec.parse import parse_module
 from bladec.passes import parse_pipeline, run_pipeline
 from bladec.printer import format_module as print_module
@@ -66,7 +67,8 @@ def check_grad(text: str, inputs: dict[str, np.ndarray], wrt: list[str],
     ex = Executor(module, JaxBackend())
     shapes = ex.shapes_for(ex.bind({k: v.shape for k, v in inputs.items()}))
     func = module.main
-    specs = {id(op): [(shapes[r.name], r.type.dtype) for r in op.results] for op in func.ops}
+    specs = {id(op): [(shapes[r.name], r.type.dtype) for r in op.results]
+             for op in with_bodies(func.ops)}
     names = [a.name for a in func.args]
     fn = interpret(_JaxKernels(), func.ops, names, func.outputs(), specs)
     pos = [names.index(w) for w in wrt]
@@ -700,6 +702,41 @@ def test_conv_adjoint(case, seed):
                       "%r": rand(rng, tuple(out))}, ["%x", "%k"])
 
 
+SCAN_LOSS = """
+func.func @main(%w: tensor<4x4>, %k: tensor<i32>, %h0: tensor<?x4, [@S0, @C4]>, %xs: tensor<?x?x4, [@S1, @S0, @C4]>) {
+  %h, %hs, %ks = scan(%w, %k, %h0, %xs) {num_consts = 2, num_carry = 1REVERSE} -> tensor<?x4>, tensor<?x?x4>, tensor<?xi32> body {
+    %bw = loop.arg() {index = 0} -> tensor<4x4>
+    %bk = loop.arg() {index = 1} -> tensor<i32>
+    %c = loop.arg() {index = 2} -> tensor<?x4>
+    %x = loop.arg() {index = 3} -> tensor<?x4>
+    %d = dot(%c, %bw) -> tensor<?x4>
+    %s = add(%d, %x) -> tensor<?x4>
+    %n = tanh(%s) -> tensor<?x4>
+    %y = mul(%n, %x) -> tensor<?x4>
+    loop.yield(%n, %y, %bk)
+  }
+  %a = reduce(%hs) {dims = [0, 1, 2]} -> tensor<f32>
+  %q = mul(%h, %h) -> tensor<?x4>
+  %b = reduce(%q) {dims = [0, 1]} -> tensor<f32>
+  %loss = add(%a, %b) -> tensor<f32>
+  return %loss
+}
+"""
+
+
+@pytest.mark.parametrize("reverse", [False, True], ids=["forward", "reverse"])
+def test_scan_adjoint(reverse):
+    """A reverse loop over the carries a replay of the forward loop saves: gradients of
+    the constant, the initial carry and the scanned input (an integer constant and an
+    integer stacked output carry none), over 5 steps and over 1."""
+    text = SCAN_LOSS.replace("REVERSE", ", reverse = true" if reverse else "")
+    rng = np.random.default_rng(7)
+    for steps in (5, 1):
+        check_grad(text, {"%w": rand(rng, (4, 4)) * 0.5, "%k": np.int32(3),
+                          "%h0": rand(rng, (3, 4)), "%xs": rand(rng, (steps, 3, 4))},
+                   ["%w", "%h0", "%xs"])
+
+
 # Which cases cover which op: every op with a float input must be tested.
 COVERED = {"neg", "exp", "log", "sqrt", "rsqrt", "tanh", "logistic", "abs", "sin", "cos",
            "square", "copy", "add", "sub", "mul", "div", "max", "min", "pow", "integer_pow",
@@ -711,7 +748,7 @@ COVERED = {"neg", "exp", "log", "sqrt", "rsqrt", "tanh", "logistic", "abs", "sin
            "argmax", "argmin", "dim_size",
            "gather_slices", "scatter_slices", "reduce_window", "conv",
            "select_and_scatter_add", "bitcast", "bit_and", "bit_or", "bit_xor", "shift_left",
-           "shift_right_logical", "threefry"}
+           "shift_right_logical", "threefry", "scan"}
 
 
 # The collectives of sharded listings (issue 17) have no adjoint yet: grad takes unsharded
@@ -719,12 +756,14 @@ COVERED = {"neg", "exp", "log", "sqrt", "rsqrt", "tanh", "logistic", "abs", "sin
 # itself is tested below with an op whose adjoint is taken away). Adding an adjoint moves
 # an op to COVERED.
 WITHOUT_ADJOINT = {"reshard", "all_gather", "shard_slice", "all_to_all", "all_permute",
-                   "all_reduce"}
+                   "all_reduce",
+                   "while"}  # as in JAX: no reverse mode through a run-time trip count
 
 
 def test_every_op_with_a_float_input_has_a_tested_adjoint():
     no_operands = {n for n, d in REGISTRY.items() if d.max_operands == 0}
     bookkeeping = {n for n in REGISTRY if n.startswith(("remat.", "schedule."))}
+    bookkeeping.add("loop.yield")   # a loop body's terminator: the scan's adjoint reads it
     need = set(REGISTRY) - no_operands - bookkeeping - WITHOUT_ADJOINT
     assert need <= COVERED, sorted(need - COVERED)
     assert all(REGISTRY[n].adjoint is not None for n in need)

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 import sympy
 
+from bladec.analysis.liveness import Liveness, is_loop
 from bladec.analysis.memory import (exact_lower_bound, exact_peak, exact_sizes, exact_timeline,
                                     lower_bound_steps, peak_terms, symbolic_lower_bound,
                                     symbolic_timeline)
@@ -803,10 +804,18 @@ def test_symbolic_and_exact_memory_agree(name):
             assert int(as_sympy[v].subs({sympy.Symbol(s): x for s, x in full.items()})) \
                 == sizes[v]
         ex = exact_timeline(func, sizes)
-        assert [s.evaluate(full) for s in sym_tl.steps] == ex.steps
+        # a loop's step holds its regions' peak: a max the symbolic model writes as the
+        # sum of the candidates the comparator can not order (an upper bound); every
+        # other step, and a listing without loops, agree exactly
+        got = [s.evaluate(full) for s in sym_tl.steps]
+        for op, g, e in zip(Liveness.of(func).ops, got, ex.steps):
+            assert g >= e if is_loop(op) else g == e, op.name
         assert sym_tl.inputs.evaluate(full) == ex.inputs
-        assert max(t.evaluate(full) for t in peak) == exact_peak(func, sizes)
-        assert max(t.evaluate(full) for t in lower) == exact_lower_bound(func, sizes)
+        loops = any(is_loop(op) for op in func.ops)
+        for sym_side, exact in ((max(t.evaluate(full) for t in peak), exact_peak(func, sizes)),
+                                (max(t.evaluate(full) for t in lower),
+                                 exact_lower_bound(func, sizes))):
+            assert sym_side >= exact if loops else sym_side == exact
         assert exact_lower_bound(func, sizes) <= exact_peak(func, sizes)
 
 

@@ -63,8 +63,13 @@ class Timeline(Generic[T]):
     inputs: T
 
 
-def memory_timeline(live: Liveness, size: Callable[[str], T], zero: T) -> Timeline[T]:
-    """The one memory model, over any size arithmetic (symbolic or exact bytes)."""
+def memory_timeline(live: Liveness, size: Callable[[str], T], zero: T,
+                    top: Callable[[list[T]], T] | None = None) -> Timeline[T]:
+    """The one memory model, over any size arithmetic (symbolic or exact bytes).
+
+    ``top``: the largest of several sizes in that arithmetic; a loop op's step then holds
+    its body's temporaries too (:func:`body_peak`). Without it loops count their results
+    only (callers that only compare orders of the same ops)."""
     inputs = zero
     for name in live.inputs:
         inputs = inputs + size(name)
@@ -73,7 +78,51 @@ def memory_timeline(live: Liveness, size: Callable[[str], T], zero: T) -> Timeli
     for i, op in enumerate(live.ops):
         for r in op.results:
             resident = resident + size(r.name)
+        if top is not None and is_loop(op):
+            steps.append(resident + body_peak(op, size, zero, top))
+            continue
         steps.append(resident)
         for name in live.freed_after(i):
             resident = resident - size(name)
     return Timeline(steps, inputs)
+
+
+def body_peak(op: Op, size: Callable[[str], T], zero: T, top: Callable[[list[T]], T]) -> T:
+    """The most bytes a loop's regions hold at once while one step runs, beside the
+    loop's operands and results (DESIGN section 4: an op's own bytes are its results and
+    what it allocates while it runs; for a loop, its regions' temporaries).
+
+    A step's constants and carries are the loop's operands (or the previous step's
+    carries, which replace them), so they cost nothing more; a scanned input's slice is
+    a new array each step; every other value lives from the op that makes it to its
+    last use in its region (yielded values until the step ends), nested loops with their
+    own peak on top. A ``while`` runs its cond and its body one after the other."""
+    from bladec.ops.loop import ARG, REGIONS, body_args, parts
+    nc, nk, _ = parts(op)
+    peaks = []
+    for region in REGIONS[op.name]:
+        body = op.regions.get(region, [])
+        last: dict[str, int] = {}
+        for i, inner in enumerate(body):
+            for name in inner.operands:
+                last[name] = i
+        free_args = {a.results[0].name for a in body_args(op, region)
+                     if a.attrs["index"] < nc + nk}
+        resident, steps = zero, []
+        for i, inner in enumerate(body):
+            if inner.name == ARG and inner.results[0].name in free_args:
+                continue
+            for r in inner.results:
+                resident = resident + size(r.name)
+            steps.append(resident + body_peak(inner, size, zero, top) if is_loop(inner)
+                         else resident)
+            for name in dict.fromkeys(inner.operands):
+                if last[name] == i and name not in free_args:
+                    resident = resident - size(name)
+        peaks.extend(steps)
+    return top(peaks) if peaks else zero
+
+
+def is_loop(op: Op) -> bool:
+    """A loop op (bladec/ops/loop.py): its step holds its regions' temporaries too."""
+    return op.name in ("scan", "while") and bool(op.regions)

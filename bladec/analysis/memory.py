@@ -1,7 +1,7 @@
 """Peak memory of a schedule, symbolic and exact, and the lower bound (DESIGN.md section 4)."""
 from __future__ import annotations
 
-from bladec.analysis.liveness import Liveness, Timeline, memory_timeline
+from bladec.analysis.liveness import Liveness, Timeline, body_peak, is_loop, memory_timeline
 from bladec.ir import DTYPE_BYTES, Func, Op
 from bladec.symbolic.compare import Comparator, max_terms
 from bladec.symbolic.expr import SymbolicExpr, const
@@ -10,7 +10,19 @@ from bladec.symbolic.shapes import ShapeInfo
 
 def symbolic_timeline(func: Func, info: ShapeInfo, ops: list[Op] | None = None
                       ) -> Timeline[SymbolicExpr]:
-    return memory_timeline(Liveness.of(func, ops), info.nbytes, const(0))
+    return memory_timeline(Liveness.of(func, ops), info.nbytes, const(0),
+                           lambda steps: symbolic_top(steps, info.compare))
+
+
+def symbolic_top(steps: list[SymbolicExpr], cmp: Comparator) -> SymbolicExpr:
+    """The largest of ``steps`` where one provably dominates, else the sum of those no
+    other dominates (an upper bound: a loop body's peak inside one op's step is a single
+    size, and the timeline has no max of sizes)."""
+    terms = max_terms(steps, cmp)
+    total = const(0)
+    for t in terms:
+        total = total + t
+    return total
 
 
 def exact_sizes(info: ShapeInfo, binding: dict[str, int]) -> dict[str, int]:
@@ -28,7 +40,7 @@ def exact_sizes(info: ShapeInfo, binding: dict[str, int]) -> dict[str, int]:
 
 def exact_timeline(func: Func, sizes: dict[str, int], ops: list[Op] | None = None
                    ) -> Timeline[int]:
-    return memory_timeline(Liveness.of(func, ops), sizes.__getitem__, 0)
+    return memory_timeline(Liveness.of(func, ops), sizes.__getitem__, 0, max)
 
 
 def exact_peak(func: Func, sizes: dict[str, int], ops: list[Op] | None = None) -> int:
@@ -41,7 +53,7 @@ def peak_terms(timeline: Timeline[SymbolicExpr], cmp: Comparator) -> list[Symbol
     return max_terms(timeline.steps or [timeline.inputs], cmp)
 
 
-def lower_bound_steps(func: Func, size, zero):
+def lower_bound_steps(func: Func, size, zero, top=None):
     """Per op: its operands and results plus the graph inputs; no schedule can do better.
 
     Inputs and the op's own operands and results must be resident while it runs, even with
@@ -60,13 +72,17 @@ def lower_bound_steps(func: Func, size, zero):
                 total = total + size(name)
         for r in op.results:
             total = total + size(r.name)
+        if is_loop(op) and top is not None:  # a loop's regions run inside its step
+            total = total + body_peak(op, size, zero, top)
         steps.append(total)
     return steps or [inputs]
 
 
 def symbolic_lower_bound(func: Func, info: ShapeInfo) -> list[SymbolicExpr]:
-    return max_terms(lower_bound_steps(func, info.nbytes, const(0)), info.compare)
+    return max_terms(lower_bound_steps(func, info.nbytes, const(0),
+                                       lambda steps: symbolic_top(steps, info.compare)),
+                     info.compare)
 
 
 def exact_lower_bound(func: Func, sizes: dict[str, int]) -> int:
-    return max(lower_bound_steps(func, sizes.__getitem__, 0))
+    return max(lower_bound_steps(func, sizes.__getitem__, 0, max))

@@ -15,6 +15,7 @@ from typing import Any
 from bladec.frontend.imported import Imported
 from bladec.frontend.translate import JaxImportError
 from bladec.ir import Op, Relation, SymbolDecl, Value
+from bladec.ops.loop import with_bodies
 from bladec.symbolic.expr import SymbolicExpr
 
 # ops whose result dims their shape rule does not derive from operands: where a hint goes
@@ -50,7 +51,7 @@ def complete_dims(imp: Imported, allow_hints: bool) -> None:
             return
         targets: list[Op] = []
         for s in sorted(loose):  # bind where each loose symbol is born
-            users = [op for op in func.ops
+            users = [op for op in with_bodies(func.ops)
                      if any(s in d.symbols for r in op.results for d in info.dims[r.name])]
             first = [op for op in users[:1] if op.name in _SOURCES]
             targets += first or [op for op in users if op.name in _SOURCES]

@@ -32,6 +32,7 @@ from bladec.frontend.translate import (
     dim_vars,
 )
 from bladec.ir import NOWHERE, Func, Loc, Module, Op, ShapeGraph, SymbolDecl, Value, fresh_name
+from bladec.ops.loop import with_bodies
 
 # -- argument specs --------------------------------------------------------------------
 
@@ -325,7 +326,7 @@ def _renumber(ops: list[Op], keep: set[str], tr: Translator) -> list[Op]:
     """Name the intermediate values %0, %1, ... in program order."""
     rename: dict[str, str] = {}
     counter = itertools.count()
-    for op in ops:
+    for op in with_bodies(ops):  # a loop's body values are numbered before its results
         op.operands = [rename.get(o, o) for o in op.operands]
         for i, r in enumerate(op.results):
             if r.name in keep:

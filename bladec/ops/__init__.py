@@ -26,6 +26,7 @@ RuleResult = tuple[list[SymbolicExpr] | None, str | None]
 # An op's FLOPs once every shape is known: (op, value -> concrete shape) -> count.
 FlopRule = Callable[[Op, dict[str, tuple[int, ...]]], int]
 
+VARIADIC = -1  # an op's result count that its shape rule checks (``scan``)
 ATTR_KINDS = ("int", "ints", "float", "number", "str", "bool", "symrefs")
 
 
@@ -46,6 +47,9 @@ class ShapeCtx:
     declared: list[TensorType]
     declared_dims: list[Dims]
     sink: RelationSink
+    # Dims of the values the op's regions define, by name (a loop's rule relates its
+    # body's arguments and yielded values to its operands and results); empty otherwise.
+    values: dict[str, Dims] = field(default_factory=dict)
 
     def attr(self, name: str, default: Attr | None = None) -> Attr | None:
         return self.op.attrs.get(name, default)
@@ -77,7 +81,7 @@ class OpDef:
     rule: Callable[[ShapeCtx], list[RuleResult]]
     min_operands: int = 1
     max_operands: int | None = 1
-    num_results: int | None = 1  # None: one result per operand (``sort``)
+    num_results: int | None = 1  # None: one result per operand (``sort``); VARIADIC: any
     attrs: dict[str, str] = field(default_factory=dict)  # name -> kind, see ATTR_KINDS
     required: frozenset[str] = frozenset()
     recomputable: bool = True  # False for ops whose result can not be produced twice
@@ -103,7 +107,7 @@ class OpDef:
                     f"{self.min_operands} to {hi}")
             raise BladecError(f"'{op.name}' takes {want} operand(s), got {n}", op.loc)
         want_results = n if self.num_results is None else self.num_results
-        if len(op.results) != want_results:
+        if want_results != VARIADIC and len(op.results) != want_results:
             raise BladecError(f"'{op.name}' defines {want_results} result(s), "
                               f"got {len(op.results)}", op.loc)
         for name in sorted(self.required - op.attrs.keys()):
@@ -181,4 +185,4 @@ def numel(dims: Dims) -> SymbolicExpr:
 
 from bladec.ops import (elementwise, shape, contraction, reduction, indexing, remat,  # noqa: E402,F401
                         schedule, collective, introspection, special, selection, addressing,
-                        window, layout, bitwise)
+                        window, layout, bitwise, loop)

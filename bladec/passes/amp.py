@@ -28,6 +28,7 @@ against f32 training, so an underflow shows as a number rather than silently.
 from __future__ import annotations
 
 from bladec.errors import BladecError
+from bladec.ops.loop import LOOPS
 from bladec.ir import DTYPE_BYTES, FLOAT_DTYPES, Func, Module, Op, TensorType, Value, fresh_name
 from bladec.passes import ChoiceOption, register
 
@@ -54,11 +55,22 @@ class AmpPass:
 def lower_contractions(func: Func, low: str) -> Func:
     """``func`` with each wide float contraction reading ``low`` copies of its operands."""
     types = func.value_types()
-    taken = set(types)
+    ops = _lower(func.ops, types, set(types), low)
+    return Func(func.name, list(func.args), ops, func.returns, func.loc, func.return_loc)
+
+
+def _lower(block: list[Op], types: dict[str, TensorType], taken: set[str], low: str
+           ) -> list[Op]:
+    """``block`` with its contractions lowered; a loop's regions (isolated, so with casts
+    of their own) likewise, the loop op itself unchanged."""
     narrowed: dict[str, str] = {}  # value -> a value of type ``low`` that widens to it
     ops: list[Op] = []
-    for op in func.ops:
-        if op.regions:
+    for op in block:
+        if op.name in LOOPS:
+            op = Op(op.name, list(op.operands), list(op.results), dict(op.attrs),
+                    {k: _lower(r, types, taken, low) for k, r in op.regions.items()},
+                    loc=op.loc, operand_locs=list(op.operand_locs))
+        elif op.regions:
             raise BladecError(f"'{op.name}': amp takes a listing before remat", op.loc)
         if op.name == "convert" and types[op.operands[0]].dtype == low and \
                 _wider(op.results[0].type.dtype, low):
@@ -76,7 +88,7 @@ def lower_contractions(func: Func, low: str) -> Func:
             op = Op(op.name, operands, list(op.results), dict(op.attrs), loc=op.loc,
                     operand_locs=list(op.operand_locs))
         ops.append(op)
-    return Func(func.name, list(func.args), ops, func.returns, func.loc, func.return_loc)
+    return ops
 
 
 def _wider(dtype: str, low: str) -> bool:

@@ -27,7 +27,7 @@ listing.
 """
 from __future__ import annotations
 
-from bladec.adjoint import Builder
+from bladec.adjoint import Builder, backprop, depends_on, total
 from bladec.analysis.liveness import is_compute
 from bladec.errors import BladecError
 from bladec.ir import FLOAT_DTYPES, Func, Module, Op, Value, walk
@@ -109,50 +109,19 @@ def differentiate(func: Func, loss: str, wrt: list[str]) -> Func:
             raise BladecError(f"'{op.name}': grad takes a listing before schedule and remat "
                               "(put grad first in the pipeline)", op.loc)
     types = func.value_types()
-    active = _depends_on(func, set(wrt))
+    active = depends_on(func.ops, set(wrt))
     b = Builder(types, set(types) | {a.name for a in func.args})
     cots: dict[str, list[str]] = {loss: [b.const(1.0, loss)]}
-
-    def total(name: str) -> str | None:
-        parts = cots.get(name)
-        if not parts:
-            return None
-        while len(parts) > 1:
-            parts[:2] = [b.add(parts[0], parts[1])]
-        return parts[0]
-
-    for op in reversed(func.ops):
-        if not any(r.name in cots for r in op.results):
-            continue
-        if not any(n in active for n in op.operands):
-            continue
-        rule = REGISTRY[op.name].adjoint
-        if rule is None:
-            raise BladecError(f"'{op.name}' has no adjoint rule, and the gradient of {loss} "
-                              f"must pass through it", op.loc)
-        b.loc = op.loc
-        got = rule(b, op, [total(r.name) for r in op.results])
-        for name, cot in zip(op.operands, got):
-            if cot is not None and name in active:
-                cots.setdefault(name, []).append(cot)
+    backprop(b, func.ops, cots, active, lambda op: REGISTRY[op.name].adjoint, loss)
     grads = []
     for name in wrt:
         b.loc = func.loc
-        g = total(name) or b.const(0.0, name)
+        g = total(b, cots, name) or b.const(0.0, name)
         grads.append(g)
     ops = _live(b.ops, set(grads))
     ops, grads = _named(ops, grads, wrt, b)
     return Func(func.name, list(func.args), list(func.ops) + ops, [loss] + grads, func.loc,
                 func.return_loc)
-
-
-def _depends_on(func: Func, wrt: set[str]) -> set[str]:
-    """The float values that depend on an input of ``wrt``: where cotangents can flow."""
-    active = set(wrt)
-    for op in func.ops:
-        if any(n in active for n in op.operands):
-            active.update(r.name for r in op.results if r.type.dtype in FLOAT_DTYPES)
-    return active
 
 
 def _live(ops: list[Op], outputs: set[str]) -> list[Op]:

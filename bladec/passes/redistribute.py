@@ -37,7 +37,7 @@ import math
 from dataclasses import dataclass, replace
 from typing import Iterator
 
-from bladec.ir import Func, Mesh, Module, Op, TensorType, Value, fresh_name
+from bladec.ir import Func, Mesh, Module, Op, TensorType, Value, fresh_name, walk
 from bladec.passes import register
 from bladec.sharding import all_shardings, permutation, spec, splits, ways
 from bladec.types import Sharding
@@ -374,7 +374,7 @@ def expand(op: Op, source: TensorType, mesh: Mesh, taken: set[str]) -> list[Op]:
 
 
 def _rewrite(func: Func, mesh: Mesh) -> Func:
-    taken = {a.name for a in func.args} | {r.name for op in func.ops for r in op.results}
+    taken = {a.name for a in func.args} | {r.name for op in walk(func.ops) for r in op.results}
     types = func.value_types()
     out: list[Op] = []
     renames: dict[str, str] = {}

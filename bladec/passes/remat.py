@@ -22,13 +22,13 @@ from bisect import bisect_left
 from dataclasses import dataclass
 
 from bladec.analysis.liveness import is_compute
-from bladec.analysis.memory import lower_bound_steps, symbolic_timeline
+from bladec.analysis.memory import symbolic_lower_bound, symbolic_timeline
 from bladec.analysis.version import map_versions
 from bladec.ir import Func, Module, Op
 from bladec.ops import REGISTRY
 from bladec.passes import IntOption, register
 from bladec.passes.schedule import natural_key
-from bladec.symbolic.compare import Order, max_terms
+from bladec.symbolic.compare import Order
 from bladec.symbolic.expr import SymbolicExpr, const
 from bladec.symbolic.shapes import ShapeInfo, analyze_shapes
 
@@ -117,8 +117,7 @@ class RematPlanner:
     def _dominated_steps(self) -> list[bool]:
         """Steps whose memory is provably within memory no eviction plan can avoid."""
         steps = symbolic_timeline(self.func, self.info, self.ops).steps
-        floor = max_terms(lower_bound_steps(self.func, self.info.nbytes, const(0)),
-                          self.info.compare)
+        floor = symbolic_lower_bound(self.func, self.info)
         ok = (Order.LT, Order.LE, Order.EQ)
         return [any(self.info.compare(m, f) in ok for f in floor) for m in steps]
 

@@ -19,8 +19,11 @@ from typing import Any, Callable, Protocol
 
 import numpy as np
 
+from bladec.analysis.liveness import body_peak, is_loop
+from bladec.emit.loop import numpy_scan, numpy_while, run_loop
 from bladec.emit.lower import OutSpec, run_op
 from bladec.ir import DTYPE_BYTES, Op
+from bladec.ops.loop import with_bodies
 
 ArgSpec = tuple[tuple[int, ...], str]   # an argument's shape and dtype name
 _NP_DTYPES = {"f64": "float64", "f32": "float32", "f16": "float16", "i64": "int64",
@@ -76,6 +79,9 @@ def interpret(K: Any, ops: list[Op], inputs: list[str], outputs: list[str],
     last = _last_reads(ops, outputs)
     after = getattr(K, "after", None)
 
+    def body(inner: list[Op], ins: list[str], outs: list[str]) -> Callable[..., list]:
+        return interpret(K, inner, ins, outs, specs)
+
     def fn(*args: Any) -> list:
         env = dict(zip(inputs, args))
         previous: list = []
@@ -83,7 +89,10 @@ def interpret(K: Any, ops: list[Op], inputs: list[str], outputs: list[str],
             operands = [env[n] for n in op.operands if n in env]
             if after is not None and previous:
                 operands = after(operands, previous)
-            results = run_op(K, op, operands, specs[id(op)])
+            if is_loop(op):
+                results = run_loop(K, op, operands, specs[id(op)], body)
+            else:
+                results = run_op(K, op, operands, specs[id(op)])
             env.update(zip(op.result_names, results))
             previous = list(results)
             for n in last.get(i, ()):
@@ -143,12 +152,14 @@ def interpreted_memory(ops: list[Op], inputs: list[str], outputs: list[str],
     outputs, and the most bytes alive at once of outputs made so far and other results
     not yet dropped (each is dropped after its last read); the part over the outputs
     is reported as temporaries, so that outputs plus temporaries is that most."""
-    size = {r: spec_bytes(*spec) for op in ops for r, spec in zip(op.result_names, specs[id(op)])}
+    size = {r: spec_bytes(*spec) for op in with_bodies(ops)
+            for r, spec in zip(op.result_names, specs[id(op)])}
     last = _last_reads(ops, outputs)
     live = peak = 0
     for i, op in enumerate(ops):
         live += sum(size[r] for r in op.result_names)
-        peak = max(peak, live)
+        loop = body_peak(op, size.__getitem__, 0, max) if is_loop(op) else 0
+        peak = max(peak, live + loop)
         live -= sum(size[n] for n in last.get(i, ()) if n in size)
     out = sum(size[n] for n in dict.fromkeys(outputs) if n in size)
     return SegmentMemory(out, max(peak - out, 0))
@@ -190,6 +201,15 @@ class _NumpyKernels:
     @staticmethod
     def rng_uniform(seed: int, shape: tuple, dtype: Any) -> Any:
         return np.random.default_rng(seed).random(shape).astype(dtype)
+
+    @staticmethod
+    def scan(step: Callable, carry: list, xs: list, reverse: bool, ys: OutSpec
+             ) -> tuple[list, list]:
+        return numpy_scan(np, numpy_dtype, step, carry, xs, reverse, ys)
+
+    @staticmethod
+    def while_loop(cond: Callable, body: Callable, carry: list) -> list:
+        return numpy_while(cond, body, carry)
 
 
 def _einsum(einsum: Callable, a: Any, b: Any, op: Op) -> Any:

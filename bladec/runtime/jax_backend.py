@@ -17,6 +17,7 @@ import numpy as np
 
 from bladec.emit.lower import OutSpec
 from bladec.ir import Op
+from bladec.ops.loop import with_bodies
 from bladec.progress import SILENT, Progress
 from bladec.runtime.backend import ArgSpec, SegmentMemory, interpret, numpy_dtype, segment_key
 
@@ -61,6 +62,21 @@ class _JaxKernels:
 
     def rng_uniform(self, seed: int, shape: tuple, dtype: Any) -> Any:
         return self.jax.random.uniform(self.jax.random.key(seed), shape, dtype)
+
+    def scan(self, step: Callable, carry: list, xs: list, reverse: bool, ys: OutSpec
+             ) -> tuple[list, list]:
+        """``lax.scan``: one XLA while loop inside the segment's executable."""
+        def body(c: tuple, x: tuple) -> tuple[tuple, tuple]:
+            new, out = step(list(c), list(x))
+            return tuple(new), tuple(out)
+        final, stacked = self.jax.lax.scan(body, tuple(carry), tuple(xs), reverse=reverse)
+        return list(final), list(stacked)
+
+    def while_loop(self, cond: Callable, body: Callable, carry: list) -> list:
+        """``lax.while_loop``: one XLA while loop inside the segment's executable."""
+        final = self.jax.lax.while_loop(lambda c: cond(list(c)),
+                                        lambda c: tuple(body(list(c))), tuple(carry))
+        return list(final)
 
 
 JaxKernels = _JaxKernels  # the kernel set of bladec/emit/lower.py on jax.numpy
@@ -328,7 +344,8 @@ def whole_graph(ops: list[Op], inputs: list[str], outputs: list[str],
     import jax
     kernels = {"fused": _JaxKernels, "ordered": _OrderedJaxKernels,
                "bitwise": _BarrierJaxKernels}[mode]()
-    specs = {id(op): [(shapes[r], dtypes[r]) for r in op.result_names] for op in ops}
+    specs = {id(op): [(shapes[r], dtypes[r]) for r in op.result_names]
+             for op in with_bodies(ops)}
     fn = interpret(kernels, ops, inputs, outputs, specs)
     args = [jax.ShapeDtypeStruct(shapes[n], numpy_dtype(dtypes[n])) for n in inputs]
     options = {"xla_disable_hlo_passes": "fusion"} if mode == "bitwise" else {}

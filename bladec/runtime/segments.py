@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from bladec.ir import Op
+from bladec.ops.loop import with_bodies
 from bladec.runtime.backend import Backend, Segment
 from bladec.runtime.plan import Plan
 from bladec.runtime.trace import last_uses
@@ -99,7 +100,8 @@ def split(plan: Plan, shapes: dict[str, tuple[int, ...]], dtypes: dict[str, str]
         outputs = [n for n in dict.fromkeys(made) if n in keep or last.get(n, -1) > end]
         free = [n for n in inputs if (n not in keep or n in donated)
                 and last.get(n, -1) <= end]
-        specs = {id(op): [(shapes[r], dtypes[r]) for r in op.result_names] for op in ops}
+        specs = {id(op): [(shapes[r], dtypes[r]) for r in op.result_names]
+                 for op in with_bodies(ops)}
         args = [(shapes[n], dtypes[n]) for n in inputs]
         donate = tuple(i for i, n in enumerate(inputs) if n in free)
         fn = backend.segment(list(ops), inputs, outputs, specs, args, donate, xla_order)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from bladec.analysis.liveness import body_peak, is_loop
 from bladec.ir import Op
 
 
@@ -173,7 +174,9 @@ def simulate(trace: list[Step], sizes: dict[str, int], inputs: list[str],
             for r in results:
                 resident.add(r)
                 total += sizes[r]
-            memory.append(total)
+            # a loop's body runs inside its step (analysis/liveness.py's body_peak)
+            memory.append(total + body_peak(step.op, sizes.__getitem__, 0, max)
+                          if is_loop(step.op) else total)
             if step.index == until:
                 break
             # free what this step read last, and results nothing reads

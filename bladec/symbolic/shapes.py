@@ -23,6 +23,7 @@ from bladec.errors import BladecError
 from bladec.analysis.liveness import is_compute
 from bladec.ir import DTYPE_BYTES, NOWHERE, Func, Loc, Module, Op, TensorType
 from bladec.ops import ShapeCtx, apply_rule, lookup
+from bladec.ops.loop import REGIONS, with_bodies
 from bladec.sharding import splits
 from bladec.symbolic.binding import bounds, complete, empty_bounds
 from bladec.symbolic.compare import Comparator
@@ -334,7 +335,8 @@ def exact_quotient(expr: SymbolicExpr, k: int) -> SymbolicExpr:
 
 
 def _in_order(info: ShapeInfo, func: Func) -> ShapeInfo:
-    names = [a.name for a in func.args] + [r.name for op in func.ops for r in op.results]
+    names = [a.name for a in func.args] + [r.name for op in with_bodies(func.ops)
+                                           for r in op.results]
     if list(info.dims) == names:
         return info
     return replace(info, dims={n: info.dims[n] for n in names},
@@ -407,16 +409,24 @@ def _analyze(module: Module, func: Func) -> tuple[ShapeInfo, bool]:
         define(arg.name, arg.type, func.loc)
     sink = _Sink(solver)
     said = solver.effective
-    for op in func.ops:
-        opdef = lookup(op)
-        for r in op.results:
-            define(r.name, r.type, op.loc)
-        known = [o for o in op.operands if o in dims]
-        if not is_compute(op):
-            continue
-        ctx = ShapeCtx(op, [dims[o] for o in known], [dtypes[o] for o in known],
-                       [r.type for r in op.results], [dims[r.name] for r in op.results], sink)
-        apply_rule(opdef, ctx)
+
+    def block(ops: list[Op]) -> None:
+        """Define and relate each op's results; a loop's body first (its rule reads the
+        body's dims, which share the function's symbols)."""
+        for op in ops:
+            opdef = lookup(op)
+            for region in REGIONS.get(op.name, ()):
+                block(op.regions.get(region, []))
+            for r in op.results:
+                define(r.name, r.type, op.loc)
+            known = [o for o in op.operands if o in dims]
+            if not is_compute(op):
+                continue
+            ctx = ShapeCtx(op, [dims[o] for o in known], [dtypes[o] for o in known],
+                           [r.type for r in op.results], [dims[r.name] for r in op.results],
+                           sink, dims if op.name in REGIONS else {})
+            apply_rule(opdef, ctx)
+    block(func.ops)
     for a, bound, op, what in sink.lower:
         ca = a.subs(solver.subst)
         if ca.is_const and ca.const < bound:
@@ -462,7 +472,7 @@ def _analyze(module: Module, func: Func) -> tuple[ShapeInfo, bool]:
 def _all_types(func: Func):
     for a in func.args:
         yield a.type
-    for op in func.ops:
+    for op in with_bodies(func.ops):
         for r in op.results:
             yield r.type
 

@@ -6,5 +6,5 @@ supported primitives in docs/primitives.md is generated from that table
 (docs/gen_primitives.py).
 """
 from bladec.frontend.rules import (contraction, control, elementwise, indexing,  # noqa: F401
-                                   introspection, random, reduction, selection, shape,
-                                   window)
+                                   introspection, loop, random, reduction, selection,
+                                   shape, window)

@@ -9,24 +9,16 @@
 - ``cond`` (and ``lax.switch``) translates every branch and selects the results by the
   index (clamped into range, as ``lax.cond`` does): the listing has no regions that run
   conditionally, and a training step's branches are cheap and pure.
-- ``scan`` (also ``fori_loop`` with static bounds, which JAX writes as a scan) is unrolled:
-  each step's body is translated once with its slice of the scanned inputs, and the
-  per-step outputs are concatenated. Unrolling gives the scheduler and remat every step's
-  tensors to reorder and evict, which a loop op would hide; the price is listing size, so
-  it takes a static length (a scan over a dynamic length is refused, as is ``while``).
-  A loop op with a body region and a trip count known only at run time is what a dynamic
-  length would need; the listing has none because every pass would have to learn it: the
-  memory model's sizes are polynomials of the input dims (a loop's stacked outputs and
-  its per-step residuals would scale with a run-time count that no input dim carries),
-  the scheduler and remat order and evict whole ops (they could not evict inside a
-  body), and the ``grad`` pass would need the loop's adjoint (a reverse loop over saved
-  or recomputed carries). Each refusal is a located error at the loop's line.
+- ``scan`` (also ``fori_loop`` with static bounds, which JAX writes as a scan): a short
+  static one is unrolled here (:func:`unroll_scan`), others become the listing's loop op
+  (rules/loop.py says which and why), as is ``while`` (``while_loop``, and ``fori_loop``
+  with bounds known only at run time).
 """
 from __future__ import annotations
 
 from bladec.frontend.rule import Outs, Params, Result, Shape, rule
 from bladec.frontend.rules.shape import reshape_to, slice_to
-from bladec.frontend.translate import KEY_TRANSPARENT, JaxImportError, Lit, Translator, is_symbolic
+from bladec.frontend.translate import KEY_TRANSPARENT, JaxImportError, Lit, Translator
 
 INLINE = {"jit": "jaxpr", "pjit": "jaxpr", "closed_call": "call_jaxpr",
           "core_call": "call_jaxpr", "custom_jvp_call": "call_jaxpr",
@@ -90,16 +82,9 @@ def _cond(tr: Translator, ins: list, p: Params, shape: Shape, dtype: str,
     return chosen
 
 
-@rule("scan")
-def _scan(tr: Translator, ins: list, p: Params, shape: Shape, dtype: str,
-          outs: Outs) -> Result:
-    length = p["length"]
-    if is_symbolic(length):
-        raise JaxImportError(f"cannot import a scan over the dynamic length {length}: the "
-                             f"listing has no loop op, so a scan is unrolled into its steps, "
-                             "which needs the length as a number; give the scanned axis a "
-                             "static size (pad to the longest and mask)")
-    length = int(length)
+def unroll_scan(tr: Translator, ins: list, p: Params, outs: Outs) -> Result:
+    """A scan of static length as its steps (rules/loop.py decides which scans)."""
+    length = int(p["length"])
     nc, ncarry = int(p["num_consts"]), int(p["num_carry"])
     consts, carry, xs = ins[:nc], list(ins[nc:nc + ncarry]), ins[nc + ncarry:]
     body = p["jaxpr"]
@@ -122,17 +107,6 @@ def _scan(tr: Translator, ins: list, p: Params, shape: Shape, dtype: str,
         stacked.append(parts[0] if length == 1 else
                        tr.emit("concatenate", parts, oshape, odtype, {"dim": 0}))
     return carry + stacked
-
-
-@rule("while")
-def _while(tr: Translator, ins: list, p: Params, shape: Shape, dtype: str,
-           outs: Outs) -> Result:
-    """JAX writes ``fori_loop`` with Python int bounds as a scan; a ``while`` is a loop
-    whose trip count is known only when it runs."""
-    raise JaxImportError("cannot import a while loop (lax.while_loop, or fori_loop with "
-                         "bounds known only at run time): the listing has no loop op, and "
-                         "unrolling needs a trip count known at import time; give fori_loop "
-                         "Python int bounds (it becomes a scan, unrolled)")
 
 
 def _step(tr: Translator, x: str | Lit, i: int) -> str:
