@@ -53,7 +53,6 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from bench_device import MIB, mib, xla_device_peak  # noqa: E402
 
-from bladec.errors import BladecError  # noqa: E402
 from bladec.frontend.jax_import import trace  # noqa: E402
 from bladec.models import llama  # noqa: E402
 from bladec.parse import parse_module  # noqa: E402
