@@ -144,11 +144,11 @@ def test_amp_rounds_on_jax_as_on_numpy():
 
 
 def test_amp_keeps_the_mesh_and_each_cast_keeps_its_split():
-    """On a sharded listing (samples/mlp-loss-sharded.mlir after propagate) a cast is
-    split like the value it rounds, and the mesh stays (``-p propagate,amp,grad``)."""
+    """On a sharded listing (samples/mlp-loss-sharded.mlir) a cast is
+    split like the value it rounds, and the mesh stays (``-p amp,grad``)."""
     path = Path(__file__).resolve().parent.parent / "samples" / "mlp-loss-sharded.mlir"
     module = run_pipeline(parse_module(path.read_text(), str(path)),
-                          parse_pipeline("propagate,amp"))
+                          parse_pipeline("amp"))
     assert module.mesh is not None
     types = module.main.value_types()
     casts = [op for op in module.main.ops if op.name == "convert"]

@@ -52,7 +52,7 @@ def test_collective_adjoints_equal_jax_grad_of_the_shard_map_lowering():
 
 
 def test_sharded_mlp_loss_through_grad_matches_the_unsharded_gradients(tmp_path):
-    """samples/mlp-loss-sharded.mlir through ``-p propagate,grad`` on 8 devices: the loss
+    """samples/mlp-loss-sharded.mlir through ``-p grad`` on 8 devices: the loss
     and the weights' gradients of jax.value_and_grad of the same model on whole arrays
     (the partial sums of a weight gradient over the batch reach all_to_all's adjoint)."""
     import jax
@@ -65,7 +65,7 @@ def test_sharded_mlp_loss_through_grad_matches_the_unsharded_gradients(tmp_path)
     from bladec.cli import main
     from clirunner import make_runner
     # optimize needs no devices: in this process (a JAX start saved); run needs the 8
-    train = make_runner().invoke(main, ["optimize", "-p", "propagate,grad", str(
+    train = make_runner().invoke(main, ["optimize", "-p", "grad", str(
         ROOT / "samples" / "mlp-loss-sharded.mlir"), "-o", str(tmp_path / "train.mlir")])
     assert train.exit_code == 0, train.stderr
     done = _run(BLADEC + ["run", str(tmp_path / "train.mlir"), "--inputs",
