@@ -3,6 +3,7 @@ fixed when its backend starts, so the rest of the suite keeps its one device.
 
     python tests/sharded_check.py pairs [SEED]   # redistribute programs against JAX's reshard
     python tests/sharded_check.py llama          # the sharded Llama step against one device
+    python tests/sharded_check.py grads          # collectives' adjoints against jax.grad
 
 Prints one JSON object; the test asserts on it.
 """
@@ -23,6 +24,7 @@ import numpy as np  # noqa: E402
 
 from bladec.emit.shard import sharded_program  # noqa: E402
 from bladec.ir import Func, Op, TensorType, Value  # noqa: E402
+from bladec.passes.propagate import PropagatePass  # noqa: E402
 from bladec.passes.redistribute import RedistributePass  # noqa: E402
 from bladec.verify import verify  # noqa: E402
 from test_redistribute import MESHES, all_shardings, program  # noqa: E402
@@ -84,9 +86,87 @@ def pairs_check(seed: int) -> dict:
     return report
 
 
+# One forward listing per collective on {x:4, y:2}: %a goes through the collective, the
+# loss is sum(f(result) * %r) with f non-linear where the collective alone is linear.
+GRAD_CASES = {
+    "all_gather": ("{x, y}", "%y = all_gather(%a) {dim = 1} -> tensor<8x16, {x, _}>", "{x, _}"),
+    "shard_slice": ("{x, _}", '%y = shard_slice(%a) {dim = 1, axis = "y"} '
+                    "-> tensor<8x16, {x, y}>", "{x, y}"),
+    "all_to_all": ("{x, y}", "%y = all_to_all(%a) {src = 1, dst = 0} "
+                   "-> tensor<8x16, {(x, y), _}>", "{(x, y), _}"),
+    "all_to_all_count": ("{_, (x, y)}", "%y = all_to_all(%a) {src = 1, dst = 0, count = 2} "
+                         "-> tensor<8x16, {(x, y), _}>", "{(x, y), _}"),
+    "all_permute": ("{(x, y), _}", "%y = all_permute(%a) -> tensor<8x16, {(y, x), _}>",
+                    "{(y, x), _}"),
+    "reshard": ("{y, x}", "%y = reshard(%a) -> tensor<8x16, {x, y}>", "{x, y}"),
+    # a partial sum over x (dim 1's blocks summed per device), then its all_reduce
+    "all_reduce": ("{_, x}", "%p = reduce(%a) {dims = [1]} -> tensor<8, {_, +x}>\n"
+                   "  %s = all_reduce(%p) -> tensor<8>\n"
+                   "  %y = broadcast_in_dim(%s) {dims = [0]} -> tensor<8x16>", "{_, _}"),
+}
+
+
+def grad_listing(src: str, body: str, dst: str) -> str:
+    return ("mesh {x = 4, y = 2}\n"
+            f"func.func @main(%a: tensor<8x16, {src}>, %r: tensor<8x16, {dst}>) {{\n"
+            f"  {body}\n"
+            f"  %t = tanh(%y) -> tensor<8x16, {dst}>\n"
+            f"  %m = mul(%t, %r) -> tensor<8x16, {dst}>\n"
+            "  %loss = reduce(%m) {dims = [0, 1]} -> tensor<f32>\n"
+            "  return %loss\n}\n")
+
+
+def run_sharded(module, args: list[np.ndarray], grad_of: int | None = None) -> list:
+    """The module's @main under shard_map on its mesh (global arrays in and out); with
+    ``grad_of``, jax.grad of its first output by the first ``grad_of`` inputs instead."""
+    func = module.main
+    shapes = {n: t.dims for n, t in func.value_types().items()}  # static listings
+    prog = sharded_program(func, module.mesh, shapes)
+    placed = [jax.device_put(x, jax.sharding.NamedSharding(prog.mesh, s))
+              for x, s in zip(args, prog.in_specs)]
+    if grad_of is None:
+        return [np.asarray(o) for o in prog.fn(*placed)]
+    fn = jax.grad(lambda *a: prog.fn(*a)[0], argnums=tuple(range(grad_of)))
+    return [np.asarray(g) for g in fn(*placed)]
+
+
+def grads_check(seed: int) -> dict:
+    """Each collective's adjoint: the training listing that ``grad`` writes, run under
+    shard_map, against jax.grad of the forward's shard_map lowering."""
+    from bladec.parse import parse_module
+    from bladec.passes import parse_pipeline, run_pipeline
+    from bladec.printer import format_module
+    rng = np.random.default_rng(seed)
+    report: dict = {"checked": [], "bad": [], "ops": {}}
+    for case, (src, body, dst) in GRAD_CASES.items():
+        module = parse_module(grad_listing(src, body, dst), f"<{case}>")
+        train = run_pipeline(module, parse_pipeline("grad{wrt=%a,%r}"))
+        text = format_module(train)
+        train = parse_module(text, f"<{case}>")  # the printed listing round-trips
+        verify(train)
+        start = len(PropagatePass().apply(module).main.ops)  # the backward's collectives
+        report["ops"][case] = [op.name for op in train.main.ops[start:]
+                               if op.name in SHARD_OPS]
+        xs = [rng.standard_normal((8, 16)).astype(np.float32) for _ in range(2)]
+        # the forward as it runs: propagate makes the loss's partial sums whole
+        want = run_sharded(PropagatePass().apply(module), xs, grad_of=2)
+        have = run_sharded(train, xs)[1:]
+        report["checked"].append(case)
+        for name, h, w in zip(("a", "r"), have, want):
+            if not np.allclose(h, w, rtol=1e-5, atol=1e-6):
+                report["bad"].append([case, name, float(np.abs(h - w).max())])
+    return report
+
+
+SHARD_OPS = {"reshard", "all_gather", "shard_slice", "all_to_all", "all_permute",
+             "all_reduce"}
+
+
 if __name__ == "__main__":
     mode = sys.argv[1]
     if mode == "pairs":
         print(json.dumps(pairs_check(int(sys.argv[2]) if len(sys.argv) > 2 else 0)))
+    elif mode == "grads":
+        print(json.dumps(grads_check(int(sys.argv[2]) if len(sys.argv) > 2 else 0)))
     else:
         raise SystemExit(f"unknown mode {mode}")

@@ -141,3 +141,18 @@ def test_amp_rounds_on_jax_as_on_numpy():
     on_numpy = Executor(amp, NumpyBackend()).run(x)[0]["%c"]
     np.testing.assert_allclose(on_jax, on_numpy, rtol=1e-5, atol=1e-4)
     assert np.abs(on_jax - exact).max() > 1e-2  # bf16 operands: not the f32 product
+
+
+def test_amp_keeps_the_mesh_and_each_cast_keeps_its_split():
+    """On a sharded listing (samples/mlp-loss-sharded.mlir) a cast is
+    split like the value it rounds, and the mesh stays (``-p amp,grad``)."""
+    path = Path(__file__).resolve().parent.parent / "samples" / "mlp-loss-sharded.mlir"
+    module = run_pipeline(parse_module(path.read_text(), str(path)),
+                          parse_pipeline("amp"))
+    assert module.mesh is not None
+    types = module.main.value_types()
+    casts = [op for op in module.main.ops if op.name == "convert"]
+    assert {op.operands[0] for op in casts} == {"%x", "%w1s", "%ag", "%w2"}
+    for op in casts:
+        assert op.results[0].type.sharding == types[op.operands[0]].sharding
+    verify(run_pipeline(module, parse_pipeline("grad")))

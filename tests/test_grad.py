@@ -751,13 +751,13 @@ COVERED = {"neg", "exp", "log", "sqrt", "rsqrt", "tanh", "logistic", "abs", "sin
            "shift_right_logical", "threefry", "scan"}
 
 
-# The collectives of sharded listings (issue 17) have no adjoint yet: grad takes unsharded
-# listings, and a gradient through one of them is a located error naming it (the error
-# itself is tested below with an op whose adjoint is taken away). Adding an adjoint moves
-# an op to COVERED.
-WITHOUT_ADJOINT = {"reshard", "all_gather", "shard_slice", "all_to_all", "all_permute",
-                   "all_reduce",
-                   "while"}  # as in JAX: no reverse mode through a run-time trip count
+# The collectives of sharded listings are tested on 8 CPU devices, against jax.grad of
+# their shard_map lowering (tests/test_sharded_run.py, tests/sharded_check.py grads).
+COVERED |= {"reshard", "all_gather", "shard_slice", "all_to_all", "all_permute",
+            "all_reduce"}
+# Ops with no adjoint, each a located error in the grad pass (tested below with an op
+# whose adjoint is taken away). Adding an adjoint moves an op to COVERED.
+WITHOUT_ADJOINT = {"while"}  # as in JAX: no reverse mode through a run-time trip count
 
 
 def test_every_op_with_a_float_input_has_a_tested_adjoint():
@@ -925,3 +925,29 @@ def test_broadcasts_are_made_again_and_save_auto_recomputes_cheap_values():
         peaks = [exact_peak(m.main, exact_sizes(analyze_shapes(m), {"S0": s0}))
                  for m in (every, auto)]
         assert peaks[1] <= peaks[0], s0  # strictly lower on the Llama (test_grad_llama)
+
+
+def test_the_llama_backward_reads_no_forward_broadcast():
+    """samples/llama-loss-small.mlir broadcasts with the importer's ``broadcast_like``
+    (a scalar scale and per-row sums to [B, H, S, S]): the backward makes each again from
+    what it reads instead of keeping it (kept, they took grad's device peak at 8x256 from
+    62.6 to 78.6 MiB, above the imported value_and_grad step's 64.1)."""
+    from pathlib import Path
+
+    from bladec.analysis.memory import exact_sizes
+    from bladec.symbolic.shapes import analyze_shapes
+    fills = {"broadcast", "broadcast_in_dim", "broadcast_like", "constant", "iota"}
+    path = Path(__file__).resolve().parent.parent / "samples" / "llama-loss-small.mlir"
+    forward = parse_module(path.read_text(), str(path))
+    made = {r.name: op for op in forward.main.ops for r in op.results}
+    assert "broadcast_like" in {op.name for op in made.values()}
+    sizes = exact_sizes(analyze_shapes(forward), {"S0": 8, "S1": 256})
+
+    def spreads(name: str) -> bool:  # made larger than what it reads (not a reshape)
+        op = made.get(name)
+        return op is not None and op.name in fills and \
+            sizes[name] > max([sizes[n] for n in op.operands[:1]] + [0])
+    for pipeline in ("grad", "grad{save=auto}"):
+        train = run_pipeline(forward, parse_pipeline(pipeline)).main
+        read = {n for op in train.ops[len(forward.main.ops):] for n in op.operands}
+        assert not [n for n in read if spreads(n)], pipeline

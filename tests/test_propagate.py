@@ -246,3 +246,22 @@ func.func @main(%a: tensor<8x4, {d, _}>) {
   return %b
 }
 """))
+
+
+def test_in_the_backward_a_collective_of_an_otherwise_split_operand_is_a_reshard():
+    """The grad pass's backward (``PropagatePass(backward=True)``): a cotangent may reach
+    a collective's adjoint split otherwise than the forward value was; the collective is
+    the identity on the global array, so it becomes a reshard to its declared split. In a
+    user's listing the same collective is an error."""
+    text = """mesh {d = 2}
+func.func @main(%a: tensor<8x4, {_, d}>) {
+  %b = shard_slice(%a) {dim = 0, axis = "d"} -> tensor<8x4, {d, _}>
+  return %b
+}
+"""
+    with pytest.raises(BladecError, match="already splits the operand"):
+        PropagatePass().apply(parse_module(text))
+    out = PropagatePass(backward=True).apply(parse_module(text))
+    (op,) = out.main.ops
+    assert op.name == "reshard" and op.results[0].name == "%b"
+    assert op.results[0].type.sharding == (("d",), ())

@@ -615,6 +615,22 @@ def test_the_whole_step_is_not_compiled_to_learn_it_does_not_fit(monkeypatch) ->
         refused.prepare({"S0": 256}, 1_000_000)
     assert None in refused._bound({"S0": 256}).runs       # checked before refusing
 
+def test_fits_answers_without_searching_the_smallest_limit(monkeypatch) -> None:
+    """``Executor.fits`` (a search over bindings under one limit): the answer prepare
+    gives, a plan found kept for the run, a refusal without the smallest-limit search."""
+    module = run_pipeline(_module(REEVICT), parse_pipeline("analyze,remat"))
+    smallest = _smallest(Executor(module, NumpyBackend()), {"S0": 5})
+    ex = Executor(module, NumpyBackend())
+
+    def search(*args, **kwargs):
+        raise AssertionError("searched the smallest limit")
+    monkeypatch.setattr(ex, "_smallest_limit", search)
+    assert not ex.fits({"S0": 5}, smallest - 1)
+    assert ex.fits({"S0": 5}, smallest)
+    run = ex._bound({"S0": 5}).runs[smallest]
+    assert ex.prepare({"S0": 5}, smallest) is run and run.device.peak <= smallest
+
+
 def test_runs_are_cached_per_input_shapes(monkeypatch) -> None:
     ex = Executor(run_pipeline(_module(CHAIN), parse_pipeline("analyze,remat")), NumpyBackend())
     inputs = ex.random_inputs({"S0": 6})

@@ -13,14 +13,18 @@ iotas, row gathers and scatter-adds, concatenations, and nothing else on split v
 """
 from __future__ import annotations
 
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
+from bladec.adjoint import Adjoint
 from bladec.errors import BladecError
 from bladec.ir import Mesh, Op, TensorType
 from bladec.ops import OpDef, RuleResult, ShapeCtx, register
 from bladec.ops.elementwise import BINARY, UNARY
 from bladec.sharding import spec, splits
 from bladec.types import Sharding, format_sharding
+
+if TYPE_CHECKING:
+    from bladec.adjoint import Builder
 
 # Ops whose blockwise result is the block of the whole result when every operand and
 # the result are split the same way.
@@ -81,6 +85,57 @@ def _permute(mesh: Mesh, op: Op, src: Sharding) -> Sharding | None:
 
 def _all_reduce(mesh: Mesh, op: Op, src: Sharding) -> Sharding | None:
     return src  # the same blocks, summed: only the partial axes go (check_sharding)
+
+
+# -- adjoints (reverse mode, the ``grad`` pass) -------------------------------------------
+# Every collective is the identity on the global array (``all_reduce`` on the sum of its
+# partial blocks), so each adjoint moves the cotangent from the result's split back to
+# the operand's: the inverse collective. The cotangent's own split is the ``propagate``
+# pass's to settle (the grad pass runs it on the backward): it sums a cotangent that
+# arrives as partial sums before a collective that needs whole blocks (all_reduce then
+# shard_slice: the reduce-scatter of a gather's cotangent), and where the cotangent is
+# split otherwise than the result it reshards it to the declared operand split. On whole
+# arrays (a listing run on one device, sharding.whole_arrays) every adjoint is the
+# identity.
+
+def _operand_type(op: Op, b: "Builder") -> TensorType:
+    t = b.type(op.operands[0])
+    return t.with_sharding(t.sharding, ())
+
+
+def _inverse(name: str, attrs: Callable[[Op, Sharding], dict]) -> Adjoint:
+    """The adjoint that writes ``name`` (with ``attrs`` from the forward op and its
+    operand's split) from the result's cotangent to the operand's split."""
+    def rule(b: "Builder", op: Op, cots: list[str | None]) -> list[str | None]:
+        g = cots[0]
+        if g is None:
+            return [None]
+        src = spec(b.type(op.operands[0]))
+        if not any(src) and not any(spec(op.results[0].type)):
+            return [g]  # whole arrays: the identity
+        return [b.emit(name, [g], _operand_type(op, b), attrs(op, src))]
+    return rule
+
+
+def _all_reduce_adjoint(b: "Builder", op: Op, cots: list[str | None]) -> list[str | None]:
+    """``y = x_1 + ... + x_n`` (each device's partial block): ``dy/dx_i`` is 1, so every
+    partial block's cotangent is the whole cotangent of y, unchanged on each device
+    (where it arrives as partial sums itself, propagate all_reduces it first)."""
+    return [cots[0]]
+
+
+ADJOINTS: dict[str, Adjoint] = {
+    "reshard": _inverse("reshard", lambda op, src: {}),
+    # the gathered axis was dim d's newest: slicing it again is the inverse
+    "all_gather": _inverse("shard_slice", lambda op, src: {
+        "dim": op.attrs["dim"], "axis": src[op.attrs["dim"]][-1]}),
+    "shard_slice": _inverse("all_gather", lambda op, src: {"dim": op.attrs["dim"]}),
+    # the moved axes are the newest of dst: move the same count back
+    "all_to_all": _inverse("all_to_all", lambda op, src: {
+        "src": op.attrs["dst"], "dst": op.attrs["src"], "count": op.attrs.get("count", 1)}),
+    "all_permute": _inverse("all_permute", lambda op, src: {}),
+    "all_reduce": _all_reduce_adjoint,
+}
 
 
 ShardRule = Callable[[Mesh, Op, Sharding], "Sharding | None"]
@@ -323,25 +378,30 @@ STRUCTURAL = {"broadcast_in_dim": _broadcast_rule, "broadcast_like": _broadcast_
 
 register(OpDef("reshard", "`reshard(%x) -> tensor<..., {...}>`: the same array split as the "
                "result type says (any change of sharding); the `redistribute` pass writes it "
-               "as collectives in normal form.", _same, recomputable=False))
+               "as collectives in normal form.", _same, recomputable=False,
+               adjoint=ADJOINTS["reshard"]))
 register(OpDef("all_gather", "`all_gather(%x) {dim = d}`: gathers dim d over its newest "
                "(minor) mesh axis, which the result's sharding drops (local dim x |axis|).",
-               _same, attrs={"dim": "int"}, required=frozenset({"dim"}), recomputable=False))
+               _same, attrs={"dim": "int"}, required=frozenset({"dim"}), recomputable=False,
+               adjoint=ADJOINTS["all_gather"]))
 register(OpDef("shard_slice", "`shard_slice(%x) {dim = d, axis = \"a\"}`: each device keeps "
                "its block of dim d along mesh axis a (a dynamic slice by the axis index; no "
                "communication); a is unused by x and becomes dim d's newest axis.",
                _same, attrs={"dim": "int", "axis": "str"},
-               required=frozenset({"dim", "axis"}), recomputable=False))
+               required=frozenset({"dim", "axis"}), recomputable=False,
+               adjoint=ADJOINTS["shard_slice"]))
 register(OpDef("all_to_all", "`all_to_all(%x) {src = d, dst = e}`: moves dim d's newest mesh "
                "axis onto dim e (newest there): d is gathered and e split over that axis; "
                "the local size is unchanged. `count = k` moves d's k newest axes at once, "
                "in their order (one collective over k axes).", _same,
                attrs={"src": "int", "dst": "int", "count": "int"},
-               required=frozenset({"src", "dst"}), recomputable=False))
+               required=frozenset({"src", "dst"}), recomputable=False,
+               adjoint=ADJOINTS["all_to_all"]))
 register(OpDef("all_reduce", "`all_reduce(%x)`: sums the partial sums of x over the mesh "
                "axes its type marks `+axes` (a `lax.psum`); the result is x's sharding "
-               "without them.", _same, recomputable=False))
+               "without them.", _same, recomputable=False,
+               adjoint=ADJOINTS["all_reduce"]))
 register(OpDef("all_permute", "`all_permute(%x) -> tensor<..., {...}>`: a collective permute "
                "to a sharding that cuts every dim into as many blocks (the local shape is "
                "unchanged; which device holds which block changes).", _same,
-               recomputable=False))
+               recomputable=False, adjoint=ADJOINTS["all_permute"]))

@@ -27,9 +27,11 @@ against f32 training, so an underflow shows as a number rather than silently.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 from bladec.errors import BladecError
-from bladec.ops.loop import LOOPS
 from bladec.ir import DTYPE_BYTES, FLOAT_DTYPES, Func, Module, Op, TensorType, Value, fresh_name
+from bladec.ops.loop import LOOPS
 from bladec.passes import ChoiceOption, register
 
 CONTRACTIONS = ("dot", "dot_general")
@@ -48,8 +50,7 @@ class AmpPass:
     def apply(self, module: Module) -> Module:
         func = module.main
         new = lower_contractions(func, self.dtype)
-        return Module([new if f is func else f for f in module.funcs], module.shape_graph,
-                      module.file)
+        return replace(module, funcs=[new if f is func else f for f in module.funcs])
 
 
 def lower_contractions(func: Func, low: str) -> Func:
@@ -81,7 +82,7 @@ def _lower(block: list[Op], types: dict[str, TensorType], taken: set[str], low: 
                 if n not in narrowed:
                     name = fresh_name(f"{n}.{low}", taken, sep="")
                     t = types[n]
-                    ops.append(Op("convert", [n], [Value(name, TensorType(t.dims, low, t.binds))],
+                    ops.append(Op("convert", [n], [Value(name, replace(t, dtype=low))],
                                   {"dtype": low}, loc=op.loc))
                     narrowed[n] = name
                 operands.append(narrowed[n])

@@ -27,12 +27,16 @@ listing.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 from bladec.adjoint import Builder, backprop, depends_on, total
 from bladec.analysis.liveness import is_compute
 from bladec.errors import BladecError
 from bladec.ir import FLOAT_DTYPES, Func, Module, Op, Value, walk
 from bladec.ops import REGISTRY
+from bladec.ops.collective import SHARD_RULES
 from bladec.passes import ChoiceOption, NamesOption, register
+from bladec.passes.propagate import PropagatePass
 from bladec.passes.saving import PER_USE, recompute_cheap
 from bladec.symbolic.graph import write_back
 from bladec.symbolic.shapes import analyze_shapes
@@ -55,6 +59,8 @@ class GradPass:
         self.save = self.options["save"].parse(self.name, "save", save)
 
     def apply(self, module: Module) -> Module:
+        if module.mesh is not None:  # the forward's splits, which the adjoints read
+            module = PropagatePass().apply(module)
         module = write_back(module, analyze_shapes(module))
         func = module.main
         trained = _trained(func, self.wrt)
@@ -64,9 +70,36 @@ class GradPass:
             new = recompute_cheap(module, new, len(func.ops))
         else:  # as JAX's linearization, whose residuals are what a broadcast reads
             new = recompute_cheap(module, new, len(func.ops), PER_USE, 1)
+        if module.mesh is not None:
+            new = _unsplit_backward(new, len(func.ops), trained)
         funcs = [new if f is func else f for f in module.funcs]
-        out = Module(funcs, module.shape_graph, module.file)
+        out = Module(funcs, module.shape_graph, module.file, module.mesh)
+        if module.mesh is not None:
+            out = PropagatePass(backward=True).apply(out)
         return write_back(out, analyze_shapes(out))
+
+
+def _unsplit_backward(func: Func, start: int, trained: list[str]) -> Func:
+    """A sharded listing's training function with the backward's splits left to the
+    ``propagate`` pass: the adjoint rules build types from the forward's (a cotangent
+    of a partial sum is not one, a rule's result copies an operand's split), so every
+    backward result loses its split except the collectives' (their adjoints state the
+    operand's split they bring a cotangent back to), and each gradient is asked for
+    in its input's split (as JAX gives a parameter's gradient its sharding)."""
+    inputs = {a.name: a.type for a in func.args}
+    grads = {g: inputs[name] for g, name in zip(func.returns[1:], trained)}
+    ops = list(func.ops[:start])
+    for op in func.ops[start:]:
+        results = []
+        for r in op.results:
+            t = r.type
+            if r.name in grads:
+                t = t.with_sharding(grads[r.name].sharding, ())
+            elif op.name not in SHARD_RULES:
+                t = t.with_sharding(None)
+            results.append(replace(r, type=t))
+        ops.append(replace(op, results=results))
+    return replace(func, ops=ops)
 
 
 def _trained(func: Func, wrt: tuple[str, ...] | None) -> list[str]:

@@ -57,10 +57,17 @@ class _Unreachable(Exception):
 class PropagatePass:
     name = "propagate"
 
+    def __init__(self, backward: bool = False) -> None:
+        # ``backward`` (the grad pass's, not a pipeline option): a collective whose operand
+        # arrives split otherwise than it was written for is a reshard to its declared
+        # result; in a user's listing that is an error
+        self.backward = backward
+
     def apply(self, module: Module) -> Module:
         if module.mesh is None:
             return module
-        out = replace(module, funcs=[_Propagation(f, module.mesh).run() for f in module.funcs])
+        out = replace(module, funcs=[_Propagation(f, module.mesh, self.backward).run()
+                                     for f in module.funcs])
         try:  # the input's rules were not checked (its results had no shardings yet)
             verify(out)
         except BladecError as exc:
@@ -98,8 +105,8 @@ def _whole(t: TensorType) -> Layout:
 
 
 class _Propagation:
-    def __init__(self, func: Func, mesh: Mesh) -> None:
-        self.func, self.mesh = func, mesh
+    def __init__(self, func: Func, mesh: Mesh, backward: bool = False) -> None:
+        self.func, self.mesh, self.backward = func, mesh, backward
         self.types: dict[str, TensorType] = {a.name: a.type for a in func.args}
         self.producer: dict[str, Op] = {}
         self.out: list[Op] = []
@@ -195,7 +202,19 @@ class _Propagation:
         if t.partial:
             x = self.convert(x, (spec(t), ()), op)
         result = op.results[0]
-        rule = SHARD_RULES[op.name](self.mesh, op, spec(t))
+        declared = result.type.sharding if self.backward else None
+        try:
+            rule = SHARD_RULES[op.name](self.mesh, op, spec(t))
+        except BladecError:
+            if declared is None:
+                raise
+            rule = ()  # it can not apply to the operand's split: reshard below
+        if declared is not None and rule is not None and rule != declared:
+            # a cotangent that arrives split otherwise than the collective's adjoint was
+            # written for: every collective is the identity on the global array, so a
+            # reshard to the declared split (a constraint, as for any op) is the same value
+            self.convert(x, (declared, ()), op, into=result.name)
+            return
         lay = (rule, ()) if rule is not None else (spec(result.type), ())
         self._emit(replace(op, operands=[x], results=[replace(result, type=typed(
             result.type, lay))]))

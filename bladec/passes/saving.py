@@ -36,12 +36,14 @@ from bladec.symbolic.shapes import ShapeInfo, analyze_shapes
 
 CHEAP = frozenset(UNARY) | frozenset(BINARY) | {
     "integer_pow", "compare", "select", "convert", "broadcast", "broadcast_in_dim",
-    "reshape", "dynamic_reshape", "transpose", "concatenate", "slice", "constant", "iota",
+    "broadcast_like", "reshape", "dynamic_reshape", "transpose", "concatenate", "slice", "constant", "iota",
     "stop_gradient"}
 MAX_OPS = 6  # the most ops recomputed for one value
 # Ops that only spread or fill values: never worth keeping for the backward (what they
 # make is at least as large as what they read), re-emitted there even with save=all.
-PER_USE = frozenset({"broadcast", "broadcast_in_dim", "constant", "iota"})
+# ``broadcast_like`` is the importer's broadcast to a dynamic shape (its reference only
+# lends its dims), which samples/llama-loss-small.mlir uses since it was imported again.
+PER_USE = frozenset({"broadcast", "broadcast_in_dim", "broadcast_like", "constant", "iota"})
 
 
 def recompute_cheap(module: Module, func: Func, forward_ops: int,

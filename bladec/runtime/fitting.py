@@ -73,6 +73,20 @@ class Fitter(Planner):
             bound.runs[limit] = run
         return run
 
+    def fits(self, binding: dict[str, int], limit: int) -> bool:
+        """Whether a plan meets ``limit`` for ``binding`` by the device accounting (the
+        plan found is cached, as :meth:`prepare` caches it), without the search for the
+        smallest limit that works, which only a refusal's message needs: for a search
+        over bindings under one limit (the largest batch that fits), where it would cost
+        a dozen plans compiled per binding refused."""
+        bound = self._bound(binding)
+        if limit not in bound.runs:
+            run = self._guess(bound, limit) or self._fits(bound, limit)
+            if run is None:
+                return False
+            bound.runs[limit] = run
+        return True
+
     def _guess(self, bound: _Bound, limit: int) -> PreparedRun | None:
         """The closed loop's plan, without first compiling the whole step to learn that
         it does not fit, where :meth:`_whole_step_over` says so; None sends
