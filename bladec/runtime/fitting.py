@@ -24,6 +24,7 @@ from bladec.runtime.binding import _Bound
 from bladec.runtime.device import account, grow_margins
 from bladec.runtime.limit import LimitError
 from bladec.runtime.planning import Planner
+from bladec.runtime.repair import repair
 from bladec.runtime.policy import CostModel, Plan, try_plan
 from bladec.runtime.segments import PreparedRun, split
 
@@ -125,7 +126,7 @@ class Fitter(Planner):
                             margins)
             if plan is None:
                 break
-            run = self._checked(plan, bound, limit)
+            plan, run = self._repaired(plan, self._checked(plan, bound, limit), bound, limit)
             if run.device.peak <= limit:
                 found = run
                 bound.good.append(run)
@@ -134,6 +135,20 @@ class Fitter(Planner):
                 break
         bound.fitted[limit] = found
         return found
+
+    def _repaired(self, plan: Plan, run: PreparedRun, bound: _Bound, limit: int
+                  ) -> tuple[Plan, PreparedRun]:
+        """``plan`` and its run, with each segment over ``limit`` repaired in turn
+        (repair.py: values held across it moved to the host while it runs, the segment
+        and its executable kept) while that covers the excess; the last plan checked."""
+        for _ in range(run.segments):
+            if run.device.peak <= limit:
+                break
+            fixed = repair(plan, run, bound.program, bound.sizes, limit)
+            if fixed is None:
+                break
+            plan, run = fixed, self._checked(fixed, bound, limit)
+        return plan, run
 
     def _fits(self, bound: _Bound, limit: int) -> PreparedRun | None:
         """What :meth:`prepare` runs under ``limit``: the run with nothing evicted when
