@@ -59,24 +59,33 @@ def repair(plan: Plan, run: PreparedRun, program: Program, sizes: dict[str, int]
 def _first_over(run: PreparedRun, limit: int
                 ) -> tuple[SegmentStep, object, list[str]] | None:
     """The first segment over ``limit`` with its figure and the values held when it
-    starts that it does not read (in the order they were made)."""
+    starts that it does not read (in the order they were made), less those that the
+    cuts around it already move (reloaded just before it, or evicted just after: the
+    repair's own eviction and reload would then meet them on the wrong side)."""
     resident: dict[str, None] = {}
+    moved: set[str] = set()   # reloaded since the last segment
     figures = iter(run.device.segments)
-    for step in run.steps:
+    for t, step in enumerate(run.steps):
         if isinstance(step, SegmentStep):
             figure = next(figures, None)
             if figure is None:
                 return None
             if figure.total > limit:
-                reads = set(step.inputs)
-                return step, figure, [n for n in resident if n not in reads]
+                for later in run.steps[t + 1:]:
+                    if isinstance(later, SegmentStep):
+                        break
+                    moved.add(later.value)
+                skip = moved | set(step.inputs)
+                return step, figure, [n for n in resident if n not in skip]
             for n in step.free:
                 resident.pop(n, None)
             resident.update(dict.fromkeys(step.outputs))
+            moved = set()
         elif isinstance(step, EvictStep):
             resident.pop(step.value, None)
         elif isinstance(step, ReloadStep):
             resident[step.value] = None
+            moved.add(step.value)
     return None
 
 
