@@ -4,8 +4,10 @@ The planner (policy.py) works on the per-op model; a limit promises the device p
 (device.py: held arrays plus each running segment's own XLA outputs and temporaries).
 So a plan is cut into segments and compiled (segments.py, the backend), its device
 peak is read from the compiled segments' figures, and where a segment is over the
-limit the planner is given a margin at that segment's ops and plans again, until the
-device peak fits (:meth:`Fitter._fit`). When it can not, the smallest limit that works
+limit it is first repaired where that keeps the segment (repair.py: values it does not
+read leave the device while it runs, so the executable compiled to check it is the one
+that runs), and otherwise the planner is given a margin at that segment's ops and plans
+again, until the device peak fits (:meth:`Fitter._fit`). When it can not, the smallest limit that works
 by the same accounting is searched and named (:meth:`Fitter._smallest_limit`: verified,
 it fits and one byte less does not).
 
