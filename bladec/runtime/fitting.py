@@ -26,8 +26,8 @@ from bladec.runtime.binding import _Bound
 from bladec.runtime.device import account, grow_margins
 from bladec.runtime.limit import LimitError
 from bladec.runtime.planning import Planner
-from bladec.runtime.repair import repair
 from bladec.runtime.policy import CostModel, Plan, try_plan
+from bladec.runtime.repair import repair
 from bladec.runtime.segments import PreparedRun, split
 
 MAX_ROUNDS = 8   # plans compiled and checked per limit before the closed loop gives up

@@ -18,6 +18,8 @@ it; graph inputs and outputs stay where they are.
 """
 from __future__ import annotations
 
+from bladec.runtime.consolidate import valid_trace
+from bladec.runtime.device import SegmentFigure
 from bladec.runtime.plan import Eviction, Plan, Program, build_trace
 from bladec.runtime.segments import EvictStep, PreparedRun, ReloadStep, SegmentStep
 from bladec.runtime.trace import simulate
@@ -34,6 +36,8 @@ def repair(plan: Plan, run: PreparedRun, program: Program, sizes: dict[str, int]
     if found is None:
         return None
     step, figure, resident = found
+    if not step.op_indices:
+        return None
     lo, hi = min(step.op_indices), max(step.op_indices)
     if lo == 0 or hi + 1 >= len(program.ops):
         return None   # nothing is held across the first segment nor read after the last
@@ -52,12 +56,14 @@ def repair(plan: Plan, run: PreparedRun, program: Program, sizes: dict[str, int]
     events = [e.copy() for e in plan.evictions]
     events += [Eviction(value, "reload", lo - 1, use, hi + 1) for _, value, use in chosen]
     trace = build_trace(program, events)
+    if not valid_trace(trace, program):   # (a safeguard: the choice above keeps it valid)
+        return None
     measure = simulate(trace, sizes, program.inputs, program.outputs, program.donated)
     return Plan(trace, measure, events)
 
 
 def _first_over(run: PreparedRun, limit: int
-                ) -> tuple[SegmentStep, object, list[str]] | None:
+                ) -> tuple[SegmentStep, SegmentFigure, list[str]] | None:
     """The first segment over ``limit`` with its figure and the values held when it
     starts that it does not read (in the order they were made), less those that the
     cuts around it already move (reloaded just before it, or evicted just after: the
