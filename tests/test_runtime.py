@@ -926,3 +926,26 @@ def test_a_segment_over_the_limit_is_kept_and_what_it_does_not_read_moves_out() 
     ref, _ = Executor(_module(AROUND), NumpyBackend()).run(inputs)
     out, _ = ex.run(inputs, ex.prepare(binding, None).device.peak - 1)
     assert out["%f"].tobytes() == ref["%f"].tobytes()
+
+
+def test_a_plan_the_estimate_puts_over_the_limit_is_not_compiled() -> None:
+    """The closed loop's gate: a segment not compiled yet is estimated as the model's
+    bytes at each of its steps plus its outputs not made yet (XLA allocates them for the
+    whole run): CUT at S0=256 in one segment, inputs 720,896 B, the model's most
+    2,097,152 B at %c and %d, %g's 327,680 B beside: 2,424,832 B (XLA's figure too)."""
+    from bladec.runtime.device import estimated_figure
+    ex = Executor(run_pipeline(_module(CUT), parse_pipeline("analyze,remat")), JaxBackend(),
+                  cost=CostModel())
+    binding = {"S0": 256}
+    bound = ex._bound(binding)
+    plan = ex.plan(binding, None)
+    run = ex._checked(plan, bound, 2_000_000, gate=True)
+    assert run.device.estimated and run.device.peak == 2_424_832
+    assert ex.backend.compilations == 0
+    (step,) = run.segment_steps()
+    assert estimated_figure(step, 720_896, plan.measure.memory, bound.sizes).total == 2_424_832
+    run = ex._checked(plan, bound, 3_000_000, gate=True)   # within: compiled and checked
+    assert not run.device.estimated and ex.backend.compilations == 1
+    assert run.device.peak == 2_424_832
+    # compiled, its own figure is used: no estimate refuses it any more
+    assert estimated_figure(step, 720_896, [0] * 8, bound.sizes).total == 2_424_832

@@ -7,7 +7,12 @@ peak is read from the compiled segments' figures, and where a segment is over th
 limit it is first repaired where that keeps the segment (repair.py: values it does not
 read leave the device while it runs, so the executable compiled to check it is the one
 that runs), and otherwise the planner is given a margin at that segment's ops and plans
-again, until the device peak fits (:meth:`Fitter._fit`). When it can not, the smallest limit that works
+again, until the device peak fits (:meth:`Fitter._fit`). Before a plan's new segments
+are compiled, each is estimated (device.py, :func:`estimated_figure`: the model with its
+outputs allocated from its start, as XLA allocates them); a plan the estimate puts over
+the limit is tightened the same way without compiling anything, and where that finds no
+plan, the loop runs again with every plan compiled, so the estimate only decides what is
+worth compiling: whatever runs was checked against its compiled figures. When it can not, the smallest limit that works
 by the same accounting is searched and named (:meth:`Fitter._smallest_limit`: verified,
 it fits and one byte less does not).
 
@@ -19,11 +24,12 @@ its first segment over the limit. Results are cached per binding and limit.
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 
 from bladec.ir import Module
 from bladec.runtime.backend import Backend
 from bladec.runtime.binding import _Bound
-from bladec.runtime.device import account, grow_margins
+from bladec.runtime.device import account, estimated_figure, grow_margins
 from bladec.runtime.limit import LimitError
 from bladec.runtime.planning import Planner
 from bladec.runtime.policy import CostModel, Plan, try_plan
@@ -99,28 +105,55 @@ class Fitter(Planner):
             return False
         return bound.planned_peak * min(self._whole_ratios) > limit * (1 + WHOLE_STEP_SLACK)
 
-    def _checked(self, plan: Plan, bound: _Bound, limit: int | None = None) -> PreparedRun:
+    def _checked(self, plan: Plan, bound: _Bound, limit: int | None = None,
+                 gate: bool = False) -> PreparedRun:
         """The plan cut into steps, with its device accounting (segments compiled).
         ``limit``: stop at the first segment over it (the run is refused, and the
-        segments after it, which the next plan may cut differently, are not compiled)."""
+        segments after it, which the next plan may cut differently, are not compiled).
+        ``gate``: first estimate the segments not compiled yet
+        (:func:`~bladec.runtime.device.estimated_figure`), and where that puts one over
+        ``limit``, refuse the run on the estimate, compiling nothing."""
         run = split(plan, bound.shapes, self.info.dtypes, self._keep, self.backend)
+        if gate and limit is not None:
+            estimate = partial(estimated_figure, memory=plan.measure.memory,
+                               sizes=bound.sizes)
+            guess = account(run, bound.sizes, self.inputs, over=limit, figure_of=estimate)
+            if guess.peak > limit:
+                guess.estimated = True
+                run.device = guess
+                return run
         run.device = account(run, bound.sizes, self.inputs, over=limit)
         return run
 
     def _fit(self, bound: _Bound, limit: int) -> PreparedRun | None:
-        """The closed loop: plan within the limit less the margins learned so far, check
-        the device peak, widen the margins at the segments over the limit, again. None
-        when the planner can not meet the margins (cached per binding and limit)."""
+        """The closed loop (:meth:`_loop`), cached per binding and limit: first with
+        compiling gated on the estimate, so that a plan whose segment it puts over the
+        limit is tightened without compiling anything; where that finds nothing after
+        the estimate refused a plan, again with every plan compiled and checked (the
+        estimate is only a guess, and may be too high). None when neither finds one."""
         if limit in bound.fitted:
             return bound.fitted[limit]
         if bound.lower is None:
             bound.lower = bound.version.program.lower_bounds(bound.sizes)
-        lower = bound.lower
         if bound.program is None:
             bound.program = replace(bound.version.program,
                                     sites=self._sites(bound.version, bound.shapes))
+        found, guessed = self._loop(bound, limit, gate=True)
+        if found is None and guessed:
+            found, _ = self._loop(bound, limit, gate=False)
+        bound.fitted[limit] = found
+        return found
+
+    def _loop(self, bound: _Bound, limit: int, gate: bool
+              ) -> tuple[PreparedRun | None, bool]:
+        """Plan within the limit less the margins learned so far, check the device peak
+        (``gate``: as :meth:`_checked`), repair the segments over the limit where that
+        keeps them (:meth:`_repaired`), else widen the margins there, again. The run
+        found (None when the planner can not meet the margins), and whether the
+        estimate refused a plan on the way."""
+        lower = bound.lower
         margins: dict[int, int] = {}
-        found = None
+        guessed = False
         for _ in range(MAX_ROUNDS):
             if any(lower[k] + margins.get(k, 0) > limit for k in range(len(lower))):
                 break   # no plan can meet these margins: the greedy would only find that
@@ -128,18 +161,18 @@ class Fitter(Planner):
                             margins)
             if plan is None:
                 break
-            plan, run = self._repaired(plan, self._checked(plan, bound, limit), bound, limit)
+            plan, run = self._repaired(plan, self._checked(plan, bound, limit, gate), bound,
+                                       limit, gate)
             if run.device.peak <= limit:
-                found = run
                 bound.good.append(run)
-                break
+                return run, guessed
+            guessed = guessed or run.device.estimated
             if not grow_margins(run, run.device, plan.measure.memory, limit, margins):
                 break
-        bound.fitted[limit] = found
-        return found
+        return None, guessed
 
-    def _repaired(self, plan: Plan, run: PreparedRun, bound: _Bound, limit: int
-                  ) -> tuple[Plan, PreparedRun]:
+    def _repaired(self, plan: Plan, run: PreparedRun, bound: _Bound, limit: int,
+                  gate: bool = False) -> tuple[Plan, PreparedRun]:
         """``plan`` and its run, with each segment over ``limit`` repaired in turn
         (repair.py: values held across it moved to the host while it runs, the segment
         and its executable kept) while that covers the excess; the last plan checked."""
@@ -149,7 +182,7 @@ class Fitter(Planner):
             fixed = repair(plan, run, bound.program, bound.sizes, limit)
             if fixed is None:
                 break
-            plan, run = fixed, self._checked(fixed, bound, limit)
+            plan, run = fixed, self._checked(fixed, bound, limit, gate)
         return plan, run
 
     def _fits(self, bound: _Bound, limit: int) -> PreparedRun | None:
