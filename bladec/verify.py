@@ -7,6 +7,7 @@ must be equal). Facts that need symbols solved are the analysis's job
 """
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Callable
 
 from bladec.analysis.liveness import is_compute
@@ -23,18 +24,27 @@ from bladec.symbolic.expr import SymbolicExpr, const, sym
 
 def type_dims(t: TensorType, unknown: Callable[[int], SymbolicExpr]) -> list[SymbolicExpr]:
     """A type's dims as expressions: numbers, bound symbols, else ``unknown(j)``."""
-    out = []
+    return [e if e is not None else unknown(j) for j, e in enumerate(_known_dims(t))]
+
+
+@lru_cache(maxsize=8192)
+def _known_dims(t: TensorType) -> tuple[SymbolicExpr | None, ...]:
+    """The dims a type's own text decides (None where only ``unknown`` can say), kept
+    per type: an optimized listing repeats a few hundred types over ten thousand ops
+    (every recompute region restates its values' types), and expressions are
+    immutable, so one set is shared by every use."""
+    dims: list[SymbolicExpr | None] = []
     for j, d in enumerate(t.dims):
         bind = t.binds[j] if t.binds is not None else None
         if bind is not None and bind.startswith("C"):
-            out.append(const(int(bind[1:])))
+            dims.append(const(int(bind[1:])))
         elif d is not None:
-            out.append(const(d))
+            dims.append(const(d))
         elif bind is not None:
-            out.append(sym(bind))
+            dims.append(sym(bind))
         else:
-            out.append(unknown(j))
-    return out
+            dims.append(None)
+    return tuple(dims)
 
 
 class _StaticSink:

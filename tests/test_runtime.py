@@ -880,8 +880,8 @@ class TempsNumpy(NumpyBackend):
         super().__init__()
         self.extra = extra
 
-    def segment(self, ops, inputs, outputs, specs, args, donate=()):
-        seg = super().segment(ops, inputs, outputs, specs, args, donate)
+    def segment(self, ops, inputs, outputs, specs, args, donate=(), xla_order=False):
+        seg = super().segment(ops, inputs, outputs, specs, args, donate, xla_order)
         if any(op.name == "broadcast_in_dim" for op in ops):
             m = seg.memory()
             seg._memory = type(m)(m.output_bytes, m.temp_bytes + self.extra)

@@ -55,7 +55,10 @@ class Backend(Protocol):
 
     def segment(self, ops: list[Op], inputs: list[str], outputs: list[str],
                 specs: dict[int, OutSpec], args: list[ArgSpec],
-                donate: tuple[int, ...] = ()) -> Segment: ...
+                donate: tuple[int, ...] = (), xla_order: bool = False) -> Segment:
+        """``xla_order``: let the compiler schedule the segment's ops itself where the
+        backend otherwise holds them in the listing's order (JaxBackend.enforce_order);
+        backends that hold no order ignore it."""
     def put(self, array: np.ndarray) -> Any: ...
     def fetch(self, x: Any) -> np.ndarray: ...
     def nbytes(self, x: Any) -> int: ...
@@ -218,7 +221,7 @@ class NumpyBackend:
 
     def segment(self, ops: list[Op], inputs: list[str], outputs: list[str],
                 specs: dict[int, OutSpec], args: list[ArgSpec],
-                donate: tuple[int, ...] = ()) -> Segment:
+                donate: tuple[int, ...] = (), xla_order: bool = False) -> Segment:
         return _NumpySegment(interpret(_NumpyKernels, ops, inputs, outputs, specs),
                              interpreted_memory(ops, inputs, outputs, specs))
 

@@ -82,6 +82,7 @@ class _Bound:
     good: list[PreparedRun] = field(default_factory=list)  # every run that fitted
     smallest: int | None = None    # the smallest limit that works, once searched
     lower: list[int] | None = None  # per op, no plan's model is below (Program.lower_bounds)
+    xla_run: PreparedRun | None = None   # the whole step in XLA's own order, once compiled
 
 
 class Binder:

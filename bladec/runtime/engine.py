@@ -136,7 +136,10 @@ class Engine:
         self.backend = make_backend(backend, bitwise) if isinstance(backend, str) else backend
         if hasattr(self.backend, "progress"):
             self.backend.progress = progress   # one tick per executable compiled
-        self.executor = Executor(self.module, self.backend, consolidate=consolidate)
+        # the listing as given, for the whole step in XLA's own order (Fitter._in_xla_order)
+        reference = module if self.module is not module else None
+        self.executor = Executor(self.module, self.backend, consolidate=consolidate,
+                                 reference=reference)
         self.multiples = padding_multiples(self.executor, pad, pad_multiple)
         self.cut_padding = cut_padding
         self._seen: set[tuple] = set()

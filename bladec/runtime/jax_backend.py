@@ -154,11 +154,14 @@ class JaxBackend:
 
     def segment(self, ops: list[Op], inputs: list[str], outputs: list[str],
                 specs: dict[int, OutSpec], args: list[ArgSpec],
-                donate: tuple[int, ...] = ()) -> "LazyCompiled":
+                donate: tuple[int, ...] = (), xla_order: bool = False) -> "LazyCompiled":
+        free = xla_order and self.enforce_order   # otherwise self.K holds no order anyway
         key = segment_key(ops, inputs, outputs, specs, args, tuple(donate))
+        if free:
+            key = (key, "xla_order")
         compiled = self._cache.get(key)
         if compiled is None:
-            fn = interpret(self.K, ops, inputs, outputs, specs)
+            fn = interpret(_JaxKernels() if free else self.K, ops, inputs, outputs, specs)
             compiled = self._cache[key] = LazyCompiled(self, fn, args, tuple(donate))
         return compiled
 

@@ -57,6 +57,7 @@ class PreparedRun:
     recomputes: int = 0
     segments: int = 0
     device: object = None
+    xla_order: bool = False   # the compiler scheduled the ops (Fitter._in_xla_order)
 
     def segment_steps(self) -> list[SegmentStep]:
         return [s for s in self.steps if isinstance(s, SegmentStep)]
@@ -66,9 +67,11 @@ class PreparedRun:
 
 
 def split(plan: Plan, shapes: dict[str, tuple[int, ...]], dtypes: dict[str, str],
-          keep: set[str], backend: Backend, donated: set[str] = frozenset()) -> PreparedRun:
+          keep: set[str], backend: Backend, donated: set[str] = frozenset(),
+          xla_order: bool = False) -> PreparedRun:
     """The plan's trace as steps. ``keep``: values never freed (graph inputs and outputs);
-    ``donated``: graph inputs the caller gave up, freed and donated at their last use."""
+    ``donated``: graph inputs the caller gave up, freed and donated at their last use;
+    ``xla_order``: the segments scheduled by the compiler (Backend.segment)."""
     trace = plan.trace
     last = last_uses(trace)
     run = PreparedRun(plan)
@@ -99,7 +102,7 @@ def split(plan: Plan, shapes: dict[str, tuple[int, ...]], dtypes: dict[str, str]
         specs = {id(op): [(shapes[r], dtypes[r]) for r in op.result_names] for op in ops}
         args = [(shapes[n], dtypes[n]) for n in inputs]
         donate = tuple(i for i, n in enumerate(inputs) if n in free)
-        fn = backend.segment(list(ops), inputs, outputs, specs, args, donate)
+        fn = backend.segment(list(ops), inputs, outputs, specs, args, donate, xla_order)
         run.steps.append(SegmentStep(fn, inputs, outputs, free, list(ops), list(indices),
                                      (start_pos, pos)))
         run.segments += 1
