@@ -2,8 +2,7 @@
 
 The acceptance test of issue 16: steps of changing sequence length, every step's device
 peak within a limit at 0.6x of the unconstrained peak, losses within float tolerance of
-``jax.jit``'s, compilations equal to the executables that run but for the segments
-of plans the closed loop rejected, and the
+``jax.jit``'s, compilations equal to the executables that run, and the
 parameters never copied to the host between steps. Then the API's own behaviour:
 pytrees, donation, dims found from the calls, and its errors.
 """
@@ -111,13 +110,12 @@ def test_train_under_a_limit(reference, free_peak, monkeypatch) -> None:
     assert total.total_compilations == sum(r.compilations for r in buckets.values())
     assert all(r.compilations == 0 for r in reports if buckets[r.binding["S"]] is not r)
     # and nothing compiled that did not run (executables are distinct by key: a segment
-    # cut alike in two buckets is one), but the segments of plans that XLA's figures
-    # rejected in the closed loop: the whole step is not compiled to learn it does not
-    # fit, and a rejected plan stops compiling at its first segment over the limit
-    waste = [r.compilations - n for r, n in zip(reports, new)]
-    assert all(w == 0 for r, w in zip(reports, waste) if not r.evictions), waste
-    assert all(0 <= w < r.segments for r, w in zip(reports, waste)), waste
-    assert total.total_compilations == total.total_executables + sum(waste)
+    # cut alike in two buckets is one): the whole step is not compiled to learn it does
+    # not fit, a plan whose segment the estimate puts over the limit is tightened
+    # without compiling it, and a segment that XLA's figures put over it is kept where
+    # moving out values it does not read brings it within (runtime/fitting.py, repair.py)
+    assert total.total_compilations == total.total_executables
+    assert all(r.compilations == n for r, n in zip(reports, new))
     print(f"limit {limit}: peaks {[r.peak_bytes for r in reports]}, compilations "
           f"{total.total_compilations} for {total.total_executables} executables run "
           f"({[(s, r.segments, r.executables, r.compilations) for s, r in buckets.items()]})")

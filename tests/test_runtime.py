@@ -868,3 +868,100 @@ def test_device_peak_is_reported_where_the_device_keeps_statistics(runner, monke
     result = _run(runner, str(LISTING1), "--dims", "S1=8")
     assert "allocator peak (the device's own statistics): not reported by this device" \
         in result.stdout
+
+
+# -- the closed loop keeps a segment over the limit, moving out what it does not read ----
+# %a and %a2 are made first and read last; the plan moves %a2 to the host around ops
+# 2-4, which are then one segment; its figure over the limit is repaired by moving %a
+# out over the same span, so the segment and its executable stay as they are
+AROUND = """
+func.func @main(%x: tensor<?x8, [@S0, @C8]>) {
+  %a = exp(%x) -> tensor<?x8, [@S0, @C8]>
+  %a2 = tanh(%x) -> tensor<?x8, [@S0, @C8]>
+  %b = mul(%x, %x) -> tensor<?x8, [@S0, @C8]>
+  %c = broadcast_in_dim(%b) {dims = [0, 1]} -> tensor<?x8x16, [@S0, @C8, @C16]>
+  %d = reduce(%c) {dims = [2], kind = "max"} -> tensor<?x8, [@S0, @C8]>
+  %e = add(%d, %a) -> tensor<?x8, [@S0, @C8]>
+  %f = add(%e, %a2) -> tensor<?x8, [@S0, @C8]>
+  return %f
+}
+"""
+
+
+class TempsNumpy(NumpyBackend):
+    """NumPy segments that report ``extra`` more temporary bytes where they broadcast
+    (as XLA's figures can exceed the model's)."""
+
+    def __init__(self, extra: int) -> None:
+        super().__init__()
+        self.extra = extra
+
+    def segment(self, ops, inputs, outputs, specs, args, donate=(), xla_order=False):
+        seg = super().segment(ops, inputs, outputs, specs, args, donate, xla_order)
+        if any(op.name == "broadcast_in_dim" for op in ops):
+            m = seg.memory()
+            seg._memory = type(m)(m.output_bytes, m.temp_bytes + self.extra)
+        return seg
+
+
+def test_a_segment_over_the_limit_is_kept_and_what_it_does_not_read_moves_out() -> None:
+    from dataclasses import replace
+
+    from bladec.runtime.plan import Eviction, Plan, build_trace
+    from bladec.runtime.repair import repair
+    from bladec.runtime.trace import simulate
+    module = run_pipeline(_module(AROUND), parse_pipeline("analyze,remat"))
+    backend = TempsNumpy(extra=100)
+    ex = Executor(module, backend, cost=CostModel())
+    binding = {"S0": 4}
+    bound = ex._bound(binding)
+    program = replace(bound.version.program, sites=ex._sites(bound.version, bound.shapes))
+    bound.program = program
+    events = [Eviction("%a2", "reload", 1, 6, 5)]
+    trace = build_trace(program, events)
+    plan = Plan(trace, simulate(trace, bound.sizes, program.inputs, program.outputs), events)
+    run = ex._checked(plan, bound)
+    middle = run.segment_steps()[1]
+    assert [op.result_names[0] for op in middle.ops] == ["%b", "%c", "%d"]
+    figure = run.device.segments[1]
+    limit = figure.total - 50    # over by 50 bytes; %a (128 bytes) covers it
+    assert run.device.peak > limit
+    fixed = repair(plan, ex._checked(plan, bound, limit), program, bound.sizes, limit)
+    assert fixed is not None
+    assert [(e.value, e.after, e.before) for e in fixed.evictions[1:]] == [("%a", 1, 5)]
+    again = ex._checked(fixed, bound, limit)
+    assert again.device.peak <= limit
+    kept = again.segment_steps()[1]   # the same segment: the JAX backend's cache key
+    assert (kept.ops, kept.inputs, kept.outputs, kept.free) == \
+        (middle.ops, middle.inputs, middle.outputs, middle.free)
+    # too far over for %a alone: nothing to repair, the plan is planned again instead
+    assert repair(plan, ex._checked(plan, bound, figure.total - 200), program,
+                  bound.sizes, figure.total - 200) is None
+    # the closed loop repairs by itself and the run computes what the listing computes
+    inputs = ex.random_inputs(binding)
+    ref, _ = Executor(_module(AROUND), NumpyBackend()).run(inputs)
+    out, _ = ex.run(inputs, ex.prepare(binding, None).device.peak - 1)
+    assert out["%f"].tobytes() == ref["%f"].tobytes()
+
+
+def test_a_plan_the_estimate_puts_over_the_limit_is_not_compiled() -> None:
+    """The closed loop's gate: a segment not compiled yet is estimated as the model's
+    bytes at each of its steps plus its outputs not made yet (XLA allocates them for the
+    whole run): CUT at S0=256 in one segment, inputs 720,896 B, the model's most
+    2,097,152 B at %c and %d, %g's 327,680 B beside: 2,424,832 B (XLA's figure too)."""
+    from bladec.runtime.device import estimated_figure
+    ex = Executor(run_pipeline(_module(CUT), parse_pipeline("analyze,remat")), JaxBackend(),
+                  cost=CostModel())
+    binding = {"S0": 256}
+    bound = ex._bound(binding)
+    plan = ex.plan(binding, None)
+    run = ex._checked(plan, bound, 2_000_000, gate=True)
+    assert run.device.estimated and run.device.peak == 2_424_832
+    assert ex.backend.compilations == 0
+    (step,) = run.segment_steps()
+    assert estimated_figure(step, 720_896, plan.measure.memory, bound.sizes).total == 2_424_832
+    run = ex._checked(plan, bound, 3_000_000, gate=True)   # within: compiled and checked
+    assert not run.device.estimated and ex.backend.compilations == 1
+    assert run.device.peak == 2_424_832
+    # compiled, its own figure is used: no estimate refuses it any more
+    assert estimated_figure(step, 720_896, [0] * 8, bound.sizes).total == 2_424_832

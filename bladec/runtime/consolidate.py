@@ -47,7 +47,8 @@ class _State:
             if step.kind == "op":
                 self.op_at[step.index] = t
         self.allowed = self.budget.allowed(self.trace)
-        return self.budget.fits(self.measure, self.allowed) and _valid(self.trace, self.program)
+        return (self.budget.fits(self.measure, self.allowed)
+                and valid_trace(self.trace, self.program))
 
     def step_of(self, e: Eviction, kind: str) -> int:
         """The trace position of the eviction ("evict") or regeneration ("regen") of e."""
@@ -86,7 +87,7 @@ class _State:
         return False
 
 
-def _valid(trace: list[Step], program: Program) -> bool:
+def valid_trace(trace: list[Step], program: Program) -> bool:
     """Every op and region runs with its operands resident; evictions and reloads pair."""
     resident = set(program.inputs)
     known = program.defined

@@ -294,6 +294,11 @@ class LazyCompiled:
         self.executable: Any = None
         self._memory: SegmentMemory | None = None
 
+    @property
+    def compiled(self) -> bool:
+        """Whether its executable exists (its figures then cost nothing to read)."""
+        return self.executable is not None
+
     def compile(self) -> Any:
         if self.executable is None:
             backend = self.backend
