@@ -218,6 +218,13 @@ class _Builder(Transformer):
         for rname, block in regions:
             if str(rname) in region_map:
                 raise BladecError(f"region '{rname}' given twice", self._loc(rname))
+            for stmt in block:
+                if isinstance(stmt, tuple):
+                    raise BladecError(f"'return' inside region '{rname}': a region ends "
+                                      "with its op's terminator", _stmt_loc(stmt))
+                if not isinstance(stmt, Op):
+                    raise BladecError(f"'{'SymbolicDim' if isinstance(stmt, SymbolDecl) else 'relation'}'"
+                                      f" may appear only in @{SHAPE_GRAPH}", _stmt_loc(stmt))
             region_map[str(rname)] = list(block)
         return Op(name, [o for o, _ in operands],
                   [Value(r, t) for (r, _), t in zip(results, types)],

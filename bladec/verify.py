@@ -292,6 +292,7 @@ def _verify_args(op: Op, body: list[Op], types: list[TensorType]) -> None:
     for arg in body:
         if arg.name != ARG:
             continue
+        lookup(arg).check_signature(arg)   # its attributes, before they are read here
         i = arg.attrs["index"]
         if not isinstance(i, int) or not 0 <= i < len(types):
             raise BladecError(f"'loop.arg' index {i} out of range for the {op.name}'s "

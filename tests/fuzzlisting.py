@@ -24,7 +24,8 @@ ROOT = Path(__file__).resolve().parent.parent
 # Small samples (the big ones would cost seconds per case) and a binding for each.
 SAMPLES = {"listing1.mlir": "S1=2", "listing1-runnable.mlir": "S1=3",
            "branches.mlir": "S0=2,S1=16", "diamond.mlir": "S0=16,S1=17",
-           "mlp-train.mlir": "S0=2,S1=16", "ops.mlir": "S0=2,S1=3"}
+           "mlp-train.mlir": "S0=2,S1=16", "ops.mlir": "S0=2,S1=3",
+           "ops-loop.mlir": "S0=2,S1=3"}
 
 TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*|%[\w.$-]+|@[\w.]+'
                    r'|\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|[A-Za-z_][\w.]*|\s+|.', re.S)

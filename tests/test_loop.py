@@ -190,6 +190,18 @@ ERRORS = {
                     "'loop.arg' stands only in the region of a loop"),
     "no_body": (HEAD + "  ¦%h, %hs = scan(%w, %h0, %xs) {num_consts = 1, num_carry = 1} -> "
                 "tensor<?x4>, tensor<?x?x4>\n  return %h\n}\n", "'scan' needs a 'body' region"),
+    # found by fuzzing the sample (tests/test_fuzz.py now mutates samples/ops-loop.mlir)
+    "arg_without_index": (_scan("    ¦%bw = loop.arg() {slice = 0} -> tensor<4x4>\n"
+                                "    loop.yield(%h0, %h0)\n",
+                                head="%h, %hs = scan(%w, %h0, %xs) {num_consts = 1, num_carry = 1}"),
+                          "'loop.arg' needs attribute 'index'"),
+    "symbol_in_a_body": (_scan(ARGS + "    ¦SymbolicDim @S1 {min = 1, max = 128}\n"
+                               "    loop.yield(%c, %x)\n",
+                               head="%h, %hs = scan(%w, %h0, %xs) {num_consts = 1, num_carry = 1}"),
+                         "'SymbolicDim' may appear only in @symbolic_shape_graph"),
+    "return_in_a_body": (_scan(ARGS + "    ¦return %c\n",
+                               head="%h, %hs = scan(%w, %h0, %xs) {num_consts = 1, num_carry = 1}"),
+                         "'return' inside region 'body'"),
     "body_value_outside": (_scan(ARGS + "    loop.yield(%c, %x)\n", head="%h, %hs = scan(%w, "
                                  "%h0, %xs) {num_consts = 1, num_carry = 1}").replace(
                                      "return %h, %hs", "¦return %h, %x"),
