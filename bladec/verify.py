@@ -250,7 +250,15 @@ def _verify_loop(op: Op, operand_types: list[TensorType | None], defined_here: s
         raise BladecError(f"'{op.name}' has no region '{sorted(extra)[0]}' (it takes "
                           f"{', '.join(repr(r) for r in wanted)})", op.loc)
     types = [t for t in operand_types if t is not None]
+    for key in ("num_consts", "num_carry"):
+        count = op.attrs.get(key, 0)
+        if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+            raise BladecError(f"'{op.name}': '{key}' must be a non-negative integer, got "
+                              f"{count!r}", op.loc)
     nc, nk, _ = parts(op)
+    if nc + nk > len(types):
+        raise BladecError(f"'{op.name}': num_consts + num_carry ({nc} + {nk}) is more than "
+                          f"its {len(types)} operand(s)", op.loc)
     inner_scope: dict[str, TensorType] = {}
     for region in wanted:
         body = op.regions.get(region)

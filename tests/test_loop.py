@@ -202,6 +202,9 @@ ERRORS = {
     "return_in_a_body": (_scan(ARGS + "    ¦return %c\n",
                                head="%h, %hs = scan(%w, %h0, %xs) {num_consts = 1, num_carry = 1}"),
                          "'return' inside region 'body'"),
+    "carry_count_huge": (_scan(ARGS + "    loop.yield(%c, %x)\n", head="¦%h, %hs = scan(%w, %h0, "
+                               "%xs) {num_consts = 1, num_carry = 99999999999999999999}"),
+                         "num_consts + num_carry (1 + 99999999999999999999) is more than its 3"),
     "body_value_outside": (_scan(ARGS + "    loop.yield(%c, %x)\n", head="%h, %hs = scan(%w, "
                                  "%h0, %xs) {num_consts = 1, num_carry = 1}").replace(
                                      "return %h, %hs", "¦return %h, %x"),
