@@ -132,6 +132,18 @@ def test_grad_errors_are_located(text, pipeline, message):
         run_pipeline(module, parse_pipeline(pipeline))
 
 
+def test_a_sharded_listing_without_return_is_located_at_its_function():
+    """Found by fuzzing: ``propagate`` (which grad runs first on a sharded listing) pinned
+    the outputs of a function written without ``return`` and lost its location."""
+    from pathlib import Path
+    sample = Path(__file__).resolve().parent.parent / "samples" / "reshard.mlir"
+    text = "".join(line for line in sample.read_text().splitlines(keepends=True)
+                   if line.strip() != "return %b")
+    with pytest.raises(BladecError, match="scalar float loss") as err:
+        run_pipeline(parse_module(text, "in.mlir"), parse_pipeline("grad"))
+    assert err.value.loc.file == "in.mlir" and err.value.loc.line > 0
+
+
 def test_an_op_without_adjoint_on_the_path_is_a_located_error(monkeypatch):
     from dataclasses import replace
     monkeypatch.setitem(REGISTRY, "tanh", replace(REGISTRY["tanh"], adjoint=None))

@@ -130,7 +130,10 @@ class _Propagation:
         used = {o for op in self.out for o in op.operands}
         ops = [op for op in self.out if id(op) not in self.cloned
                or any(r.name in used or r.name in self.outputs for r in op.results)]
-        return replace(self.func, ops=ops, returns=self.func.outputs())
+        # the outputs are pinned (reshards may now follow the last op); a function
+        # without 'return' keeps its own location for errors about its outputs
+        where = self.func.return_loc if self.func.returns is not None else self.func.loc
+        return replace(self.func, ops=ops, returns=self.func.outputs(), return_loc=where)
 
     # -- emitting --------------------------------------------------------------------
 
