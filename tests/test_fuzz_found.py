@@ -180,3 +180,21 @@ def test_a_range_emptied_by_the_relations_is_an_error_not_a_division_by_zero(tmp
     result = make_runner().invoke(main, ["optimize", str(path)])
     assert result.exit_code in (0, 1), result.stderr
     assert "internal error" not in result.stderr
+
+
+@pytest.mark.parametrize("op, attrs", [
+    ("broadcast_in_dim", "{dims = [-1, 2]}"),
+    ("broadcast_like", "{dims = [-1, 2], source = [-1, -1, -1], axis = [-1, -1, -1]}"),
+])
+def test_dims_that_repeat_once_negative_entries_count_from_the_end(runner, tmp_path, op,
+                                                                      attrs):
+    """``dims = [-1, 2]`` into a rank-3 result names dim 2 twice; the repeat was checked
+    before -1 was read as 2, and the NumPy backend's reshape then failed (exit 3; the
+    10,000-case fuzz found it)."""
+    operands = "%a" if op == "broadcast_in_dim" else "%a, %a"
+    text = ("func.func @main(%a: tensor<4x4>) {\n"
+            f"  %b = {op}({operands}) {attrs} -> tensor<5x4x4>\n"
+            "  return %b\n}\n")
+    result = runner.invoke(main, ["run", _write(tmp_path, text), "--backend", "numpy"])
+    assert result.exit_code == 1, result.output
+    assert "f.mlir:2:3: error:" in result.stderr and "'dims'" in result.stderr

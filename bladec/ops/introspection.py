@@ -48,11 +48,13 @@ def _broadcast_like(ctx: ShapeCtx) -> list[RuleResult]:
     rank = ctx.declared[0].rank
     if len(source) != rank or len(axis) != rank:
         raise ctx.fail(f"'source' and 'axis' need one entry per result dim ({rank})")
-    if len(dims) != len(x) or len(set(dims)) != len(dims):
+    if len(dims) != len(x):
+        raise ctx.fail(f"'dims' needs one distinct entry per operand dim ({len(x)})")
+    dims = [ctx.axis(d, rank, "dims entry") for d in dims]
+    if len(set(dims)) != len(dims):   # after negative entries count from the end
         raise ctx.fail(f"'dims' needs one distinct entry per operand dim ({len(x)})")
     out = list(ctx.declared_dims[0])
     for k, d in enumerate(dims):
-        d = ctx.axis(d, rank, "dims entry")
         if not (x[k].is_const and x[k].const == 1):
             out[d] = x[k]
     for i, (s, a) in enumerate(zip(source, axis)):

@@ -20,10 +20,10 @@ def _broadcast_in_dim(ctx: ShapeCtx) -> list[RuleResult]:
     dims = ctx.ints("dims")
     if len(dims) != len(src):
         raise ctx.fail(f"'dims' has {len(dims)} entries for an operand of rank {len(src)}")
-    if len(set(dims)) != len(dims):
+    dims = [ctx.axis(d, len(out), "dims entry") for d in dims]
+    if len(set(dims)) != len(dims):   # after negative entries count from the end
         raise ctx.fail("'dims' has repeated entries")
     for i, d in enumerate(dims):
-        d = ctx.axis(d, len(out), "dims entry")
         if not (src[i].is_const and src[i].const == 1):
             out[d] = src[i]
     return [(out, ctx.dtypes[0])]
