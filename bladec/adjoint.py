@@ -15,7 +15,7 @@ dim has no bound symbol the new type has no bracket list, and the analysis gives
 """
 from __future__ import annotations
 
-from typing import Callable, Optional, Sequence
+from typing import Callable, Iterable, Optional, Sequence
 
 from bladec.errors import BladecError
 from bladec.ir import FLOAT_DTYPES, Attr, Loc, Op, TensorType, Value
@@ -236,3 +236,14 @@ def depends_on(ops: Sequence[Op], sources: set[str]) -> set[str]:
         if any(n in active for n in op.operands):
             active.update(r.name for r in op.results if r.type.dtype in FLOAT_DTYPES)
     return active
+
+
+def needed_ops(ops: list[Op], outputs: Iterable[str]) -> list[Op]:
+    """The ops of ``ops`` that ``outputs`` depend on, in order (a reverse walk): the
+    backward ops a gradient needs, the replayed ops a loop's adjoint keeps."""
+    need, kept = set(outputs), []
+    for op in reversed(ops):
+        if any(r.name in need for r in op.results):
+            kept.append(op)
+            need.update(op.operands)
+    return kept[::-1]

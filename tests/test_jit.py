@@ -15,6 +15,7 @@ import pytest
 
 import bladec
 from bladec.models import llama
+from runtimecase import TWO_INPUTS
 
 CFG = llama.SMALL
 SEQS = [20, 40, 27, 64, 44, 58, 33]   # padded to multiples of 16: buckets 32, 48, 64
@@ -162,14 +163,7 @@ def test_segments_that_compute_the_same_compile_once() -> None:
         segment_key(ops[1:2], ["%a"], ["%b"], specs, [spec], ())
 
 
-PADDED = """
-func.func @main(%x: tensor<?x?, [@S0, @S1]>, %y: tensor<?, [@S1]>) {
-  %b = broadcast_in_dim(%y) {dims = [1]} -> tensor<?x?, [@S0, @S1]>
-  %s = add(%x, %b) -> tensor<?x?, [@S0, @S1]>
-  %t = tanh(%s) -> tensor<?x?, [@S0, @S1]>
-  return %t
-}
-func.func @symbolic_shape_graph() {
+PADDED = TWO_INPUTS + """func.func @symbolic_shape_graph() {
   SymbolicDim @S0 {max = 64}
   SymbolicDim @S1 {max = 4096}
 }

@@ -96,8 +96,11 @@ def body_peak(op: Op, size: Callable[[str], T], zero: T, top: Callable[[list[T]]
     carries, which replace them), so they cost nothing more; a scanned input's slice is
     a new array each step; every other value lives from the op that makes it to its
     last use in its region (yielded values until the step ends), nested loops with their
-    own peak on top. A ``while`` runs its cond and its body one after the other."""
+    own peak on top. A ``while`` runs its cond and its body one after the other. Any
+    other op has no regions: ``zero``."""
     from bladec.ops.loop import ARG, REGIONS, body_args, parts
+    if not is_loop(op):
+        return zero
     nc, nk, _ = parts(op)
     peaks = []
     for region in REGIONS[op.name]:
@@ -114,8 +117,7 @@ def body_peak(op: Op, size: Callable[[str], T], zero: T, top: Callable[[list[T]]
                 continue
             for r in inner.results:
                 resident = resident + size(r.name)
-            steps.append(resident + body_peak(inner, size, zero, top) if is_loop(inner)
-                         else resident)
+            steps.append(resident + body_peak(inner, size, zero, top))
             for name in dict.fromkeys(inner.operands):
                 if last[name] == i and name not in free_args:
                     resident = resident - size(name)
@@ -125,4 +127,5 @@ def body_peak(op: Op, size: Callable[[str], T], zero: T, top: Callable[[list[T]]
 
 def is_loop(op: Op) -> bool:
     """A loop op (bladec/ops/loop.py): its step holds its regions' temporaries too."""
-    return op.name in ("scan", "while") and bool(op.regions)
+    from bladec.ops.loop import REGIONS
+    return op.name in REGIONS and bool(op.regions)

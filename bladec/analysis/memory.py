@@ -1,7 +1,7 @@
 """Peak memory of a schedule, symbolic and exact, and the lower bound (DESIGN.md section 4)."""
 from __future__ import annotations
 
-from bladec.analysis.liveness import Liveness, Timeline, body_peak, is_loop, memory_timeline
+from bladec.analysis.liveness import Liveness, Timeline, body_peak, memory_timeline
 from bladec.ir import DTYPE_BYTES, Func, Op
 from bladec.symbolic.compare import Comparator, max_terms
 from bladec.symbolic.expr import SymbolicExpr, const
@@ -72,7 +72,7 @@ def lower_bound_steps(func: Func, size, zero, top=None):
                 total = total + size(name)
         for r in op.results:
             total = total + size(r.name)
-        if is_loop(op) and top is not None:  # a loop's regions run inside its step
+        if top is not None:  # a loop's regions run inside its step
             total = total + body_peak(op, size, zero, top)
         steps.append(total)
     return steps or [inputs]

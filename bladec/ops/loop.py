@@ -25,7 +25,8 @@ runtime know every body value's dims by name.
 """
 from __future__ import annotations
 
-from bladec.adjoint import Builder, backprop, depends_on, dims_of, make_type, total
+from bladec.adjoint import (Builder, backprop, depends_on, dims_of, make_type, needed_ops,
+                            total)
 from bladec.errors import BladecError
 from bladec.ir import FLOAT_DTYPES, Op, TensorType, Value
 from bladec.ops import REGISTRY, VARIADIC, OpDef, RuleResult, ShapeCtx, register
@@ -148,7 +149,7 @@ def _scan_adjoint(b: Builder, op: Op, cots: list[str | None]) -> list[str | None
     where = {i: a.results[0].name for i, a in enumerate(fwd_args)}
     rename, ops = _replay(b, op, where)
     new_carries = [rename.get(n, n) for n in step.operands[:nk]]
-    body = fwd_args + _needed(ops, new_carries) + [
+    body = fwd_args + needed_ops(ops, new_carries) + [
         Op(YIELD, new_carries + [where[nc + k] for k in range(nk)], [], loc=op.loc)]
     saved = b.emit_results(SCAN.name, names, [b.type(c) for c in carries] + stacked,
                            dict(op.attrs))[nk:]
@@ -241,15 +242,6 @@ def _replay(b: Builder, op: Op, where: dict[int, str]) -> tuple[dict[str, str], 
         out.append(Op(inner.name, [rename.get(n, n) for n in inner.operands], results,
                       dict(inner.attrs), loc=inner.loc))
     return rename, out
-
-
-def _needed(ops: list[Op], outputs: list[str]) -> list[Op]:
-    need, kept = set(outputs), []
-    for o in reversed(ops):
-        if any(r.name in need for r in o.results):
-            kept.append(o)
-            need.update(o.operands)
-    return kept[::-1]
 
 
 def _opaque(ctx: ShapeCtx) -> list[RuleResult]:

@@ -68,9 +68,8 @@ def _lower(block: list[Op], types: dict[str, TensorType], taken: set[str], low: 
     ops: list[Op] = []
     for op in block:
         if op.name in LOOPS:
-            op = Op(op.name, list(op.operands), list(op.results), dict(op.attrs),
-                    {k: _lower(r, types, taken, low) for k, r in op.regions.items()},
-                    loc=op.loc, operand_locs=list(op.operand_locs))
+            op = replace(op, regions={k: _lower(r, types, taken, low)
+                                      for k, r in op.regions.items()})
         elif op.regions:
             raise BladecError(f"'{op.name}': amp takes a listing before remat", op.loc)
         if op.name == "convert" and types[op.operands[0]].dtype == low and \

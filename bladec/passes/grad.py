@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from bladec.adjoint import Builder, backprop, depends_on, total
+from bladec.adjoint import Builder, backprop, depends_on, needed_ops, total
 from bladec.analysis.liveness import is_compute
 from bladec.errors import BladecError
 from bladec.ir import FLOAT_DTYPES, Func, Module, Op, Value, walk
@@ -151,22 +151,12 @@ def differentiate(func: Func, loss: str, wrt: list[str]) -> Func:
         b.loc = func.loc
         g = total(b, cots, name) or b.const(0.0, name)
         grads.append(g)
-    ops = _live(b.ops, set(grads))
+    # rules write cotangents for every float operand; those of operands that do not
+    # depend on a trained input are dropped
+    ops = needed_ops(b.ops, grads)
     ops, grads = _named(ops, grads, wrt, b)
     return Func(func.name, list(func.args), list(func.ops) + ops, [loss] + grads, func.loc,
                 func.return_loc)
-
-
-def _live(ops: list[Op], outputs: set[str]) -> list[Op]:
-    """The backward ops that an output needs (rules write cotangents for every float
-    operand; those of operands that do not depend on a trained input are dropped)."""
-    need = set(outputs)
-    kept = []
-    for op in reversed(ops):
-        if any(r.name in need for r in op.results):
-            kept.append(op)
-            need.update(op.operands)
-    return kept[::-1]
 
 
 def _named(ops: list[Op], grads: list[str], wrt: list[str], b: Builder

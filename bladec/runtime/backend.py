@@ -158,8 +158,7 @@ def interpreted_memory(ops: list[Op], inputs: list[str], outputs: list[str],
     live = peak = 0
     for i, op in enumerate(ops):
         live += sum(size[r] for r in op.result_names)
-        loop = body_peak(op, size.__getitem__, 0, max) if is_loop(op) else 0
-        peak = max(peak, live + loop)
+        peak = max(peak, live + body_peak(op, size.__getitem__, 0, max))
         live -= sum(size[n] for n in last.get(i, ()) if n in size)
     out = sum(size[n] for n in dict.fromkeys(outputs) if n in size)
     return SegmentMemory(out, max(peak - out, 0))

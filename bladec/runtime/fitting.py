@@ -143,7 +143,6 @@ class Fitter(Planner):
         ``limit``, refuse the run on the estimate, compiling nothing."""
         run = split(plan, bound.shapes, self.info.dtypes, self._keep, self.backend,
                     xla_order=xla_order)
-        run.xla_order = xla_order
         if gate and limit is not None:
             estimate = partial(estimated_figure, memory=plan.measure.memory,
                                sizes=bound.sizes)

@@ -7,7 +7,7 @@ from bisect import bisect_right
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from bladec.analysis.liveness import body_peak, is_loop
+from bladec.analysis.liveness import body_peak
 from bladec.ir import Op
 from bladec.runtime.trace import Measure, Step
 
@@ -129,8 +129,8 @@ class Program:
             here = {n for n in op.operands  # (an undefined shape operand has no size)
                     if n in sizes and n not in counted and n not in settled} \
                 | set(op.result_names)
-            loop = body_peak(op, sizes.__getitem__, 0, max) if is_loop(op) else 0
-            out.append(base + settled_bytes + sum(sizes[n] for n in here) + loop)
+            out.append(base + settled_bytes + sum(sizes[n] for n in here)
+                       + body_peak(op, sizes.__getitem__, 0, max))
             for r in op.result_names:
                 if r in self.outputs:
                     uses = self.uses.get(r, ())

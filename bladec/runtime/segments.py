@@ -75,7 +75,7 @@ def split(plan: Plan, shapes: dict[str, tuple[int, ...]], dtypes: dict[str, str]
     ``xla_order``: the segments scheduled by the compiler (Backend.segment)."""
     trace = plan.trace
     last = last_uses(trace)
-    run = PreparedRun(plan)
+    run = PreparedRun(plan, xla_order=xla_order)
     later_offloads: dict[str, int] = {}   # evictions by reload still ahead, per value
     for step in trace:
         if step.kind == "evict" and step.method == "reload":

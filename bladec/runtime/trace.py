@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from bladec.analysis.liveness import body_peak, is_loop
+from bladec.analysis.liveness import body_peak
 from bladec.ir import Op
 
 
@@ -175,8 +175,7 @@ def simulate(trace: list[Step], sizes: dict[str, int], inputs: list[str],
                 resident.add(r)
                 total += sizes[r]
             # a loop's body runs inside its step (analysis/liveness.py's body_peak)
-            memory.append(total + body_peak(step.op, sizes.__getitem__, 0, max)
-                          if is_loop(step.op) else total)
+            memory.append(total + body_peak(step.op, sizes.__getitem__, 0, max))
             if step.index == until:
                 break
             # free what this step read last, and results nothing reads
