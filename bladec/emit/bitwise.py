@@ -1,4 +1,5 @@
-"""Lowerings of the bit-level ops and of Threefry-2x32 (bladec/ops/bitwise.py).
+"""Lowerings of the shifts and of Threefry-2x32 (bladec/ops/bitwise.py; ``bit_and``,
+``bit_or`` and ``bit_xor`` lower as the other binary ops do, emit/lower.py).
 
 Written once over ``K.np`` (NumPy or ``jax.numpy``): unsigned 32-bit additions wrap in
 both, so the same code draws the same bits on both backends as JAX's own
@@ -14,15 +15,9 @@ import numpy as np
 from bladec.emit.lower import Kernels, OutSpec, lowering
 from bladec.ir import Op
 
-_BITWISE = {"bit_and": "bitwise_and", "bit_or": "bitwise_or", "bit_xor": "bitwise_xor"}
 # Threefry-2x32's rotation distances (Salmon et al., SC 2011), applied in groups of four
 _ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
 _PARITY = 0x1BD11BDA
-
-
-@lowering(*_BITWISE)
-def _bitwise(K: Kernels, op: Op, a: list, out: OutSpec) -> Any:
-    return getattr(K.np, _BITWISE[op.name])(a[0], a[1])
 
 
 @lowering("shift_left", "shift_right_logical")

@@ -48,7 +48,8 @@ def lowering(*names: str) -> Callable[[Lowering], Lowering]:
 _UNARY = {"neg": "negative", "exp": "exp", "log": "log", "sqrt": "sqrt", "tanh": "tanh",
           "abs": "abs", "sin": "sin", "cos": "cos", "square": "square"}
 _BINARY = {"add": "add", "sub": "subtract", "mul": "multiply", "div": "divide",
-           "max": "maximum", "min": "minimum", "pow": "power"}
+           "max": "maximum", "min": "minimum", "pow": "power",
+           "bit_and": "bitwise_and", "bit_or": "bitwise_or", "bit_xor": "bitwise_xor"}
 _COMPARE = {"EQ": "equal", "NE": "not_equal", "LT": "less", "LE": "less_equal",
             "GT": "greater", "GE": "greater_equal"}
 

@@ -50,8 +50,9 @@ def complete_dims(imp: Imported, allow_hints: bool) -> None:
         if not loose:
             return
         targets: list[Op] = []
+        ops = with_bodies(func.ops)
         for s in sorted(loose):  # bind where each loose symbol is born
-            users = [op for op in with_bodies(func.ops)
+            users = [op for op in ops
                      if any(s in d.symbols for r in op.results for d in info.dims[r.name])]
             first = [op for op in users[:1] if op.name in _SOURCES]
             targets += first or [op for op in users if op.name in _SOURCES]

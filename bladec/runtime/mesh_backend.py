@@ -102,7 +102,6 @@ class _MeshSegment(LazyCompiled):
                  outputs: list[str], specs: dict[int, OutSpec], args: list[ArgSpec],
                  donate: tuple[int, ...]) -> None:
         super().__init__(backend, None, args, donate)  # lower() builds the function
-        self.mesh_backend = backend
         self.ops, self.inputs, self.outputs = ops, inputs, outputs
         shapes = {n: shape for n, (shape, _) in zip(inputs, args)}
         for op in ops:
@@ -110,7 +109,7 @@ class _MeshSegment(LazyCompiled):
         self.shapes = shapes
 
     def lower(self) -> Any:
-        b = self.mesh_backend
+        b = self.backend
         jax, types, mesh = b.jax, b.types, b.mesh
         run = run_blocks(mesh, self.ops, self.outputs, types,
                          lambda n: local_shape(mesh, types[n], self.shapes[n]))

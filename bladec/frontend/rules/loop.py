@@ -28,7 +28,8 @@ from typing import Any
 
 from bladec.frontend.rule import Outs, Params, Result, Shape, rule
 from bladec.frontend.rules.control import unroll_scan
-from bladec.frontend.translate import JaxImportError, Lit, Translator, dim_to_expr, is_symbolic
+from bladec.frontend.translate import (JaxImportError, Lit, Translator, dim_to_expr,
+                                       is_symbolic, same_dim)
 from bladec.ir import Op
 from bladec.ops.loop import ARG, BODY, COND, YIELD
 
@@ -51,7 +52,7 @@ def _scan(tr: Translator, ins: list, p: Params, shape: Shape, dtype: str,
         # does not read
         operands.append(tr.emit("iota", [], (int(length),), "i32", {"dim": 0}))
     trips = [tr.shapes[x][0] for x in operands[n_consts + ncarry:]]
-    if any(not _same(t, length) for t in trips):
+    if any(not same_dim(t, length) for t in trips):
         raise JaxImportError(f"the scanned inputs' leading dims {trips} are not the scan's "
                              f"length {length}")
     body = _region(tr, p["jaxpr"], env, specs,
@@ -130,7 +131,3 @@ def _region(tr: Translator, closed: Any, env: list, specs: dict[int, tuple[tuple
         tr.ops, tr.dim_sources, tr.dim_values = outer
 
 
-def _same(a: object, b: object) -> bool:
-    if is_symbolic(a) != is_symbolic(b):
-        return False
-    return bool(a == b) if is_symbolic(a) else int(a) == int(b)
