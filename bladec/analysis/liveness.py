@@ -78,10 +78,7 @@ def memory_timeline(live: Liveness, size: Callable[[str], T], zero: T,
     for i, op in enumerate(live.ops):
         for r in op.results:
             resident = resident + size(r.name)
-        if top is not None and is_loop(op):
-            steps.append(resident + body_peak(op, size, zero, top))
-            continue
-        steps.append(resident)
+        steps.append(resident if top is None else resident + body_peak(op, size, zero, top))
         for name in live.freed_after(i):
             resident = resident - size(name)
     return Timeline(steps, inputs)
