@@ -41,7 +41,7 @@ from bladec.ops.collective import (
     result_layout,
 )
 from bladec.passes import register
-from bladec.sharding import spec, ways
+from bladec.sharding import spec, splits, ways
 from bladec.types import Sharding
 from bladec.verify import verify
 
@@ -282,15 +282,8 @@ class _Propagation:
         self.converted = {k: v for k, v in self.converted.items() if v not in dropped}
 
     def _fits(self, t: TensorType, lay: Layout) -> bool:
-        if not _valid(lay):
-            return False
-        for d, axes in zip(t.dims, lay[0]):
-            k = 1
-            for a in axes:
-                k *= self.mesh.size(a)
-            if d is not None and d % k:
-                return False
-        return True
+        return _valid(lay) and all(d is None or d % k == 0
+                                   for d, k in zip(t.dims, splits(self.mesh, lay[0])))
 
 
 # -- what each op wants of its operands -----------------------------------------------

@@ -93,14 +93,22 @@ def _constructive(mesh: Mesh, src: Sharding, dst: Sharding) -> list[Step]:
     for op, attrs, state in middle:
         cur = [list(axes) for axes in state]
         emit(op, attrs)
-    # 3. gathers, minor first within a dim, and the last dim first: a gather along dim 0
-    # appends whole rows, any other dim needs a transposing copy of its result, best
-    # made while the array is still small (XLA orders its own gathers so)
+    # 3. gathers
+    for d in _gathers(cur, dst):
+        emit("all_gather", {"dim": d})
+    return steps
+
+
+def _gathers(cur: list[list[str]], dst: Sharding) -> Iterator[int]:
+    """The dims of the gathers that take ``cur`` (updated in place, each gather's state
+    when it is yielded) to ``dst``: minor axis first within a dim, and the last dim
+    first: a gather along dim 0 appends whole rows, any other dim needs a transposing
+    copy of its result, best made while the array is still small (XLA orders its own
+    gathers so). One op per axis (lowered as one collective per dim)."""
     for d in reversed(range(len(cur))):
         while len(cur[d]) > len(dst[d]):
             cur[d].pop()
-            emit("all_gather", {"dim": d})
-    return steps
+            yield d
 
 
 Plan = list[tuple[str, dict, list[list[str]]]]
@@ -114,7 +122,7 @@ def _relabel(mesh: Mesh, cur: list[list[str]], dst: Sharding) -> Plan | None:
     all_to_all and a permute. None where no such state exists; among those that do, the
     one with the fewest gathers, then the fewest blocks moving."""
     free = [a for a in mesh.names if not any(a in axes for axes in dst)]
-    blocks = [math.prod(mesh.size(a) for a in axes) for axes in cur]
+    blocks = splits(mesh, cur)
     best: tuple | None = None
     for assign in itertools.product(range(-1, len(dst)), repeat=len(free)):
         extra = [[a for a, d in zip(free, assign) if d == j] for j in range(len(dst))]
@@ -260,14 +268,9 @@ def _cheapest(mesh: Mesh, src: Sharding, dst: Sharding,
         node = parent
     moves.reverse()
     steps = [Step(op, attrs, state) for op, attrs, state in moves if op != "all_gather"]
-    # the gathers last dim first (dim 0 last: it appends whole rows, any other dim
-    # needs a transposing copy of its result, best made while the array is small),
-    # minor first within a dim, one op per axis (lowered as one collective per dim)
     cur = [list(axes) for axes in (steps[-1].sharding if steps else src)]
-    for d in reversed(range(rank)):
-        while len(cur[d]) > len(dst[d]):
-            cur[d].pop()
-            steps.append(Step("all_gather", {"dim": d}, tuple(map(tuple, cur))))
+    for d in _gathers(cur, dst):
+        steps.append(Step("all_gather", {"dim": d}, tuple(map(tuple, cur))))
     return steps
 
 
