@@ -8,7 +8,7 @@ import pytest
 import sympy
 from hypothesis import given, settings, strategies as st
 
-from bladec.symbolic.compare import Comparator, Order, compare, max_terms
+from bladec.symbolic.compare import Comparator, Order, compare, max_terms, sample_points
 from bladec.symbolic.expr import SymbolicExpr, const, sym
 
 S0, S1, S2 = sym("S0"), sym("S1"), sym("S2")
@@ -125,6 +125,40 @@ def test_max_terms_keeps_pointwise_max():
         for s0, s1 in itertools.product(range(1, 8), repeat=2):
             b = {"S0": s0, "S1": s1}
             assert max(e.evaluate(b) for e in kept) == max(e.evaluate(b) for e in exprs)
+
+
+def _max_terms_asking_every_pair(exprs, cmp):
+    """max_terms as it was before it evaluated at sample points: every pair proved."""
+    kept = []
+    for e in exprs:
+        if any(cmp(e, k).le for k in kept):
+            continue
+        kept = [k for k in kept if not cmp(k, e).le]
+        kept.append(e)
+    return kept
+
+
+def test_max_terms_sampling_changes_nothing():
+    """The sample points only skip proofs that can not succeed: the survivors are the
+    same as when every pair is asked, under ranges bounded, unbounded and missing."""
+    rng = random.Random(11)
+    pool = [S0, S1, S2, 2 * S1, S0 * S1, S0 + S1, S1 * S1, const(30), 3 * S0 - 2, S0 * S2,
+            S0 * S1 - S1, S1 + 64, 4 * S2 + S0, S0 * S1 * S2, const(1), S1 * S1 - S0 + 7]
+    for trial in range(300):
+        ranges = {}
+        for name in NAMES:
+            if rng.random() < 0.8:
+                lo = rng.choice([0, 1, 2, 8, 100])
+                ranges[name] = (lo, rng.choice([None, lo, lo + 3, lo + 1000]))
+        cmp = Comparator(ranges)
+        exprs = [rng.choice(pool) for _ in range(rng.randint(1, 12))]
+        assert max_terms(exprs, cmp) == _max_terms_asking_every_pair(exprs, cmp), ranges
+        for point in sample_points(("S0", "S1", "S2"), ranges):
+            for name, value in point.items():
+                lo, hi = ranges.get(name, (1, None))
+                assert lo <= value and (hi is None or value <= hi)
+    exprs = [rng.choice(pool) for _ in range(40)]
+    assert max_terms(exprs) == _max_terms_asking_every_pair(exprs, compare)
 
 
 # -- decision rate --------------------------------------------------------------------

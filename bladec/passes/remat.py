@@ -28,7 +28,7 @@ from bladec.ir import Func, Module, Op
 from bladec.ops import REGISTRY
 from bladec.passes import IntOption, register
 from bladec.passes.schedule import natural_key
-from bladec.symbolic.compare import Order
+from bladec.symbolic.compare import Order, may_be_le, sampled
 from bladec.symbolic.expr import SymbolicExpr, const
 from bladec.symbolic.shapes import ShapeInfo, analyze_shapes
 
@@ -118,8 +118,11 @@ class RematPlanner:
         """Steps whose memory is provably within memory no eviction plan can avoid."""
         steps = symbolic_timeline(self.func, self.info, self.ops).steps
         floor = symbolic_lower_bound(self.func, self.info)
-        ok = (Order.LT, Order.LE, Order.EQ)
-        return [any(self.info.compare(m, f) in ok for f in floor) for m in steps]
+        values = sampled(steps + floor, self.info.ranges)
+        at_floor = values[len(steps):]
+        cmp = self.info.compare
+        return [any(may_be_le(values[i], at) and cmp(m, f).le
+                    for f, at in zip(floor, at_floor)) for i, m in enumerate(steps)]
 
     def plan(self) -> tuple[dict[int, list[str]], dict[int, int], dict[tuple[str, int], None]]:
         """Candidates after each op, pruned counts, and the (tensor, use) pairs to regenerate."""

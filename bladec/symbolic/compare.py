@@ -33,7 +33,8 @@ from typing import Callable, Iterable, Mapping, Optional
 
 from .expr import Monomial, SymbolicExpr
 
-__all__ = ["Order", "Ranges", "compare", "Comparator", "max_terms", "DEFAULT_RANGE"]
+__all__ = ["Order", "Ranges", "compare", "Comparator", "max_terms", "sample_points",
+           "sampled", "may_be_le", "DEFAULT_RANGE"]
 
 Ranges = Mapping[str, tuple[int, Optional[int]]]
 """Per-symbol inclusive ``(lo, hi)``; ``hi`` None means unbounded above; ``lo >= 0``."""
@@ -393,13 +394,57 @@ def max_terms(exprs: Iterable[SymbolicExpr],
     pointwise, so the max of the result equals the max of the input for every assignment;
     the result is never empty for a non-empty input.  ``cmp`` defaults to :func:`compare`
     without ranges.
+
+    Most pairs are not ordered (a peak's steps grow and shrink), and a proof attempt
+    costs far more than evaluating both sides: each expression is first evaluated at a
+    few points of the ranges (:func:`sample_points`), and ``cmp`` is asked only where
+    ``a <= b`` holds at every one of them. A sound ``cmp`` never proves what fails at a
+    point of the box, so the result is the same, about 3x sooner on the paper-size
+    training step's timelines.
     """
+    exprs = list(exprs)
     if cmp is None:
         cmp = compare
-    kept: list[SymbolicExpr] = []
-    for e in exprs:
-        if any(cmp(e, k).le for k in kept):
+    values = sampled(exprs, getattr(cmp, "ranges", None) or {})
+
+    def provably_le(i: int, j: int) -> bool:
+        return may_be_le(values[i], values[j]) and cmp(exprs[i], exprs[j]).le
+
+    kept: list[int] = []
+    for i in range(len(exprs)):
+        if any(provably_le(i, k) for k in kept):
             continue
-        kept = [k for k in kept if not cmp(k, e).le]
-        kept.append(e)
-    return kept
+        kept = [k for k in kept if not provably_le(k, i)]
+        kept.append(i)
+    return [exprs[k] for k in kept]
+
+
+def sampled(exprs: list[SymbolicExpr], ranges: Ranges) -> list[tuple[int, ...]]:
+    """Each expression's values at the same :func:`sample_points` (over all their
+    symbols), for :func:`may_be_le`."""
+    points = sample_points(frozenset().union(*(e.symbols for e in exprs)), ranges)
+    return [tuple(e.evaluate(p) for p in points) for e in exprs]
+
+
+def may_be_le(a: tuple[int, ...], b: tuple[int, ...]) -> bool:
+    """Whether ``a <= b`` holds at every sample point, given their :func:`sampled`
+    values: where it does not, no sound comparison can prove it, so asking is wasted."""
+    return all(x <= y for x, y in zip(a, b))
+
+
+def sample_points(symbols: Iterable[str], ranges: Ranges) -> list[dict[str, int]]:
+    """Points of the box of ``ranges`` (a symbol missing from it ranges over ``[1, inf)``)
+    at which to evaluate expressions before trying to order them: every symbol at its low
+    end, every symbol at its high end (twice the low end plus 64 where unbounded), and
+    the low ends with one symbol at its high end. Any point of the box serves: a relation
+    proved over the box holds at each of them."""
+    lows: dict[str, int] = {}
+    highs: dict[str, int] = {}
+    for s in sorted(symbols):
+        lo, hi = ranges.get(s, DEFAULT_RANGE)
+        lows[s] = lo
+        highs[s] = hi if hi is not None else 2 * lo + 64
+    points = [lows, highs]
+    if len(lows) > 1:
+        points += [{**lows, s: highs[s]} for s in lows if highs[s] != lows[s]]
+    return points
