@@ -315,9 +315,12 @@ def _analysis_text(report: dict) -> str:
 @click.option("--process-id", type=click.IntRange(min=0), default=0, show_default=True)
 @click.option("--compilation-cache", "cache_dir", type=click.Path(file_okay=False),
               default=None, envvar="BLADEC_COMPILATION_CACHE", show_envvar=True,
+              metavar="DIRECTORY|off",
               help="Keep compiled executables in this directory (JAX's persistent "
                    "compilation cache), so that a later run with the same segments at the "
-                   "same shapes loads them instead of compiling.")
+                   "same shapes loads them instead of compiling. Default: "
+                   "$XDG_CACHE_HOME/bladec/xla (~/.cache/bladec/xla), at most 1 GiB; "
+                   "'off': none.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout.")
 @_QUIET
 @_reports_errors
@@ -348,10 +351,13 @@ def run(file: str, mem_limit: str | None, dims: str | None, inputs_path: str | N
     if bitwise and fuse:
         raise click.UsageError("--bitwise and --fuse contradict each other (fusion is the "
                                "default; --fuse is kept only for old scripts)")
-    if cache_dir and backend == "jax":
-        from bladec.runtime.jax_backend import use_compilation_cache
+    if backend == "jax":
+        from bladec.runtime import jax_backend
         try:
-            use_compilation_cache(cache_dir)
+            if cache_dir is None:
+                jax_backend.use_default_compilation_cache()
+            else:
+                jax_backend.use_compilation_cache(cache_dir)
         except OSError as exc:
             raise BladecError(f"cannot use --compilation-cache {cache_dir}: "
                               f"{exc.strerror or exc}") from None

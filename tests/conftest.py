@@ -1,10 +1,16 @@
 """Suite-wide fixtures."""
 from __future__ import annotations
 
+import os
 import sys
 from typing import Iterator
 
 import pytest
+
+# `bladec run` keeps JAX's persistent compilation cache in ~/.cache/bladec by default: the
+# suite must neither write there nor load what an earlier run left (a loaded executable
+# is not compiled, and tests count compilations). Tests of the cache name a directory.
+os.environ["BLADEC_COMPILATION_CACHE"] = "off"
 
 
 @pytest.fixture(autouse=True, scope="module")

@@ -95,3 +95,43 @@ def test_persistent_compilation_cache_spares_a_second_process(tmp_path) -> None:
     assert again.returncode == 0, again.stderr
     # every executable was found there: a miss would have written its entry anew
     assert sorted((f, os.stat(cache / f).st_mtime_ns) for f in os.listdir(cache)) == stored
+
+
+def test_run_keeps_a_compilation_cache_by_default(tmp_path) -> None:
+    """Without --compilation-cache, `bladec run` keeps its executables under
+    $XDG_CACHE_HOME/bladec/xla, and a second process loads every one of them (a miss
+    would write its entry anew); `off` keeps nothing, and an unusable default directory
+    runs without a cache rather than failing."""
+    import os
+    import subprocess
+    import sys
+    cmd = [sys.executable, "-m", "bladec", "run", str(LISTING1), "--dims", "S1=8", "-q"]
+    env = {k: v for k, v in os.environ.items() if k != "BLADEC_COMPILATION_CACHE"}
+    env.update(JAX_PLATFORMS="cpu", XDG_CACHE_HOME=str(tmp_path / "xdg"))
+    cache = tmp_path / "xdg" / "bladec" / "xla"
+
+    def entries() -> list[tuple[str, int]]:
+        return sorted((f, os.stat(cache / f).st_mtime_ns) for f in os.listdir(cache)
+                      if f.endswith("-cache"))
+
+    first = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+    assert first.returncode == 0, first.stderr
+    stored = entries()
+    assert stored
+    again = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+    assert again.returncode == 0, again.stderr
+    assert entries() == stored
+    peak = [line for line in first.stdout.splitlines() if line.startswith("peak:")]
+    assert peak and peak[0] in again.stdout.splitlines()   # the loaded executable's figures
+
+    off = tmp_path / "off"
+    none = subprocess.run([*cmd, "--compilation-cache", "off"], capture_output=True,
+                          text=True, env={**env, "XDG_CACHE_HOME": str(off)}, timeout=300)
+    assert none.returncode == 0, none.stderr
+    assert not off.exists()
+    blocked = tmp_path / "file"
+    blocked.write_text("a file where the cache directory would go")
+    unusable = subprocess.run(cmd, capture_output=True, text=True, timeout=300,
+                              env={**env, "XDG_CACHE_HOME": str(blocked)})
+    assert unusable.returncode == 0, unusable.stderr
+    assert unusable.stderr == first.stderr   # the listing's own warning, nothing more
