@@ -57,6 +57,7 @@ class RematPlanner:
             for name in dict.fromkeys(op.operands):
                 if name in self.producer:
                     self.uses.setdefault(name, []).append(i)
+        self.last_use = {name: uses[-1] for name, uses in self.uses.items()}
 
     # -- recompute search -----------------------------------------------------------
     def _free_at(self, name: str, j: int) -> bool:
@@ -65,7 +66,7 @@ class RematPlanner:
             return True
         if name in self.outputs and self.producer[name] < j:
             return True
-        return any(u >= j for u in self.uses.get(name, ()))
+        return self.last_use.get(name, -1) >= j
 
     def recompute_search(self, target: str, j: int) -> list[RecomputeStep]:
         """The subgraphs tried for regenerating ``target`` before op j, smallest first."""
