@@ -415,3 +415,33 @@ def test_a_plan_the_estimate_puts_over_the_limit_is_not_compiled() -> None:
     assert run.device.peak == 2_424_832
     # compiled, its own figure is used: no estimate refuses it any more
     assert estimated_figure(step, 720_896, [0] * 8, bound.sizes).total == 2_424_832
+
+
+def test_a_stride_starts_from_the_last_fitting_plans_margins(monkeypatch) -> None:
+    """The descent's strides plan first with the margins of the last plan that fitted
+    (the device's excess over the model per op hardly moves with the limit), where the
+    closed loop for a limit starts from none, so that its answer does not depend on what
+    was asked before. Attention at 8x256 on JAX: its search learns margins of 6 MB."""
+    from bladec.runtime import fitting
+    ex = Executor(_attention(), JaxBackend(), cost=CostModel())
+    binding = {"S0": 8, "S1": 256}
+    bound = ex._bound(binding)
+    ex.prepare(binding, None)
+    margins_asked: list[dict[int, int]] = []
+    real = fitting.try_plan
+
+    def try_plan(program, sizes, limit, cost, consolidate, margins):
+        margins_asked.append(dict(margins))
+        return real(program, sizes, limit, cost, consolidate, margins)
+
+    monkeypatch.setattr(fitting, "try_plan", try_plan)
+    smallest = ex._smallest_limit(bound)
+    # a fitting plan leaves the margins it was made with on the binding
+    assert bound.margins and bound.margins in margins_asked
+    learned = dict(bound.margins)
+    margins_asked.clear()
+    ex._stride(bound, smallest - 1)
+    assert margins_asked and margins_asked[0] == learned
+    margins_asked.clear()
+    ex._fit(bound, smallest - 2)   # a limit's own loop: from no margins
+    assert margins_asked and margins_asked[0] == {}

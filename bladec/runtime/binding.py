@@ -83,6 +83,7 @@ class _Bound:
     smallest: int | None = None    # the smallest limit that works, once searched
     lower: list[int] | None = None  # per op, no plan's model is below (Program.lower_bounds)
     xla_run: PreparedRun | None = None   # the whole step in XLA's own order, once compiled
+    margins: dict[int, int] = field(default_factory=dict)  # the last fitting plan's
 
 
 class Binder:

@@ -209,8 +209,8 @@ class Fitter(Planner):
             bound.program = replace(bound.version.program,
                                     sites=self._sites(bound.version, bound.shapes))
 
-    def _loop(self, bound: _Bound, limit: int, quick: bool, rounds: int = MAX_ROUNDS
-              ) -> tuple[PreparedRun | None, bool]:
+    def _loop(self, bound: _Bound, limit: int, quick: bool, rounds: int = MAX_ROUNDS,
+              margins: dict[int, int] | None = None) -> tuple[PreparedRun | None, bool]:
         """Plan within the limit less the margins learned so far, check the device peak,
         widen the margins at the segments over the limit, again; None when the planner
         can not meet the margins. ``quick``: check with the gate (:meth:`_checked`) and
@@ -228,7 +228,7 @@ class Fitter(Planner):
         planning of a limit that is refused (the paper-size step at 16x512 planned 16
         times, about 5 s each, at every limit its search refused)."""
         lower = bound.lower
-        margins: dict[int, int] = {}
+        margins = {} if margins is None else margins
         strayed = False
         for _ in range(rounds):
             if any(lower[k] + margins.get(k, 0) > limit for k in range(len(lower))):
@@ -244,6 +244,7 @@ class Fitter(Planner):
                 strayed = strayed or checked.device.estimated or run is not checked
             if run.device.peak <= limit:
                 bound.good.append(run)
+                bound.margins = dict(margins)
                 return run, strayed
             if not grow_margins(run, run.device, plan.measure.memory, limit, margins):
                 break
@@ -288,9 +289,16 @@ class Fitter(Planner):
         at a time takes as many steps as there are plans a little lower than the last
         (on the paper-size step at 16x512, over 150 steps of 5-10 s each, from 11.1 GB
         to under 9.4 GB); strides cover that in a few steps where plans are found, and
-        what the search names is still checked at the limit and one byte under."""
+        what the search names is still checked at the limit and one byte under.
+
+        A stride starts from the margins of the last plan that fitted, not from none: a
+        margin is the device's excess over the model at an op, which hardly depends on
+        the limit, and learning them again took the closed loop 3 plans at each of the
+        16x512 descent's steps, so that a stride of 2 never found one and the descent
+        went on one byte at a time (33 KB lower per step, 8-10 s each)."""
         self._priced(bound)
-        run, _ = self._loop(bound, limit, quick=True, rounds=JUMP_ROUNDS)
+        run, _ = self._loop(bound, limit, quick=True, rounds=JUMP_ROUNDS,
+                            margins=dict(bound.margins))
         return run
 
     def _smallest_limit(self, bound: _Bound) -> int:
