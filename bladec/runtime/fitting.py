@@ -310,7 +310,10 @@ class Fitter(Planner):
         down that double while runs are found there, else one byte under each fitting
         plan's device peak) until one byte less is refused. In the bisection a plan
         found sets the top at its own peak, where it fits too (see below), without
-        planning there; the descent plans at its final top. Cached per binding.
+        planning there; the descent plans at its final top. Once margins have been
+        learned, the bisection tries a stride before the limit's own closed loop: at
+        16x512 the loop refused 11.05 GB after 16 plans (143 s) where a stride found a
+        plan in one. Cached per binding.
 
         The closed loop is not monotone in the limit (a plan found for one limit can fit
         a smaller one): :meth:`_fits` falls back on every plan found so far, and since
@@ -322,7 +325,8 @@ class Fitter(Planner):
         hi = max(self.prepare(bound.binding, None).device.peak, lo)
         while hi - lo > hi // 100:
             mid = (lo + hi) // 2
-            run = self._fits(bound, mid)
+            run = self._stride(bound, mid) if bound.margins else None
+            run = run or self._fits(bound, mid)
             if run is None:
                 lo = mid + 1
             else:   # fits at its own peak too: _fits falls back on every plan found
