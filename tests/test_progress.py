@@ -123,6 +123,10 @@ def test_run_keeps_a_compilation_cache_by_default(tmp_path) -> None:
     assert entries() == stored
     peak = [line for line in first.stdout.splitlines() if line.startswith("peak:")]
     assert peak and peak[0] in again.stdout.splitlines()   # the loaded executable's figures
+    # the report says which compilations were loads
+    assert "loaded from the compilation cache" not in first.stdout
+    assert "compilations: 1 (" in again.stdout
+    assert "; 1 loaded from the compilation cache)" in again.stdout
 
     off = tmp_path / "off"
     none = subprocess.run([*cmd, "--compilation-cache", "off"], capture_output=True,

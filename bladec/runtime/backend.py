@@ -55,6 +55,8 @@ class Backend(Protocol):
     name: str
     compilations: int
     compile_seconds: float   # wall time spent lowering and compiling, over its life
+    cache_loads: int         # of the compilations, executables loaded from a persistent
+                             # compilation cache instead of compiled
 
     def segment(self, ops: list[Op], inputs: list[str], outputs: list[str],
                 specs: dict[int, OutSpec], args: list[ArgSpec],
@@ -242,6 +244,7 @@ class NumpyBackend:
     def __init__(self) -> None:
         self.compilations = 0
         self.compile_seconds = 0.0
+        self.cache_loads = 0
 
     def segment(self, ops: list[Op], inputs: list[str], outputs: list[str],
                 specs: dict[int, OutSpec], args: list[ArgSpec],

@@ -34,6 +34,7 @@ class Report:
     segments: int = 0
     executables: int = 0           # distinct compiled functions the segments ran
     compilations: int = 0
+    cache_loads: int = 0           # of them, loaded from a persistent compilation cache
     compile_seconds: float = 0.0   # lowering and compiling them, within ``seconds``
     seconds: float = 0.0
     segment_seconds: list[float] = field(default_factory=list)  # only with profile=True
@@ -43,6 +44,12 @@ class Report:
 
     def as_dict(self) -> dict[str, Any]:
         return {k: v for k, v in self.__dict__.items()}
+
+
+def loads_text(loads: int) -> str:
+    """What a report adds to its compile time where some compilations were loads from
+    the persistent compilation cache (bladec run keeps one by default)."""
+    return f"; {loads} loaded from the compilation cache" if loads else ""
 
 
 def execute(prepared: PreparedRun, env: dict[str, Any], backend: Backend, inputs: list[str],

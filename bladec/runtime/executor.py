@@ -81,6 +81,7 @@ class Executor(Fitter):
                   profile: bool, start: float) -> tuple[dict[str, Any], Report]:
         """Prepare (plan, compile, check: cached per binding and limit) and execute."""
         compilations, compile_seconds = self.backend.compilations, self.backend.compile_seconds
+        loads = self.backend.cache_loads
         prepared = self.prepare(bound.binding, limit)
         plan = prepared.plan
         device: DeviceAccount = prepared.device
@@ -98,6 +99,7 @@ class Executor(Fitter):
             raise AssertionError(f"the run held {report.peak_bytes} bytes at its peak, "
                                  f"the plan's accounting said {device.peak}")
         report.compilations = self.backend.compilations - compilations
+        report.cache_loads = self.backend.cache_loads - loads
         report.compile_seconds = self.backend.compile_seconds - compile_seconds
         report.seconds = time.perf_counter() - start
         return outputs, report

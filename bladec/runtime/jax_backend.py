@@ -162,6 +162,7 @@ class JaxBackend:
             _OrderedJaxKernels() if self.enforce_order else _JaxKernels()
         self.compilations = 0
         self.compile_seconds = 0.0
+        self.cache_loads = 0   # of the compilations, loaded from the persistent cache
         # the process's CPU time over the same calls: on shared cores, where wall time
         # counts other processes' work, the fairer figure to compare compilers by
         self.compile_cpu_seconds = 0.0
@@ -333,6 +334,28 @@ def use_compilation_cache(path: str | None = None, max_bytes: int = -1) -> str |
     return None
 
 
+_LOADS = [0]   # executables JAX loaded from its persistent cache in this process
+_CACHE_HIT = "/jax/compilation_cache/cache_hits"
+
+
+def count_cache_loads() -> int:
+    """How many executables JAX has loaded from its persistent compilation cache in
+    this process so far (its own monitoring events; counted from the first call on), so
+    that a report can say which of its compilations were loads."""
+    if not _LISTENING:
+        import jax.monitoring
+
+        def loaded(event: str, **_: object) -> None:
+            if event == _CACHE_HIT:
+                _LOADS[0] += 1
+        jax.monitoring.register_event_listener(loaded)
+        _LISTENING.append(True)
+    return _LOADS[0]
+
+
+_LISTENING: list[bool] = []
+
+
 def use_default_compilation_cache() -> str | None:
     """The cache of :func:`default_cache_dir`, bounded by DEFAULT_CACHE_BYTES, as
     ``bladec run`` uses it when no directory is given; None, and no cache, where the
@@ -397,6 +420,7 @@ class LazyCompiled:
         if self.executable is None:
             backend = self.backend
             start, cpu = time.perf_counter(), time.process_time()
+            loaded = count_cache_loads()
             with warnings.catch_warnings():
                 # an argument no output can reuse is still freed after the segment
                 warnings.filterwarnings("ignore", "Some donated buffers were not usable")
@@ -404,6 +428,7 @@ class LazyCompiled:
             backend.compile_seconds += time.perf_counter() - start
             backend.compile_cpu_seconds += time.process_time() - cpu
             backend.compilations += 1
+            backend.cache_loads += count_cache_loads() - loaded
             backend.progress.tick()
         return self.executable
 

@@ -23,7 +23,7 @@ from bladec.passes import Pass
 from bladec.passes.redistribute import RedistributePass
 from bladec.runtime.backend import NumpyBackend
 from bladec.runtime.engine import optimize
-from bladec.runtime.execution import Report
+from bladec.runtime.execution import Report, loads_text
 from bladec.runtime.executor import Executor
 from bladec.runtime.limit import LimitError
 from bladec.runtime.mesh_backend import MeshBackend, value_types
@@ -54,7 +54,7 @@ class ShardedResult:
             "segments": r.segments, "evictions": r.evictions, "reloads": r.reloads,
             "recomputes": r.recomputes, "host_peak_bytes": r.host_peak_bytes,
             "segment_memory": r.segment_memory, "compilations": r.compilations,
-            "compile_seconds": r.compile_seconds,
+            "cache_loads": r.cache_loads, "compile_seconds": r.compile_seconds,
             "seconds": float(np.median(self.seconds)), "device": self.device,
             "outputs": {k: list(v.shape) for k, v in self.outputs.items()},
         }
@@ -76,7 +76,7 @@ class ShardedResult:
             f"evictions: {r.evictions}, reloads: {r.reloads}, recomputes: {r.recomputes}, "
             f"host copies at most {format_size(r.host_peak_bytes)} per device",
             f"segments: {r.segments} (shard_map programs), compilations: {r.compilations} "
-            f"({r.compile_seconds:.3f} s), time: {s['seconds'] * 1e3:.3f} ms "
+            f"({r.compile_seconds:.3f} s{loads_text(r.cache_loads)}), time: {s['seconds'] * 1e3:.3f} ms "
             f"(median of {len(self.seconds)})",
         ])
 
@@ -172,6 +172,7 @@ def run_sharded(module: Module, passes: list[Pass] | None, limit: int | None = N
         seconds.append(time.perf_counter() - start)
     # over every repeat: the backend is this run's own
     report.compilations, report.compile_seconds = backend.compilations, backend.compile_seconds
+    report.cache_loads = backend.cache_loads
     if cluster is not None:
         from jax.experimental.multihost_utils import process_allgather
         outs = {n: process_allgather(o, tiled=True) for n, o in outs.items()}

@@ -42,6 +42,7 @@ class MeshBackend:
         self.compilations = 0
         self.compile_seconds = 0.0
         self.compile_cpu_seconds = 0.0
+        self.cache_loads = 0
         self.progress: Progress = SILENT
         self._cache: dict[tuple, _MeshSegment] = {}
 

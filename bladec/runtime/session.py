@@ -24,6 +24,7 @@ from bladec.passes import Pass
 from bladec.progress import SILENT, Progress
 from bladec.runtime.backend import NumpyBackend, numpy_dtype
 from bladec.runtime.engine import Engine
+from bladec.runtime.execution import loads_text
 from bladec.runtime.executor import Executor, Report, unoptimized
 from bladec.runtime.padding import pad_inputs, padded_binding, padding_multiples, parse_pad
 from bladec.runtime.trace import Step
@@ -57,6 +58,7 @@ class RunResult:
             "segment_memory": r.segment_memory,
             "evictions": r.evictions, "reloads": r.reloads, "recomputes": r.recomputes,
             "segments": r.segments, "compilations": r.compilations,
+            "cache_loads": r.cache_loads,
             "compile_seconds": r.compile_seconds, "seconds": r.seconds,
             "segment_seconds": r.segment_seconds, "device": self.device,
             "outputs": {k: list(v.shape) for k, v in self.outputs.items()},
@@ -86,7 +88,8 @@ class RunResult:
             f"evictions: {s['evictions']}, reloads: {s['reloads']}, "
             f"recomputes: {s['recomputes']}",
             f"segments: {s['segments']}, compilations: {s['compilations']} "
-            f"({s['compile_seconds']:.3f} s), time: {s['seconds']:.3f} s on {s['device']}",
+            f"({s['compile_seconds']:.3f} s{loads_text(s['cache_loads'])}), "
+            f"time: {s['seconds']:.3f} s on {s['device']}",
         ]
         return "\n".join(lines)
 
