@@ -73,6 +73,21 @@ class Replay:
         self.known = program.defined
         self.body = [body_peak(op, sizes.__getitem__, 0, max) for op in program.ops]
         self.defined_by = {r: i for i, op in enumerate(program.ops) for r in op.result_names}
+        # per op: its results' bytes, the results it may free at once (not pinned), what
+        # it reads that valid_trace checks, and whether one of those is made later
+        self.made_bytes = [sum(sizes[r] for r in op.result_names) for op in program.ops]
+        self.unpinned = [tuple(r for r in op.result_names if r not in self.pinned)
+                         for op in program.ops]
+        self.checked = [frozenset(n for n in op.operands if n in self.known)
+                        for op in program.ops]
+        # the values each op is the last op to read: what an op step may hold up (a value
+        # read by a later op is not freed in a window that ends before that op)
+        last_reader = {n: i for i, op in enumerate(program.ops) for n in op.operands}
+        self.last_read: list[list[str]] = [[] for _ in program.ops]
+        for n, i in last_reader.items():
+            self.last_read[i].append(n)
+        self.early = [any(n not in self.inputs and self.defined_by[n] >= i
+                          for n in self.checked[i]) for i in range(len(program.ops))]
         self.regions: dict[tuple[str, tuple[int, ...]], _Region] = {}
         self.trace: list[Step] | None = None
         self.memory: list[int] = []
@@ -177,9 +192,8 @@ class Replay:
         memory, span = self.memory, self.span
         self.trace, self.memory, self.span = trace, [], []
         self.op_at, self.last, self.made = dict(self.op_at), dict(self.last), dict(self.made)
-        self.held, self.checkpoints = dict(self.held), dict(self.checkpoints)
-        for t in range(w0, end + 1):
-            self.checkpoints.pop(t, None)
+        self.held = dict(self.held)
+        self.checkpoints = {t: c for t, c in self.checkpoints.items() if not w0 <= t <= end}
         if not self._replay(trace, w0, end, start, a):
             self.restore(saved)
             return self.load(trace)
@@ -217,7 +231,8 @@ class Replay:
         that defines it (the validity replay does not model that)."""
         sizes, known, inputs, defined_by = self.sizes, self.known, self.inputs, \
             self.defined_by
-        span, op_at, append_span = self.span, self.op_at, self.span.append
+        op_at, append_span = self.op_at, self.span.append
+        early, checked, last_read = self.early, self.checked, self.last_read
         # 1. one walk: segments, last uses, makes, validity, the layout
         reads: dict[str, int] = {}
         made: dict[str, int] = {}
@@ -247,18 +262,14 @@ class Replay:
                 else:
                     final[-1] = pos
                 segment_of.append(len(first) - 1)
-                operands = step.op.operands
-                for n in operands:
+                for n in last_read[cur]:
                     reads[n] = pos
-                if valid:
-                    for n in operands:
-                        if n in known and (n in evicted or (
-                                n not in inputs and defined_by[n] >= cur)):
-                            valid = False
-                            break
+                if valid and (early[cur] or (evicted and not evicted.isdisjoint(checked[cur]))):
+                    valid = False
                 for r in step.results:
                     made[r] = pos
-                    evicted.discard(r)
+                if evicted:
+                    evicted.difference_update(step.results)
                 cur += 1
                 continue
             value = step.value
@@ -331,27 +342,27 @@ class Replay:
         total = start.total
         memory = self.memory
         append = memory.append
-        body = self.body
+        body, made_bytes, unpinned = self.body, self.made_bytes, self.unpinned
         checkpoints = self.checkpoints
         evicted, offloaded = set(start.evicted), set(start.offloaded)
         for pos in range(w0, end + 1):
             step = trace[pos]
             kind = step.kind
             if kind == "op":
-                results = step.results
-                for r in results:
-                    resident.add(r)
-                    total += sizes[r]
-                    evicted.discard(r)
-                append(total + body[step.index])
+                i = step.index
+                resident.update(step.results)
+                total += made_bytes[i]
+                if evicted:
+                    evicted.difference_update(step.results)
+                append(total + body[i])
                 dying = dies.get(pos)
                 if dying:
                     for n in dying:
                         if n in resident:
                             resident.discard(n)
                             total -= sizes[n]
-                for r in results:
-                    if held.get(r, -1) <= pos and r not in pinned and r in resident:
+                for r in unpinned[i]:
+                    if held.get(r, -1) <= pos and r in resident:
                         resident.discard(r)
                         total -= sizes[r]
                 continue
@@ -397,10 +408,13 @@ def _same(a: Step, b: Step) -> bool:
             and all(x is y for x, y in zip(a.region, b.region)))
 
 
-def _signature(steps: list[Step]) -> list[tuple]:
-    """The steps as a sorted list, to tell whether two windows hold the same steps."""
-    return sorted((s.kind, s.index, s.value or "", s.method or "", tuple(map(id, s.region)))
-                  for s in steps)
+def _signature(steps: list[Step]) -> tuple[int, list[tuple]]:
+    """To tell whether two windows hold the same steps: how many ops (they come in
+    order, so two windows between the same steps with as many hold the same ones), and
+    the other steps, sorted."""
+    others = sorted((s.kind, s.value or "", s.method or "", tuple(map(id, s.region)))
+                    for s in steps if s.kind != "op")
+    return len(steps) - len(others), others
 
 
 def _measure_region(step: Step, sizes: dict[str, int], known: frozenset[str]) -> _Region:
