@@ -6,37 +6,23 @@ plan against the planner that measures every what-if from scratch.
 """
 from __future__ import annotations
 
+import json
 import random
-from dataclasses import replace
 from functools import partial
-from pathlib import Path
 
 import pytest
 
+import planrecord
 from bladec.parse import parse_module
-from bladec.passes import DEFAULT_PIPELINE, parse_pipeline, run_pipeline
 from bladec.runtime import consolidate as consolidation, policy
-from bladec.runtime.backend import NumpyBackend
 from bladec.runtime.budget import Budget
-from bladec.runtime.executor import Executor
 from bladec.runtime.plan import Eviction, build_trace, valid_trace
 from bladec.runtime.replay import Replay
 from bladec.runtime.trace import Step
 
-from randlisting import generate
-
-SAMPLES = Path(__file__).resolve().parent.parent / "samples"
-
-
-def _bound(module, dims: dict[str, int]):
-    ex = Executor(run_pipeline(module, parse_pipeline(DEFAULT_PIPELINE)), NumpyBackend())
-    bound = ex._bound(ex.bind({n: ex.shapes_for(dims)[n] for n in ex.inputs}, dims))
-    bound.program = replace(bound.version.program, sites=ex._sites(bound.version, bound.shapes))
-    return ex, bound
-
 
 def _sample(name: str, dims: dict[str, int]):
-    return _bound(parse_module((SAMPLES / name).read_text(), name), dims)
+    return planrecord.bound(parse_module((planrecord.SAMPLES / name).read_text(), name), dims)
 
 
 def _sig(trace: list[Step]) -> list[tuple]:
@@ -92,27 +78,29 @@ def _both_ways(program, sizes, limit: int, cost, margins, monkeypatch) -> tuple:
     return fast, slow
 
 
-CASES = [("attention.mlir", {"S0": 4, "S1": 256}, (0.9, 0.7, 0.55, 0.45)),
-         ("mlp-train.mlir", {"S0": 4, "S1": 64}, (0.9, 0.7, 0.55, 0.45)),
-         ("llama-train-small.mlir", {"S0": 2, "S1": 64}, (0.55,)),
-         pytest.param("llama-train-small.mlir", {"S0": 2, "S1": 64}, (0.9, 0.7, 0.45),
-                      marks=pytest.mark.slow)]
+RECORD = json.loads(planrecord.RECORD.read_text())
 
 
-@pytest.mark.parametrize("name,dims,fractions", CASES)
-def test_consolidation_refreshes_as_the_reference(name: str, dims: dict[str, int],
-                                                  fractions: tuple[float, ...],
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    ex, bound = _sample(name, dims)
+@pytest.mark.parametrize("group", ["quick", pytest.param("slow", marks=pytest.mark.slow)])
+def test_plans_as_recorded_and_every_refresh_as_the_reference(
+        group: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each case of tests/planrecord.py (samples with and without margins, random
+    listings, in the slow group the paper-size step at three bindings): try_plan makes
+    the plan recorded by the planner before the replay, and so does the from-scratch
+    consolidation; every refresh of both is checked against the reference."""
     checked = _Checked(monkeypatch)
-    margins = {3: 1000, len(bound.program.ops) // 2: 50_000}
-    for fraction in fractions:
-        for margin in ({}, margins):
-            limit = int(bound.planned_peak * fraction)
-            fast, slow = _both_ways(bound.program, bound.sizes, limit, ex.cost, margin,
-                                    monkeypatch)
-            assert _key(fast) == _key(slow), (fraction, margin)
-    assert checked.valid > 10 and checked.windows > 0, (checked.valid, checked.windows)
+    seen = set()
+    for name, ex, b, limits, margins in planrecord.cases(group == "slow"):
+        recorded = RECORD[f"{group}: {name}"]
+        seen.add(f"{group}: {name}")
+        assert [limit for limit, _ in recorded] == limits, name
+        for limit, want in recorded:
+            fast, scratch = _both_ways(b.program, b.sizes, limit, ex.cost, margins,
+                                       monkeypatch)
+            assert planrecord.key(fast) == want, (name, limit)
+            assert _key(fast) == _key(scratch), (name, limit)
+    assert seen == {k for k in RECORD if k.startswith(group)}
+    assert checked.valid > 200 and checked.windows > 100, (checked.valid, checked.windows)
 
 
 def _random_events(rng: random.Random, program, count: int) -> list[Eviction]:
@@ -174,43 +162,3 @@ def test_random_what_ifs_replay_as_the_reference(name: str, dims: dict[str, int]
         v, w = _what_ifs(bound.program, bound.sizes, budget, seed, 60)
         valid, windows = valid + v, windows + w
     assert valid > 100 and windows > 100, (valid, windows)
-
-
-def test_random_graphs_plan_as_the_reference(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Random listings (tests/randlisting.py) at a few limits: every consolidation
-    refresh as the reference, and the same plans as the from-scratch planner."""
-    checked = _Checked(monkeypatch)
-    plans = 0
-    for seed in range(40):
-        listing = generate(seed)
-        module = parse_module(listing.text, f"<seed {seed}>")
-        binding = listing.bindings(random.Random(seed), 1)[0]
-        ex, bound = _bound(module, binding)
-        if not bound.program.evictable:
-            continue
-        lower = max(bound.program.lower_bounds(bound.sizes))
-        for fraction in (0.7, 0.4, 0.1):
-            limit = lower + int((bound.planned_peak - lower) * fraction)
-            fast, slow = _both_ways(bound.program, bound.sizes, limit, ex.cost, {},
-                                    monkeypatch)
-            assert _key(fast) == _key(slow), (seed, fraction)
-            plans += fast is not None and bool(fast.evictions)
-    assert plans > 10 and checked.valid > 0, (plans, checked.valid)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("dims,limits", [
-    ({"S0": 16, "S1": 512}, (18_581_078_184, 13_531_193_432, 11_000_000_000)),
-    ({"S0": 4, "S1": 512}, ()), ({"S0": 16, "S1": 128}, ())])
-def test_paper_step_consolidates_as_the_reference(dims: dict[str, int],
-                                                  limits: tuple[int, ...],
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    """The paper-size training step: every refresh of several consolidations checked,
-    and the plans equal to the from-scratch planner's."""
-    ex, bound = _sample("llama-train-paper.mlir", dims)
-    checked = _Checked(monkeypatch)
-    limits = limits or tuple(int(bound.planned_peak * f) for f in (0.8, 0.6, 0.5))
-    for limit in limits:
-        fast, slow = _both_ways(bound.program, bound.sizes, limit, ex.cost, {}, monkeypatch)
-        assert _key(fast) == _key(slow), limit
-    assert checked.windows > 100

@@ -97,24 +97,24 @@ class _State:
         return self.replay.ok
 
     def step_of(self, e: Eviction, kind: str) -> int:
-        """The trace position of the eviction ("evict") or regeneration ("regen") of e."""
-        for t, step in enumerate(self.trace):
-            if step.kind == kind and step.value == e.value:
-                if kind == "evict" and self._op_before(t) == e.after:
+        """The trace position of the eviction ("evict") or regeneration ("regen") of e:
+        the first such step of its value among the evictions after op ``e.after`` or
+        the regenerations before op ``e.before``."""
+        trace = self.trace
+        if kind == "evict":
+            t = self.op_at[e.after] + 1
+            while t < len(trace) and trace[t].kind == "evict":
+                if trace[t].value == e.value:
                     return t
-                if kind == "regen" and self._op_after(t) == e.before:
+                t += 1
+        else:
+            t = first = self.op_at[e.before]
+            while first > 0 and trace[first - 1].kind == "regen":
+                first -= 1
+            for t in range(first, t):
+                if trace[t].value == e.value:
                     return t
         raise AssertionError(f"{kind} of {e.value} is not in the trace")
-
-    def _op_before(self, t: int) -> int:
-        while self.trace[t].kind != "op":
-            t -= 1
-        return self.trace[t].index
-
-    def _op_after(self, t: int) -> int:
-        while self.trace[t].kind != "op":
-            t += 1
-        return self.trace[t].index
 
     def fits_with(self, lo: int, hi: int, extra: int) -> bool:
         """Whether trace steps lo..hi-1 stay within the budget with ``extra`` more bytes."""
