@@ -157,63 +157,60 @@ class Replay:
         self.checkpoints = None
 
     def update(self, trace: list[Step]) -> None:
-        """Measure ``trace``, a change of the current one, by the window that changed
+        """Measure ``trace``, a change of the current one, by the windows that changed
         when the two have the same steps (else from scratch)."""
         old = self.trace
         if old is None or len(trace) != len(old) or self.checkpoints is None \
                 or not (self.fits and self.valid):
             return self.load(trace)
-        n = len(old)
-        lo = 0
-        while lo < n and (old[lo] is trace[lo] or _same(old[lo], trace[lo])):
-            lo += 1
-        if lo == n:
+        windows = _windows(old, trace)
+        if windows is None:
+            return self.load(trace)
+        if not windows:
             self.trace = trace
             return
-        hi = n - 1
-        while old[hi] is trace[hi] or _same(old[hi], trace[hi]):
-            hi -= 1
-        if _signature(old[lo:hi + 1]) != _signature(trace[lo:hi + 1]):
-            return self.load(trace)
-        w0 = lo
-        while w0 > 0 and not _is_cut(trace[w0 - 1]):
-            w0 -= 1
-        end = hi + 1
-        while end < n and not _is_cut(trace[end]):
-            end += 1
-        end = min(end, n - 1)   # the window: w0..end, end a cut step or the last one
         saved = self.snapshot()
-        start = (self.checkpoints[w0 - 1] if w0 > 0 else
-                 Checkpoint(frozenset(self.program.donated), self.base, frozenset(),
-                            frozenset()))
-        a = self.span[w0][0]
-        b = self.span[end][1]
-        before = self.checkpoints.get(end)
-        memory, span = self.memory, self.span
-        self.trace, self.memory, self.span = trace, [], []
+        memory, span, before = self.memory, self.span, self.checkpoints
+        self.trace = trace
         self.op_at, self.last, self.made = dict(self.op_at), dict(self.last), dict(self.made)
         self.held = dict(self.held)
-        self.checkpoints = {t: c for t, c in self.checkpoints.items() if not w0 <= t <= end}
-        if not self._replay(trace, w0, end, start, a):
-            self.restore(saved)
-            return self.load(trace)
-        if not self.valid:
-            return  # an invalid what-if is undone by the caller: its figures do not matter
-        if len(self.memory) != b - a or (before is not None
-                                         and self.checkpoints.get(end) != before):
-            self.restore(saved)
-            return self.load(trace)
-        window = self.memory
-        self.memory = memory[:a] + window + memory[b:]
-        self.span = span[:w0] + self.span + span[end + 1:]
+        self.checkpoints = {t: c for t, c in before.items()
+                            if not any(w0 <= t <= end for w0, end in windows)}
+        new_memory: list[int] = []
+        new_span: list[tuple[int, int]] = []
+        fits = True
+        allowed = self.budget.allowed(trace)
+        done = 0   # steps (and their memory entries) spliced so far
+        for w0, end in windows:
+            a, b = span[w0][0], span[end][1]
+            start = (self.checkpoints[w0 - 1] if w0 > 0 else
+                     Checkpoint(frozenset(self.program.donated), self.base, frozenset(),
+                                frozenset()))
+            self.memory, self.span = [], []
+            if not self._replay(trace, w0, end, start, a):
+                self.restore(saved)
+                return self.load(trace)
+            if not self.valid:
+                return  # an invalid what-if is undone by the caller: its figures do not matter
+            if len(self.memory) != b - a or (end in before
+                                             and self.checkpoints.get(end) != before[end]):
+                self.restore(saved)
+                return self.load(trace)
+            if allowed is not None:
+                fits = fits and all(m <= x for m, x in zip(self.memory, allowed[a:b]))
+            else:
+                fits = fits and max(self.memory, default=0) <= self.budget.limit
+            new_memory += memory[span[done][0] if done < len(span) else len(memory):a]
+            new_memory += self.memory
+            new_span += span[done:w0]
+            new_span += self.span
+            done = end + 1
+        self.memory = new_memory + memory[len(new_memory):]
+        self.span = new_span + span[done:]
         self.peak = max(self.memory, default=self.base)
+        self.allowed = allowed
+        self.fits = fits
         self.windows += 1
-        if self.budget.margins:
-            self.allowed = self.budget.allowed(trace)
-            allowed = self.allowed[a:b]
-            self.fits = all(m <= x for m, x in zip(window, allowed))
-        else:
-            self.fits = max(window, default=0) <= self.budget.limit
 
     def _region(self, step: Step) -> _Region:
         key = (step.value or "", tuple(map(id, step.region)))
@@ -394,6 +391,43 @@ class Replay:
             checkpoints[pos] = Checkpoint(frozenset(resident), total, frozenset(evicted),
                                           frozenset(offloaded))
         return True
+
+
+def _windows(old: list[Step], new: list[Step]) -> list[tuple[int, int]] | None:
+    """The windows (first and last step) where two traces of the same length differ:
+    each run of changed steps, widened back to the cut before it and on to the first cut
+    after it (or the trace's ends); runs whose windows meet are one. None when a window
+    does not hold the same steps in both traces."""
+    n = len(old)
+    lo = 0
+    while lo < n and (old[lo] is new[lo] or _same(old[lo], new[lo])):
+        lo += 1
+    if lo == n:
+        return []
+    hi = n - 1
+    while old[hi] is new[hi] or _same(old[hi], new[hi]):
+        hi -= 1
+    windows: list[tuple[int, int]] = []
+    t = lo
+    while t <= hi:
+        w0 = t        # a changed step: its window starts after the cut before it
+        while w0 > 0 and not _is_cut(new[w0 - 1]):
+            w0 -= 1
+        end = t       # and ends at the first cut after the run, unchanged and the same
+        while end < n and not (_is_cut(new[end]) and end > t and (
+                old[end] is new[end] or _same(old[end], new[end]))):
+            end += 1
+        end = min(end, n - 1)
+        if windows and w0 <= windows[-1][1]:
+            w0 = windows.pop()[0]
+        windows.append((w0, end))
+        t = end + 1
+        while t <= hi and (old[t] is new[t] or _same(old[t], new[t])):
+            t += 1
+    for w0, end in windows:
+        if _signature(old[w0:end + 1]) != _signature(new[w0:end + 1]):
+            return None
+    return windows
 
 
 def _is_cut(step: Step) -> bool:
