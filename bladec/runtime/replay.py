@@ -1,24 +1,25 @@
 """A plan's trace with its measure and validity, kept current by replaying only the
-window of steps that a change touches.
+windows of steps that a change touches.
 
 Consolidation (consolidate.py) asks hundreds of what-ifs per plan, and nearly all of them
 move one eviction or one reload to another cut point: the new trace has the same steps,
-and differs from the old one only between the first and the last step that moved. Measuring
-it from scratch (:func:`~bladec.runtime.trace.simulate` and
-:func:`~bladec.runtime.plan.valid_trace`, about 10 ms on the paper-size step) spends
-most of the time on steps that did not change. :class:`Replay` measures the same figures
-(the same :func:`~bladec.runtime.trace.held_until` rule, the same memory entries, the same
-validity) and, for such a change, replays only the *window*: from the cut before the first
-changed step to the first cut after the last one.
+and differs from the old one only where a step moved (and where its regeneration moved
+among the others before its op). Measuring it from scratch
+(:func:`~bladec.runtime.trace.simulate` and :func:`~bladec.runtime.plan.valid_trace`,
+about 10 ms on the paper-size step) spends most of the time on steps that did not change.
+:class:`Replay` measures the same figures (the same :func:`~bladec.runtime.trace.held_until`
+rule, the same memory entries, the same validity) and, for such a change, replays only
+the *windows*: each run of changed steps, from the cut before it to the first cut after it.
 
-Why that is exact: outside the window the steps are the same, at the same positions.
-A value's hold (its last use, or the end of the segment that reads it as an argument)
-moves only when its last use is in the window, and then stays in the window, whose ends
-are segment ends. So the steps before the window run as before, and after it too, as long
-as the state the window hands on (the resident values and their bytes, the evicted and
-offloaded ones) is the one the old trace handed on: that is checked at the cut that ends
-the window, and the whole trace is replayed when it differs. The state after every cut is
-kept for that (a *checkpoint*; cuts are few, and the planner's state between cuts small).
+Why that is exact: outside the windows the steps are the same, at the same positions,
+and each window holds the same steps as before (checked). A value's hold (its last use,
+or the end of the segment that reads it as an argument) moves only when its last use is
+in a window, and then stays in that window, whose ends are segment ends. So the steps
+outside the windows run as before, as long as the state each window hands on (the
+resident values and their bytes, the evicted and offloaded ones) is the one the old trace
+handed on there: that is checked at the cut that ends the window, and the whole trace is
+replayed when it differs. The state after every cut is kept for that (a *checkpoint*;
+cuts are few). tests/test_replay.py checks every figure against the reference.
 
 Validity is replayed the same way, knowing that a value is resident in the valid-trace
 sense when it is an input or made by an op before the step, and not evicted since: a
@@ -27,13 +28,14 @@ the whole trace to :func:`valid_trace` (no plan makes one).
 """
 from __future__ import annotations
 
+from bisect import bisect_left
 from typing import NamedTuple
 
 from bladec.analysis.liveness import body_peak
 from bladec.ir import Op
 from bladec.runtime.budget import Budget
 from bladec.runtime.plan import Program, valid_trace
-from bladec.runtime.trace import Measure, Step, simulate
+from bladec.runtime.trace import Measure, Step, free, region_profile, simulate
 
 
 class Checkpoint(NamedTuple):
@@ -174,8 +176,10 @@ class Replay:
         self.trace = trace
         self.op_at, self.last, self.made = dict(self.op_at), dict(self.last), dict(self.made)
         self.held = dict(self.held)
-        self.checkpoints = {t: c for t, c in before.items()
-                            if not any(w0 <= t <= end for w0, end in windows)}
+        self.checkpoints = dict(before)
+        for w0, end in windows:
+            for t in [t for t in before if w0 <= t <= end]:
+                del self.checkpoints[t]
         new_memory: list[int] = []
         new_span: list[tuple[int, int]] = []
         fits = True
@@ -233,9 +237,7 @@ class Replay:
         # 1. one walk: segments, last uses, makes, validity, the layout
         reads: dict[str, int] = {}
         made: dict[str, int] = {}
-        first: list[int] = []
-        final: list[int] = []
-        segment_of: list[int] = []
+        cuts: list[int] = []    # the window's cut steps: its segments lie between them
         evicted, offloaded = set(start.evicted), set(start.offloaded)
         valid = True
         cur = len(self.program.ops)   # the next op's index: a step may read what is before it
@@ -243,22 +245,39 @@ class Replay:
             if trace[pos].kind == "op":
                 cur = trace[pos].index
                 break
-        cut = True
         for pos in range(w0, end + 1):
             step = trace[pos]
             kind = step.kind
+            value = step.value
+            if kind == "evict":
+                append_span((mpos, mpos))
+                cuts.append(pos)
+                if valid:
+                    if value in evicted or (value not in inputs
+                                            and defined_by.get(value, cur) >= cur):
+                        valid = False
+                    else:
+                        evicted.add(value)
+                        if step.method == "reload":
+                            offloaded.add(value)
+                continue
+            if kind == "regen":
+                if value not in inputs and defined_by.get(value, cur) >= cur:
+                    return False
+                made[value] = pos
+                if step.method == "reload":
+                    append_span((mpos, mpos + 1))
+                    mpos += 1
+                    cuts.append(pos)
+                    if valid and (value not in evicted or value not in offloaded):
+                        valid = False
+                    evicted.discard(value)
+                    continue
             if kind == "op":
                 cur = step.index
                 op_at[cur] = pos
                 append_span((mpos, mpos + 1))
                 mpos += 1
-                if cut:
-                    first.append(pos)
-                    final.append(pos)
-                    cut = False
-                else:
-                    final[-1] = pos
-                segment_of.append(len(first) - 1)
                 for n in last_read[cur]:
                     reads[n] = pos
                 if valid and (early[cur] or (evicted and not evicted.isdisjoint(checked[cur]))):
@@ -269,42 +288,9 @@ class Replay:
                     evicted.difference_update(step.results)
                 cur += 1
                 continue
-            value = step.value
-            if kind == "evict":
-                append_span((mpos, mpos))
-                segment_of.append(-1)
-                cut = True
-                if valid:
-                    if value in evicted or (value not in inputs
-                                            and defined_by.get(value, cur) >= cur):
-                        valid = False
-                    else:
-                        evicted.add(value)
-                        if step.method == "reload":
-                            offloaded.add(value)
-                continue
-            if value not in inputs and defined_by.get(value, cur) >= cur:
-                return False
-            made[value] = pos
-            if step.method == "reload":
-                append_span((mpos, mpos + 1))
-                mpos += 1
-                segment_of.append(-1)
-                cut = True
-                if valid and (value not in evicted or value not in offloaded):
-                    valid = False
-                evicted.discard(value)
-                continue
             region = self._region(step)
             append_span((mpos, mpos + len(region.profile)))
             mpos += len(region.profile)
-            if cut:
-                first.append(pos)
-                final.append(pos)
-                cut = False
-            else:
-                final[-1] = pos
-            segment_of.append(len(first) - 1)
             for n in region.external:
                 reads[n] = pos
             if valid:
@@ -327,10 +313,13 @@ class Replay:
             if last.get(v, -1) > end:
                 continue   # read again after the window: its hold is unchanged
             last[v] = pos
-            seg = segment_of[pos - w0]
             at = made_at.get(v)
-            if seg >= 0 and at is not None and at < first[seg]:
-                pos = final[seg]
+            if at is not None:
+                # read in the segment between the cuts around pos: an argument of it
+                # when made before it, held to its last step
+                i = bisect_left(cuts, pos)
+                if at <= (cuts[i - 1] if i else w0 - 1):
+                    pos = cuts[i] - 1 if i < len(cuts) else end
             held[v] = pos
             if v not in pinned:
                 dies.setdefault(pos, []).append(v)
@@ -354,10 +343,7 @@ class Replay:
                 append(total + body[i])
                 dying = dies.get(pos)
                 if dying:
-                    for n in dying:
-                        if n in resident:
-                            resident.discard(n)
-                            total -= sizes[n]
+                    total -= free(dying, resident, sizes)
                 for r in unpinned[i]:
                     if held.get(r, -1) <= pos and r in resident:
                         resident.discard(r)
@@ -383,10 +369,7 @@ class Replay:
                 total += region.kept
                 resident.add(value)
                 evicted.discard(value)
-                for n in dies.get(pos, ()):
-                    if n in resident:
-                        resident.discard(n)
-                        total -= sizes[n]
+                total -= free(dies.get(pos, ()), resident, sizes)
                 continue
             checkpoints[pos] = Checkpoint(frozenset(resident), total, frozenset(evicted),
                                           frozenset(offloaded))
@@ -457,28 +440,7 @@ def _measure_region(step: Step, sizes: dict[str, int], known: frozenset[str]) ->
     reads: from outside the region (its uses), and what must be resident to run it (as
     :func:`valid_trace` checks)."""
     region: list[Op] = step.region
-    read_last: dict[str, int] = {}
-    for i, op in enumerate(region):
-        for n in op.operands:
-            read_last[n] = i
-    total = 0
-    profile: list[int] = []
-    temps: list[str] = []
-    for i, op in enumerate(region):
-        for r in op.result_names:
-            temps.append(r)
-            total += sizes[r]
-        profile.append(total)
-        kept = []
-        for r in temps:
-            if read_last.get(r, -1) > i or r == step.value:
-                kept.append(r)
-            else:
-                total -= sizes[r]
-        temps = kept
-    for r in temps:
-        if r != step.value:
-            total -= sizes[r]
+    profile, kept = region_profile(region, step.value or "", sizes)
     inner = {r for op in region for r in op.result_names}
     external = [n for op in region for n in op.operands if n not in inner]
     needs: list[str] = []
@@ -486,4 +448,4 @@ def _measure_region(step: Step, sizes: dict[str, int], known: frozenset[str]) ->
     for op in region:
         needs.extend(n for n in op.operands if n in known and n not in made)
         made.update(op.result_names)
-    return _Region(profile, total, external, needs)
+    return _Region(profile, kept, external, needs)
