@@ -108,11 +108,10 @@ def _place(program: Program, sizes: dict[str, int], budget: Budget, chosen: list
     allowed = budget.limit - budget.margins.get(k, 0)
     order = [option.after] + [p for p in points if p != option.after]
     trace = build_trace(program, chosen + [option])
-    # only op k's bytes decide: the first trial is simulated (whole: it is the plan's
-    # trace when its point wins, as it mostly does), the others differ from it only in
-    # where op k's segment starts (_segment_bytes)
-    first = simulate(trace, sizes, program.inputs, program.outputs, program.donated)
-    at_first = first.memory[_entry_of(trace, k)]
+    # only op k's bytes decide: the first trial is simulated up to op k, the others
+    # differ from it only in where op k's segment starts (_segment_bytes)
+    at_first = simulate(trace, sizes, program.inputs, program.outputs, program.donated,
+                        until=k).memory[-1]
     best = (at_first, order[0])
     if at_first > allowed and len(order) > 1:
         held = _segment_bytes(program, sizes, trace, option, chosen, k)
@@ -124,24 +123,10 @@ def _place(program: Program, sizes: dict[str, int], budget: Budget, chosen: list
                 break
             if at_k < best[0]:
                 best = (at_k, i)
-    if best[1] == option.after:
-        return trace, first
-    option.after = best[1]
-    trace = build_trace(program, chosen + [option])
+    if best[1] != option.after:
+        option.after = best[1]
+        trace = build_trace(program, chosen + [option])
     return trace, simulate(trace, sizes, program.inputs, program.outputs, program.donated)
-
-
-def _entry_of(trace: list[Step], k: int) -> int:
-    """The memory entry of op k's step, as simulate lays the entries out."""
-    n = 0
-    for step in trace:
-        if step.kind == "op":
-            if step.index == k:
-                return n
-            n += 1
-        elif step.kind == "regen":
-            n += 1 if step.method == "reload" else len(step.region)
-    raise AssertionError(f"op {k} is not in the trace")
 
 
 def _segment_bytes(program: Program, sizes: dict[str, int], trace: list[Step],
