@@ -100,6 +100,8 @@ def test_plans_as_recorded_and_every_refresh_as_the_reference(
             assert planrecord.key(fast) == want, (name, limit)
             assert _key(fast) == _key(scratch), (name, limit)
     assert seen == {k for k in RECORD if k.startswith(group)}
+    print(f"{group}: {len(seen)} cases, {checked.states} refreshes checked ({checked.valid} "
+          f"valid), {checked.windows} replayed by windows")
     assert checked.valid > 200 and checked.windows > 100, (checked.valid, checked.windows)
 
 

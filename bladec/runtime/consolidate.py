@@ -24,7 +24,7 @@ __all__ = ["consolidate", "valid_trace"]
 class _State:
     """The events of a plan with their trace and its measure, for cheap what-ifs.
 
-    ``incremental``: re-measure a changed trace by the window that changed
+    ``incremental``: re-measure a changed trace by the windows that changed
     (replay.py); else from scratch every time, as :func:`simulate` and
     :func:`valid_trace` do (the reference the replay is checked against)."""
 

@@ -60,7 +60,7 @@ class _Region(NamedTuple):
 
 class Replay:
     """The measure, validity and layout of the current trace of one program and binding;
-    :meth:`load` measures a trace from scratch, :meth:`update` a changed one (by its window
+    :meth:`load` measures a trace from scratch, :meth:`update` a changed one (by windows
     when it can). Every field is replaced, never changed in place, so :meth:`snapshot`
     and :meth:`restore` undo a what-if by reference."""
 
@@ -102,7 +102,7 @@ class Replay:
         self.made: dict[str, int] = {}    # the step that last makes it
         self.held: dict[str, int] = {}    # where it is freed (trace.held_until)
         self.checkpoints: dict[int, Checkpoint] | None = None   # after each cut step
-        self.windows = 0     # how many updates replayed a window only (for tests)
+        self.windows = 0     # how many updates replayed windows only (for tests)
         self.whole = 0       # and how many the whole trace
 
     # -- the state --------------------------------------------------------------------
