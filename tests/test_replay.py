@@ -156,7 +156,7 @@ def _what_ifs(program, sizes, budget: Budget, seed: int, steps: int) -> tuple[in
 @pytest.mark.parametrize("name,dims", [("attention.mlir", {"S0": 4, "S1": 256}),
                                        ("mlp-train.mlir", {"S0": 4, "S1": 64})])
 def test_random_what_ifs_replay_as_the_reference(name: str, dims: dict[str, int]) -> None:
-    ex, bound = _sample(name, dims)
+    _, bound = _sample(name, dims)
     valid = windows = 0
     for seed in range(12):
         margins = {} if seed % 2 else {1: 4096, len(bound.program.ops) // 3: 1 << 16}

@@ -108,10 +108,10 @@ class _State:
                     return t
                 t += 1
         else:
-            t = first = self.op_at[e.before]
+            first = at = self.op_at[e.before]
             while first > 0 and trace[first - 1].kind == "regen":
                 first -= 1
-            for t in range(first, t):
+            for t in range(first, at):
                 if trace[t].value == e.value:
                     return t
         raise AssertionError(f"{kind} of {e.value} is not in the trace")

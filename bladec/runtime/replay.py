@@ -230,8 +230,7 @@ class Replay:
         op positions, last uses, makes, holds and checkpoints, and whether they are valid
         (when the earlier steps are). False when a value is regenerated before the op
         that defines it (the validity replay does not model that)."""
-        sizes, known, inputs, defined_by = self.sizes, self.known, self.inputs, \
-            self.defined_by
+        sizes, inputs, defined_by = self.sizes, self.inputs, self.defined_by
         op_at, append_span = self.op_at, self.span.append
         early, checked, last_read = self.early, self.checked, self.last_read
         # 1. one walk: segments, last uses, makes, validity, the layout
