@@ -9,66 +9,112 @@ asks for it (a prefetch), as long as every step still fits.
 """
 from __future__ import annotations
 
+from itertools import chain
+from typing import Iterable
+
 from bladec.runtime.budget import Budget
-from bladec.runtime.plan import CostModel, Eviction, Plan, Program, build_trace, cut_points
-from bladec.runtime.trace import Step, simulate
+from bladec.runtime.plan import (CostModel, Eviction, Plan, Program, build_trace, cut_points,
+                                 event_index, op_chunk, valid_trace)
+from bladec.runtime.replay import Replay
+from bladec.runtime.trace import Measure, Step, simulate
+
+__all__ = ["consolidate", "valid_trace"]
 
 
 class _State:
-    """The events of a plan with their trace and its measure, for cheap what-ifs."""
+    """The events of a plan with their trace and its measure, for cheap what-ifs.
+
+    ``incremental``: re-measure a changed trace by the windows that changed
+    (replay.py); else from scratch every time, as :func:`simulate` and
+    :func:`valid_trace` do (the reference the replay is checked against)."""
 
     def __init__(self, program: Program, sizes: dict[str, int], budget: Budget,
-                 events: list[Eviction]) -> None:
+                 events: list[Eviction], incremental: bool = True) -> None:
         self.program, self.sizes, self.budget = program, sizes, budget
         self.events = events
+        self.incremental = incremental
+        self.replay = Replay(program, sizes, budget)
         self.refresh()
+
+    # what _move and consolidate read of the current trace
+    @property
+    def trace(self) -> list[Step]:
+        return self.replay.trace
+
+    @property
+    def measure(self) -> Measure:
+        return self.replay.measure
+
+    @property
+    def span(self) -> list[tuple[int, int]]:
+        """The memory entries of each trace step."""
+        return self.replay.span
+
+    @property
+    def op_at(self) -> dict[int, int]:
+        """Each compute op's trace position."""
+        return self.replay.op_at
+
+    @property
+    def allowed(self) -> list[int] | None:
+        return self.replay.allowed
 
     def saved(self) -> tuple:
         """What :meth:`refresh` derives from the events, to put back with :meth:`restore`
         when a what-if is undone (cheaper than deriving it again)."""
-        return self.trace, self.measure, self.span, self.op_at, self.allowed
+        return self.replay.snapshot()
 
     def restore(self, saved: tuple) -> None:
-        self.trace, self.measure, self.span, self.op_at, self.allowed = saved
+        self.replay.restore(saved)
 
-    def refresh(self) -> bool:
-        self.trace = build_trace(self.program, self.events)
-        self.measure = simulate(self.trace, self.sizes, self.program.inputs,
-                                self.program.outputs, self.program.donated)
-        # memory entries of each trace step, and where each op's step is
-        self.span: list[tuple[int, int]] = []
-        self.op_at: dict[int, int] = {}
+    def refresh(self, touched: Iterable[int] = ()) -> bool:
+        """Measure the events' trace; whether it is valid and within the budget.
+        ``touched``: the ops whose evictions or regenerations changed since the last
+        refresh, when only those did: their steps are woven again (op_chunk) into the
+        current trace, the others kept (build_trace weaves them all)."""
+        if not self.incremental:
+            self.replay.reference(build_trace(self.program, self.events))
+            return self.replay.ok
+        if not touched or self.replay.trace is None:
+            self.replay.update(build_trace(self.program, self.events))
+            return self.replay.ok
+        after, before = event_index(self.events)
+        old, op_at = self.trace, self.op_at
+        pieces: list[list[Step]] = []
         pos = 0
-        for t, step in enumerate(self.trace):
-            n = (0 if step.kind == "evict" else 1 if step.kind == "op"
-                 or step.method == "reload" else len(step.region))
-            self.span.append((pos, pos + n))
-            pos += n
-            if step.kind == "op":
-                self.op_at[step.index] = t
-        self.allowed = self.budget.allowed(self.trace)
-        return (self.budget.fits(self.measure, self.allowed)
-                and valid_trace(self.trace, self.program))
+        for i in sorted(set(touched)):
+            start = end = op_at[i]
+            while start > 0 and old[start - 1].kind == "regen":
+                start -= 1
+            end += 1
+            while end < len(old) and old[end].kind == "evict":
+                end += 1
+            pieces.append(old[pos:start])
+            pieces.append(op_chunk(self.program, i, before.get(i, ()), after.get(i, ())))
+            pos = end
+        pieces.append(old[pos:])
+        self.replay.update(list(chain.from_iterable(pieces)))
+        return self.replay.ok
 
     def step_of(self, e: Eviction, kind: str) -> int:
-        """The trace position of the eviction ("evict") or regeneration ("regen") of e."""
-        for t, step in enumerate(self.trace):
-            if step.kind == kind and step.value == e.value:
-                if kind == "evict" and self._op_before(t) == e.after:
+        """The trace position of the eviction ("evict") or regeneration ("regen") of e:
+        the first such step of its value among the evictions after op ``e.after`` or
+        the regenerations before op ``e.before``."""
+        trace = self.trace
+        if kind == "evict":
+            t = self.op_at[e.after] + 1
+            while t < len(trace) and trace[t].kind == "evict":
+                if trace[t].value == e.value:
                     return t
-                if kind == "regen" and self._op_after(t) == e.before:
+                t += 1
+        else:
+            first = at = self.op_at[e.before]
+            while first > 0 and trace[first - 1].kind == "regen":
+                first -= 1
+            for t in range(first, at):
+                if trace[t].value == e.value:
                     return t
         raise AssertionError(f"{kind} of {e.value} is not in the trace")
-
-    def _op_before(self, t: int) -> int:
-        while self.trace[t].kind != "op":
-            t -= 1
-        return self.trace[t].index
-
-    def _op_after(self, t: int) -> int:
-        while self.trace[t].kind != "op":
-            t += 1
-        return self.trace[t].index
 
     def fits_with(self, lo: int, hi: int, extra: int) -> bool:
         """Whether trace steps lo..hi-1 stay within the budget with ``extra`` more bytes."""
@@ -87,42 +133,12 @@ class _State:
         return False
 
 
-def valid_trace(trace: list[Step], program: Program) -> bool:
-    """Every op and region runs with its operands resident; evictions and reloads pair."""
-    resident = set(program.inputs)
-    known = program.defined
-    offloaded: set[str] = set()
-    for step in trace:
-        if step.kind == "op":
-            if any(n in known and n not in resident for n in step.op.operands):
-                return False
-            resident.update(step.results)
-        elif step.kind == "evict":
-            if step.value not in resident:
-                return False
-            resident.discard(step.value)
-            if step.method == "reload":
-                offloaded.add(step.value)
-        elif step.method == "reload":
-            if step.value in resident or step.value not in offloaded:
-                return False
-            resident.add(step.value)
-        else:
-            temps: set[str] = set()
-            for op in step.region:
-                if any(n in known and n not in resident and n not in temps
-                       for n in op.operands):
-                    return False
-                temps.update(op.result_names)
-            resident.add(step.value)
-    return True
-
-
 def consolidate(program: Program, sizes: dict[str, int], budget: Budget, plan: Plan,
-                cost: CostModel) -> Plan:
-    """The plan with fewer evictions and cut points, every step still within ``budget``."""
+                cost: CostModel, incremental: bool = True) -> Plan:
+    """The plan with fewer evictions and cut points, every step still within ``budget``.
+    ``incremental``: as for :class:`_State` (the plans are the same either way)."""
     events = [e.copy() for e in plan.evictions]
-    state = _State(program, sizes, budget, events)
+    state = _State(program, sizes, budget, events, incremental)
     # 1. reloads that a recompute can replace, cheaper and still within the limit (the
     #    planner falls back to reloads only when its recompute choices led nowhere)
     for e in list(events):
@@ -135,7 +151,7 @@ def consolidate(program: Program, sizes: dict[str, int], budget: Budget, plan: P
             continue
         e.how = "recompute"
         saved = state.saved()
-        if not state.refresh():
+        if not state.refresh((e.after, e.before)):
             e.how = "reload"
             state.restore(saved)
     # 2. evictions that later choices made unnecessary
@@ -145,9 +161,11 @@ def consolidate(program: Program, sizes: dict[str, int], budget: Budget, plan: P
             continue
         events.remove(e)
         saved = state.saved()
-        if not state.refresh():
+        if not state.refresh((e.after, e.before)):
             events.append(e)
             state.restore(saved)
+            # last in the list now: its eviction is last among those after its op
+            state.refresh((e.after,))
     # 3. share cut points: empty the least used ones into the others, in passes over
     #    the cuts (least used first) until a pass empties none
     order = len(events)
@@ -176,7 +194,10 @@ def consolidate(program: Program, sizes: dict[str, int], budget: Budget, plan: P
             for e, after, before, o in saved:
                 e.after, e.before, e.order = after, before, o
             state.restore(derived)
-    return Plan(state.trace, state.measure, events)
+    # the plan's trace and measure as the planner's other paths make them
+    trace = build_trace(program, events)
+    return Plan(trace, simulate(trace, sizes, program.inputs, program.outputs, program.donated),
+                events)
 
 
 def _move(state: _State, e: Eviction, part: str, b: int, targets: list[int],
@@ -199,6 +220,7 @@ def _move(state: _State, e: Eviction, part: str, b: int, targets: list[int],
                     continue
             old = e.after
             e.after = c - 1
+            touched = (old, e.after, e.before)   # (its regeneration's order changes)
         else:
             # a reload earlier than asked: resident from there on
             if not (e.after + 1 < c < e.before):
@@ -212,9 +234,10 @@ def _move(state: _State, e: Eviction, part: str, b: int, targets: list[int],
                 continue
             old = e.before
             e.before = c
+            touched = (old, c)
         old_order, e.order = e.order, order
         saved = state.saved()
-        if state.refresh():
+        if state.refresh(touched):
             return True
         if part == "evict":
             e.after = old

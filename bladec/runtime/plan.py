@@ -6,6 +6,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Iterable
 
 from bladec.analysis.liveness import body_peak
 from bladec.ir import Op
@@ -153,23 +154,38 @@ def base_trace(program: Program) -> list[Step]:
 def build_trace(program: Program, chosen: list[Eviction]) -> list[Step]:
     """The compute ops with the chosen evictions and their regenerations woven in: after
     an op its evictions; before an op the reloads, then the recomputes."""
+    after, before = event_index(chosen)
+    trace: list[Step] = []
+    for i, step in enumerate(program.op_steps):  # shared by every trace: nobody writes them
+        if i in before or i in after:
+            trace.extend(op_chunk(program, i, before.get(i, ()), after.get(i, ())))
+        else:
+            trace.append(step)
+    return trace
+
+
+def event_index(chosen: list[Eviction]) -> tuple[dict[int, list[Eviction]],
+                                                 dict[int, list[Eviction]]]:
+    """The evictions after each op, and the regenerations before each op."""
     after: dict[int, list[Eviction]] = {}
     before: dict[int, list[Eviction]] = {}
     for e in chosen:
         after.setdefault(e.after, []).append(e)
         before.setdefault(e.before, []).append(e)
-    trace: list[Step] = []
-    for i, step in enumerate(program.op_steps):  # shared by every trace: nobody writes them
-        if i in before:
-            for e in sorted(before[i], key=lambda e: (e.how != "reload", e.order)):
-                region = program.sites[(e.value, e.use)].region if e.how == "recompute" else None
-                trace.append(Step("regen", value=e.value, method=e.how, region=list(region or [])))
-        trace.append(step)
-        if i in after:
-            trace.extend(Step("evict", value=e.value, method=e.how) for e in after[i])
-    return trace
+    return after, before
 
 
+def op_chunk(program: Program, i: int, before: Iterable[Eviction],
+             after: Iterable[Eviction]) -> list[Step]:
+    """Op i's steps in a trace (:func:`build_trace`): the regenerations ``before`` it,
+    reloads first, then by order; the op; the evictions ``after`` it, in their order."""
+    steps = []
+    for e in sorted(before, key=lambda e: (e.how != "reload", e.order)):
+        region = program.sites[(e.value, e.use)].region if e.how == "recompute" else None
+        steps.append(Step("regen", value=e.value, method=e.how, region=list(region or [])))
+    steps.append(program.op_steps[i])
+    steps.extend(Step("evict", value=e.value, method=e.how) for e in after)
+    return steps
 
 
 def cut_points(events: list[Eviction]) -> dict[int, int]:
@@ -181,3 +197,34 @@ def cut_points(events: list[Eviction]) -> dict[int, int]:
         if e.how == "reload":
             out[e.before] = out.get(e.before, 0) + 1
     return out
+
+
+def valid_trace(trace: list[Step], program: Program) -> bool:
+    """Every op and region runs with its operands resident; evictions and reloads pair."""
+    resident = set(program.inputs)
+    known = program.defined
+    offloaded: set[str] = set()
+    for step in trace:
+        if step.kind == "op":
+            if any(n in known and n not in resident for n in step.op.operands):
+                return False
+            resident.update(step.results)
+        elif step.kind == "evict":
+            if step.value not in resident:
+                return False
+            resident.discard(step.value)
+            if step.method == "reload":
+                offloaded.add(step.value)
+        elif step.method == "reload":
+            if step.value in resident or step.value not in offloaded:
+                return False
+            resident.add(step.value)
+        else:
+            temps: set[str] = set()
+            for op in step.region:
+                if any(n in known and n not in resident and n not in temps
+                       for n in op.operands):
+                    return False
+                temps.update(op.result_names)
+            resident.add(step.value)
+    return True

@@ -19,6 +19,7 @@ figures (device.py).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Iterable
 
 from bladec.analysis.liveness import body_peak
 from bladec.ir import Op
@@ -187,10 +188,7 @@ def simulate(trace: list[Step], sizes: dict[str, int], inputs: list[str],
             # free what this step read last, and results nothing reads
             dying = dies.get(pos)
             if dying:
-                for n in dying:
-                    if n in resident:
-                        resident.discard(n)
-                        total -= sizes[n]
+                total -= free(dying, resident, sizes)
             for r in results:
                 if last.get(r, -1) <= pos and r not in pinned and r in resident:
                     resident.discard(r)
@@ -204,31 +202,52 @@ def simulate(trace: list[Step], sizes: dict[str, int], inputs: list[str],
             total += sizes[step.value]
             append(total)
         else:  # recompute: run the region's ops, keep only the regenerated value
-            region = step.region
-            read_last: dict[str, int] = {}   # each name's last reader inside the region
-            for i, op in enumerate(region):
-                for n in op.operands:
-                    read_last[n] = i
-            temps: list[str] = []
-            for i, op in enumerate(region):
-                for r in op.result_names:
-                    temps.append(r)
-                    total += sizes[r]
-                append(total)
-                kept = []
-                for r in temps:
-                    if read_last.get(r, -1) > i or r == step.value:
-                        kept.append(r)
-                    else:
-                        total -= sizes[r]
-                temps = kept
+            profile, kept = region_profile(step.region, step.value or "", sizes)
+            for extra in profile:
+                append(total + extra)
+            total += kept
             resident.add(step.value)
-            for r in temps:
-                if r != step.value:
-                    total -= sizes[r]
             # what the region read from outside and nothing later reads is freed
-            for n in dies.get(pos, ()):
-                if n in resident:
-                    resident.discard(n)
-                    total -= sizes[n]
+            total -= free(dies.get(pos, ()), resident, sizes)
     return Measure(memory, max(memory, default=base), base)
+
+
+def free(names: Iterable[str], resident: set[str], sizes: dict[str, int]) -> int:
+    """Drop those of ``names`` that are ``resident``; the bytes that frees."""
+    freed = 0
+    for n in names:
+        if n in resident:
+            resident.discard(n)
+            freed += sizes[n]
+    return freed
+
+
+def region_profile(region: list[Op], value: str, sizes: dict[str, int]
+                   ) -> tuple[list[int], int]:
+    """A recompute region's memory entries over the bytes before it (one per op: what
+    its ops have made and not yet freed), and the bytes it leaves (the regenerated
+    ``value``): a temporary is freed once no later op of the region reads it. Neither
+    depends on what is resident, so the planner works them out once per region."""
+    read_last: dict[str, int] = {}   # each name's last reader inside the region
+    for i, op in enumerate(region):
+        for n in op.operands:
+            read_last[n] = i
+    total = 0
+    profile: list[int] = []
+    temps: list[str] = []
+    for i, op in enumerate(region):
+        for r in op.result_names:
+            temps.append(r)
+            total += sizes[r]
+        profile.append(total)
+        kept = []
+        for r in temps:
+            if read_last.get(r, -1) > i or r == value:
+                kept.append(r)
+            else:
+                total -= sizes[r]
+        temps = kept
+    for r in temps:
+        if r != value:
+            total -= sizes[r]
+    return profile, total
