@@ -147,7 +147,7 @@ class Jitted:
         if backend not in ("jax", "numpy"):
             raise BladecError(f"unknown backend '{backend}' (jax or numpy)")
         if compilation_cache is not None and backend == "jax":
-            from bladec.runtime.jax_backend import use_compilation_cache
+            from bladec.runtime.cache import use_compilation_cache
             try:
                 use_compilation_cache(compilation_cache)
             except OSError as exc:

@@ -352,12 +352,12 @@ def run(file: str, mem_limit: str | None, dims: str | None, inputs_path: str | N
         raise click.UsageError("--bitwise and --fuse contradict each other (fusion is the "
                                "default; --fuse is kept only for old scripts)")
     if backend == "jax":
-        from bladec.runtime import jax_backend
+        from bladec.runtime import cache
         try:
             if cache_dir is None:
-                jax_backend.use_default_compilation_cache()
+                cache.use_default_compilation_cache()
             else:
-                jax_backend.use_compilation_cache(cache_dir)
+                cache.use_compilation_cache(cache_dir)
         except OSError as exc:
             raise BladecError(f"cannot use --compilation-cache {cache_dir}: "
                               f"{exc.strerror or exc}") from None
