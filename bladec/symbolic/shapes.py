@@ -299,19 +299,15 @@ def analyze_shapes(module: Module, func: Func | None = None) -> ShapeInfo:
     """
     func = func or module.main
     key = _reuse_key(module, func)
-    same = key + (tuple(map(id, func.ops)),)   # these very ops, in this order
-    for k in (same, key):
-        hit = _REUSABLE.get(k)
-        if hit is not None:
-            _REUSABLE.move_to_end(k)
-            return _in_order(hit[-1], func)
+    hit = _REUSABLE.get(key)
+    if hit is not None:
+        _REUSABLE.move_to_end(key)
+        return _in_order(hit[-1], func)
     info, order_free = _analyze(module, func)
-    # the same function again (the engine's listing as written, analyzed by the
-    # pipeline and again for the whole step in XLA's order) is always the same analysis
-    _REUSABLE[key if order_free else same] = (module.shape_graph, list(func.args),
-                                              list(func.ops), info)
-    while len(_REUSABLE) > REUSE_ENTRIES:
-        _REUSABLE.popitem(last=False)
+    if order_free:
+        _REUSABLE[key] = (module.shape_graph, list(func.args), _compute_ops(func), info)
+        while len(_REUSABLE) > REUSE_ENTRIES:
+            _REUSABLE.popitem(last=False)
     return info
 
 
