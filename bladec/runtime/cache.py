@@ -47,6 +47,7 @@ def use_compilation_cache(path: str | None = None, max_bytes: int = -1) -> str |
 
 
 _LOADS = [0]   # executables JAX loaded from its persistent cache in this process
+_LISTENING: list[bool] = []   # whether the listener that counts them is registered
 _CACHE_HIT = "/jax/compilation_cache/cache_hits"
 
 
@@ -63,9 +64,6 @@ def count_cache_loads() -> int:
         jax.monitoring.register_event_listener(loaded)
         _LISTENING.append(True)
     return _LOADS[0]
-
-
-_LISTENING: list[bool] = []
 
 
 def use_default_compilation_cache() -> str | None:
