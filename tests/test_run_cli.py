@@ -11,6 +11,7 @@ import pytest
 from bladec.errors import BladecError, BladecWarning
 from bladec.runtime.backend import NumpyBackend
 from bladec.runtime.executor import Executor
+from bladec.units import format_size
 from runtimecase import ELEMENTWISE, LISTING1, SMALLEST, module_of, run_cli
 
 
@@ -315,3 +316,38 @@ def test_cli_pad_per_symbol(runner, tmp_path) -> None:
     assert bad.exit_code == 1 and "bad --pad entry" in bad.stderr
     unknown = run_cli(runner, *common, "--pad", "S7=8")
     assert unknown.exit_code == 1 and "S7" in unknown.stderr
+
+
+def test_cli_counts_what_planning_before_the_run_compiled(runner) -> None:
+    """With --mem-limit and random inputs the plan is made (and compiled) before the
+    inputs are drawn; the report still counts those compilations as the run's."""
+    for limit in ((), ("--mem-limit", "1GiB")):
+        result = run_cli(runner, str(LISTING1), "--dims", "S1=8", "--json",
+                         "--compilation-cache", "off", *limit)
+        assert result.exit_code == 0, result.output
+        data = json.loads(result.stdout)
+        assert data["compilations"] == 1, limit
+        assert 0 < data["compile_seconds"] <= data["seconds"]
+
+
+def test_cli_refuses_a_run_the_cpu_memory_can_not_hold(runner, monkeypatch) -> None:
+    """On a CPU device the device and the host are one memory: a run whose device bytes
+    and host copies at once, plus the inputs' NumPy arrays, exceed what the machine has
+    available is refused with a message (exit 1), not killed by the kernel."""
+    from bladec.runtime import session
+    result = run_cli(runner, str(LISTING1), "--dims", "S1=8", "--json",
+                     "--compilation-cache", "off")
+    data = json.loads(result.stdout)
+    inputs = (8 * 12 + 12 * 11008) * 4
+    need = inputs + data["peak_bytes"]   # no host copies without a limit
+    monkeypatch.setattr(session, "_available_memory", lambda: need)
+    assert run_cli(runner, str(LISTING1), "--dims", "S1=8", "--compilation-cache",
+                   "off").exit_code == 0   # exactly what it needs: runs
+    monkeypatch.setattr(session, "_available_memory", lambda: need - 1)
+    refused = run_cli(runner, str(LISTING1), "--dims", "S1=8", "--compilation-cache", "off")
+    assert refused.exit_code == 1
+    assert f"needs {format_size(need)} ({need} bytes)" in refused.stderr
+    assert "one memory" in refused.stderr and "Traceback" not in refused.output
+    monkeypatch.setattr(session, "_available_memory", lambda: None)   # not Linux: no check
+    assert run_cli(runner, str(LISTING1), "--dims", "S1=8", "--compilation-cache",
+                   "off").exit_code == 0

@@ -39,6 +39,8 @@ class DeviceAccount:
     peak: int = 0                  # the device peak: the most bytes at any moment
     held_peak: int = 0             # the most bytes held between segments
     host_peak: int = 0             # the most bytes of host copies (offloaded values)
+    with_host_peak: int = 0        # the most bytes on the device and the host at once
+                                   # (one memory where the device is the CPU)
     segments: list[SegmentFigure] = field(default_factory=list)
     estimated: bool = False        # figures estimated, nothing compiled (a plan rejected)
 
@@ -59,13 +61,14 @@ def account(run: PreparedRun, sizes: dict[str, int], inputs: list[str],
     exceeds it (the run does not fit, and compiling the rest would be wasted): the
     account then covers the steps up to that segment, and its peak is over ``over``."""
     held = sum(sizes[n] for n in inputs)
-    acct = DeviceAccount(peak=held, held_peak=held)
+    acct = DeviceAccount(peak=held, held_peak=held, with_host_peak=held)
     host: dict[str, int] = {}
     for step in run.steps:
         if isinstance(step, SegmentStep):
             figure = figure_of(step, held)
             acct.segments.append(figure)
             acct.peak = max(acct.peak, figure.total)
+            acct.with_host_peak = max(acct.with_host_peak, figure.total + sum(host.values()))
             if over is not None and figure.total > over:
                 break
             held += sum(sizes[n] for n in step.outputs) - sum(sizes[n] for n in step.free)
@@ -76,6 +79,7 @@ def account(run: PreparedRun, sizes: dict[str, int], inputs: list[str],
         elif isinstance(step, ReloadStep):
             held += sizes[step.value]
             acct.peak = max(acct.peak, held)
+            acct.with_host_peak = max(acct.with_host_peak, held + sum(host.values()))
             if step.drop:
                 host.pop(step.value, None)
         acct.held_peak = max(acct.held_peak, held)

@@ -121,6 +121,7 @@ def run_listing(module: Module, passes: list[Pass] | None, limit: int | None = N
     engine = Engine(module, passes=passes, backend=backend, bitwise=bitwise, pad=pad,
                     pad_multiple=pad_multiple, cut_padding=False, progress=progress)
     executor = engine.executor
+    spent = _CompileCount.of(engine.backend)   # what planning before the call compiles
     if inputs_path:
         inputs = _load_inputs(inputs_path, executor)
     else:  # --dims may give any symbols that determine the rest (ShapeInfo.bind)
@@ -131,11 +132,15 @@ def run_listing(module: Module, passes: list[Pass] | None, limit: int | None = N
             executor.prepare(executor.bind({n: shapes[n] for n in executor.inputs}, dims),
                              limit)
         inputs = _random_inputs(executor, dict(dims or {}), seed)
+    if backend == "jax" and not engine.multiples:
+        _check_host_memory(executor, inputs, limit, dims)
     unpadded = None
     if engine.multiples:
         unpadded = engine.binding({n: np.shape(a) for n, a in inputs.items()
                                    if n in executor.inputs}, dims)
+    spent = _CompileCount.of(engine.backend).minus(spent)
     outputs, report = engine.call(inputs, limit, dims, profile=profile)
+    spent.add_to(report)   # the run's compilations, wherever they happened
     outputs = {n: engine.backend.fetch(x) for n, x in outputs.items()}
     original = Executor(unoptimized(module), NumpyBackend())
     original_plan = original.plan(report.binding, None)
@@ -220,6 +225,69 @@ def _random_inputs(executor: Executor, binding: dict[str, int],
     except MemoryError:
         raise BladecError(f"not enough memory for random inputs of {total} bytes "
                           f"({_show(binding)})") from None
+
+
+@dataclass
+class _CompileCount:
+    """A backend's compile counters at one moment, or their growth between two."""
+    compilations: int
+    seconds: float
+    loads: int
+
+    @classmethod
+    def of(cls, backend: Any) -> "_CompileCount":
+        return cls(backend.compilations, backend.compile_seconds, backend.cache_loads)
+
+    def minus(self, earlier: "_CompileCount") -> "_CompileCount":
+        return _CompileCount(self.compilations - earlier.compilations,
+                             self.seconds - earlier.seconds, self.loads - earlier.loads)
+
+    def add_to(self, report: Report) -> None:
+        report.compilations += self.compilations
+        report.compile_seconds += self.seconds
+        report.seconds += self.seconds
+        report.cache_loads += self.loads
+
+
+def _check_host_memory(executor: Executor, inputs: dict[str, np.ndarray],
+                       limit: int | None, dims: dict[str, int] | None) -> None:
+    """Where the device is this machine's CPU, device and host are one memory: the plan's
+    device bytes with its host copies at the same moment, plus the inputs' NumPy arrays
+    (held through the run; JAX's CPU ``device_put`` copies them), must fit the memory
+    available, or the kernel kills the process without a word (the paper-size step at
+    16x512 under 9.1 GB: at 24.3 GB resident on a 24 GiB machine). Refused with a
+    BladecError before running instead. The plan is cached for the run."""
+    import jax
+    if jax.devices()[0].platform != "cpu":
+        return   # a GPU's own memory: its allocator reports what does not fit
+    available = _available_memory()
+    if available is None:
+        return
+    shapes = {n: tuple(np.shape(inputs[n])) for n in executor.inputs}
+    binding = executor.bind(shapes, dims)
+    device = executor.prepare(binding, limit).device
+    held = sum(int(np.asarray(a).nbytes) for a in inputs.values())
+    need = device.with_host_peak + held
+    if need > available:
+        raise BladecError(
+            f"this run needs {format_size(need)} ({need} bytes) of this machine's memory, "
+            f"more than the {format_size(available)} available: on a CPU device the "
+            f"device and the host are one memory, and the plan holds "
+            f"{format_size(device.with_host_peak)} on the device and in host copies at "
+            f"once, beside the inputs' {format_size(held)} ({_show(binding)})")
+
+
+def _available_memory() -> int | None:
+    """The memory the kernel says a new allocation can have without swapping
+    (MemAvailable in /proc/meminfo; None where there is none)."""
+    try:
+        with open("/proc/meminfo") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
 
 
 def _show(binding: dict[str, int]) -> str:
