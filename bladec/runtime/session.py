@@ -122,18 +122,23 @@ def run_listing(module: Module, passes: list[Pass] | None, limit: int | None = N
                     pad_multiple=pad_multiple, cut_padding=False, progress=progress)
     executor = engine.executor
     spent = _CompileCount.of(engine.backend)   # what planning before the call compiles
+    one_memory = backend == "jax" and not engine.multiples and _device_is_cpu()
     if inputs_path:
         inputs = _load_inputs(inputs_path, executor)
+        if one_memory:
+            _check_host_memory(executor, {n: np.shape(inputs[n]) for n in executor.inputs},
+                               limit, dims)
     else:  # --dims may give any symbols that determine the rest (ShapeInfo.bind)
-        if limit is not None and not engine.multiples:
-            # plan first: a limit that can not be met is refused before gigabytes of
-            # random inputs are drawn (the plan is cached for the run)
+        if (limit is not None or one_memory) and not engine.multiples:
+            # plan first: a limit that can not be met, or a run this machine can not
+            # hold, is refused before gigabytes of random inputs are drawn (the plan is
+            # cached for the run)
             shapes = executor.shapes_for(dict(dims or {}))
-            executor.prepare(executor.bind({n: shapes[n] for n in executor.inputs}, dims),
-                             limit)
+            shapes = {n: shapes[n] for n in executor.inputs}
+            executor.prepare(executor.bind(shapes, dims), limit)
+            if one_memory:
+                _check_host_memory(executor, shapes, limit, dims)
         inputs = _random_inputs(executor, dict(dims or {}), seed)
-    if backend == "jax" and not engine.multiples:
-        _check_host_memory(executor, inputs, limit, dims)
     unpadded = None
     if engine.multiples:
         unpadded = engine.binding({n: np.shape(a) for n, a in inputs.items()
@@ -249,24 +254,27 @@ class _CompileCount:
         report.cache_loads += self.loads
 
 
-def _check_host_memory(executor: Executor, inputs: dict[str, np.ndarray],
+def _device_is_cpu() -> bool:
+    import jax
+    return jax.devices()[0].platform == "cpu"
+
+
+def _check_host_memory(executor: Executor, shapes: dict[str, tuple[int, ...]],
                        limit: int | None, dims: dict[str, int] | None) -> None:
     """Where the device is this machine's CPU, device and host are one memory: the plan's
     device bytes with its host copies at the same moment, plus the inputs' NumPy arrays
     (held through the run; JAX's CPU ``device_put`` copies them), must fit the memory
     available, or the kernel kills the process without a word (the paper-size step at
     16x512 under 9.1 GB: at 24.3 GB resident on a 24 GiB machine). Refused with a
-    BladecError before running instead. The plan is cached for the run."""
-    import jax
-    if jax.devices()[0].platform != "cpu":
-        return   # a GPU's own memory: its allocator reports what does not fit
+    BladecError before running instead (a GPU has its own memory, and its allocator
+    reports what does not fit). ``shapes``: the inputs'. The plan is cached for the run."""
     available = _available_memory()
     if available is None:
         return
-    shapes = {n: tuple(np.shape(inputs[n])) for n in executor.inputs}
     binding = executor.bind(shapes, dims)
     device = executor.prepare(binding, limit).device
-    held = sum(int(np.asarray(a).nbytes) for a in inputs.values())
+    held = sum(math.prod(shapes[n]) * np.dtype(numpy_dtype(executor.info.dtypes[n])).itemsize
+               for n in executor.inputs)
     need = device.with_host_peak + held
     if need > available:
         raise BladecError(
