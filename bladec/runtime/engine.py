@@ -43,6 +43,7 @@ from bladec.ir import Module
 from bladec.passes import DEFAULT_PIPELINE, Pass, parse_pipeline, run_pipeline
 from bladec.progress import SILENT, Progress
 from bladec.runtime.backend import Backend, NumpyBackend
+from bladec.runtime.execution import CompileCount
 from bladec.runtime.executor import Executor, Report, unoptimized
 from bladec.runtime.padding import (
     pad_inputs,
@@ -199,13 +200,13 @@ class Engine:
             self._seen.add(key)   # the first call with these shapes plans and compiles
             self.progress.stage(f"planning and compiling for "
                                 f"{_show(self.binding(shapes, dims)) or 'static shapes'}")
-        backend = self.executor.backend
-        compiled, seconds = backend.compilations, backend.compile_seconds
+        counted = CompileCount.of(self.executor.backend)
         try:
             outputs, report = self.executor.run_arrays(arrays, limit, dims, profile)
         except BladecError:   # a refused limit compiles too: count it, as a step would
-            self.stats.compilations += backend.compilations - compiled
-            self.stats.compile_seconds += backend.compile_seconds - seconds
+            spent = counted.since(self.executor.backend)
+            self.stats.compilations += spent.compilations
+            self.stats.compile_seconds += spent.seconds
             raise
         if binding is not None and self.cut_padding:
             outputs = unpad_outputs(self.executor, outputs, report.binding, binding)

@@ -46,6 +46,30 @@ class Report:
         return {k: v for k, v in self.__dict__.items()}
 
 
+@dataclass
+class CompileCount:
+    """A backend's compile counters at one moment (:meth:`of`), or what they grew by
+    since (:meth:`since`): how a report counts the compilations of its run, wherever
+    they happened (planning before the call, the call, a refused limit)."""
+    compilations: int
+    seconds: float
+    loads: int   # of the compilations, loads from a persistent compilation cache
+
+    @classmethod
+    def of(cls, backend: Backend) -> "CompileCount":
+        return cls(backend.compilations, backend.compile_seconds, backend.cache_loads)
+
+    def since(self, backend: Backend) -> "CompileCount":
+        now = CompileCount.of(backend)
+        return CompileCount(now.compilations - self.compilations, now.seconds - self.seconds,
+                            now.loads - self.loads)
+
+    def add_to(self, report: Report) -> None:
+        report.compilations += self.compilations
+        report.compile_seconds += self.seconds
+        report.cache_loads += self.loads
+
+
 def loads_text(loads: int) -> str:
     """What a report adds to its compile time where some compilations were loads from
     the persistent compilation cache (bladec run keeps one by default)."""

@@ -32,7 +32,7 @@ from bladec.ir import Module
 from bladec.passes.remat import strip_remat
 from bladec.runtime.binding import _Bound
 from bladec.runtime.device import DeviceAccount
-from bladec.runtime.execution import Report, execute
+from bladec.runtime.execution import CompileCount, Report, execute
 from bladec.runtime.fitting import Fitter
 
 __all__ = ["Executor", "Report", "unoptimized"]
@@ -80,8 +80,7 @@ class Executor(Fitter):
     def _dispatch(self, bound: _Bound, env: dict[str, Any], limit: int | None,
                   profile: bool, start: float) -> tuple[dict[str, Any], Report]:
         """Prepare (plan, compile, check: cached per binding and limit) and execute."""
-        compilations, compile_seconds = self.backend.compilations, self.backend.compile_seconds
-        loads = self.backend.cache_loads
+        counted = CompileCount.of(self.backend)
         prepared = self.prepare(bound.binding, limit)
         plan = prepared.plan
         device: DeviceAccount = prepared.device
@@ -98,9 +97,7 @@ class Executor(Fitter):
         if report.peak_bytes != device.peak:
             raise AssertionError(f"the run held {report.peak_bytes} bytes at its peak, "
                                  f"the plan's accounting said {device.peak}")
-        report.compilations = self.backend.compilations - compilations
-        report.cache_loads = self.backend.cache_loads - loads
-        report.compile_seconds = self.backend.compile_seconds - compile_seconds
+        counted.since(self.backend).add_to(report)
         report.seconds = time.perf_counter() - start
         return outputs, report
 

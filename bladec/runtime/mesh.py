@@ -76,8 +76,8 @@ class ShardedResult:
             f"evictions: {r.evictions}, reloads: {r.reloads}, recomputes: {r.recomputes}, "
             f"host copies at most {format_size(r.host_peak_bytes)} per device",
             f"segments: {r.segments} (shard_map programs), compilations: {r.compilations} "
-            f"({r.compile_seconds:.3f} s{loads_text(r.cache_loads)}), time: {s['seconds'] * 1e3:.3f} ms "
-            f"(median of {len(self.seconds)})",
+            f"({r.compile_seconds:.3f} s{loads_text(r.cache_loads)}), "
+            f"time: {s['seconds'] * 1e3:.3f} ms (median of {len(self.seconds)})",
         ])
 
     def save_outputs(self, path: str) -> None:

@@ -24,7 +24,7 @@ from bladec.passes import Pass
 from bladec.progress import SILENT, Progress
 from bladec.runtime.backend import NumpyBackend, numpy_dtype
 from bladec.runtime.engine import Engine
-from bladec.runtime.execution import loads_text
+from bladec.runtime.execution import CompileCount, loads_text
 from bladec.runtime.executor import Executor, Report, unoptimized
 from bladec.runtime.padding import pad_inputs, padded_binding, padding_multiples, parse_pad
 from bladec.runtime.trace import Step
@@ -121,13 +121,13 @@ def run_listing(module: Module, passes: list[Pass] | None, limit: int | None = N
     engine = Engine(module, passes=passes, backend=backend, bitwise=bitwise, pad=pad,
                     pad_multiple=pad_multiple, cut_padding=False, progress=progress)
     executor = engine.executor
-    spent = _CompileCount.of(engine.backend)   # what planning before the call compiles
+    counted = CompileCount.of(engine.backend)   # planning before the call compiles too
     one_memory = backend == "jax" and not engine.multiples and _device_is_cpu()
     if inputs_path:
         inputs = _load_inputs(inputs_path, executor)
         if one_memory:
-            _check_host_memory(executor, {n: np.shape(inputs[n]) for n in executor.inputs},
-                               limit, dims)
+            shapes = {n: np.shape(inputs[n]) for n in executor.inputs}
+            _check_host_memory(executor, executor.bind(shapes, dims), shapes, limit)
     else:  # --dims may give any symbols that determine the rest (ShapeInfo.bind)
         if (limit is not None or one_memory) and not engine.multiples:
             # plan first: a limit that can not be met, or a run this machine can not
@@ -135,17 +135,19 @@ def run_listing(module: Module, passes: list[Pass] | None, limit: int | None = N
             # cached for the run)
             shapes = executor.shapes_for(dict(dims or {}))
             shapes = {n: shapes[n] for n in executor.inputs}
-            executor.prepare(executor.bind(shapes, dims), limit)
+            binding = executor.bind(shapes, dims)
+            executor.prepare(binding, limit)
             if one_memory:
-                _check_host_memory(executor, shapes, limit, dims)
+                _check_host_memory(executor, binding, shapes, limit)
         inputs = _random_inputs(executor, dict(dims or {}), seed)
     unpadded = None
     if engine.multiples:
         unpadded = engine.binding({n: np.shape(a) for n, a in inputs.items()
                                    if n in executor.inputs}, dims)
-    spent = _CompileCount.of(engine.backend).minus(spent)
+    before_call = counted.since(engine.backend)
     outputs, report = engine.call(inputs, limit, dims, profile=profile)
-    spent.add_to(report)   # the run's compilations, wherever they happened
+    before_call.add_to(report)   # the run's compilations, wherever they happened
+    report.seconds += before_call.seconds
     outputs = {n: engine.backend.fetch(x) for n, x in outputs.items()}
     original = Executor(unoptimized(module), NumpyBackend())
     original_plan = original.plan(report.binding, None)
@@ -214,8 +216,7 @@ def _random_inputs(executor: Executor, binding: dict[str, int],
     larger than NumPy can index or this machine's memory can hold: a mistyped ``--dims``
     (S1=99999999999) should be a message, not a crash or an out-of-memory kill."""
     shapes = executor.shapes_for(binding)
-    sizes = {n: (math.prod(shapes[n]), np.dtype(numpy_dtype(executor.info.dtypes[n])).itemsize)
-             for n in executor.inputs}
+    sizes = _input_sizes(executor, shapes)
     total = sum(count * width for count, width in sizes.values())
     memory = _host_memory()
     biggest = max(executor.inputs, key=lambda n: sizes[n][0] * sizes[n][1], default=None)
@@ -232,26 +233,11 @@ def _random_inputs(executor: Executor, binding: dict[str, int],
                           f"({_show(binding)})") from None
 
 
-@dataclass
-class _CompileCount:
-    """A backend's compile counters at one moment, or their growth between two."""
-    compilations: int
-    seconds: float
-    loads: int
-
-    @classmethod
-    def of(cls, backend: Any) -> "_CompileCount":
-        return cls(backend.compilations, backend.compile_seconds, backend.cache_loads)
-
-    def minus(self, earlier: "_CompileCount") -> "_CompileCount":
-        return _CompileCount(self.compilations - earlier.compilations,
-                             self.seconds - earlier.seconds, self.loads - earlier.loads)
-
-    def add_to(self, report: Report) -> None:
-        report.compilations += self.compilations
-        report.compile_seconds += self.seconds
-        report.seconds += self.seconds
-        report.cache_loads += self.loads
+def _input_sizes(executor: Executor, shapes: dict[str, tuple[int, ...]]
+                 ) -> dict[str, tuple[int, int]]:
+    """Each input's element count and bytes per element, at ``shapes``."""
+    return {n: (math.prod(shapes[n]), np.dtype(numpy_dtype(executor.info.dtypes[n])).itemsize)
+            for n in executor.inputs}
 
 
 def _device_is_cpu() -> bool:
@@ -259,8 +245,8 @@ def _device_is_cpu() -> bool:
     return jax.devices()[0].platform == "cpu"
 
 
-def _check_host_memory(executor: Executor, shapes: dict[str, tuple[int, ...]],
-                       limit: int | None, dims: dict[str, int] | None) -> None:
+def _check_host_memory(executor: Executor, binding: dict[str, int],
+                       shapes: dict[str, tuple[int, ...]], limit: int | None) -> None:
     """Where the device is this machine's CPU, device and host are one memory: the plan's
     device bytes with its host copies at the same moment, plus the inputs' NumPy arrays
     (held through the run; JAX's CPU ``device_put`` copies them), must fit the memory
@@ -271,10 +257,8 @@ def _check_host_memory(executor: Executor, shapes: dict[str, tuple[int, ...]],
     available = _available_memory()
     if available is None:
         return
-    binding = executor.bind(shapes, dims)
     device = executor.prepare(binding, limit).device
-    held = sum(math.prod(shapes[n]) * np.dtype(numpy_dtype(executor.info.dtypes[n])).itemsize
-               for n in executor.inputs)
+    held = sum(count * width for count, width in _input_sizes(executor, shapes).values())
     need = device.with_host_peak + held
     if need > available:
         raise BladecError(
