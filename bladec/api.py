@@ -29,6 +29,7 @@ import numpy as np
 from bladec.errors import BladecError
 from bladec.passes import Pass
 from bladec.runtime.engine import Engine, Report
+from bladec.runtime.listings import ListingCache
 from bladec.units import format_size, parse_size
 
 DimSpec = str | Sequence[str | None]
@@ -104,7 +105,8 @@ def jit(fn: Callable | None = None, *, mem_limit: int | str | None = None,
     or ``"numpy"`` (no compiling; host arrays). ``bitwise``: every op its own kernel.
     ``compilation_cache``: a directory for JAX's persistent compilation cache (default:
     the ``BLADEC_COMPILATION_CACHE`` environment variable), so that the next process
-    loads the executables instead of compiling them. ``coarse``: with ``pad``, a new
+    loads the executables instead of compiling them, and the optimized listings
+    (runtime/listings.py) instead of running the passes again. ``coarse``: with ``pad``, a new
     bucket is served from a coarser one already compiled while the padding that costs
     is less than compiling it cost (rent or buy: runtime/engine.py).
 
@@ -146,10 +148,12 @@ class Jitted:
         self.coarse = coarse
         if backend not in ("jax", "numpy"):
             raise BladecError(f"unknown backend '{backend}' (jax or numpy)")
+        self._listings: ListingCache | None = None
         if compilation_cache is not None and backend == "jax":
             from bladec.runtime.cache import use_compilation_cache
             try:
-                use_compilation_cache(compilation_cache)
+                kept = use_compilation_cache(compilation_cache)
+                self._listings = ListingCache(kept) if kept is not None else None
             except OSError as exc:
                 raise BladecError(f"cannot use the compilation cache {compilation_cache}: "
                                   f"{exc.strerror or exc}") from None
@@ -309,7 +313,8 @@ class Jitted:
                                   f"(dynamic dims: {', '.join(sorted(to_bladec)) or 'none'})")
             pad_map = {to_bladec[k]: m for k, m in (pad or {}).items() if k in to_bladec}
         engine = Engine(module, passes=self.passes, backend=self.backend,
-                        bitwise=self.bitwise, pad=pad_map or None, coarse=self.coarse)
+                        bitwise=self.bitwise, pad=pad_map or None, coarse=self.coarse,
+                        listings=self._listings)
         self._trace_seconds += time.perf_counter() - start
         return _Traced(imported, engine, {v: k for k, v in to_bladec.items()}, dynamic)
 

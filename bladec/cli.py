@@ -316,11 +316,11 @@ def _analysis_text(report: dict) -> str:
 @click.option("--compilation-cache", "cache_dir", type=click.Path(file_okay=False),
               default=None, envvar="BLADEC_COMPILATION_CACHE", show_envvar=True,
               metavar="DIRECTORY|off",
-              help="Keep compiled executables in this directory (JAX's persistent "
-                   "compilation cache), so that a later run with the same segments at the "
-                   "same shapes loads them instead of compiling. Default: "
-                   "$XDG_CACHE_HOME/bladec/xla (~/.cache/bladec/xla), at most 1 GiB; "
-                   "'off': none.")
+              help="Keep compiled executables (JAX's persistent compilation cache) and "
+                   "optimized listings in this directory, so that a later run loads the "
+                   "listing it optimized before and the segments it compiled at the same "
+                   "shapes. Default: $XDG_CACHE_HOME/bladec/xla (~/.cache/bladec/xla), "
+                   "executables at most 1 GiB, the last 32 listings written; 'off': none.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout.")
 @_QUIET
 @_reports_errors
@@ -351,16 +351,18 @@ def run(file: str, mem_limit: str | None, dims: str | None, inputs_path: str | N
     if bitwise and fuse:
         raise click.UsageError("--bitwise and --fuse contradict each other (fusion is the "
                                "default; --fuse is kept only for old scripts)")
+    listings = None   # optimized listings, kept beside the executables
     if backend == "jax":
         from bladec.runtime import cache
+        from bladec.runtime.listings import ListingCache
         try:
-            if cache_dir is None:
-                cache.use_default_compilation_cache()
-            else:
-                cache.use_compilation_cache(cache_dir)
+            kept = cache.use_default_compilation_cache() if cache_dir is None \
+                else cache.use_compilation_cache(cache_dir)
         except OSError as exc:
             raise BladecError(f"cannot use --compilation-cache {cache_dir}: "
                               f"{exc.strerror or exc}") from None
+        if kept is not None:
+            listings = ListingCache(kept)
     module = _load_verified(file, runnable=True, passes=passes)
     if process_id >= num_processes:
         raise click.UsageError(f"--process-id {process_id} must be below --num-processes "
@@ -387,7 +389,7 @@ def run(file: str, mem_limit: str | None, dims: str | None, inputs_path: str | N
             result = run_listing(whole_arrays(module), passes, limit=limit, dims=binding,
                                  inputs_path=inputs_path, seed=seed, backend=backend,
                                  bitwise=bitwise, pad=padding, pad_multiple=pad_multiple,
-                                 progress=progress)
+                                 listings=listings, progress=progress)
     failures = []  # saving comes after the report is printed: a failed save loses nothing
     click.echo(json.dumps(result.summary(), indent=2) if as_json else result.text())
     if outputs_path:

@@ -45,6 +45,7 @@ from bladec.progress import SILENT, Progress
 from bladec.runtime.backend import Backend, NumpyBackend
 from bladec.runtime.execution import CompileCount
 from bladec.runtime.executor import Executor, Report, unoptimized
+from bladec.runtime.listings import ListingCache
 from bladec.runtime.padding import (
     pad_inputs,
     padded_binding,
@@ -63,19 +64,29 @@ def is_optimized(module: Module) -> bool:
 
 
 def optimize(module: Module, passes: list[Pass] | str | None = None,
-             progress: Progress = SILENT) -> Module:
+             progress: Progress = SILENT, cache: ListingCache | None = None) -> Module:
     """The listing the engine runs: ``passes`` applied (a pipeline string or passes);
-    ``None``: the default pipeline, or nothing when the listing is already optimized."""
+    ``None``: the default pipeline, or nothing when the listing is already optimized.
+    ``cache``: optimized listings kept across processes (listings.py)."""
     if passes is None:
         if is_optimized(module):
             return module
         passes = DEFAULT_PIPELINE
     if isinstance(passes, str):
         passes = parse_pipeline(passes)
-    for p in passes:
-        progress.stage(f"optimizing: {p.name}")
-        module = run_pipeline(module, [p])
-    return module
+    if not passes:
+        return module
+    chosen = passes
+
+    def run() -> Module:
+        out = module
+        for p in chosen:
+            progress.stage(f"optimizing: {p.name}")
+            out = run_pipeline(out, [p])
+        return out
+    if cache is None:
+        return run()
+    return cache.optimized(module, passes, run)
 
 
 def make_backend(name: str = "jax", bitwise: bool = False) -> Backend:
@@ -120,7 +131,9 @@ class Engine:
     ``bladec.jit`` does; ``bladec run`` keeps the padded ones, and says so).
     ``coarse``: with padding, serve a new bucket from a coarser one already compiled
     while that is cheaper than compiling it (:meth:`_bucket`). ``consolidate``: as for
-    :class:`Executor`. ``progress``: told of each pass, each
+    :class:`Executor`. ``listings``: optimized listings kept across processes
+    (listings.py): a listing optimized before by the same passes and bladec is loaded,
+    not optimized again. ``progress``: told of each pass, each
     binding prepared and each executable compiled (bladec/progress.py).
     """
 
@@ -128,11 +141,12 @@ class Engine:
                  backend: Backend | str = "jax", bitwise: bool = False,
                  pad: dict[str, int] | None = None, pad_multiple: int | None = None,
                  consolidate: bool = True, cut_padding: bool = True,
-                 coarse: bool = True, progress: Progress = SILENT) -> None:
+                 coarse: bool = True, listings: ListingCache | None = None,
+                 progress: Progress = SILENT) -> None:
         start = time.perf_counter()
         self.progress = progress
         self.source = module
-        self.module = optimize(module, passes, progress)
+        self.module = optimize(module, passes, progress, listings)
         self.stats = EngineStats(optimize_seconds=time.perf_counter() - start)
         self.backend = make_backend(backend, bitwise) if isinstance(backend, str) else backend
         if hasattr(self.backend, "progress"):

@@ -26,6 +26,7 @@ from bladec.runtime.backend import NumpyBackend, numpy_dtype
 from bladec.runtime.engine import Engine
 from bladec.runtime.execution import CompileCount, loads_text
 from bladec.runtime.executor import Executor, Report, unoptimized
+from bladec.runtime.listings import ListingCache
 from bladec.runtime.padding import pad_inputs, padded_binding, padding_multiples, parse_pad
 from bladec.runtime.trace import Step
 from bladec.units import format_size
@@ -105,7 +106,8 @@ def run_listing(module: Module, passes: list[Pass] | None, limit: int | None = N
                 dims: dict[str, int] | None = None, inputs_path: str | None = None,
                 seed: int = 0, backend: str = "jax", bitwise: bool = False,
                 pad: dict[str, int] | None = None, pad_multiple: int | None = None,
-                profile: bool = True, progress: Progress = SILENT) -> RunResult:
+                profile: bool = True, listings: ListingCache | None = None,
+                progress: Progress = SILENT) -> RunResult:
     """What ``bladec run`` does, through the engine (engine.py): read or make the inputs,
     call the engine once, fetch the outputs, and report.
 
@@ -116,10 +118,12 @@ def run_listing(module: Module, passes: list[Pass] | None, limit: int | None = N
     must mask the padding itself); the outputs keep the padded shapes, as the report's
     binding says. ``pad_multiple``: the same multiple for every free symbol not in
     ``pad``. ``profile``: time each segment (``Report.segment_seconds``), waiting for each.
+    ``listings``: optimized listings kept across processes (listings.py).
     ``progress``: told of each pass, the binding prepared, each executable compiled.
     """
     engine = Engine(module, passes=passes, backend=backend, bitwise=bitwise, pad=pad,
-                    pad_multiple=pad_multiple, cut_padding=False, progress=progress)
+                    pad_multiple=pad_multiple, cut_padding=False, listings=listings,
+                    progress=progress)
     executor = engine.executor
     counted = CompileCount.of(engine.backend)   # planning before the call compiles too
     one_memory = backend == "jax" and not engine.multiples and _device_is_cpu()

@@ -1,0 +1,127 @@
+"""Optimized listings kept across processes, beside JAX's compiled executables.
+
+A user who is refused a limit, or who runs the same listing again, starts a new process
+that runs the same pass pipeline on the same listing: 0.7 s of the 2.3-2.7 s that a
+refused limit on the paper-size training step took with every executable loaded from
+JAX's cache (cache.py). So ``bladec run`` keeps the pipeline's result in the same
+directory, and a later run with the same listing and passes loads it (0.1 s there).
+
+What the pipeline gives depends only on the listing, the passes and bladec's own code,
+so the key is made of exactly those: the listing as parsed (its ``repr``, which has every
+op, type, attribute and source position, so a message located in the listing points
+where it did), the passes with their options, a digest of every source file of the
+package and its grammar, and the Python version. A changed bladec is another key, never
+a stale listing. Nothing the device accounting reads comes from here: every memory figure
+is still XLA's own, from executables compiled or loaded for this run. An entry that can
+not be read (another version's, a truncated file) is a miss, and is replaced.
+
+Entries are pickles of bladec's own IR, written and read only by bladec in the user's
+cache directory (as JAX keeps serialized executables there); at most MAX_ENTRIES of
+them, the oldest written dropped first. A load writes nothing (a second process that
+finds everything it needs leaves the directory as it was).
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import sys
+import tempfile
+import warnings
+from pathlib import Path
+from typing import Callable, Sequence
+
+from bladec.ir import Module
+
+SUFFIX = ".bladec-listing"   # JAX's cache, in the same directory, ignores such names
+MAX_ENTRIES = 32             # optimized listings kept, the oldest written dropped first
+FORMAT = 1                   # of an entry: (FORMAT, key, module, warnings)
+
+_CODE: list[str] = []        # the digest of bladec's own sources, once per process
+
+
+def code_digest() -> str:
+    """A digest of every Python file of the bladec package and of its grammar: any
+    change to what the passes do is a change to the key."""
+    if not _CODE:
+        import bladec
+        from bladec.parse import _grammar_text
+        digest = hashlib.sha256(_grammar_text().encode())
+        root = Path(bladec.__file__).parent
+        for path in sorted(root.rglob("*.py")):
+            digest.update(str(path.relative_to(root)).encode())
+            digest.update(path.read_bytes())
+        _CODE.append(digest.hexdigest())
+    return _CODE[0]
+
+
+def listing_key(module: Module, passes: Sequence[object]) -> str:
+    """The key of ``module`` optimized by ``passes`` (see the module's text)."""
+    digest = hashlib.sha256()
+    for part in (code_digest(), sys.version, repr(module),
+                 repr([(getattr(p, "name", type(p).__name__), sorted(vars(p).items()))
+                       for p in passes])):
+        digest.update(part.encode())
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+class ListingCache:
+    """Optimized listings in ``directory`` (made if missing), by :func:`listing_key`."""
+
+    def __init__(self, directory: str, max_entries: int = MAX_ENTRIES) -> None:
+        self.directory = Path(directory)
+        self.max_entries = max_entries
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.hits = 0
+
+    def optimized(self, module: Module, passes: Sequence[object],
+                  compute: Callable[[], Module]) -> Module:
+        """``compute()`` (the pipeline on ``module``), or what it gave before for the same
+        listing, passes and bladec. The warnings it gave are given again on a load, so a
+        cached run says what an uncached one says."""
+        key = listing_key(module, passes)
+        path = self.directory / f"{key}{SUFFIX}"
+        entry = self._read(path, key)
+        if entry is not None:
+            self.hits += 1
+            optimized, said = entry
+        else:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                optimized = compute()
+            said = [(w.message, w.category, w.filename, w.lineno) for w in caught]
+            self._write(path, (FORMAT, key, optimized, said))
+        for message, category, filename, lineno in said:
+            warnings.warn_explicit(message, category, filename, lineno)
+        return optimized
+
+    def _read(self, path: Path, key: str) -> tuple[Module, list] | None:
+        try:
+            with open(path, "rb") as f:
+                fmt, stored, module, said = pickle.load(f)
+        except Exception:   # none yet, another version's, a truncated file: a miss
+            return None
+        if fmt != FORMAT or stored != key or not isinstance(module, Module):
+            return None
+        return module, said
+
+    def _write(self, path: Path, entry: tuple) -> None:
+        """Write atomically (a reader never sees half an entry), then drop the oldest
+        entries beyond ``max_entries``. A directory that can not be
+        written only costs the next run the pipeline again."""
+        try:
+            fd, tmp = tempfile.mkstemp(dir=self.directory, suffix=".tmp")
+            try:
+                with os.fdopen(fd, "wb") as f:
+                    pickle.dump(entry, f, protocol=pickle.HIGHEST_PROTOCOL)
+                os.replace(tmp, path)
+            except BaseException:
+                os.unlink(tmp)
+                raise
+            entries = sorted(self.directory.glob(f"*{SUFFIX}"),
+                             key=lambda p: p.stat().st_mtime, reverse=True)
+            for old in entries[self.max_entries:]:
+                old.unlink(missing_ok=True)
+        except (OSError, pickle.PicklingError, RecursionError):
+            pass
