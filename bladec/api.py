@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import os
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
@@ -106,8 +107,8 @@ def jit(fn: Callable | None = None, *, mem_limit: int | str | None = None,
     ``compilation_cache``: a directory for JAX's persistent compilation cache (default:
     the ``BLADEC_COMPILATION_CACHE`` environment variable), so that the next process
     loads the executables instead of compiling them, and the optimized listings
-    (runtime/listings.py) instead of running the passes again. ``coarse``: with ``pad``, a new
-    bucket is served from a coarser one already compiled while the padding that costs
+    (runtime/listings.py) instead of running the passes again. ``coarse``: with ``pad``,
+    a new bucket is served from a coarser one already compiled while the padding that costs
     is less than compiling it cost (rent or buy: runtime/engine.py).
 
     Usable as ``@bladec.jit`` or ``@bladec.jit(mem_limit=...)``."""
@@ -148,14 +149,15 @@ class Jitted:
         self.coarse = coarse
         if backend not in ("jax", "numpy"):
             raise BladecError(f"unknown backend '{backend}' (jax or numpy)")
-        self._listings: ListingCache | None = None
-        if compilation_cache is not None and backend == "jax":
-            from bladec.runtime.cache import use_compilation_cache
+        self._listings: ListingCache | None = None   # optimized listings, beside them
+        if backend == "jax":
+            from bladec.runtime.cache import CACHE_VARIABLE, use_compilation_cache
+            where = compilation_cache or os.environ.get(CACHE_VARIABLE)
             try:
-                kept = use_compilation_cache(compilation_cache)
+                kept = use_compilation_cache(where)
                 self._listings = ListingCache(kept) if kept is not None else None
             except OSError as exc:
-                raise BladecError(f"cannot use the compilation cache {compilation_cache}: "
+                raise BladecError(f"cannot use the compilation cache {where}: "
                                   f"{exc.strerror or exc}") from None
         self._traces: dict[tuple, _Traced] = {}
         self._history: dict[tuple, list[list[tuple[int, ...]]]] = {}  # automatic mode

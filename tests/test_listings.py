@@ -205,3 +205,35 @@ def test_run_keeps_the_optimized_listing_beside_the_executables(tmp_path) -> Non
                          capture_output=True, text=True, env=env, timeout=300)
     assert off.returncode == 0, off.stderr
     assert lines(off.stdout) == lines(first.stdout)
+
+
+JIT_SCRIPT = """
+import sys
+import jax.numpy as jnp
+import numpy as np
+import bladec
+
+def mlp(w1, w2, x):
+    return jnp.sum(jnp.tanh(jnp.tanh(x @ w1) @ w2) ** 2)
+
+fn = bladec.jit(mlp, dynamic={"x": "B,_"}, compilation_cache=sys.argv[1])
+rng = np.random.default_rng(0)
+w1, w2 = rng.standard_normal((32, 64), np.float32), rng.standard_normal((64, 32), np.float32)
+print(float(fn(w1, w2, rng.standard_normal((8, 32), np.float32))))
+"""
+
+
+def test_jit_keeps_the_optimized_listing_when_given_a_cache(tmp_path) -> None:
+    """``bladec.jit(compilation_cache=DIR)``: the traced function's optimized listing is
+    stored, and a second process loads it (writing nothing) and computes the same."""
+    cache = tmp_path / "cache"
+    cmd = [sys.executable, "-c", JIT_SCRIPT, str(cache)]
+    env = {**os.environ, "JAX_PLATFORMS": "cpu"}
+    first = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+    assert first.returncode == 0, first.stderr
+    [entry] = _entries(cache)
+    written = entry.stat().st_mtime_ns
+    again = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+    assert again.returncode == 0, again.stderr
+    assert _entries(cache) == [entry] and entry.stat().st_mtime_ns == written
+    assert again.stdout == first.stdout
