@@ -45,7 +45,8 @@ from bladec.progress import SILENT, Progress
 from bladec.runtime.backend import Backend, NumpyBackend
 from bladec.runtime.execution import CompileCount
 from bladec.runtime.executor import Executor, Report, unoptimized
-from bladec.runtime.listings import ListingCache
+from bladec.runtime.hints import SearchHints
+from bladec.runtime.listings import ListingCache, listing_key
 from bladec.runtime.padding import (
     pad_inputs,
     padded_binding,
@@ -133,7 +134,8 @@ class Engine:
     while that is cheaper than compiling it (:meth:`_bucket`). ``consolidate``: as for
     :class:`Executor`. ``listings``: optimized listings kept across processes
     (listings.py): a listing optimized before by the same passes and bladec is loaded,
-    not optimized again. ``progress``: told of each pass, each
+    not optimized again; the searches for the smallest limit leave hints beside them
+    (hints.py). ``progress``: told of each pass, each
     binding prepared and each executable compiled (bladec/progress.py).
     """
 
@@ -153,8 +155,13 @@ class Engine:
             self.backend.progress = progress   # one tick per executable compiled
         # the listing as given, for the whole step in XLA's own order (Fitter._in_xla_order)
         reference = module if self.module is not module else None
+        hints = None   # earlier processes' searches for the smallest limit, beside listings
+        if listings is not None:
+            optimized, known = self.module, listings.last_key if reference else None
+            hints = SearchHints(str(listings.directory),
+                                lambda: known or listing_key(optimized, []))
         self.executor = Executor(self.module, self.backend, consolidate=consolidate,
-                                 reference=reference)
+                                 reference=reference, hints=hints)
         self.multiples = padding_multiples(self.executor, pad, pad_multiple)
         self.cut_padding = cut_padding
         self._seen: set[tuple] = set()

@@ -31,6 +31,7 @@ from bladec.ir import Module
 from bladec.runtime.backend import Backend
 from bladec.runtime.binding import _Bound
 from bladec.runtime.device import account, estimated_figure, grow_margins
+from bladec.runtime.hints import SearchHints, backend_identity
 from bladec.runtime.limit import LimitError
 from bladec.runtime.planning import Planner
 from bladec.runtime.policy import CostModel, Plan, try_plan
@@ -55,8 +56,10 @@ class Fitter(Planner):
     """A :class:`Planner` whose plans are checked against the device (see the module)."""
 
     def __init__(self, module: Module, backend: Backend, cost: CostModel | None = None,
-                 consolidate: bool = True, reference: Module | None = None) -> None:
+                 consolidate: bool = True, reference: Module | None = None,
+                 hints: SearchHints | None = None) -> None:
         super().__init__(module, backend, cost, consolidate)
+        self.hints = hints   # earlier processes' searches (hints.py)
         self._whole_ratios: list[float] = []   # device / model peak of compiled whole steps
         # the listing as written (before the passes), for the whole step in XLA's order:
         # XLA's scheduler starts from the order it is given, as jax.jit's would
@@ -75,6 +78,8 @@ class Fitter(Planner):
                 self._whole_ratios.append(run.device.peak / max(bound.planned_peak, 1))
             else:
                 run = self._guess(bound, limit) or self._fits(bound, limit)
+                if run is None and self._recalled(bound):
+                    run = self._fits(bound, limit)   # with the plan an earlier search found
             if run is None:
                 smallest = self._smallest_limit(bound)
                 run = self._fits(bound, limit)  # the search may have found one
@@ -243,6 +248,7 @@ class Fitter(Planner):
                 plan, run = self._repaired(plan, run, bound, limit)
                 strayed = strayed or checked.device.estimated or run is not checked
             if run.device.peak <= limit:
+                run.found_by = (limit, dict(margins), quick)
                 bound.good.append(run)
                 bound.margins = dict(margins)
                 return run, strayed
@@ -320,6 +326,10 @@ class Fitter(Planner):
         the search is the same everywhere, so are the plans it finds."""
         if bound.smallest is not None:
             return bound.smallest
+        hinted = self._hinted_smallest(bound)
+        if hinted is not None:
+            bound.smallest = hinted
+            return hinted
         held = sum(bound.sizes[n] for n in dict.fromkeys(self.inputs + self.outputs))
         lo = max(held, 1)   # (not the model's lower bounds: a device peak can be lower)
         hi = max(self.prepare(bound.binding, None).device.peak, lo)
@@ -353,4 +363,56 @@ class Fitter(Planner):
                 break
             hi = top.device.peak
         bound.smallest = hi
+        self._keep_hint(bound, hi)
         return hi
+
+    # -- hints: what earlier processes' searches found (hints.py) -------------------------
+    def _hint_key(self, bound: _Bound) -> str:
+        return self.hints.key((sorted(bound.binding.items()),
+                               backend_identity(self.backend), self.cost, self.consolidate))
+
+    def _recalled(self, bound: _Bound) -> bool:
+        """Plan again, once per binding, what an earlier process's search found fitting
+        (the hint's closed-loop round: its limit, margins and kind); whether a plan was
+        added to the binding's fitting runs (checked against its compiled figures, as
+        every plan the loop finds)."""
+        if self.hints is None or bound.recalled:
+            return False
+        bound.recalled = True
+        bound.hint = self.hints.recall(self._hint_key(bound))
+        found = (bound.hint or {}).get("found_by")
+        if not found:
+            return False
+        limit, margins, quick = found
+        self._priced(bound)
+        run, _ = self._loop(bound, int(limit), bool(quick), rounds=1,
+                            margins={int(k): int(v) for k, v in margins.items()})
+        if run is not None:
+            self.hints.recalled += 1
+        return run is not None
+
+    def _hinted_smallest(self, bound: _Bound) -> int | None:
+        """The smallest limit an earlier search named, where it holds here as the search
+        itself checks its answer: a run fits it at exactly that peak, and one byte less
+        is refused. None where there is no hint or it does not hold."""
+        self._recalled(bound)
+        named = (bound.hint or {}).get("smallest")
+        if not isinstance(named, int) or named < 1:
+            return None
+        top = self._fits(bound, named)
+        if top is None or top.device.peak != named or self._fits(bound, named - 1):
+            return None
+        return named
+
+    def _keep_hint(self, bound: _Bound, smallest: int) -> None:
+        """Leave the search's answer for later processes, with how the plan that fits it
+        was made (none for the run with nothing evicted and XLA's order: those the
+        search makes anyway)."""
+        if self.hints is None:
+            return
+        found = next((r.found_by for r in bound.good
+                      if r.device.peak == smallest and r.found_by is not None), None)
+        self.hints.keep(self._hint_key(bound), {
+            "binding": bound.binding, "smallest": smallest,
+            "found_by": [found[0], {str(k): v for k, v in found[1].items()}, found[2]]
+            if found else None})

@@ -74,13 +74,14 @@ class ListingCache:
         self.max_entries = max_entries
         self.directory.mkdir(parents=True, exist_ok=True)
         self.hits = 0
+        self.last_key: str | None = None   # of the listing last optimized or loaded
 
     def optimized(self, module: Module, passes: Sequence[object],
                   compute: Callable[[], Module]) -> Module:
         """``compute()`` (the pipeline on ``module``), or what it gave before for the same
         listing, passes and bladec. The warnings it gave are given again on a load, so a
         cached run says what an uncached one says."""
-        key = listing_key(module, passes)
+        key = self.last_key = listing_key(module, passes)
         path = self.directory / f"{key}{SUFFIX}"
         entry = self._read(path, key)
         if entry is not None:

@@ -1,0 +1,91 @@
+"""What earlier processes' searches for the smallest limit found, as hints to check.
+
+A refused limit names the smallest limit that works, found by a search that plans and
+compiles again and again (fitting.py: 68 s on the paper-size step at 16x512). A user who
+is refused runs again: with a smaller batch, another limit too small, or the limit named,
+and each new process searched from nothing, even to run at the limit it was told (the
+closed loop can not find the plan there from no margins: the plan came from a stride at
+a higher limit). So each search leaves, beside the optimized listings (listings.py), the
+limit it named and how the plan that fits there was made: the closed loop's limit, the
+margins and the kind of loop of the round that planned it (``PreparedRun.found_by``).
+
+Nothing here is believed. A later process plans again from the hint (the planner and the
+compiled figures are deterministic), and every claim is checked as the search checks
+it: the plan's device peak from its compiled segments, the named limit met and one byte
+less refused (``Fitter._smallest_limit``). A hint that does not hold (another bladec,
+another device) costs one plan, then the search runs as before. Hints are small JSON
+files, keyed by the listing (its key in listings.py), the binding and what the plans
+depend on besides (the backend and its options, the cost model, consolidation); at most
+MAX_HINTS of them, the oldest written dropped first.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any, Callable
+
+SUFFIX = ".bladec-search"
+MAX_HINTS = 256
+# a backend's settings that its compiled figures depend on (backend.py, jax_backend.py)
+_SETTINGS = ("name", "bitwise", "enforce_order", "keeps_freed_memory", "jit_options",
+             "compile_options", "_platform")
+
+
+def backend_identity(backend: object) -> tuple:
+    """What plans and compiled figures depend on besides the listing and the binding:
+    the backend's settings, its device's kind, and the versions of JAX and jaxlib."""
+    device = getattr(backend, "_stats_device", None)
+    jax, jaxlib = sys.modules.get("jax"), sys.modules.get("jaxlib")
+    return (tuple((n, repr(getattr(backend, n, None))) for n in _SETTINGS),
+            getattr(device, "device_kind", None), getattr(jax, "__version__", None),
+            getattr(jaxlib, "__version__", None))
+
+
+class SearchHints:
+    """Hints in ``directory``; ``listing``: the key of the optimized listing (computed
+    when first asked, listings.py)."""
+
+    def __init__(self, directory: str, listing: Callable[[], str]) -> None:
+        self.directory = Path(directory)
+        self._listing = listing
+        self._prefix: str | None = None
+        self.recalled = 0   # hints read that held (plans made again from them)
+
+    def key(self, parts: Any) -> str:
+        """The key of one binding's hint: the listing's key and ``parts`` (a value with a
+        deterministic ``repr``: the binding, the backend, the cost model...)."""
+        if self._prefix is None:
+            self._prefix = self._listing()
+        return hashlib.sha256(f"{self._prefix}\0{parts!r}".encode()).hexdigest()
+
+    def recall(self, key: str) -> dict | None:
+        """The hint stored under ``key``, or None (none, or one that can not be read)."""
+        try:
+            with open(self.directory / f"{key}{SUFFIX}") as f:
+                record = json.load(f)
+        except (OSError, ValueError):
+            return None
+        return record if isinstance(record, dict) and record.get("key") == key else None
+
+    def keep(self, key: str, record: dict) -> None:
+        """Store ``record`` under ``key`` (atomically; a directory that can not be written
+        only costs the next process its search), then drop the oldest beyond MAX_HINTS."""
+        try:
+            fd, tmp = tempfile.mkstemp(dir=self.directory, suffix=".tmp")
+            try:
+                with os.fdopen(fd, "w") as f:
+                    json.dump({**record, "key": key}, f)
+                os.replace(tmp, self.directory / f"{key}{SUFFIX}")
+            except BaseException:
+                os.unlink(tmp)
+                raise
+            hints = sorted(self.directory.glob(f"*{SUFFIX}"),
+                           key=lambda p: p.stat().st_mtime, reverse=True)
+            for old in hints[MAX_HINTS:]:
+                old.unlink(missing_ok=True)
+        except (OSError, TypeError, ValueError):
+            pass

@@ -1,0 +1,147 @@
+"""Hints of earlier searches for the smallest limit (bladec/runtime/hints.py): a later
+process names the same limit after checking it, runs at the named limit without
+searching, and a hint that does not hold costs only time."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bladec.runtime import fitting
+from bladec.runtime.engine import Engine
+from bladec.runtime.hints import SUFFIX, SearchHints, backend_identity
+from bladec.runtime.limit import LimitError
+from bladec.runtime.listings import ListingCache
+from bladec.runtime.policy import CostModel
+from bladec.source import load_module
+
+ROOT = Path(__file__).resolve().parent.parent
+LISTING1 = ROOT / "samples" / "listing1-runnable.mlir"
+BINDING = {"S1": 64}
+PASSES = "analyze,remat"   # on NumPy the smallest limit is then a plan that evicts
+
+
+def _engine(directory: Path) -> Engine:
+    return Engine(load_module(str(LISTING1)), passes=PASSES, backend="numpy",
+                  listings=ListingCache(str(directory)))
+
+
+def _refused(engine: Engine, limit: int = 1000) -> int:
+    with pytest.raises(LimitError) as caught:
+        engine.executor.prepare(BINDING, limit)
+    return caught.value.smallest
+
+
+@pytest.fixture
+def strides(monkeypatch) -> list[int]:
+    """The limits the search strode to (the descent's steps): none where a hint held."""
+    seen: list[int] = []
+    real = fitting.Fitter._stride
+
+    def stride(self, bound, limit):
+        seen.append(limit)
+        return real(self, bound, limit)
+    monkeypatch.setattr(fitting.Fitter, "_stride", stride)
+    return seen
+
+
+def _hint_files(directory: Path) -> list[Path]:
+    return sorted(directory.glob(f"*{SUFFIX}"))
+
+
+def test_a_later_search_checks_the_hint_instead_of_searching(tmp_path, strides) -> None:
+    smallest = _refused(_engine(tmp_path))
+    assert strides, "the first search strides down"
+    [path] = _hint_files(tmp_path)
+    hint = json.loads(path.read_text())
+    assert hint["smallest"] == smallest and hint["binding"] == BINDING
+    assert hint["found_by"] is not None   # a plan that evicts: how to plan it again
+    strides.clear()
+    later = _engine(tmp_path)
+    assert _refused(later) == smallest
+    assert strides == [] and later.executor.hints.recalled == 1
+
+
+def test_the_named_limit_runs_in_a_new_process_without_a_search(tmp_path, strides,
+                                                                monkeypatch) -> None:
+    """Where the closed loop at the named limit finds nothing from no margins (on the
+    paper-size step at 16x512 the plan came from a stride at a higher limit; here the
+    loop is made to find nothing), the hint's plan is made again and runs."""
+    smallest = _refused(_engine(tmp_path))
+    strides.clear()
+    monkeypatch.setattr(fitting.Fitter, "_fit", lambda self, bound, limit: None)
+    later = _engine(tmp_path)
+    run = later.executor.prepare(BINDING, smallest)
+    assert run.device.peak <= smallest and run.evictions > 0
+    assert strides == [] and later.executor.hints.recalled == 1
+    inputs = later.executor.random_inputs(BINDING, seed=0)
+    _, report = later.executor.run(inputs, smallest)
+    assert report.peak_bytes <= smallest
+    monkeypatch.undo()
+    without = Engine(load_module(str(LISTING1)), passes=PASSES, backend="numpy")
+    monkeypatch.setattr(fitting.Fitter, "_fit", lambda self, bound, limit: None)
+    with pytest.raises(LimitError):   # no hints: that loop alone finds no plan there
+        without.executor.prepare(BINDING, smallest)
+
+
+@pytest.mark.parametrize("change", ["higher", "lower", "margins", "garbage", "binding"])
+def test_a_hint_that_does_not_hold_costs_only_a_search(tmp_path, strides,
+                                                        change: str) -> None:
+    """Every claim is checked: a named limit that one byte less also meets, one that
+    is not met, a plan that does not fit, an unreadable file, another binding's
+    answer: the search runs and names what it named before, and the hint is mended."""
+    smallest = _refused(_engine(tmp_path))
+    [path] = _hint_files(tmp_path)
+    hint = json.loads(path.read_text())
+    if change == "higher":
+        hint["smallest"] += 4096
+        hint["found_by"] = None
+    elif change == "lower":
+        hint["smallest"] -= 4096
+    elif change == "margins":   # the plan it makes no longer fits the named limit
+        hint["smallest"] -= 4096
+        hint["found_by"][1] = {}
+    elif change == "binding":
+        hint["key"] = "0" * 64
+    if change == "garbage":
+        path.write_text("{not json")
+    else:
+        path.write_text(json.dumps(hint))
+    strides.clear()
+    assert _refused(_engine(tmp_path)) == smallest
+    assert strides, "the search ran"
+    assert json.loads(path.read_text())["smallest"] == smallest
+
+
+def test_the_key_names_what_plans_depend_on(tmp_path) -> None:
+    hints = SearchHints(str(tmp_path), lambda: "a listing")
+    numpy = Engine(load_module(str(LISTING1)), backend="numpy").backend
+    base = hints.key(([("S1", 64)], backend_identity(numpy), CostModel(), True))
+    assert base == SearchHints(str(tmp_path), lambda: "a listing").key(
+        ([("S1", 64)], backend_identity(numpy), CostModel(), True))
+    assert base != SearchHints(str(tmp_path), lambda: "another").key(
+        ([("S1", 64)], backend_identity(numpy), CostModel(), True))
+    for other in [([("S1", 65)], backend_identity(numpy), CostModel(), True),
+                  ([("S1", 64)], backend_identity(numpy), CostModel(copy_bandwidth=1e9),
+                   True),
+                  ([("S1", 64)], backend_identity(numpy), CostModel(), False)]:
+        assert hints.key(other) != base
+
+
+def test_backend_settings_are_in_the_identity() -> None:
+    from bladec.runtime.jax_backend import JaxBackend
+    plain, bitwise = JaxBackend(), JaxBackend(bitwise=True)
+    assert backend_identity(plain) != backend_identity(bitwise)
+    assert backend_identity(plain) == backend_identity(JaxBackend())
+
+
+def test_an_unwritable_directory_keeps_no_hint_and_the_answer_stands(tmp_path) -> None:
+    where = tmp_path / "cache"
+    engine = _engine(where)
+    smallest_before = _refused(_engine(tmp_path / "other"))
+    for path in where.iterdir():
+        path.unlink()
+    where.rmdir()
+    where.write_text("a file where the directory was")
+    assert _refused(engine) == smallest_before
