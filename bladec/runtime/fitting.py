@@ -15,7 +15,9 @@ finds no plan, the plain one runs (every plan compiled, no repair), so neither t
 estimate nor the repair can lose a plan the plain loop finds, and whatever runs was
 checked against its compiled figures. When it can not, the smallest limit that works
 by the same accounting is searched and named (:meth:`Fitter._smallest_limit`: verified,
-it fits and one byte less does not).
+it fits and one byte less does not). Given hints (hints.py), a search leaves its answer
+and how its plan was made for later processes, which plan it again and check it the same
+way instead of searching, and run at the limit named without a search.
 
 Nothing is compiled only to be thrown away where that can be told before: the whole
 step (the plan with nothing evicted) is not compiled to learn that it does not fit
@@ -385,8 +387,10 @@ class Fitter(Planner):
             return False
         limit, margins, quick = found
         self._priced(bound)
+        learned = bound.margins   # the search's strides start from its own, not the hint's
         run, _ = self._loop(bound, int(limit), bool(quick), rounds=1,
                             margins={int(k): int(v) for k, v in margins.items()})
+        bound.margins = learned
         if run is not None:
             self.hints.recalled += 1
         return run is not None
