@@ -56,7 +56,7 @@ def test_a_later_search_checks_the_hint_instead_of_searching(tmp_path, strides) 
     [path] = _hint_files(tmp_path)
     hint = json.loads(path.read_text())
     assert hint["smallest"] == smallest and hint["binding"] == BINDING
-    assert hint["found_by"] is not None   # a plan that evicts: how to plan it again
+    assert hint["evictions"]   # a plan that evicts: what makes it again
     strides.clear()
     later = _engine(tmp_path)
     assert _refused(later) == smallest
@@ -85,23 +85,27 @@ def test_the_named_limit_runs_in_a_new_process_without_a_search(tmp_path, stride
         without.executor.prepare(BINDING, smallest)
 
 
-@pytest.mark.parametrize("change", ["higher", "lower", "margins", "garbage", "binding"])
+@pytest.mark.parametrize("change", ["higher", "lower", "evictions", "fewer", "garbage",
+                                    "binding"])
 def test_a_hint_that_does_not_hold_costs_only_a_search(tmp_path, strides,
                                                         change: str) -> None:
     """Every claim is checked: a named limit that one byte less also meets, one that
-    is not met, a plan that does not fit, an unreadable file, another binding's
-    answer: the search runs and names what it named before, and the hint is mended."""
+    is not met, an unreadable file, another binding's answer: the search runs, names
+    what it named before, and mends the hint. Evictions that make no valid plan, or a
+    plan over the limit, are never run."""
     smallest = _refused(_engine(tmp_path))
     [path] = _hint_files(tmp_path)
     hint = json.loads(path.read_text())
     if change == "higher":
         hint["smallest"] += 4096
-        hint["found_by"] = None
+        hint["evictions"] = None
     elif change == "lower":
         hint["smallest"] -= 4096
-    elif change == "margins":   # the plan it makes no longer fits the named limit
-        hint["smallest"] -= 4096
-        hint["found_by"][1] = {}
+    elif change == "evictions":   # a plan that is not valid: a value evicted, never back
+        hint["evictions"] = [[e[0], e[1], e[2], 10 ** 9, 10 ** 9, 0]
+                             for e in hint["evictions"]]
+    elif change == "fewer":   # a valid plan that holds more than the named limit
+        hint["evictions"] = hint["evictions"][:1]
     elif change == "binding":
         hint["key"] = "0" * 64
     if change == "garbage":
@@ -109,9 +113,15 @@ def test_a_hint_that_does_not_hold_costs_only_a_search(tmp_path, strides,
     else:
         path.write_text(json.dumps(hint))
     strides.clear()
-    assert _refused(_engine(tmp_path)) == smallest
-    assert strides, "the search ran"
-    assert json.loads(path.read_text())["smallest"] == smallest
+    later = _engine(tmp_path)
+    assert _refused(later) == smallest
+    if change in ("evictions", "fewer"):
+        # the named limit itself still holds as checked; a plan that is not valid is
+        # never made, a valid one that holds more is made and checked, and not chosen
+        assert later.executor.hints.recalled == (change == "fewer")
+    else:
+        assert strides, "the search ran"
+        assert json.loads(path.read_text())["smallest"] == smallest
 
 
 def test_the_key_names_what_plans_depend_on(tmp_path) -> None:

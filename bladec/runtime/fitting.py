@@ -36,6 +36,7 @@ from bladec.runtime.device import account, estimated_figure, grow_margins
 from bladec.runtime.hints import SearchHints, backend_identity
 from bladec.runtime.limit import LimitError
 from bladec.runtime.planning import Planner
+from bladec.runtime.plan import Eviction, plan_of, valid_trace
 from bladec.runtime.policy import CostModel, Plan, try_plan
 from bladec.runtime.repair import repair
 from bladec.runtime.segments import PreparedRun, split
@@ -250,7 +251,6 @@ class Fitter(Planner):
                 plan, run = self._repaired(plan, run, bound, limit)
                 strayed = strayed or checked.device.estimated or run is not checked
             if run.device.peak <= limit:
-                run.found_by = (limit, dict(margins), quick)
                 bound.good.append(run)
                 bound.margins = dict(margins)
                 return run, strayed
@@ -374,26 +374,21 @@ class Fitter(Planner):
                                backend_identity(self.backend), self.cost, self.consolidate))
 
     def _recalled(self, bound: _Bound) -> bool:
-        """Plan again, once per binding, what an earlier process's search found fitting
-        (the hint's closed-loop round: its limit, margins and kind); whether a plan was
-        added to the binding's fitting runs (checked against its compiled figures, as
-        every plan the loop finds)."""
+        """Make again, once per binding, the plan that an earlier process's search found
+        fitting (from its evictions, as every planner path makes its plan), and check it
+        against its compiled segments' figures; whether it joined the binding's fitting
+        runs. A hint whose evictions do not make a valid plan here is ignored."""
         if self.hints is None or bound.recalled:
             return False
         bound.recalled = True
         bound.hint = self.hints.recall(self._hint_key(bound))
-        found = (bound.hint or {}).get("found_by")
-        if not found:
-            return False
-        limit, margins, quick = found
         self._priced(bound)
-        learned = bound.margins   # the search's strides start from its own, not the hint's
-        run, _ = self._loop(bound, int(limit), bool(quick), rounds=1,
-                            margins={int(k): int(v) for k, v in margins.items()})
-        bound.margins = learned
-        if run is not None:
-            self.hints.recalled += 1
-        return run is not None
+        plan = _plan_of((bound.hint or {}).get("evictions"), bound)
+        if plan is None:
+            return False
+        bound.good.append(self._checked(plan, bound))
+        self.hints.recalled += 1
+        return True
 
     def _hinted_smallest(self, bound: _Bound) -> int | None:
         """The smallest limit an earlier search named, where it holds here as the search
@@ -414,9 +409,27 @@ class Fitter(Planner):
         search makes anyway)."""
         if self.hints is None:
             return
-        found = next((r.found_by for r in bound.good
-                      if r.device.peak == smallest and r.found_by is not None), None)
+        found = next((r for r in bound.good if r.device.peak == smallest
+                      and r.plan.evictions and not r.xla_order), None)
         self.hints.keep(self._hint_key(bound), {
             "binding": bound.binding, "smallest": smallest,
-            "found_by": [found[0], {str(k): v for k, v in found[1].items()}, found[2]]
-            if found else None})
+            "evictions": [[e.value, e.how, e.after, e.use, e.before, e.order]
+                          for e in found.plan.evictions] if found else None})
+
+
+def _plan_of(evictions: object, bound: _Bound) -> Plan | None:
+    """The plan a hint's evictions make of the binding's program, or None where they are
+    not a list of evictions that makes a valid trace of it."""
+    program = bound.program
+    if not isinstance(evictions, list) or not evictions:
+        return None
+    try:
+        events = [Eviction(str(value), how, int(after), int(use), int(before), int(order))
+                  for value, how, after, use, before, order in evictions]
+        if any(e.how not in ("reload", "recompute") or e.value not in program.uses
+               or not 0 <= e.after < e.before <= e.use < len(program.ops) for e in events):
+            return None
+        plan = plan_of(program, bound.sizes, events)
+    except (KeyError, TypeError, ValueError):
+        return None
+    return plan if valid_trace(plan.trace, program) else None

@@ -10,7 +10,7 @@ from typing import Iterable
 
 from bladec.analysis.liveness import body_peak
 from bladec.ir import Op
-from bladec.runtime.trace import Measure, Step
+from bladec.runtime.trace import Measure, Step, simulate
 
 
 @dataclass(frozen=True)
@@ -162,6 +162,14 @@ def build_trace(program: Program, chosen: list[Eviction]) -> list[Step]:
         else:
             trace.append(step)
     return trace
+
+
+def plan_of(program: Program, sizes: dict[str, int], chosen: list[Eviction]) -> Plan:
+    """The plan that ``chosen`` makes of ``program``: its trace and the model's measure
+    of it, as every planner path makes its plan (so a plan is its evictions: hints.py)."""
+    trace = build_trace(program, chosen)
+    return Plan(trace, simulate(trace, sizes, program.inputs, program.outputs,
+                                program.donated), chosen)
 
 
 def event_index(chosen: list[Eviction]) -> tuple[dict[int, list[Eviction]],

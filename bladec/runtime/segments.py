@@ -59,9 +59,6 @@ class PreparedRun:
     segments: int = 0
     device: object = None
     xla_order: bool = False   # the compiler scheduled the ops (Fitter._in_xla_order)
-    # how the closed loop planned it, to plan it again (hints.py): the loop's limit, the
-    # margins of the round that planned it, and whether the loop was the quick one
-    found_by: tuple[int, dict[int, int], bool] | None = None
 
     def segment_steps(self) -> list[SegmentStep]:
         return [s for s in self.steps if isinstance(s, SegmentStep)]
