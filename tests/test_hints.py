@@ -155,3 +155,21 @@ def test_an_unwritable_directory_keeps_no_hint_and_the_answer_stands(tmp_path) -
     where.rmdir()
     where.write_text("a file where the directory was")
     assert _refused(engine) == smallest_before
+
+
+def test_run_leaves_a_hint_and_a_second_process_names_the_same_limit(tmp_path) -> None:
+    """Through `bladec run`: the refusal's search leaves its hint in the cache directory,
+    and a second process prints the same message (the hint checked, not searched)."""
+    import os
+    import subprocess
+    import sys
+    cache = tmp_path / "cache"
+    cmd = [sys.executable, "-m", "bladec", "run", str(LISTING1), "--dims", "S1=64",
+           "--mem-limit", "1000", "-q", "--compilation-cache", str(cache)]
+    env = {**os.environ, "JAX_PLATFORMS": "cpu"}
+    first = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+    assert first.returncode == 1 and "the smallest limit that works is" in first.stderr
+    [hint] = _hint_files(cache)
+    assert str(json.loads(hint.read_text())["smallest"]) in first.stderr
+    again = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+    assert again.returncode == 1 and again.stderr == first.stderr
