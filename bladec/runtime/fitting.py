@@ -404,9 +404,9 @@ class Fitter(Planner):
         return named
 
     def _keep_hint(self, bound: _Bound, smallest: int) -> None:
-        """Leave the search's answer for later processes, with how the plan that fits it
-        was made (none for the run with nothing evicted and XLA's order: those the
-        search makes anyway)."""
+        """Leave the search's answer for later processes, with the evictions of the plan
+        that meets it (none where that is the run with nothing evicted or XLA's order:
+        those every search makes)."""
         if self.hints is None:
             return
         found = next((r for r in bound.good if r.device.peak == smallest
