@@ -182,12 +182,9 @@ def test_an_unwritable_directory_only_costs_the_pipeline(tmp_path) -> None:
     assert cache.hits == 0
 
 
-def test_run_keeps_the_optimized_listing_beside_the_executables(tmp_path) -> None:
-    """`bladec run` stores the listing in its cache directory; a second process loads it
-    and writes nothing, and says the same; `--compilation-cache off` keeps none."""
-    cache = tmp_path / "cache"
-    cmd = [sys.executable, "-m", "bladec", "run", str(LISTING1), "--dims", "S1=8",
-           "--mem-limit", "600000", "--compilation-cache", str(cache), "-q"]
+def _twice(cmd: list[str], cache: Path) -> tuple[subprocess.CompletedProcess, ...]:
+    """``cmd`` in two processes, both succeeding: the first stores one listing in
+    ``cache``, the second loads it and writes nothing."""
     env = {**os.environ, "JAX_PLATFORMS": "cpu"}
     first = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
     assert first.returncode == 0, first.stderr
@@ -196,6 +193,17 @@ def test_run_keeps_the_optimized_listing_beside_the_executables(tmp_path) -> Non
     again = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
     assert again.returncode == 0, again.stderr
     assert _entries(cache) == [entry] and entry.stat().st_mtime_ns == written
+    return first, again
+
+
+def test_run_keeps_the_optimized_listing_beside_the_executables(tmp_path) -> None:
+    """`bladec run` stores the listing in its cache directory; a second process loads it
+    and writes nothing, and says the same; `--compilation-cache off` keeps none."""
+    cache = tmp_path / "cache"
+    cmd = [sys.executable, "-m", "bladec", "run", str(LISTING1), "--dims", "S1=8",
+           "--mem-limit", "600000", "--compilation-cache", str(cache), "-q"]
+    first, again = _twice(cmd, cache)
+    env = {**os.environ, "JAX_PLATFORMS": "cpu"}
 
     def lines(out: str) -> list[str]:
         return [line for line in out.splitlines()
@@ -227,13 +235,5 @@ def test_jit_keeps_the_optimized_listing_when_given_a_cache(tmp_path) -> None:
     """``bladec.jit(compilation_cache=DIR)``: the traced function's optimized listing is
     stored, and a second process loads it (writing nothing) and computes the same."""
     cache = tmp_path / "cache"
-    cmd = [sys.executable, "-c", JIT_SCRIPT, str(cache)]
-    env = {**os.environ, "JAX_PLATFORMS": "cpu"}
-    first = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
-    assert first.returncode == 0, first.stderr
-    [entry] = _entries(cache)
-    written = entry.stat().st_mtime_ns
-    again = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
-    assert again.returncode == 0, again.stderr
-    assert _entries(cache) == [entry] and entry.stat().st_mtime_ns == written
+    first, again = _twice([sys.executable, "-c", JIT_SCRIPT, str(cache)], cache)
     assert again.stdout == first.stdout

@@ -22,11 +22,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any, Callable
+
+from bladec.runtime.listings import keep_file
 
 SUFFIX = ".bladec-search"
 MAX_HINTS = 256
@@ -72,20 +72,7 @@ class SearchHints:
         return record if isinstance(record, dict) and record.get("key") == key else None
 
     def keep(self, key: str, record: dict) -> None:
-        """Store ``record`` under ``key`` (atomically; a directory that can not be written
-        only costs the next process its search), then drop the oldest beyond MAX_HINTS."""
-        try:
-            fd, tmp = tempfile.mkstemp(dir=self.directory, suffix=".tmp")
-            try:
-                with os.fdopen(fd, "w") as f:
-                    json.dump({**record, "key": key}, f)
-                os.replace(tmp, self.directory / f"{key}{SUFFIX}")
-            except BaseException:
-                os.unlink(tmp)
-                raise
-            hints = sorted(self.directory.glob(f"*{SUFFIX}"),
-                           key=lambda p: p.stat().st_mtime, reverse=True)
-            for old in hints[MAX_HINTS:]:
-                old.unlink(missing_ok=True)
-        except (OSError, TypeError, ValueError):
-            pass
+        """Store ``record`` under ``key`` (a directory that can not be written only costs
+        the next process its search), dropping the oldest beyond MAX_HINTS."""
+        keep_file(self.directory / f"{key}{SUFFIX}",
+                  json.dumps({**record, "key": key}).encode(), MAX_HINTS)

@@ -108,21 +108,31 @@ class ListingCache:
         return module, said
 
     def _write(self, path: Path, entry: tuple) -> None:
-        """Write atomically (a reader never sees half an entry), then drop the oldest
-        entries beyond ``max_entries``. A directory that can not be
-        written only costs the next run the pipeline again."""
+        """Store the entry; a directory that can not be written, or a listing that can
+        not be pickled, only costs the next run the pipeline again."""
         try:
-            fd, tmp = tempfile.mkstemp(dir=self.directory, suffix=".tmp")
-            try:
-                with os.fdopen(fd, "wb") as f:
-                    pickle.dump(entry, f, protocol=pickle.HIGHEST_PROTOCOL)
-                os.replace(tmp, path)
-            except BaseException:
-                os.unlink(tmp)
-                raise
-            entries = sorted(self.directory.glob(f"*{SUFFIX}"),
-                             key=lambda p: p.stat().st_mtime, reverse=True)
-            for old in entries[self.max_entries:]:
-                old.unlink(missing_ok=True)
-        except (OSError, pickle.PicklingError, RecursionError):
-            pass
+            data = pickle.dumps(entry, protocol=pickle.HIGHEST_PROTOCOL)
+        except (pickle.PicklingError, RecursionError, TypeError):
+            return
+        keep_file(path, data, self.max_entries)
+
+
+def keep_file(path: Path, data: bytes, most: int) -> None:
+    """Write ``data`` to ``path`` atomically (a reader never sees half a file), then drop
+    the oldest files with the same suffix in its directory beyond ``most``; an OSError
+    leaves things as they were (the caller's files are only caches)."""
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+            os.replace(tmp, path)
+        except BaseException:
+            os.unlink(tmp)
+            raise
+        kept = sorted(path.parent.glob(f"*{path.suffix}"),
+                      key=lambda p: p.stat().st_mtime, reverse=True)
+        for old in kept[most:]:
+            old.unlink(missing_ok=True)
+    except OSError:
+        pass
