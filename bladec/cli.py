@@ -320,7 +320,8 @@ def _analysis_text(report: dict) -> str:
                    "optimized listings in this directory, so that a later run loads the "
                    "listing it optimized before and the segments it compiled at the same "
                    "shapes. Default: $XDG_CACHE_HOME/bladec/xla (~/.cache/bladec/xla), "
-                   "executables at most 1 GiB, the last 32 listings written; 'off': none.")
+                   "executables at most 1 GiB, the last 32 listings written (at most "
+                   "256 MiB); 'off': none.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout.")
 @_QUIET
 @_reports_errors

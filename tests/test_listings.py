@@ -169,6 +169,26 @@ def test_the_oldest_entries_are_dropped_beyond_the_bound(tmp_path) -> None:
     assert len(left) == 2 and keys[2] in left and not {keys[0], keys[1]} & left
 
 
+def test_the_listings_are_bounded_in_bytes_too(tmp_path) -> None:
+    """Beyond ``max_bytes`` the oldest go, but never the one just written."""
+    one = ListingCache(str(tmp_path / "probe"))
+    optimize(load_module(str(LISTING1)), None, cache=one)
+    [probe] = _entries(tmp_path / "probe")
+    size = probe.stat().st_size
+    cache = ListingCache(str(tmp_path / "c"), max_bytes=size + size // 2)
+    for i, pipeline in enumerate(["analyze", "analyze,schedule", DEFAULT_PIPELINE]):
+        optimize(load_module(str(LISTING1)), parse_pipeline(pipeline), cache=cache)
+        for path in _entries(tmp_path / "c"):   # written in this order, a second apart
+            if path.stat().st_mtime > 2000:
+                os.utime(path, (1000 + i, 1000 + i))
+    [left] = _entries(tmp_path / "c")
+    assert left.name.startswith(listing_key(load_module(str(LISTING1)),
+                                            parse_pipeline(DEFAULT_PIPELINE)))
+    tiny = ListingCache(str(tmp_path / "t"), max_bytes=1)
+    optimize(load_module(str(LISTING1)), None, cache=tiny)
+    assert len(_entries(tmp_path / "t")) == 1   # the newest stays, whatever its size
+
+
 def test_an_unwritable_directory_only_costs_the_pipeline(tmp_path) -> None:
     """Writing fails (here: the directory is gone and a file holds its name), and the
     optimized listing is still given, every time."""

@@ -17,8 +17,8 @@ not be read (another version's, a truncated file) is a miss, and is replaced.
 
 Entries are pickles of bladec's own IR, written and read only by bladec in the user's
 cache directory (as JAX keeps serialized executables there); at most MAX_ENTRIES of
-them, the oldest written dropped first. A load writes nothing (a second process that
-finds everything it needs leaves the directory as it was).
+them and MAX_BYTES in all, the oldest written dropped first. A load writes nothing (a
+second process that finds everything it needs leaves the directory as it was).
 """
 from __future__ import annotations
 
@@ -34,7 +34,8 @@ from typing import Callable, Sequence
 from bladec.ir import Module
 
 SUFFIX = ".bladec-listing"   # JAX's cache, in the same directory, ignores such names
-MAX_ENTRIES = 32             # optimized listings kept, the oldest written dropped first
+MAX_ENTRIES = 32             # optimized listings kept, the oldest written dropped first,
+MAX_BYTES = 256 << 20        # and at most this many bytes of them (the newest always kept)
 FORMAT = 1                   # of an entry: (FORMAT, key, module, warnings)
 
 _CODE: list[str] = []        # the digest of bladec's own sources, once per process
@@ -69,9 +70,11 @@ def listing_key(module: Module, passes: Sequence[object]) -> str:
 class ListingCache:
     """Optimized listings in ``directory`` (made if missing), by :func:`listing_key`."""
 
-    def __init__(self, directory: str, max_entries: int = MAX_ENTRIES) -> None:
+    def __init__(self, directory: str, max_entries: int = MAX_ENTRIES,
+                 max_bytes: int = MAX_BYTES) -> None:
         self.directory = Path(directory)
         self.max_entries = max_entries
+        self.max_bytes = max_bytes
         self.directory.mkdir(parents=True, exist_ok=True)
         self.hits = 0
         self.last_key: str | None = None   # of the listing last optimized or loaded
@@ -114,13 +117,14 @@ class ListingCache:
             data = pickle.dumps(entry, protocol=pickle.HIGHEST_PROTOCOL)
         except (pickle.PicklingError, RecursionError, TypeError):
             return
-        keep_file(path, data, self.max_entries)
+        keep_file(path, data, self.max_entries, self.max_bytes)
 
 
-def keep_file(path: Path, data: bytes, most: int) -> None:
+def keep_file(path: Path, data: bytes, most: int, most_bytes: int | None = None) -> None:
     """Write ``data`` to ``path`` atomically (a reader never sees half a file), then drop
-    the oldest files with the same suffix in its directory beyond ``most``; an OSError
-    leaves things as they were (the caller's files are only caches)."""
+    the oldest files with the same suffix in its directory beyond ``most`` files or
+    ``most_bytes`` bytes (the newest is always kept); an OSError leaves things as they
+    were (the caller's files are only caches)."""
     try:
         fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
         try:
@@ -130,9 +134,12 @@ def keep_file(path: Path, data: bytes, most: int) -> None:
         except BaseException:
             os.unlink(tmp)
             raise
-        kept = sorted(path.parent.glob(f"*{path.suffix}"),
-                      key=lambda p: p.stat().st_mtime, reverse=True)
-        for old in kept[most:]:
-            old.unlink(missing_ok=True)
+        kept = sorted(((p.stat().st_mtime, p.stat().st_size, p)
+                       for p in path.parent.glob(f"*{path.suffix}")), reverse=True)
+        total = 0
+        for i, (_, size, old) in enumerate(kept):
+            total += size
+            if i >= most or (i and most_bytes is not None and total > most_bytes):
+                old.unlink(missing_ok=True)
     except OSError:
         pass
