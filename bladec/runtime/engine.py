@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Sequence
 
 from bladec.errors import BladecError
@@ -77,17 +78,15 @@ def optimize(module: Module, passes: list[Pass] | str | None = None,
         passes = parse_pipeline(passes)
     if not passes:
         return module
-    chosen = passes
+    run = partial(_apply, module, passes, progress)
+    return run() if cache is None else cache.optimized(module, passes, run)
 
-    def run() -> Module:
-        out = module
-        for p in chosen:
-            progress.stage(f"optimizing: {p.name}")
-            out = run_pipeline(out, [p])
-        return out
-    if cache is None:
-        return run()
-    return cache.optimized(module, passes, run)
+
+def _apply(module: Module, passes: list[Pass], progress: Progress) -> Module:
+    for p in passes:
+        progress.stage(f"optimizing: {p.name}")
+        module = run_pipeline(module, [p])
+    return module
 
 
 def make_backend(name: str = "jax", bitwise: bool = False) -> Backend:
@@ -157,7 +156,8 @@ class Engine:
         reference = module if self.module is not module else None
         hints = None   # earlier processes' searches for the smallest limit, beside listings
         if listings is not None:
-            optimized, known = self.module, listings.last_key if reference else None
+            optimized = self.module
+            known = listings.last_key if reference is not None else None
             hints = SearchHints(str(listings.directory),
                                 lambda: known or listing_key(optimized, []))
         self.executor = Executor(self.module, self.backend, consolidate=consolidate,
