@@ -334,20 +334,20 @@ def test_cli_refuses_a_run_the_cpu_memory_can_not_hold(runner, monkeypatch) -> N
     """On a CPU device the device and the host are one memory: a run whose device bytes
     and host copies at once, plus the inputs' NumPy arrays, exceed what the machine has
     available is refused with a message (exit 1), not killed by the kernel."""
-    from bladec.runtime import session
+    from bladec.runtime import machine
     result = run_cli(runner, str(LISTING1), "--dims", "S1=8", "--json",
                      "--compilation-cache", "off")
     data = json.loads(result.stdout)
     inputs = (8 * 12 + 12 * 11008) * 4
     need = inputs + data["peak_bytes"]   # no host copies without a limit
-    monkeypatch.setattr(session, "_available_memory", lambda: need)
+    monkeypatch.setattr(machine, "available_memory", lambda: need)
     assert run_cli(runner, str(LISTING1), "--dims", "S1=8", "--compilation-cache",
                    "off").exit_code == 0   # exactly what it needs: runs
-    monkeypatch.setattr(session, "_available_memory", lambda: need - 1)
+    monkeypatch.setattr(machine, "available_memory", lambda: need - 1)
     refused = run_cli(runner, str(LISTING1), "--dims", "S1=8", "--compilation-cache", "off")
     assert refused.exit_code == 1
     assert f"needs {format_size(need)} ({need} bytes)" in refused.stderr
     assert "one memory" in refused.stderr and "Traceback" not in refused.output
-    monkeypatch.setattr(session, "_available_memory", lambda: None)   # not Linux: no check
+    monkeypatch.setattr(machine, "available_memory", lambda: None)   # not Linux: no check
     assert run_cli(runner, str(LISTING1), "--dims", "S1=8", "--compilation-cache",
                    "off").exit_code == 0

@@ -8,7 +8,6 @@ JSON. The CLI only prints. (``parse_pad``, ``pad_inputs``, ``padded_binding`` an
 from __future__ import annotations
 
 import math
-import os
 import pickle
 import warnings
 import zipfile
@@ -26,6 +25,7 @@ from bladec.runtime.backend import NumpyBackend, numpy_dtype
 from bladec.runtime.engine import Engine
 from bladec.runtime.execution import CompileCount, loads_text
 from bladec.runtime.executor import Executor, Report, unoptimized
+from bladec.runtime import machine
 from bladec.runtime.listings import ListingCache
 from bladec.runtime.padding import pad_inputs, padded_binding, padding_multiples, parse_pad
 from bladec.runtime.trace import Step
@@ -126,7 +126,7 @@ def run_listing(module: Module, passes: list[Pass] | None, limit: int | None = N
                     progress=progress)
     executor = engine.executor
     counted = CompileCount.of(engine.backend)   # planning before the call compiles too
-    one_memory = backend == "jax" and not engine.multiples and _device_is_cpu()
+    one_memory = backend == "jax" and not engine.multiples and machine.device_is_cpu()
     if inputs_path:
         inputs = _load_inputs(inputs_path, executor)
         if one_memory:
@@ -222,7 +222,7 @@ def _random_inputs(executor: Executor, binding: dict[str, int],
     shapes = executor.shapes_for(binding)
     sizes = _input_sizes(executor, shapes)
     total = sum(count * width for count, width in sizes.values())
-    memory = _host_memory()
+    memory = machine.physical_memory()
     biggest = max(executor.inputs, key=lambda n: sizes[n][0] * sizes[n][1], default=None)
     if biggest is not None and (max(c for c, _ in sizes.values()) > np.iinfo(np.intp).max
                                 or (memory is not None and total > memory)):
@@ -244,11 +244,6 @@ def _input_sizes(executor: Executor, shapes: dict[str, tuple[int, ...]]
             for n in executor.inputs}
 
 
-def _device_is_cpu() -> bool:
-    import jax
-    return jax.devices()[0].platform == "cpu"
-
-
 def _check_host_memory(executor: Executor, binding: dict[str, int],
                        shapes: dict[str, tuple[int, ...]], limit: int | None) -> None:
     """Where the device is this machine's CPU, device and host are one memory: the plan's
@@ -258,7 +253,7 @@ def _check_host_memory(executor: Executor, binding: dict[str, int],
     16x512 under 9.1 GB: at 24.3 GB resident on a 24 GiB machine). Refused with a
     BladecError before running instead (a GPU has its own memory, and its allocator
     reports what does not fit). ``shapes``: the inputs'. The plan is cached for the run."""
-    available = _available_memory()
+    available = machine.available_memory()
     if available is None:
         return
     device = executor.prepare(binding, limit).device
@@ -273,29 +268,8 @@ def _check_host_memory(executor: Executor, binding: dict[str, int],
             f"once, beside the inputs' {format_size(held)} ({_show(binding)})")
 
 
-def _available_memory() -> int | None:
-    """The memory the kernel says a new allocation can have without swapping
-    (MemAvailable in /proc/meminfo; None where there is none)."""
-    try:
-        with open("/proc/meminfo") as meminfo:
-            for line in meminfo:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        return None
-    return None
-
-
 def _show(binding: dict[str, int]) -> str:
     return ", ".join(f"{k}={v}" for k, v in binding.items()) or "no symbols"
-
-
-def _host_memory() -> int | None:
-    """This machine's physical memory in bytes, where the OS says (None elsewhere)."""
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (AttributeError, ValueError, OSError):
-        return None
 
 
 def _device_name(backend: str) -> str:
