@@ -1,0 +1,54 @@
+"""Fingerprints: what the shape analysis of a function reads, as a hashable value.
+
+A run analyzes the same listing more than once (the ``analyze`` pass, then the runtime's
+reference copy of the listing as written; ``schedule`` and ``remat`` the analyzed one),
+and the analysis of the paper-size training step costs about 0.2 s each time. Reusing an
+earlier analysis is sound only when everything it read is the same, so the key is made
+of the contents (op names, operands, result values with their types, attributes,
+regions, locations, the shape graph, the mesh), not of object identities: IR objects
+are mutable, and the JAX importer rewrites result types and the shape graph in place
+between two analyses of one module. A key costs one walk over the ops, a few percent of
+an analysis.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, Callable, Hashable
+
+from bladec.ir import Func, Module, Op, ShapeGraph
+
+
+def freeze(value: Any) -> Hashable:
+    """An attribute value as a hashable one: lists as tuples, dicts as sorted items
+    (the parser gives tuples and scalars; passes may build lists)."""
+    if isinstance(value, (list, tuple)):
+        return tuple(freeze(v) for v in value)
+    if isinstance(value, dict):
+        return tuple(sorted((k, freeze(v)) for k, v in value.items()))
+    return value
+
+
+def op_key(op: Op) -> tuple:
+    """One op as the analysis sees it, its regions included."""
+    regions = tuple((name, tuple(op_key(o) for o in ops)) for name, ops in op.regions.items()) \
+        if op.regions else ()
+    return (op.name, tuple(op.operands), tuple(op.results), freeze(op.attrs), regions, op.loc)
+
+
+def graph_key(graph: ShapeGraph | None) -> tuple | None:
+    """The ``@symbolic_shape_graph``: declarations with ranges, relations, locations."""
+    if graph is None:
+        return None
+    return (tuple((d.name, d.min, d.max, d.loc) for d in graph.decls),
+            tuple((r.lhs, r.kind, tuple(r.args), r.loc) for r in graph.relations), graph.loc)
+
+
+def analysis_keys(module: Module, func: Func, counted: Callable[[Op], bool]
+                  ) -> tuple[tuple, tuple]:
+    """The keys of the analysis of ``func``: its ops in their order, and the ops that
+    ``counted`` selects as a multiset (for an analysis that does not depend on their
+    order, shapes.py). One walk makes both."""
+    keys = [op_key(op) for op in func.ops]
+    common = (graph_key(module.shape_graph), module.mesh, tuple(func.args), func.loc)
+    loose = Counter(k for op, k in zip(func.ops, keys) if counted(op))
+    return (True, *common, tuple(keys)), (False, *common, frozenset(loose.items()))
