@@ -43,12 +43,17 @@ def graph_key(graph: ShapeGraph | None) -> tuple | None:
             tuple((r.lhs, r.kind, tuple(r.args), r.loc) for r in graph.relations), graph.loc)
 
 
-def analysis_keys(module: Module, func: Func, counted: Callable[[Op], bool]
-                  ) -> tuple[tuple, tuple]:
-    """The keys of the analysis of ``func``: its ops in their order, and the ops that
-    ``counted`` selects as a multiset (for an analysis that does not depend on their
-    order, shapes.py). One walk makes both."""
-    keys = [op_key(op) for op in func.ops]
-    common = (graph_key(module.shape_graph), module.mesh, tuple(func.args), func.loc)
-    loose = Counter(k for op, k in zip(func.ops, keys) if counted(op))
-    return (True, *common, tuple(keys)), (False, *common, frozenset(loose.items()))
+def exact_key(module: Module, func: Func) -> tuple:
+    """The key of the analysis of ``func`` as it is: its ops in their order."""
+    return (True, *_common(module, func), tuple(op_key(op) for op in func.ops))
+
+
+def loose_key(module: Module, func: Func, counted: Callable[[Op], bool]) -> tuple:
+    """The key of an analysis that does not depend on the order of the ops (shapes.py):
+    the ops that ``counted`` selects, as a multiset."""
+    keys = Counter(op_key(op) for op in func.ops if counted(op))
+    return (False, *_common(module, func), frozenset(keys.items()))
+
+
+def _common(module: Module, func: Func) -> tuple:
+    return graph_key(module.shape_graph), module.mesh, tuple(func.args), func.loc

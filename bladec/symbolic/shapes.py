@@ -28,7 +28,7 @@ from bladec.sharding import splits
 from bladec.symbolic.binding import bounds, complete, empty_bounds
 from bladec.symbolic.compare import Comparator
 from bladec.symbolic.expr import SymbolicExpr, const, format_expr, sym
-from bladec.symbolic.fingerprint import analysis_keys
+from bladec.symbolic.fingerprint import exact_key, loose_key
 from bladec.types import MAX_DIM
 from bladec.verify import type_dims
 
@@ -302,12 +302,17 @@ def analyze_shapes(module: Module, func: Func | None = None) -> ShapeInfo:
     (the runtime analyzes the listing as written again, after the ``analyze`` pass did).
     """
     func = func or module.main
-    exact, loose = analysis_keys(module, func, is_compute)
-    for key in (exact, loose):
-        hit = _REUSABLE.get(key)
-        if hit is not None:
-            _REUSABLE.move_to_end(key)
-            return _in_order(hit, func)
+    loose = loose_key(module, func, is_compute)
+    hit = _REUSABLE.get(loose)
+    if hit is None:
+        exact = exact_key(module, func)   # (only where the first key missed: one walk less)
+        hit = _REUSABLE.get(exact)
+        key = exact
+    else:
+        key = loose
+    if hit is not None:
+        _REUSABLE.move_to_end(key)
+        return _in_order(hit, func)
     info, order_free = _analyze(module, func)
     _REUSABLE[loose if order_free else exact] = info
     while len(_REUSABLE) > REUSE_ENTRIES:
