@@ -30,7 +30,7 @@ from bladec.analysis.version import corners, log_grid, no_binding, versions, wit
 from bladec.ir import Func, Module, Op
 from bladec.passes import IntOption, register
 from bladec.symbolic.compare import Order
-from bladec.symbolic.expr import SymbolicExpr, const
+from bladec.symbolic.expr import SymbolicExpr, const, values_at
 from bladec.symbolic.shapes import ShapeInfo, analyze_shapes
 
 T = TypeVar("T")
@@ -352,7 +352,8 @@ def pick_versions(plain: Func, info: ShapeInfo, primary: list[Op],
         terms = (known or {}).get(_order_key(order))
         if terms is None:
             terms = peak_terms(symbolic_timeline(plain, info, order), info.compare)
-        return [math.log(max(1, max(t.evaluate(b) for t in terms))) for b in grid]
+        at = values_at(terms, grid)   # per term, its value at each point
+        return [math.log(max(1, max(column))) for column in zip(*at)]
 
     best = peaks(primary)
     pool = {k: peaks(order) for k, order in sorted(unique.items())}

@@ -32,7 +32,7 @@ import enum
 import operator
 from typing import Callable, Iterable, Mapping, Optional
 
-from .expr import Monomial, SymbolicExpr
+from .expr import Monomial, SymbolicExpr, values_at
 
 __all__ = ["Order", "Ranges", "compare", "Comparator", "max_terms", "sample_points",
            "sampled", "may_be_le", "DEFAULT_RANGE"]
@@ -360,7 +360,10 @@ class Comparator:
 
     def __call__(self, a: SymbolicExpr | int, b: SymbolicExpr | int) -> Order:
         self.calls += 1
-        d = _difference(_lift(a), _lift(b))
+        if isinstance(b, SymbolicExpr) and not b.terms and isinstance(a, SymbolicExpr):
+            d = a.terms   # against zero (a sign): no copy (_decide only reads it)
+        else:
+            d = _difference(_lift(a), _lift(b))
         if self.use_cache:
             key = frozenset(d.items())
             order = self.cache.get(key)
@@ -425,7 +428,7 @@ def sampled(exprs: list[SymbolicExpr], ranges: Ranges) -> list[tuple[int, ...]]:
     """Each expression's values at the same :func:`sample_points` (over all their
     symbols), for :func:`may_be_le`."""
     points = sample_points(frozenset().union(*(e.symbols for e in exprs)), ranges)
-    return [e.evaluate_at(points) for e in exprs]
+    return values_at(exprs, points)
 
 
 def may_be_le(a: tuple[int, ...], b: tuple[int, ...]) -> bool:

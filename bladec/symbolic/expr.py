@@ -177,18 +177,6 @@ class SymbolicExpr:
             total += c
         return total
 
-    def evaluate_at(self, points: list[Mapping[str, int]]) -> tuple[int, ...]:
-        """The values at several bindings (:meth:`evaluate` at each, one walk of the
-        terms: comparisons sample every step of a timeline at a few points)."""
-        totals = [0] * len(points)
-        for m, c in self.terms.items():
-            for k, binding in enumerate(points):
-                v = c
-                for s, p in m:
-                    v *= binding[s] if p == 1 else binding[s] ** p
-                totals[k] += v
-        return tuple(totals)
-
     # -- identity -----------------------------------------------------------------
     def key(self) -> tuple:
         return tuple(sorted(self.terms.items()))
@@ -211,6 +199,33 @@ class SymbolicExpr:
 
 
 ExprLike = Union[SymbolicExpr, int]
+
+
+def values_at(exprs: Iterable[SymbolicExpr], points: list[Mapping[str, int]]
+              ) -> list[tuple[int, ...]]:
+    """Each expression's values at the same bindings (:meth:`SymbolicExpr.evaluate` at
+    each point), with each monomial's values worked out once for all of them: the steps
+    of a timeline, a thousand of them, share a handful of monomials, and comparisons
+    sample every step (compare.py), the schedule pass every peak over a grid."""
+    mono: dict[Monomial, list[int]] = {}
+    zero = [0] * len(points)
+    out = []
+    for e in exprs:
+        totals = zero
+        for m, c in e.terms.items():
+            at = mono.get(m)
+            if at is None:
+                at = mono[m] = [_mono_value(m, p) for p in points]
+            totals = [t + c * x for t, x in zip(totals, at)]
+        out.append(tuple(totals))
+    return out
+
+
+def _mono_value(m: Monomial, binding: Mapping[str, int]) -> int:
+    v = 1
+    for s, p in m:
+        v *= binding[s] if p == 1 else binding[s] ** p
+    return v
 
 
 def sym(name: str) -> SymbolicExpr:

@@ -32,7 +32,12 @@ def op_key(op: Op) -> tuple:
     """One op as the analysis sees it, its regions included."""
     regions = tuple((name, tuple(op_key(o) for o in ops)) for name, ops in op.regions.items()) \
         if op.regions else ()
-    return (op.name, tuple(op.operands), tuple(op.results), freeze(op.attrs), regions, op.loc)
+    attrs = tuple(sorted(op.attrs.items())) if op.attrs else ()
+    try:
+        hash(attrs)   # (the parser's attributes are: the common case, no recursion)
+    except TypeError:
+        attrs = freeze(op.attrs)
+    return (op.name, tuple(op.operands), tuple(op.results), attrs, regions, op.loc)
 
 
 def graph_key(graph: ShapeGraph | None) -> tuple | None:
