@@ -62,6 +62,10 @@ class RematPlanner:
         # per op, read once: the search asks them for every site and every growth step
         self._recomputable = [REGISTRY[op.name].recomputable for op in self.ops]
         self._results = [op.result_names for op in self.ops]
+        # what the searches ask again and again (exact answers, remembered): the bytes
+        # of a set of kept values, and whether one value is provably the larger
+        self._kept_bytes: dict[tuple[str, ...], SymbolicExpr] = {}
+        self._larger: dict[tuple[str, str], bool] = {}
 
     # -- recompute search -----------------------------------------------------------
     def _free_at(self, name: str, j: int) -> bool:
@@ -101,7 +105,10 @@ class RematPlanner:
                 for i in made_from_nothing:
                     produced.update(self._results[i])
                 keep = self._kept(members, produced, j)
-            impact = nbytes(target) - sum((nbytes(k) for k in keep), _ZERO)
+            held = self._kept_bytes.get(tuple(keep))
+            if held is None:
+                held = self._kept_bytes[tuple(keep)] = sum((nbytes(k) for k in keep), _ZERO)
+            impact = nbytes(target) - held
             trail.append((sorted(members), keep, impact))
             if cmp(impact, _ZERO) is Order.GT or len(members) >= self.max_ops:
                 return trail
@@ -111,7 +118,11 @@ class RematPlanner:
             # grow towards the costliest input first; names break ties
             biggest = grow[0]
             for k in grow[1:]:
-                if cmp(nbytes(k), nbytes(biggest)) is Order.GT:
+                larger = self._larger.get((k, biggest))
+                if larger is None:
+                    larger = self._larger[(k, biggest)] = \
+                        cmp(nbytes(k), nbytes(biggest)) is Order.GT
+                if larger:
                     biggest = k
             members.add(producer[biggest])
             produced.update(self._results[producer[biggest]])
