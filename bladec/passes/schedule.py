@@ -118,6 +118,8 @@ class ListScheduler(Generic[T]):
         self.live: set[str] = {o for o in self.outputs if o in self.producer}
         self._impact: dict[int, T] = {}
         self._key: dict[int, tuple] = {}
+        if self.cmp is _int_cmp:   # exact sizes (the oracle, the corner walks): plain ints
+            self.beats = self._beats_exact  # type: ignore[method-assign]
 
     # -- memory impact --------------------------------------------------------------
     def _newly_live(self, op: Op) -> list[str]:
@@ -163,6 +165,14 @@ class ListScheduler(Generic[T]):
             return True
         if order in (Order.LT, Order.LE):
             return False
+        return self._lifetime_key(i) > self._lifetime_key(held)
+
+    def _beats_exact(self, i: int, held: int) -> bool:
+        """:meth:`beats` where impacts are ints ordered by ``_int_cmp``: the same answer
+        without an Order per match (four of the schedule pass's five walks)."""
+        a, b = self.impact(i), self.impact(held)
+        if a != b:
+            return a > b
         return self._lifetime_key(i) > self._lifetime_key(held)
 
     def choose(self, ready: list[int]) -> tuple[int, str]:
