@@ -186,3 +186,14 @@ def test_ten_thousand_op_transformer_through_the_cli_in_5_seconds(tmp_path):
         if best < 5:
             break
     assert best < 5, best
+
+
+def test_an_attribute_that_is_no_plain_value_is_analyzed_without_reuse():
+    """The reuse key is made of the attributes' values; one that can not be hashed (an
+    array a pass put there) means no reuse, not an error."""
+    import numpy as np
+    module = parse_module("func.func @main(%a: tensor<?xf32, [@S0]>) {\n"
+                          "  %1 = neg(%a) -> tensor<?xf32, [@S0]>\n}\n", "<u>")
+    module.main.ops[0].attrs["note"] = np.arange(3)
+    first = analyze_shapes(module)
+    assert first.dims["%1"] == analyze_shapes(module).dims["%1"]

@@ -302,16 +302,17 @@ def analyze_shapes(module: Module, func: Func | None = None) -> ShapeInfo:
     (the runtime analyzes the listing as written again, after the ``analyze`` pass did).
     """
     func = func or module.main
-    loose = loose_key(module, func, is_compute)
-    hit = _REUSABLE.get(loose)
-    if hit is None:
-        exact = exact_key(module, func)   # (only where the first key missed: one walk less)
-        hit = _REUSABLE.get(exact)
-        key = exact
-    else:
-        key = loose
+    try:
+        loose = loose_key(module, func, is_compute)
+        hit = _REUSABLE.get(loose)
+        exact = None
+        if hit is None:   # (the second key only where the first missed: a walk less)
+            exact = exact_key(module, func)
+            hit = _REUSABLE.get(exact)
+    except TypeError:   # an attribute that is no plain value: analyzed afresh, not kept
+        return _analyze(module, func)[0]
     if hit is not None:
-        _REUSABLE.move_to_end(key)
+        _REUSABLE.move_to_end(loose if exact is None else exact)
         return _in_order(hit, func)
     info, order_free = _analyze(module, func)
     _REUSABLE[loose if order_free else exact] = info
