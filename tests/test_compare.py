@@ -351,9 +351,9 @@ def test_agrees_with_sympy(a, b, ranges):
 
 # -- the arithmetic's fast paths ----------------------------------------------------------
 
-_MONOS = st.lists(st.tuples(st.sampled_from(["S0", "S1", "S2"]), st.integers(1, 3)),
+_ARITH_MONOS = st.lists(st.tuples(st.sampled_from(["S0", "S1", "S2"]), st.integers(1, 3)),
                   max_size=2, unique_by=lambda sp: sp[0]).map(lambda m: tuple(sorted(m)))
-_POLYS = st.dictionaries(_MONOS, st.integers(-6, 6), max_size=4).map(SymbolicExpr)
+_ARITH_POLYS = st.dictionaries(_ARITH_MONOS, st.integers(-6, 6), max_size=4).map(SymbolicExpr)
 
 
 def _sp(e: SymbolicExpr) -> sympy.Expr:
@@ -362,8 +362,8 @@ def _sp(e: SymbolicExpr) -> sympy.Expr:
 
 
 @settings(max_examples=150, deadline=None)
-@given(_POLYS, _POLYS, st.integers(-3, 3),
-       st.dictionaries(st.sampled_from(["S0", "S1", "S2"]), _POLYS, max_size=2))
+@given(_ARITH_POLYS, _ARITH_POLYS, st.integers(-3, 3),
+       st.dictionaries(st.sampled_from(["S0", "S1", "S2"]), _ARITH_POLYS, max_size=2))
 def test_arithmetic_agrees_with_sympy_and_keeps_its_term_order(a, b, k, mapping):
     """expr.py works on the dicts directly (no intermediate expressions, a sum with zero
     is the other operand); the values are sympy's, no zero coefficient is kept, and a sum
@@ -383,7 +383,7 @@ def test_arithmetic_agrees_with_sympy_and_keeps_its_term_order(a, b, k, mapping)
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.lists(_POLYS, max_size=5),
+@given(st.lists(_ARITH_POLYS, max_size=5),
        st.lists(st.fixed_dictionaries({n: st.integers(1, 50) for n in ("S0", "S1", "S2")}),
                 max_size=4))
 def test_values_at_is_evaluate_at_each_point(exprs, points):
