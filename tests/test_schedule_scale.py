@@ -197,3 +197,16 @@ def test_an_attribute_that_is_no_plain_value_is_analyzed_without_reuse():
     module.main.ops[0].attrs["note"] = np.arange(3)
     first = analyze_shapes(module)
     assert first.dims["%1"] == analyze_shapes(module).dims["%1"]
+
+
+def test_the_reuse_key_reads_every_field_of_a_value():
+    """fingerprint.py keys values by their fields (name, type, donation) and types and
+    locations by all of theirs: a field added to Value must join value_key."""
+    from dataclasses import fields as fields_of
+    from bladec.ir import TensorType, Value
+    from bladec.symbolic.fingerprint import value_key
+    assert [f.name for f in fields_of(Value)] == ["name", "type", "donated"]
+    a = Value("%a", TensorType((None, 4), "f32", ("S0", "C4")))
+    assert value_key(a) != value_key(Value("%a", a.type, donated=True))
+    assert value_key(a) != value_key(Value("%a", a.type.with_binds(("S1", "C4"))))
+    assert value_key(a) == value_key(Value("%a", TensorType((None, 4), "f32", ("S0", "C4"))))

@@ -13,9 +13,11 @@ an analysis.
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import fields
+from operator import attrgetter
 from typing import Any, Callable, Hashable
 
-from bladec.ir import Func, Module, Op, ShapeGraph
+from bladec.ir import Func, Loc, Module, Op, ShapeGraph, TensorType, Value
 
 
 def freeze(value: Any) -> Hashable:
@@ -28,6 +30,19 @@ def freeze(value: Any) -> Hashable:
     return value
 
 
+# Types, values and locations as tuples of their fields, which hash in C: hashing the
+# frozen dataclasses themselves runs their generated __hash__ in Python, a few times per op
+# (a third of the time of a key on a 10,000-op listing). Every field is taken, so a field
+# added to one of them joins the key (tests/test_schedule_scale.py checks the Value's).
+_type_key = attrgetter(*(f.name for f in fields(TensorType)))
+_loc_key = attrgetter(*(f.name for f in fields(Loc)))
+
+
+def value_key(v: Value) -> tuple:
+    """A value (an argument, an op's result) by its fields: name, type, donation."""
+    return (v.name, _type_key(v.type), v.donated)
+
+
 def op_key(op: Op) -> tuple:
     """One op as the analysis sees it, its regions included."""
     regions = tuple((name, tuple(op_key(o) for o in ops)) for name, ops in op.regions.items()) \
@@ -37,15 +52,17 @@ def op_key(op: Op) -> tuple:
         hash(attrs)   # (the parser's attributes are: the common case, no recursion)
     except TypeError:
         attrs = freeze(op.attrs)
-    return (op.name, tuple(op.operands), tuple(op.results), attrs, regions, op.loc)
+    return (op.name, tuple(op.operands), tuple(map(value_key, op.results)), attrs, regions,
+            _loc_key(op.loc))
 
 
 def graph_key(graph: ShapeGraph | None) -> tuple | None:
     """The ``@symbolic_shape_graph``: declarations with ranges, relations, locations."""
     if graph is None:
         return None
-    return (tuple((d.name, d.min, d.max, d.loc) for d in graph.decls),
-            tuple((r.lhs, r.kind, tuple(r.args), r.loc) for r in graph.relations), graph.loc)
+    return (tuple((d.name, d.min, d.max, _loc_key(d.loc)) for d in graph.decls),
+            tuple((r.lhs, r.kind, tuple(r.args), _loc_key(r.loc)) for r in graph.relations),
+            _loc_key(graph.loc))
 
 
 def exact_key(module: Module, func: Func) -> tuple:
@@ -61,4 +78,5 @@ def loose_key(module: Module, func: Func, counted: Callable[[Op], bool]) -> tupl
 
 
 def _common(module: Module, func: Func) -> tuple:
-    return graph_key(module.shape_graph), module.mesh, tuple(func.args), func.loc
+    return (graph_key(module.shape_graph), module.mesh, tuple(map(value_key, func.args)),
+            _loc_key(func.loc))
