@@ -12,10 +12,13 @@ an analysis.
 """
 from __future__ import annotations
 
-from collections import Counter
+import gc
+from collections import Counter, OrderedDict
+from contextlib import contextmanager
 from dataclasses import fields
+from functools import partial
 from operator import attrgetter
-from typing import Any, Callable, Hashable
+from typing import Any, Callable, Hashable, Iterator
 
 from bladec.ir import Func, Loc, Module, Op, ShapeGraph, TensorType, Value
 
@@ -80,3 +83,74 @@ def loose_key(module: Module, func: Func, counted: Callable[[Op], bool]) -> tupl
 def _common(module: Module, func: Func) -> tuple:
     return (graph_key(module.shape_graph), module.mesh, tuple(map(value_key, func.args)),
             _loc_key(func.loc))
+
+
+class Reuse:
+    """The last few analyses, each under the key of what it read (``exact``: the ops in
+    their order; else the order-free key), for :func:`bladec.symbolic.shapes.analyze_shapes`.
+
+    A key is one walk of the ops (about 7 ms on the paper-size step); most analyses of a
+    run find nothing to reuse (a listing loaded already optimized, the listing as written
+    before any pass), so a look-up first asks a near key that costs no walk of the ops
+    (how many ops ``counted`` selects, the shape graph, the arguments) and walks them only
+    where an analysis kept has the same. The keys are a few small tuples per op, none in a
+    cycle: the collector is off while they are built, as in the parser (on a 10,000-op
+    listing its passes took three quarters of the time of a key). TypeError from either
+    method: an attribute that can not be hashed (nothing is reused or kept then).
+    """
+
+    def __init__(self, entries: int, counted: Callable[[Op], bool]) -> None:
+        self.entries = entries
+        self.counted = counted
+        self._kept: OrderedDict[tuple, tuple[tuple, Any]] = OrderedDict()  # key -> near, value
+        self._near: Counter[tuple] = Counter()
+
+    def get(self, module: Module, func: Func) -> Any | None:
+        """The analysis kept for ``func`` as it is now, or None."""
+        if self._near_key(module, func) not in self._near:
+            return None
+        with _no_collector():
+            for make in (partial(loose_key, module, func, self.counted),
+                         partial(exact_key, module, func)):   # the second only if needed
+                key = make()
+                found = self._kept.get(key)
+                if found is not None:
+                    self._kept.move_to_end(key)
+                    return found[1]
+        return None
+
+    def put(self, module: Module, func: Func, value: Any, order_free: bool) -> None:
+        """Keep ``value``, the analysis of ``func`` as it is now (``order_free``: the same
+        for its ops in any order)."""
+        near = self._near_key(module, func)
+        with _no_collector():
+            key = loose_key(module, func, self.counted) if order_free else \
+                exact_key(module, func)
+        if key in self._kept:   # (kept already: only newer now)
+            self._kept.move_to_end(key)
+            return
+        self._kept[key] = (near, value)
+        self._near[near] += 1
+        while len(self._kept) > self.entries:
+            _, (old, _) = self._kept.popitem(last=False)
+            self._near[old] -= 1
+            if not self._near[old]:
+                del self._near[old]
+
+    def clear(self) -> None:
+        self._kept.clear()
+        self._near.clear()
+
+    def _near_key(self, module: Module, func: Func) -> tuple:
+        return (sum(map(self.counted, func.ops)), *_common(module, func))
+
+
+@contextmanager
+def _no_collector() -> Iterator[None]:
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()

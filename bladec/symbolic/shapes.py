@@ -12,11 +12,9 @@ non-zero constant is a contradiction, reported at the op that caused it.
 """
 from __future__ import annotations
 
-import gc
 import itertools
 import math
 import re
-from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable
 
@@ -29,7 +27,7 @@ from bladec.sharding import splits
 from bladec.symbolic.binding import bounds, complete, empty_bounds
 from bladec.symbolic.compare import Comparator
 from bladec.symbolic.expr import SymbolicExpr, const, format_expr, sym
-from bladec.symbolic.fingerprint import exact_key, loose_key
+from bladec.symbolic.fingerprint import Reuse
 from bladec.types import MAX_DIM
 from bladec.verify import type_dims
 
@@ -304,41 +302,21 @@ def analyze_shapes(module: Module, func: Func | None = None) -> ShapeInfo:
     """
     func = func or module.main
     try:
-        loose, exact, hit = _lookup(module, func)
+        hit = _REUSE.get(module, func)
     except TypeError:   # an attribute that is no plain value: analyzed afresh, not kept
         return _analyze(module, func)[0]
     if hit is not None:
-        _REUSABLE.move_to_end(loose if exact is None else exact)
         return _in_order(hit, func)
     info, order_free = _analyze(module, func)
-    _REUSABLE[loose if order_free else exact] = info
-    while len(_REUSABLE) > REUSE_ENTRIES:
-        _REUSABLE.popitem(last=False)
+    try:
+        _REUSE.put(module, func, info, order_free)
+    except TypeError:
+        pass   # (as above: not kept)
     return info
 
 
-def _lookup(module: Module, func: Func) -> tuple[tuple, tuple | None, ShapeInfo | None]:
-    """The reuse keys (the exact one only where the order-free one missed: a walk less)
-    and the analysis found under them. The keys are a few small tuples per op, none in a
-    cycle: the collector is off meanwhile, as in the parser (on a 10,000-op listing its
-    passes took three quarters of the time of a key)."""
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        loose = loose_key(module, func, is_compute)
-        hit = _REUSABLE.get(loose)
-        exact = None
-        if hit is None:
-            exact = exact_key(module, func)
-            hit = _REUSABLE.get(exact)
-        return loose, exact, hit
-    finally:
-        if collecting:
-            gc.enable()
-
-
 REUSE_ENTRIES = 4
-_REUSABLE: OrderedDict[tuple, ShapeInfo] = OrderedDict()
+_REUSE = Reuse(REUSE_ENTRIES, is_compute)
 
 
 def exact_quotient(expr: SymbolicExpr, k: int) -> SymbolicExpr:
