@@ -9,7 +9,7 @@ import sympy
 from hypothesis import given, settings, strategies as st
 
 from bladec.symbolic.compare import Comparator, Order, compare, max_terms, sample_points
-from bladec.symbolic.expr import SymbolicExpr, const, sym
+from bladec.symbolic.expr import SymbolicExpr, const, sym, values_at
 
 S0, S1, S2 = sym("S0"), sym("S1"), sym("S2")
 NAMES = ("S0", "S1", "S2")
@@ -347,3 +347,44 @@ def test_agrees_with_sympy(a, b, ranges):
         assert shifted.is_negative is not True
     if order in (Order.LT, Order.LE):
         assert shifted.is_positive is not True
+
+
+# -- the arithmetic's fast paths ----------------------------------------------------------
+
+_ARITH_MONOS = st.lists(st.tuples(st.sampled_from(["S0", "S1", "S2"]), st.integers(1, 3)),
+                  max_size=2, unique_by=lambda sp: sp[0]).map(lambda m: tuple(sorted(m)))
+_ARITH_POLYS = st.dictionaries(_ARITH_MONOS, st.integers(-6, 6), max_size=4).map(SymbolicExpr)
+
+
+def _sp(e: SymbolicExpr) -> sympy.Expr:
+    x = {n: sympy.Symbol(n) for n in ("S0", "S1", "S2")}
+    return sympy.Add(*[c * sympy.Mul(*[x[s] ** p for s, p in m]) for m, c in e.terms.items()])
+
+
+@settings(max_examples=150, deadline=None)
+@given(_ARITH_POLYS, _ARITH_POLYS, st.integers(-3, 3),
+       st.dictionaries(st.sampled_from(["S0", "S1", "S2"]), _ARITH_POLYS, max_size=2))
+def test_arithmetic_agrees_with_sympy_and_keeps_its_term_order(a, b, k, mapping):
+    """expr.py works on the dicts directly (no intermediate expressions, a sum with zero
+    is the other operand); the values are sympy's, no zero coefficient is kept, and a sum
+    lists the left operand's monomials first, then the new ones in the right's order
+    (printed formulas follow it)."""
+    x = {n: sympy.Symbol(n) for n in ("S0", "S1", "S2")}
+    for got, want in [(a + b, _sp(a) + _sp(b)), (a - b, _sp(a) - _sp(b)),
+                      (a * b, _sp(a) * _sp(b)), (a * k, _sp(a) * k), (k - a, k - _sp(a)),
+                      (-a, -_sp(a)),
+                      (a.subs(mapping), _sp(a).subs({x[s]: _sp(e) for s, e in mapping.items()},
+                                                   simultaneous=True))]:
+        assert sympy.expand(_sp(got) - want) == 0
+        assert 0 not in got.terms.values()
+    order = [m for m in a.terms if m in (a + b).terms] + \
+        [m for m in b.terms if m not in a.terms]
+    assert list((a + b).terms) == order
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(_ARITH_POLYS, max_size=5),
+       st.lists(st.fixed_dictionaries({n: st.integers(1, 50) for n in ("S0", "S1", "S2")}),
+                max_size=4))
+def test_values_at_is_evaluate_at_each_point(exprs, points):
+    assert values_at(exprs, points) == [tuple(e.evaluate(p) for p in points) for e in exprs]

@@ -11,7 +11,9 @@ import pytest
 
 from bladec.analysis.memory import exact_sizes
 from bladec.cli import main
+from bladec.ir import Func, Module
 from bladec.parse import parse_module
+from bladec.printer import format_module
 from bladec.passes.schedule import ListScheduler, _int_cmp, symbolic_scheduler
 from bladec.symbolic.compare import Order
 from bladec.symbolic.shapes import analyze_shapes
@@ -134,14 +136,37 @@ def test_reused_analysis_equals_a_fresh_one_in_the_new_order(sample):
     assert _facts(reused) == _facts(fresh)
 
 
-def test_an_analysis_that_depends_on_order_is_not_reused():
-    """Unbound dims get fresh symbols in listing order: the analysis is not kept."""
+def test_an_analysis_that_depends_on_order_is_reused_only_in_that_order():
+    """Unbound dims get fresh symbols in listing order: the analysis is kept for the same
+    ops in the same order (the runtime analyzes the listing as written again), and not
+    for another order."""
     from bladec.symbolic import shapes
-    module = parse_module("func.func @main(%a: tensor<?xf32>) {\n"
-                          "  %1 = neg(%a) -> tensor<?xf32>\n}\n", "<u>")
-    _, order_free = shapes._analyze(module, module.main)
+    module = parse_module("func.func @main(%a: tensor<?xf32>, %b: tensor<?xf32>) {\n"
+                          "  %1 = neg(%a) -> tensor<?xf32>\n"
+                          "  %2 = neg(%b) -> tensor<?xf32>\n}\n", "<u>")
+    first, order_free = shapes._analyze(module, module.main)
     assert not order_free
-    assert analyze_shapes(module) is not analyze_shapes(module)
+    assert analyze_shapes(module) is analyze_shapes(module)
+    again = parse_module(format_module(module), "<u>")   # the same contents, new objects
+    assert analyze_shapes(again).names == first.names
+    swapped = Module([Func("main", module.main.args, module.main.ops[::-1])])
+    other = analyze_shapes(swapped)
+    assert other is not analyze_shapes(module)
+    assert other.names["%1"] != first.names["%1"]   # fresh symbols in the new order
+
+
+def test_an_analysis_is_not_reused_after_the_listing_changes_in_place():
+    """IR objects are mutable (the JAX importer binds result dims in place and analyzes
+    again): the reuse key is the contents, so an edit in place is a new analysis."""
+    from bladec.ir import Value
+    module = parse_module("func.func @main(%a: tensor<?xf32, [@S0]>) {\n"
+                          "  %1 = neg(%a) -> tensor<?xf32>\n}\n", "<u>")
+    before = analyze_shapes(module)
+    op = module.main.ops[0]
+    op.results[0] = Value("%1", op.results[0].type.with_binds(("S0",)))
+    after = analyze_shapes(module)
+    assert after is not before
+    assert after.names["%1"] == ["S0"] and before.names["%1"] != ["S0"]
 
 
 @pytest.mark.slow
@@ -161,3 +186,27 @@ def test_ten_thousand_op_transformer_through_the_cli_in_5_seconds(tmp_path):
         if best < 5:
             break
     assert best < 5, best
+
+
+def test_an_attribute_that_is_no_plain_value_is_analyzed_without_reuse():
+    """The reuse key is made of the attributes' values; one that can not be hashed (an
+    array a pass put there) means no reuse, not an error."""
+    import numpy as np
+    module = parse_module("func.func @main(%a: tensor<?xf32, [@S0]>) {\n"
+                          "  %1 = neg(%a) -> tensor<?xf32, [@S0]>\n}\n", "<u>")
+    module.main.ops[0].attrs["note"] = np.arange(3)
+    first = analyze_shapes(module)
+    assert first.dims["%1"] == analyze_shapes(module).dims["%1"]
+
+
+def test_the_reuse_key_reads_every_field_of_a_value():
+    """fingerprint.py keys values by their fields (name, type, donation) and types and
+    locations by all of theirs: a field added to Value must join value_key."""
+    from dataclasses import fields as fields_of
+    from bladec.ir import TensorType, Value
+    from bladec.symbolic.fingerprint import value_key
+    assert [f.name for f in fields_of(Value)] == ["name", "type", "donated"]
+    a = Value("%a", TensorType((None, 4), "f32", ("S0", "C4")))
+    assert value_key(a) != value_key(Value("%a", a.type, donated=True))
+    assert value_key(a) != value_key(Value("%a", a.type.with_binds(("S1", "C4"))))
+    assert value_key(a) == value_key(Value("%a", TensorType((None, 4), "f32", ("S0", "C4"))))

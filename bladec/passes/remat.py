@@ -33,6 +33,7 @@ from bladec.symbolic.expr import SymbolicExpr, const
 from bladec.symbolic.shapes import ShapeInfo, analyze_shapes
 
 MAX_RECOMPUTE_OPS = 8
+_ZERO = const(0)
 
 
 @dataclass
@@ -58,6 +59,13 @@ class RematPlanner:
                 if name in self.producer:
                     self.uses.setdefault(name, []).append(i)
         self.last_use = {name: uses[-1] for name, uses in self.uses.items()}
+        # per op, read once: the search asks them for every site and every growth step
+        self._recomputable = [REGISTRY[op.name].recomputable for op in self.ops]
+        self._results = [op.result_names for op in self.ops]
+        # what the searches ask again and again (exact answers, remembered): the bytes
+        # of a set of kept values, and whether one value is provably the larger
+        self._kept_bytes: dict[tuple[str, ...], SymbolicExpr] = {}
+        self._larger: dict[tuple[str, str], bool] = {}
 
     # -- recompute search -----------------------------------------------------------
     def _free_at(self, name: str, j: int) -> bool:
@@ -70,48 +78,70 @@ class RematPlanner:
 
     def recompute_search(self, target: str, j: int) -> list[RecomputeStep]:
         """The subgraphs tried for regenerating ``target`` before op j, smallest first."""
+        return [RecomputeStep([self.ops[i] for i in members], keep, impact)
+                for members, keep, impact in self._search(target, j)]
+
+    def _search(self, target: str, j: int) -> list[tuple[list[int], list[str], SymbolicExpr]]:
+        """:meth:`recompute_search` with each subgraph as its op indices (in program
+        order): the remat pass runs it for every regeneration site (about 2,000 on the
+        paper-size training step) and keeps only the last subgraph's ops."""
         start = self.producer[target]
-        if not REGISTRY[self.ops[start].name].recomputable:
+        if not self._recomputable[start]:
             return []
+        producer, ops, recomputable = self.producer, self.ops, self._recomputable
+        nbytes, cmp = self.info.nbytes, self.info.compare
         members = {start}
-        trail: list[RecomputeStep] = []
+        produced = set(self._results[start])
+        trail: list[tuple[list[int], list[str], SymbolicExpr]] = []
         while True:
-            keep = self._kept(members, j)
+            keep = self._kept(members, produced, j)
             # a value made from nothing (a constant, an iota) is recomputed along with
             # the rest rather than kept alive for it
-            made_from_nothing = [self.producer[k] for k in keep
-                                 if not self.ops[self.producer[k]].operands
-                                 and REGISTRY[self.ops[self.producer[k]].name].recomputable]
+            made_from_nothing = [producer[k] for k in keep
+                                 if not ops[producer[k]].operands
+                                 and recomputable[producer[k]]]
             if made_from_nothing:
                 members.update(made_from_nothing)
-                keep = self._kept(members, j)
-            impact = self.info.nbytes(target) - sum((self.info.nbytes(k) for k in keep), const(0))
-            trail.append(RecomputeStep([self.ops[i] for i in sorted(members)], keep, impact))
-            if self.info.compare(impact, const(0)) is Order.GT or len(members) >= self.max_ops:
+                for i in made_from_nothing:
+                    produced.update(self._results[i])
+                keep = self._kept(members, produced, j)
+            held = self._kept_bytes.get(tuple(keep))
+            if held is None:
+                held = self._kept_bytes[tuple(keep)] = sum((nbytes(k) for k in keep), _ZERO)
+            impact = nbytes(target) - held
+            trail.append((sorted(members), keep, impact))
+            if cmp(impact, _ZERO) is Order.GT or len(members) >= self.max_ops:
                 return trail
-            grow = [k for k in keep if REGISTRY[self.ops[self.producer[k]].name].recomputable]
+            grow = [k for k in keep if recomputable[producer[k]]]
             if not grow:
                 return trail
             # grow towards the costliest input first; names break ties
             biggest = grow[0]
             for k in grow[1:]:
-                if self.info.compare(self.info.nbytes(k), self.info.nbytes(biggest)) is Order.GT:
+                larger = self._larger.get((k, biggest))
+                if larger is None:
+                    larger = self._larger[(k, biggest)] = \
+                        cmp(nbytes(k), nbytes(biggest)) is Order.GT
+                if larger:
                     biggest = k
-            members.add(self.producer[biggest])
+            members.add(producer[biggest])
+            produced.update(self._results[producer[biggest]])
 
-    def _kept(self, members: set[int], j: int) -> list[str]:
-        produced = {r.name for i in members for r in self.ops[i].results}
+    def _kept(self, members: set[int], produced: set[str], j: int) -> list[str]:
+        """The values the subgraph ``members`` reads from outside (``produced``: what it
+        makes) that would stay resident only for it, in name order."""
         needed: dict[str, None] = {}
+        free_at = self._free_at
         for i in sorted(members):
             for name in self.ops[i].operands:
-                if name not in produced and not self._free_at(name, j):
+                if name not in produced and name not in needed and not free_at(name, j):
                     needed[name] = None
         return sorted(needed, key=natural_key)
 
     def recompute_region(self, target: str, j: int) -> list[Op] | None:
-        trail = self.recompute_search(target, j)
-        if trail and self.info.compare(trail[-1].impact, const(0)) is Order.GT:
-            return trail[-1].ops
+        trail = self._search(target, j)
+        if trail and self.info.compare(trail[-1][2], _ZERO) is Order.GT:
+            return [self.ops[i] for i in trail[-1][0]]
         return None
 
     # -- evict points ---------------------------------------------------------------

@@ -30,7 +30,7 @@ from bladec.analysis.version import corners, log_grid, no_binding, versions, wit
 from bladec.ir import Func, Module, Op
 from bladec.passes import IntOption, register
 from bladec.symbolic.compare import Order
-from bladec.symbolic.expr import SymbolicExpr, const
+from bladec.symbolic.expr import SymbolicExpr, const, values_at
 from bladec.symbolic.shapes import ShapeInfo, analyze_shapes
 
 T = TypeVar("T")
@@ -118,6 +118,8 @@ class ListScheduler(Generic[T]):
         self.live: set[str] = {o for o in self.outputs if o in self.producer}
         self._impact: dict[int, T] = {}
         self._key: dict[int, tuple] = {}
+        if self.cmp is _int_cmp:   # exact sizes (the oracle, the corner walks): plain ints
+            self.beats = self._beats_exact  # type: ignore[method-assign]
 
     # -- memory impact --------------------------------------------------------------
     def _newly_live(self, op: Op) -> list[str]:
@@ -163,6 +165,14 @@ class ListScheduler(Generic[T]):
             return True
         if order in (Order.LT, Order.LE):
             return False
+        return self._lifetime_key(i) > self._lifetime_key(held)
+
+    def _beats_exact(self, i: int, held: int) -> bool:
+        """:meth:`beats` where impacts are ints ordered by ``_int_cmp``: the same answer
+        without an Order per match (four of the schedule pass's five walks)."""
+        a, b = self.impact(i), self.impact(held)
+        if a != b:
+            return a > b
         return self._lifetime_key(i) > self._lifetime_key(held)
 
     def choose(self, ready: list[int]) -> tuple[int, str]:
@@ -352,7 +362,8 @@ def pick_versions(plain: Func, info: ShapeInfo, primary: list[Op],
         terms = (known or {}).get(_order_key(order))
         if terms is None:
             terms = peak_terms(symbolic_timeline(plain, info, order), info.compare)
-        return [math.log(max(1, max(t.evaluate(b) for t in terms))) for b in grid]
+        at = values_at(terms, grid)   # per term, its value at each point
+        return [math.log(max(1, max(column))) for column in zip(*at)]
 
     best = peaks(primary)
     pool = {k: peaks(order) for k, order in sorted(unique.items())}

@@ -9,9 +9,8 @@ once, when a plan first needs it.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import replace
-
-import numpy as np
 
 from bladec.ir import DTYPE_BYTES, Module, Op
 from bladec.ops import REGISTRY
@@ -26,13 +25,13 @@ def flops_of(op: Op, shapes: dict[str, tuple[int, ...]]) -> int:
     rule = REGISTRY[op.name].flops if op.name in REGISTRY else None
     if rule is not None:
         return rule(op, shapes)
-    out = sum(int(np.prod(shapes[r])) for r in op.result_names)
+    out = sum(math.prod(shapes[r]) for r in op.result_names)   # (exact: no int64 wrap)
     if op.name in ("dot", "dot_general"):
         a = shapes[op.operands[0]]
         contract = op.attrs.get("lhs_contract", (len(a) - 1,))
-        k = int(np.prod([a[d] for d in contract])) if contract else 1
+        k = math.prod(a[d] for d in contract) if contract else 1
         return 2 * out * k
-    return max(out, sum(int(np.prod(shapes[n])) for n in op.operands if n in shapes))
+    return max(out, sum(math.prod(shapes[n]) for n in op.operands if n in shapes))
 
 
 class Planner(Binder):
@@ -91,7 +90,7 @@ class Planner(Binder):
                     inner.update(rop.result_names)
                 kept = [n for n in external if not self._resident_at(version, n, use)]
             flops = sum(flops_of(rop, shapes) for rop in region or [])
-            nbytes = sum(int(np.prod(shapes[r], dtype=np.int64)) * DTYPE_BYTES[self.info.dtypes[r]]
+            nbytes = sum(math.prod(shapes[r]) * DTYPE_BYTES[self.info.dtypes[r]]
                          for rop in region or [] for r in rop.result_names)
             sites[(value, use)] = RematSite(value, use, region or None, kept, external, flops,
                                             nbytes)

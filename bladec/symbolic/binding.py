@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Callable, Iterable
 
 from bladec.errors import BladecError
@@ -30,10 +31,12 @@ ROUNDING_STEPS = 16       # sample(): a point moves to multiples of 2, 4, ..., 2
 
 @dataclass(frozen=True)
 class Equation:
-    """``expr == 0``; ``text`` names it to a user (``S0 = 12*S1``). ``describe``, where
-    given, words a contradiction from the values known then (an input's shape)."""
+    """``expr == 0``; ``text`` names it to a user (``S0 = 12*S1``), or is a function that
+    does (formatted only for a message: a listing has thousands of relations, and a
+    binding that holds formats none). ``describe``, where given, words a contradiction
+    from the values known then (an input's shape)."""
     expr: SymbolicExpr
-    text: str
+    text: str | Callable[[], str]
     describe: Callable[[dict[str, int]], str] | None = None
     source: str | None = None  # where a value solved from it came from ("input %a dim 0")
 
@@ -52,7 +55,7 @@ def sides(expr: SymbolicExpr) -> str:
 def relations(info: "ShapeInfo") -> list[Equation]:
     """The analysis's solved symbols and facts as equations (cached on ``info``)."""
     if info.equations is None:
-        info.equations = [Equation(SymbolicExpr({((s, 1),): 1}) - e, f"{s} = {format_expr(e)}")
+        info.equations = [Equation(SymbolicExpr({((s, 1),): 1}) - e, partial(_solved, s, e))
                           for s, e in info.subst.items()]
         info.equations += [Equation(f, sides(f)) for f in info.facts]
     return info.equations
@@ -70,7 +73,7 @@ def input_equation(name: str, j: int, expr: SymbolicExpr, shape: tuple[int, ...]
             return (f"input {name} has shape {tuple(shape)}, but the relations give its dim "
                     f"{j} = {format_expr(expr)}{at}")
         return f"input {name} dim {j} is {value}, which {format_expr(expr)} can not equal"
-    return Equation(expr - value, f"input {name} dim {j} = {format_expr(expr)}", describe,
+    return Equation(expr - value, lambda: f"input {name} dim {j} = {format_expr(expr)}", describe,
                     f"input {name} dim {j}")
 
 
@@ -92,6 +95,9 @@ def complete(info: "ShapeInfo", given: dict[str, int], extra: Iterable[Equation]
     if all(s in known for s in info.free) and not any(s in known for s in info.subst):
         for s, e in info.subst.items():  # the common case: no solving needed
             known[s] = e.evaluate(known)
+        # ``s = e`` then holds by construction (e is over free symbols only): check the
+        # rest (the facts, and the equations ``extra``)
+        eqs = list(extra) + relations(info)[len(info.subst):]
     else:
         _propagate(eqs, known, sources)
     missing = [s for s in info.free if s not in known]
@@ -102,13 +108,20 @@ def complete(info: "ShapeInfo", given: dict[str, int], extra: Iterable[Equation]
     for eq in eqs:
         if eq.expr.evaluate(known) != 0:
             raise BladecError(_broken(eq, known, sources=sources))
-    for s in _sorted(symbols):
+    order = _sorted(symbols)
+    for s in order:
         if s in info.subst:
-            made = None if s in given else f"{s} = {format_expr(info.subst[s])}"
-            _check_range(s, known[s], info.derived_ranges.get(s, (1, None)), made)
+            rng = info.derived_ranges.get(s, (1, None))
+            if _outside(known[s], rng):
+                made = None if s in given else _solved(s, info.subst[s])
+                _check_range(s, known[s], rng, made)
         else:
             _check_range(s, known[s], info.ranges.get(s, (1, None)))
-    return {s: known[s] for s in _sorted(symbols)}
+    return {s: known[s] for s in order}
+
+
+def _solved(s: str, e: SymbolicExpr) -> str:
+    return f"{s} = {format_expr(e)}"
 
 
 def _propagate(eqs: list[Equation], known: dict[str, int], sources: dict[str, str]) -> None:
@@ -196,8 +209,9 @@ def _broken(eq: Equation, known: dict[str, int], x: str | None = None,
         return eq.describe(known)
     vals = _values(known, eq.expr.symbols, sources)
     tail = f": no integer {x} satisfies it" if x else ""
-    return f"{vals} breaks the relation {eq.text}{tail}" if vals else \
-        f"the relation {eq.text} does not hold{tail}"
+    text = eq.text if isinstance(eq.text, str) else eq.text()
+    return f"{vals} breaks the relation {text}{tail}" if vals else \
+        f"the relation {text} does not hold{tail}"
 
 
 def _values(known: dict[str, int], symbols: Iterable[str],
@@ -212,10 +226,15 @@ def _check_range(s: str, v: int, rng: tuple[int, int | None], made: str | None =
                  ) -> None:
     """A value out of its range; ``made``: the relation that made it (a solved symbol)."""
     lo, hi = rng
-    if v < lo or (hi is not None and v > hi):
+    if _outside(v, rng):
         span = f"[{lo}, {hi if hi is not None else 'inf'}]"
         raise BladecError(f"the binding makes {made} = {v}, outside its range {span}" if made
                           else f"{s}={v} is outside its range {span}")
+
+
+def _outside(v: int, rng: tuple[int, int | None]) -> bool:
+    lo, hi = rng
+    return v < lo or (hi is not None and v > hi)
 
 
 def _sorted(symbols: Iterable[str]) -> list[str]:

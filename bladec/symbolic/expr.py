@@ -25,6 +25,17 @@ def _mono_mul(a: Monomial, b: Monomial) -> Monomial:
     return tuple(sorted(powers.items()))
 
 
+def _poly_mul(a: Mapping[Monomial, int], b: Mapping[Monomial, int]) -> dict[Monomial, int]:
+    """The terms of the product, in the order of (a's term, b's term), no zero kept."""
+    out: dict[Monomial, int] = {}
+    get = out.get
+    for ma, ca in a.items():
+        for mb, cb in b.items():
+            m = _mono_mul(ma, mb)
+            out[m] = get(m, 0) + ca * cb
+    return {m: c for m, c in out.items() if c}
+
+
 class SymbolicExpr:
     """An immutable polynomial; build with :func:`sym`, :func:`const` and arithmetic."""
 
@@ -52,14 +63,26 @@ class SymbolicExpr:
             return value
         if isinstance(value, bool) or not isinstance(value, int):
             raise TypeError(f"cannot make a SymbolicExpr of {value!r}")
-        return SymbolicExpr({ONE: value})
+        return SymbolicExpr._own({ONE: value} if value else {})
 
     # -- arithmetic ---------------------------------------------------------------
+    # The scheduler, the remat pass and the memory walks add and compare sizes in their
+    # inner loops (about 10^5 additions on the paper-size training step), so these work
+    # on the dicts directly: no intermediate expression, a sum with zero is the other
+    # operand itself (expressions are immutable), and the terms come out in the order
+    # the plain definitions give (the left operand's, then new monomials), which the
+    # printed formulas and the comparisons' proofs follow.
     def __add__(self, other: "ExprLike") -> "SymbolicExpr":
-        other = SymbolicExpr.lift(other)
+        if not isinstance(other, SymbolicExpr):
+            other = SymbolicExpr.lift(other)
+        if not other.terms:
+            return self
+        if not self.terms:
+            return other
         out = dict(self.terms)
+        get = out.get
         for m, c in other.terms.items():
-            v = out.get(m, 0) + c
+            v = get(m, 0) + c
             if v:
                 out[m] = v
             else:
@@ -72,21 +95,30 @@ class SymbolicExpr:
         return SymbolicExpr._own({m: -c for m, c in self.terms.items()})
 
     def __sub__(self, other: "ExprLike") -> "SymbolicExpr":
-        return self + (-SymbolicExpr.lift(other))
+        if not isinstance(other, SymbolicExpr):
+            other = SymbolicExpr.lift(other)
+        if not other.terms:
+            return self
+        out = dict(self.terms)
+        get = out.get
+        for m, c in other.terms.items():
+            v = get(m, 0) - c
+            if v:
+                out[m] = v
+            else:
+                del out[m]
+        return SymbolicExpr._own(out)
 
     def __rsub__(self, other: "ExprLike") -> "SymbolicExpr":
         return SymbolicExpr.lift(other) - self
 
     def __mul__(self, other: "ExprLike") -> "SymbolicExpr":
         if isinstance(other, int) and not isinstance(other, bool):
-            return SymbolicExpr({m: c * other for m, c in self.terms.items()})
+            if not other:
+                return SymbolicExpr._own({})
+            return SymbolicExpr._own({m: c * other for m, c in self.terms.items()})
         other = SymbolicExpr.lift(other)
-        out: dict[Monomial, int] = {}
-        for ma, ca in self.terms.items():
-            for mb, cb in other.terms.items():
-                m = _mono_mul(ma, mb)
-                out[m] = out.get(m, 0) + ca * cb
-        return SymbolicExpr(out)
+        return SymbolicExpr._own(_poly_mul(self.terms, other.terms))
 
     __rmul__ = __mul__
 
@@ -114,27 +146,35 @@ class SymbolicExpr:
         """Replace symbols by expressions (symbols not in ``mapping`` stay)."""
         if not mapping or not (self.symbols & mapping.keys()):
             return self
-        total = SymbolicExpr()
+        total: dict[Monomial, int] = {}
+        get = total.get
         for m, c in self.terms.items():
-            term = SymbolicExpr({ONE: c})
+            term: dict[Monomial, int] = {ONE: c}
             rest: list[tuple[str, int]] = []
             for s, p in m:
-                if s in mapping:
-                    for _ in range(p):
-                        term = term * mapping[s]
-                else:
+                e = mapping.get(s)
+                if e is None:
                     rest.append((s, p))
-            total = total + term * SymbolicExpr({tuple(rest): 1})
-        return total
+                else:
+                    for _ in range(p):
+                        term = _poly_mul(term, e.terms)
+            left = tuple(rest)
+            for mt, ct in term.items():  # times the symbols left: no two terms meet
+                mm = _mono_mul(mt, left)
+                v = get(mm, 0) + ct
+                if v:
+                    total[mm] = v
+                else:
+                    del total[mm]
+        return SymbolicExpr._own(total)
 
     def evaluate(self, binding: Mapping[str, int]) -> int:
         """The exact integer value under a binding of every symbol (KeyError if unbound)."""
         total = 0
         for m, c in self.terms.items():
-            v = c
             for s, p in m:
-                v *= binding[s] ** p
-            total += v
+                c *= binding[s] if p == 1 else binding[s] ** p
+            total += c
         return total
 
     # -- identity -----------------------------------------------------------------
@@ -159,6 +199,33 @@ class SymbolicExpr:
 
 
 ExprLike = Union[SymbolicExpr, int]
+
+
+def values_at(exprs: Iterable[SymbolicExpr], points: list[Mapping[str, int]]
+              ) -> list[tuple[int, ...]]:
+    """Each expression's values at the same bindings (:meth:`SymbolicExpr.evaluate` at
+    each point), with each monomial's values worked out once for all of them: the steps
+    of a timeline, a thousand of them, share a handful of monomials, and comparisons
+    sample every step (compare.py), the schedule pass every peak over a grid."""
+    mono: dict[Monomial, list[int]] = {}
+    zero = [0] * len(points)
+    out = []
+    for e in exprs:
+        totals = zero
+        for m, c in e.terms.items():
+            at = mono.get(m)
+            if at is None:
+                at = mono[m] = [_mono_value(m, p) for p in points]
+            totals = [t + c * x for t, x in zip(totals, at)]
+        out.append(tuple(totals))
+    return out
+
+
+def _mono_value(m: Monomial, binding: Mapping[str, int]) -> int:
+    v = 1
+    for s, p in m:
+        v *= binding[s] if p == 1 else binding[s] ** p
+    return v
 
 
 def sym(name: str) -> SymbolicExpr:

@@ -15,7 +15,6 @@ from __future__ import annotations
 import itertools
 import math
 import re
-from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable
 
@@ -28,6 +27,7 @@ from bladec.sharding import splits
 from bladec.symbolic.binding import bounds, complete, empty_bounds
 from bladec.symbolic.compare import Comparator
 from bladec.symbolic.expr import SymbolicExpr, const, format_expr, sym
+from bladec.symbolic.fingerprint import Reuse
 from bladec.types import MAX_DIM
 from bladec.verify import type_dims
 
@@ -291,39 +291,32 @@ class _Sink:
 def analyze_shapes(module: Module, func: Func | None = None) -> ShapeInfo:
     """Analyze ``func`` (default: the module's main function) and its shape graph.
 
-    Passes analyze the module they are given, and ``schedule`` only reorders ops: where
-    the ops told the analysis nothing that the shape graph and the types do not already
-    say (every dim bound, every op's equation reducing to 0; so after ``analyze``), the
-    result does not depend on the order of the ops, and the analysis of the same ops in
-    another order is reused (the values listed in the new order).
+    An analysis is reused where everything it read is the same (fingerprint.py: the
+    contents, not object identities). Passes analyze the module they are given, and
+    ``schedule`` only reorders ops: where the ops told the analysis nothing that the
+    shape graph and the types do not already say (every dim bound, every op's equation
+    reducing to 0; so after ``analyze``), the result does not depend on the order of the
+    ops, and the analysis of the same ops in another order is reused (the values listed
+    in the new order). Any other analysis is reused for the same ops in the same order
+    (the runtime analyzes the listing as written again, after the ``analyze`` pass did).
     """
     func = func or module.main
-    key = _reuse_key(module, func)
-    hit = _REUSABLE.get(key)
+    try:
+        hit = _REUSE.get(module, func)
+    except TypeError:   # an attribute that is no plain value: analyzed afresh, not kept
+        return _analyze(module, func)[0]
     if hit is not None:
-        _REUSABLE.move_to_end(key)
-        return _in_order(hit[-1], func)
+        return _in_order(hit, func)
     info, order_free = _analyze(module, func)
-    if order_free:
-        _REUSABLE[key] = (module.shape_graph, list(func.args), _compute_ops(func), info)
-        while len(_REUSABLE) > REUSE_ENTRIES:
-            _REUSABLE.popitem(last=False)
+    try:
+        _REUSE.put(module, func, info, order_free)
+    except TypeError:
+        pass   # (as above: not kept)
     return info
 
 
 REUSE_ENTRIES = 4
-_REUSABLE: OrderedDict[tuple, tuple] = OrderedDict()
-
-
-def _compute_ops(func: Func) -> list[Op]:
-    return [op for op in func.ops if is_compute(op)]
-
-
-def _reuse_key(module: Module, func: Func) -> tuple:
-    """The same shape graph, arguments and op objects, in any order (the entry keeps them
-    alive, so their ids stay theirs)."""
-    return (id(module.shape_graph), tuple(map(id, func.args)),
-            frozenset(map(id, _compute_ops(func))))
+_REUSE = Reuse(REUSE_ENTRIES, is_compute)
 
 
 def exact_quotient(expr: SymbolicExpr, k: int) -> SymbolicExpr:
