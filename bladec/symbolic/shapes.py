@@ -15,6 +15,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable
 
@@ -249,25 +250,30 @@ class _Solver:
         A relation's left side is preferred, then the newest symbol, so the symbols a
         user names first stay free (Listing 1 keeps S1 and solves S0 = 12*S1).
         """
+        # how many terms each symbol occurs in, and the signs of the coefficients, counted
+        # once: asking per candidate made this quadratic in the terms (0.17 s of the
+        # paper-size step's analysis went to the ranking alone)
+        occurs = Counter(sym for m in e.terms for sym, _ in m)
         choices = []
         for m, c in e.terms.items():
             if len(m) != 1 or m[0][1] != 1:
                 continue
             s = m[0][0]
-            if e.degree(s) != 1 or any(s in dict(m2) for m2 in e.terms if m2 != m):
+            if occurs[s] != 1:   # linear, and alone in its term: in no other term
                 continue
-            if all(c2 % c == 0 for m2, c2 in e.terms.items() if m2 != m):
+            if abs(c) == 1 or all(c2 % c == 0 for m2, c2 in e.terms.items() if m2 != m):
                 choices.append(s)
         if not choices:
             return None
         if prefer in choices:
             return prefer
+        positive = sum(1 for c2 in e.terms.values() if c2 > 0)
+        negative = len(e.terms) - positive
 
         def rank(s: str) -> tuple:
-            c = e.terms[((s, 1),)]
-            # a solution with no negative coefficient can be written as Mul/Add relations
-            representable = all((c2 > 0) != (c > 0) for m2, c2 in e.terms.items()
-                                if m2 != ((s, 1),))
+            # a solution with no negative coefficient can be written as Mul/Add relations:
+            # every other term has the other sign (coefficients are never 0)
+            representable = positive == 1 if e.terms[((s, 1),)] > 0 else negative == 1
             return (representable, _key(s))
         return max(choices, key=rank)
 
