@@ -10,7 +10,6 @@ $(STAMP): setup.cfg setup.py
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test]'
-	$(BIN)/python -m compileall -q bladec
 	touch $(STAMP)
 
 # bladec's bytecode, brought up to date (compileall skips what is): an editable install

@@ -19,7 +19,6 @@ import os
 import subprocess
 import sys
 import time
-from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
@@ -37,7 +36,7 @@ def _plans(listing: str, dims: dict[str, int], limits: list[int], scratch: bool)
         policy.consolidate_plan = partial(consolidate.consolidate, incremental=False)
     ex = Engine(parse_module(Path(listing).read_text(), listing), backend="numpy").executor
     bound = ex._bound(dims)
-    bound.program = replace(bound.version.program, sites=ex._sites(bound.version, bound.shapes))
+    ex._priced(bound)   # the remat sites sized, as the closed loop does
     out = []
     for limit in limits:
         t = time.process_time()

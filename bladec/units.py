@@ -28,6 +28,11 @@ def format_size(n: int) -> str:
     return f"{n} B"
 
 
+def format_dims(binding: dict[str, int]) -> str:
+    """A binding as ``--dims`` takes it, spaced for messages: ``S0=4, S1=64`` ("" if empty)."""
+    return ", ".join(f"{k}={v}" for k, v in binding.items())
+
+
 def parse_dims(text: str | None) -> dict[str, int]:
     """``S0=4096,S1=12`` to a binding (``@S0`` is accepted too)."""
     out: dict[str, int] = {}

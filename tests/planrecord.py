@@ -14,7 +14,6 @@ import hashlib
 import json
 import random
 import sys
-from dataclasses import replace
 from pathlib import Path
 from typing import Iterator
 
@@ -48,7 +47,7 @@ def bound(module, dims: dict[str, int]):
     with the remat sites sized (what try_plan takes)."""
     ex = Executor(run_pipeline(module, parse_pipeline(DEFAULT_PIPELINE)), NumpyBackend())
     b = ex._bound(ex.bind({n: ex.shapes_for(dims)[n] for n in ex.inputs}, dims))
-    b.program = replace(b.version.program, sites=ex._sites(b.version, b.shapes))
+    ex._priced(b)   # the remat sites sized, as the closed loop does
     return ex, b
 
 

@@ -5,16 +5,13 @@ and plan by plan against a reference planner that simulates every trial.
 """
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+import planrecord
 from bladec.parse import parse_module
-from bladec.passes import DEFAULT_PIPELINE, parse_pipeline, run_pipeline
 from bladec.runtime import policy
-from bladec.runtime.backend import NumpyBackend
-from bladec.runtime.executor import Executor
 from bladec.runtime.plan import Eviction, build_trace
 from bladec.runtime.trace import simulate
 
@@ -30,11 +27,7 @@ CASES = [("llama-train-small.mlir", {"S0": 2, "S1": 64}, (0.55,)),  # ~10 s per 
 
 
 def _bound(name: str, dims: dict[str, int]):
-    module = parse_module((SAMPLES / name).read_text(), name)
-    ex = Executor(run_pipeline(module, parse_pipeline(DEFAULT_PIPELINE)), NumpyBackend())
-    bound = ex._bound(ex.bind({n: ex.shapes_for(dims)[n] for n in ex.inputs}, dims))
-    bound.program = replace(bound.version.program, sites=ex._sites(bound.version, bound.shapes))
-    return ex, bound
+    return planrecord.bound(parse_module((SAMPLES / name).read_text(), name), dims)
 
 
 def _simulated_place(program, sizes, budget, chosen, option, points, k, pos):

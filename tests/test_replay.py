@@ -51,7 +51,7 @@ class _Checked:
         fast = consolidation._State.refresh
 
         def refresh(state, touched=()):
-            before = state.replay.windows if hasattr(state, "replay") else 0
+            before = state.replay.windows
             ok = fast(state, touched)
             self.windows += state.replay.windows - before
             trace = build_trace(state.program, state.events)

@@ -14,11 +14,9 @@ from typing import Iterable
 
 from bladec.runtime.budget import Budget
 from bladec.runtime.plan import (CostModel, Eviction, Plan, Program, build_trace, cut_points,
-                                 event_index, op_chunk, valid_trace)
+                                 event_index, op_chunk, plan_of)
 from bladec.runtime.replay import Replay
-from bladec.runtime.trace import Measure, Step, simulate
-
-__all__ = ["consolidate", "valid_trace"]
+from bladec.runtime.trace import Measure, Step
 
 
 class _State:
@@ -194,10 +192,7 @@ def consolidate(program: Program, sizes: dict[str, int], budget: Budget, plan: P
             for e, after, before, o in saved:
                 e.after, e.before, e.order = after, before, o
             state.restore(derived)
-    # the plan's trace and measure as the planner's other paths make them
-    trace = build_trace(program, events)
-    return Plan(trace, simulate(trace, sizes, program.inputs, program.outputs, program.donated),
-                events)
+    return plan_of(program, sizes, events)   # as the planner's other paths make theirs
 
 
 def _move(state: _State, e: Eviction, part: str, b: int, targets: list[int],

@@ -43,7 +43,6 @@ from bladec.errors import BladecError
 from bladec.ir import Module
 from bladec.passes import DEFAULT_PIPELINE, Pass, parse_pipeline, run_pipeline
 from bladec.progress import SILENT, Progress
-from bladec.runtime import machine
 from bladec.runtime.backend import Backend, NumpyBackend
 from bladec.runtime.execution import CompileCount
 from bladec.runtime.executor import Executor, Report, unoptimized
@@ -55,7 +54,7 @@ from bladec.runtime.padding import (
     padding_multiples,
     unpad_outputs,
 )
-from bladec.units import format_size
+from bladec.units import format_dims
 
 __all__ = ["Engine", "EngineStats", "Report", "is_optimized", "make_backend", "optimize",
            "unoptimized"]
@@ -168,9 +167,6 @@ class Engine:
         self.cut_padding = cut_padding
         self._seen: set[tuple] = set()
         self.coarse = coarse
-        # one memory with the host: a run that outgrows it is refused (_check_memory)
-        self._one_memory = getattr(self.backend, "name", "") == "jax" and \
-            machine.device_is_cpu()
         self._costs: dict[tuple, _Costs] = {}    # per (bucket, limit) run so far
         self._rent: dict[tuple, float] = {}      # per bucket served coarse: extra seconds
 
@@ -222,55 +218,24 @@ class Engine:
             arrays = pad_inputs(self.executor, arrays, self.multiples, binding, dims)
         shapes = {n: tuple(arrays[n].shape) for n in self.inputs if n in arrays}
         key = (tuple(shapes.values()), tuple(sorted((dims or {}).items())))
-        first = key not in self._seen and len(shapes) == len(self.inputs)
-        if first:   # the first call with these shapes plans and compiles
+        if key not in self._seen and len(shapes) == len(self.inputs):
+            self._seen.add(key)   # the first call with these shapes plans and compiles
             self.progress.stage(f"planning and compiling for "
-                                f"{_show(self.binding(shapes, dims)) or 'static shapes'}")
+                                f"{format_dims(self.binding(shapes, dims)) or 'static shapes'}")
         counted = CompileCount.of(self.executor.backend)
-        checked, start = None, time.perf_counter()
         try:
-            if first and self._one_memory:   # (it plans and compiles: the step's work)
-                self._check_memory(shapes, dims, limit)
-                checked = counted.since(self.executor.backend)
             outputs, report = self.executor.run_arrays(arrays, limit, dims, profile)
         except BladecError:   # a refused limit compiles too: count it, as a step would
             spent = counted.since(self.executor.backend)
             self.stats.compilations += spent.compilations
             self.stats.compile_seconds += spent.seconds
             raise
-        if checked is not None:
-            checked.add_to(report)
-            report.seconds = time.perf_counter() - start
-        if first:
-            self._seen.add(key)
         if binding is not None and self.cut_padding:
             outputs = unpad_outputs(self.executor, outputs, report.binding, binding)
         ran = self.executor.prepare(report.binding, limit).segment_steps()  # cached
         self.stats.add(report, [s.fn for s in ran])
         self._costs.setdefault((_key(report.binding), limit), _Costs()).add(report)
         return outputs, report
-
-    def _check_memory(self, shapes: dict[str, tuple[int, ...]], dims: dict[str, int] | None,
-                      limit: int | None) -> None:
-        """Where the device is this machine's CPU (machine.py), refuse a run whose plan
-        holds more at once, device bytes and host copies together, than the memory
-        available beside the arrays passed (which hold their memory already), rather
-        than let the kernel kill the process. Once per shape: the plan is cached."""
-        available = machine.available_memory()
-        if available is None:
-            return
-        bound = self.executor._bound_for_inputs(shapes, dims)
-        device = self.executor.prepare(bound.binding, limit).device
-        passed = sum(bound.sizes[n] for n in self.inputs)
-        need = device.with_host_peak - passed
-        if need > available:
-            raise BladecError(
-                f"this step needs {format_size(need)} ({need} bytes) of this machine's "
-                f"memory beyond its arguments, more than the {format_size(available)} "
-                f"available: on a CPU device the device and the host are one memory, and "
-                f"the plan holds {format_size(device.with_host_peak)} on the device and in "
-                f"host copies at once, the arguments' {format_size(passed)} included "
-                f"({_show(bound.binding)})")
 
     def _bucket(self, target: dict[str, int], limit: int | None) -> dict[str, int]:
         """The bucket to run ``target`` in: itself, or a coarser one already compiled
@@ -334,6 +299,3 @@ def _size(binding: dict[str, int], symbols: dict[str, int]) -> int:
     for s in symbols:
         out *= binding[s]
     return out
-
-def _show(binding: dict[str, int]) -> str:
-    return ", ".join(f"{k}={v}" for k, v in binding.items())

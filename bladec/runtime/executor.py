@@ -23,6 +23,7 @@ segment's time.
 from __future__ import annotations
 
 import time
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -30,10 +31,13 @@ import numpy as np
 from bladec.analysis.version import map_versions
 from bladec.ir import Module
 from bladec.passes.remat import strip_remat
+from bladec.runtime import machine
 from bladec.runtime.binding import _Bound
 from bladec.runtime.device import DeviceAccount
 from bladec.runtime.execution import CompileCount, Report, execute
 from bladec.runtime.fitting import Fitter
+from bladec.runtime.segments import PreparedRun
+from bladec.units import format_dims, format_size
 
 __all__ = ["Executor", "Report", "unoptimized"]
 
@@ -48,6 +52,15 @@ class Executor(Fitter):
     one cut per eviction and per reload: for comparison.
     """
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._memory_checked: set[tuple] = set()   # (binding, limit) runs (_check_memory)
+
+    @cached_property
+    def one_memory(self) -> bool:
+        """Whether the device is this machine's CPU, sharing its memory (machine.py)."""
+        return getattr(self.backend, "name", "") == "jax" and machine.device_is_cpu()
+
     def run(self, inputs: dict[str, np.ndarray], limit: int | None = None,
             dims: dict[str, int] | None = None, profile: bool = False
             ) -> tuple[dict[str, np.ndarray], Report]:
@@ -60,7 +73,7 @@ class Executor(Fitter):
         self._check_dtypes({n: a.dtype for n, a in arrays.items()})
         bound = self._bound_for_inputs({n: a.shape for n, a in arrays.items()}, dims)
         env = {n: self.backend.put(arrays[n]) for n in self.inputs}
-        outputs, report = self._dispatch(bound, env, limit, profile, start)
+        outputs, report = self._dispatch(bound, env, limit, profile, start, placed=False)
         return {n: self.backend.fetch(x) for n, x in outputs.items()}, report
 
     def run_arrays(self, arrays: dict[str, Any], limit: int | None = None,
@@ -78,10 +91,14 @@ class Executor(Fitter):
         return self._dispatch(bound, env, limit, profile, start)
 
     def _dispatch(self, bound: _Bound, env: dict[str, Any], limit: int | None,
-                  profile: bool, start: float) -> tuple[dict[str, Any], Report]:
-        """Prepare (plan, compile, check: cached per binding and limit) and execute."""
+                  profile: bool, start: float, placed: bool = True
+                  ) -> tuple[dict[str, Any], Report]:
+        """Prepare (plan, compile, check: cached per binding and limit) and execute.
+        ``placed``: the inputs were the caller's device arrays (their memory is held
+        already), not host arrays copied to the device here."""
         counted = CompileCount.of(self.backend)
         prepared = self.prepare(bound.binding, limit)
+        self._check_memory(bound, limit, prepared, placed)
         plan = prepared.plan
         device: DeviceAccount = prepared.device
         report = Report(limit=limit, binding=dict(bound.binding), version=bound.version.func.name,
@@ -100,6 +117,23 @@ class Executor(Fitter):
         counted.since(self.backend).add_to(report)
         report.seconds = time.perf_counter() - start
         return outputs, report
+
+
+    def _check_memory(self, bound: _Bound, limit: int | None, prepared: PreparedRun,
+                      placed: bool) -> None:
+        """Where the device is this machine's CPU, refuse a run whose plan holds more at
+        once, device bytes and host copies together, than the memory available (beyond
+        the inputs where they are the caller's device arrays), rather than let the kernel
+        kill the process. Once per binding and limit that passed: the plan is cached."""
+        key = (tuple(sorted(bound.binding.items())), limit)
+        if not self.one_memory or key in self._memory_checked:
+            return
+        holds = prepared.device.with_host_peak
+        passed = sum(bound.sizes[n] for n in self.inputs) if placed else 0
+        machine.refuse_beyond_available(
+            holds - passed, holds, f"the inputs' {format_size(passed)} in memory already "
+            f"({format_dims(bound.binding) or 'no symbols'})")
+        self._memory_checked.add(key)
 
 
 def unoptimized(module: Module) -> Module:

@@ -33,10 +33,10 @@ from bladec.ir import Module
 from bladec.runtime.backend import Backend
 from bladec.runtime.binding import _Bound
 from bladec.runtime.device import account, estimated_figure, grow_margins
-from bladec.runtime.hints import SearchHints, backend_identity
+from bladec.runtime.hints import SearchHints, backend_identity, evictions_of, evictions_record
 from bladec.runtime.limit import LimitError
 from bladec.runtime.planning import Planner
-from bladec.runtime.plan import Eviction, plan_of, valid_trace
+from bladec.runtime.plan import plan_of, valid_trace
 from bladec.runtime.policy import CostModel, Plan, try_plan
 from bladec.runtime.repair import repair
 from bladec.runtime.segments import PreparedRun, split
@@ -413,23 +413,20 @@ class Fitter(Planner):
                       and r.plan.evictions and not r.xla_order), None)
         self.hints.keep(self._hint_key(bound), {
             "binding": bound.binding, "smallest": smallest,
-            "evictions": [[e.value, e.how, e.after, e.use, e.before, e.order]
-                          for e in found.plan.evictions] if found else None})
+            "evictions": evictions_record(found.plan.evictions) if found else None})
 
 
-def _plan_of(evictions: object, bound: _Bound) -> Plan | None:
+def _plan_of(record: object, bound: _Bound) -> Plan | None:
     """The plan a hint's evictions make of the binding's program, or None where they are
-    not a list of evictions that makes a valid trace of it."""
+    not evictions that make a valid trace of it."""
     program = bound.program
-    if not isinstance(evictions, list) or not evictions:
+    events = evictions_of(record)
+    if events is None or any(
+            e.how not in ("reload", "recompute") or e.value not in program.uses
+            or not 0 <= e.after < e.before <= e.use < len(program.ops) for e in events):
         return None
     try:
-        events = [Eviction(str(value), how, int(after), int(use), int(before), int(order))
-                  for value, how, after, use, before, order in evictions]
-        if any(e.how not in ("reload", "recompute") or e.value not in program.uses
-               or not 0 <= e.after < e.before <= e.use < len(program.ops) for e in events):
-            return None
         plan = plan_of(program, bound.sizes, events)
-    except (KeyError, TypeError, ValueError):
+    except KeyError:   # a recompute with no remat site here
         return None
     return plan if valid_trace(plan.trace, program) else None

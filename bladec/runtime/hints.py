@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from bladec.runtime.listings import keep_file
+from bladec.runtime.plan import Eviction
 
 SUFFIX = ".bladec-search"
 MAX_HINTS = 256
@@ -43,6 +44,23 @@ def backend_identity(backend: object) -> tuple:
     return (tuple((n, repr(getattr(backend, n, None))) for n in _SETTINGS),
             getattr(device, "device_kind", None), getattr(jax, "__version__", None),
             getattr(jaxlib, "__version__", None))
+
+
+def evictions_record(events: list[Eviction]) -> list[list]:
+    """A plan's evictions as a hint keeps them (JSON): one list of fields each."""
+    return [[e.value, e.how, e.after, e.use, e.before, e.order] for e in events]
+
+
+def evictions_of(record: object) -> list[Eviction] | None:
+    """The evictions a hint's record holds, or None where it is not such a record (not
+    a list, a field of the wrong kind); whether they fit a program is the caller's."""
+    if not isinstance(record, list) or not record:
+        return None
+    try:
+        return [Eviction(str(value), str(how), int(after), int(use), int(before), int(order))
+                for value, how, after, use, before, order in record]
+    except (TypeError, ValueError):
+        return None
 
 
 class SearchHints:

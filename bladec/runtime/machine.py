@@ -4,14 +4,17 @@ On a GPU the device has memory of its own, and its allocator reports what does n
 On a CPU the device's arrays, the host copies of evicted values and the process's own
 arrays all land in the same RAM, and a run that outgrows it is killed by the kernel
 without a word (the paper-size step at 16x512: at 24.3 GB resident on a 24 GiB machine).
-So ``bladec run`` (session.py) and the engine's first call at each shape (engine.py)
-compare what the plan holds at once, device and host copies together (the device
-accounting's ``with_host_peak``), with what the kernel says is available, and refuse
-with a message instead.
+So ``bladec run`` before it draws its inputs (session.py) and the executor before a
+run's first step (executor.py) compare what the plan holds at once, device and host
+copies together (the device accounting's ``with_host_peak``), with what the kernel says
+is available, and refuse with a message instead (:func:`refuse_beyond_available`).
 """
 from __future__ import annotations
 
 import os
+
+from bladec.errors import BladecError
+from bladec.units import format_size
 
 
 def available_memory() -> int | None:
@@ -39,3 +42,16 @@ def device_is_cpu() -> bool:
     """Whether JAX's first device is this machine's CPU (one memory with the host)."""
     import jax
     return jax.devices()[0].platform == "cpu"
+
+
+def refuse_beyond_available(need: int, holds: int, detail: str) -> None:
+    """A BladecError where ``need`` bytes more than this machine has available are needed
+    (nothing where the OS gives no figure); ``holds``: the plan's device bytes and host
+    copies at once, which ``need`` is made of with what ``detail`` says."""
+    available = available_memory()
+    if available is not None and need > available:
+        raise BladecError(
+            f"this run needs {format_size(need)} ({need} bytes) of this machine's memory, "
+            f"more than the {format_size(available)} available: on a CPU device the "
+            f"device and the host are one memory, and the plan holds {format_size(holds)} "
+            f"on the device and in host copies at once, {detail}")

@@ -18,11 +18,9 @@ it; graph inputs and outputs stay where they are.
 """
 from __future__ import annotations
 
-from bladec.runtime.consolidate import valid_trace
 from bladec.runtime.device import SegmentFigure
-from bladec.runtime.plan import Eviction, Plan, Program, build_trace
+from bladec.runtime.plan import Eviction, Plan, Program, plan_of, valid_trace
 from bladec.runtime.segments import EvictStep, PreparedRun, ReloadStep, SegmentStep
-from bladec.runtime.trace import simulate
 
 
 def repair(plan: Plan, run: PreparedRun, program: Program, sizes: dict[str, int],
@@ -55,11 +53,9 @@ def repair(plan: Plan, run: PreparedRun, program: Program, sizes: dict[str, int]
         return None
     events = [e.copy() for e in plan.evictions]
     events += [Eviction(value, "reload", lo - 1, use, hi + 1) for _, value, use in chosen]
-    trace = build_trace(program, events)
-    if not valid_trace(trace, program):   # (a safeguard: the choice above keeps it valid)
-        return None
-    measure = simulate(trace, sizes, program.inputs, program.outputs, program.donated)
-    return Plan(trace, measure, events)
+    plan = plan_of(program, sizes, events)
+    # (a safeguard: the choice above keeps it valid)
+    return plan if valid_trace(plan.trace, program) else None
 
 
 def _first_over(run: PreparedRun, limit: int

@@ -72,6 +72,9 @@ class Replay:
         self.inputs = frozenset(program.inputs)
         self.pinned = (self.inputs - program.donated) | program.outputs
         self.base = sum(sizes[n] for n in program.inputs)
+        # before the first step: the donated inputs freeable, nothing evicted
+        self.start = Checkpoint(frozenset(program.donated), self.base, frozenset(),
+                                frozenset())
         self.known = program.defined
         self.body = [body_peak(op, sizes.__getitem__, 0, max) for op in program.ops]
         self.defined_by = {r: i for i, op in enumerate(program.ops) for r in op.result_names}
@@ -103,7 +106,6 @@ class Replay:
         self.held: dict[str, int] = {}    # where it is freed (trace.held_until)
         self.checkpoints: dict[int, Checkpoint] | None = None   # after each cut step
         self.windows = 0     # how many updates replayed windows only (for tests)
-        self.whole = 0       # and how many the whole trace
 
     # -- the state --------------------------------------------------------------------
     def snapshot(self) -> tuple:
@@ -124,12 +126,10 @@ class Replay:
     # -- measuring ----------------------------------------------------------------------
     def load(self, trace: list[Step]) -> None:
         """Measure ``trace`` from its first step."""
-        self.whole += 1
         self.trace = trace
         self.memory, self.span, self.op_at = [], [], {}
         self.last, self.made, self.held, self.checkpoints = {}, {}, {}, {}
-        start = Checkpoint(frozenset(self.program.donated), self.base, frozenset(), frozenset())
-        if not self._replay(trace, 0, len(trace) - 1, start, 0) or not self.valid:
+        if not self._replay(trace, 0, len(trace) - 1, self.start, 0) or not self.valid:
             return self.reference(trace)
         self.peak = max(self.memory, default=self.base)
         self.allowed = self.budget.allowed(trace)
@@ -187,9 +187,7 @@ class Replay:
         done = 0   # steps (and their memory entries) spliced so far
         for w0, end in windows:
             a, b = span[w0][0], span[end][1]
-            start = (self.checkpoints[w0 - 1] if w0 > 0 else
-                     Checkpoint(frozenset(self.program.donated), self.base, frozenset(),
-                                frozenset()))
+            start = self.checkpoints[w0 - 1] if w0 > 0 else self.start
             self.memory, self.span = [], []
             if not self._replay(trace, w0, end, start, a):
                 self.restore(saved)
@@ -204,7 +202,7 @@ class Replay:
                 fits = fits and all(m <= x for m, x in zip(self.memory, allowed[a:b]))
             else:
                 fits = fits and max(self.memory, default=0) <= self.budget.limit
-            new_memory += memory[span[done][0] if done < len(span) else len(memory):a]
+            new_memory += memory[span[done][0]:a]   # (windows are disjoint, in order)
             new_memory += self.memory
             new_span += span[done:w0]
             new_span += self.span

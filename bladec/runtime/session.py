@@ -29,7 +29,7 @@ from bladec.runtime import machine
 from bladec.runtime.listings import ListingCache
 from bladec.runtime.padding import pad_inputs, padded_binding, padding_multiples, parse_pad
 from bladec.runtime.trace import Step
-from bladec.units import format_size
+from bladec.units import format_dims, format_size
 
 __all__ = ["RunResult", "pad_inputs", "padded_binding", "padding_multiples", "parse_pad",
            "run_listing"]
@@ -126,7 +126,7 @@ def run_listing(module: Module, passes: list[Pass] | None, limit: int | None = N
                     progress=progress)
     executor = engine.executor
     counted = CompileCount.of(engine.backend)   # planning before the call compiles too
-    one_memory = backend == "jax" and not engine.multiples and machine.device_is_cpu()
+    one_memory = executor.one_memory and not engine.multiples
     if inputs_path:
         inputs = _load_inputs(inputs_path, executor)
         if one_memory:
@@ -253,23 +253,15 @@ def _check_host_memory(executor: Executor, binding: dict[str, int],
     16x512 under 9.1 GB: at 24.3 GB resident on a 24 GiB machine). Refused with a
     BladecError before running instead (a GPU has its own memory, and its allocator
     reports what does not fit). ``shapes``: the inputs'. The plan is cached for the run."""
-    available = machine.available_memory()
-    if available is None:
-        return
     device = executor.prepare(binding, limit).device
     held = sum(count * width for count, width in _input_sizes(executor, shapes).values())
-    need = device.with_host_peak + held
-    if need > available:
-        raise BladecError(
-            f"this run needs {format_size(need)} ({need} bytes) of this machine's memory, "
-            f"more than the {format_size(available)} available: on a CPU device the "
-            f"device and the host are one memory, and the plan holds "
-            f"{format_size(device.with_host_peak)} on the device and in host copies at "
-            f"once, beside the inputs' {format_size(held)} ({_show(binding)})")
+    machine.refuse_beyond_available(
+        device.with_host_peak + held, device.with_host_peak,
+        f"beside the inputs' {format_size(held)} ({_show(binding)})")
 
 
 def _show(binding: dict[str, int]) -> str:
-    return ", ".join(f"{k}={v}" for k, v in binding.items()) or "no symbols"
+    return format_dims(binding) or "no symbols"
 
 
 def _device_name(backend: str) -> str:

@@ -90,15 +90,16 @@ def complete(info: "ShapeInfo", given: dict[str, int], extra: Iterable[Equation]
     for s in info.free:
         if s in known:
             _check_range(s, known[s], info.ranges.get(s, (1, None)))
-    eqs = list(extra) + relations(info)
+    extra, rels = list(extra), relations(info)
     sources: dict[str, str] = {}
     if all(s in known for s in info.free) and not any(s in known for s in info.subst):
         for s, e in info.subst.items():  # the common case: no solving needed
             known[s] = e.evaluate(known)
         # ``s = e`` then holds by construction (e is over free symbols only): check the
         # rest (the facts, and the equations ``extra``)
-        eqs = list(extra) + relations(info)[len(info.subst):]
+        eqs = extra + rels[len(info.subst):]
     else:
+        eqs = extra + rels
         _propagate(eqs, known, sources)
     missing = [s for s in info.free if s not in known]
     if missing:

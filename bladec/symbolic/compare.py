@@ -307,18 +307,6 @@ def _decide(d: dict[Monomial, int], ranges: Ranges) -> Order:
     return Order.UNKNOWN
 
 
-def _difference(a: SymbolicExpr, b: SymbolicExpr) -> dict[Monomial, int]:
-    """The terms of ``a - b`` without building intermediate expressions."""
-    d = dict(a.terms)
-    for m, c in b.terms.items():
-        v = d.get(m, 0) - c
-        if v:
-            d[m] = v
-        else:
-            del d[m]
-    return d
-
-
 def _lift(x: SymbolicExpr | int) -> SymbolicExpr:
     return x if isinstance(x, SymbolicExpr) else SymbolicExpr.lift(x)
 
@@ -334,7 +322,7 @@ def compare(a: SymbolicExpr | int, b: SymbolicExpr | int, ranges: Ranges | None 
         _check_ranges(ranges)
     else:
         ranges = _NO_RANGES
-    return _decide(_difference(_lift(a), _lift(b)), ranges)
+    return _decide((_lift(a) - _lift(b)).terms, ranges)
 
 
 class Comparator:
@@ -360,10 +348,7 @@ class Comparator:
 
     def __call__(self, a: SymbolicExpr | int, b: SymbolicExpr | int) -> Order:
         self.calls += 1
-        if isinstance(b, SymbolicExpr) and not b.terms and isinstance(a, SymbolicExpr):
-            d = a.terms   # against zero (a sign): no copy (_decide only reads it)
-        else:
-            d = _difference(_lift(a), _lift(b))
+        d = (_lift(a) - _lift(b)).terms   # (against zero: a's own terms, no copy)
         if self.use_cache:
             key = frozenset(d.items())
             order = self.cache.get(key)

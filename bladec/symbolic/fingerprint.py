@@ -16,7 +16,6 @@ import gc
 from collections import Counter, OrderedDict
 from contextlib import contextmanager
 from dataclasses import fields
-from functools import partial
 from operator import attrgetter
 from typing import Any, Callable, Hashable, Iterator
 
@@ -95,51 +94,50 @@ class Reuse:
     (how many ops ``counted`` selects, the shape graph, the arguments) and walks them only
     where an analysis kept has the same. The keys are a few small tuples per op, none in a
     cycle: the collector is off while they are built, as in the parser (on a 10,000-op
-    listing its passes took three quarters of the time of a key). TypeError from either
-    method: an attribute that can not be hashed (nothing is reused or kept then).
+    listing its passes took three quarters of the time of a key). An attribute that can
+    not be hashed: nothing is reused or kept.
     """
 
     def __init__(self, entries: int, counted: Callable[[Op], bool]) -> None:
         self.entries = entries
         self.counted = counted
         self._kept: OrderedDict[tuple, tuple[tuple, Any]] = OrderedDict()  # key -> near, value
-        self._near: Counter[tuple] = Counter()
 
     def get(self, module: Module, func: Func) -> Any | None:
         """The analysis kept for ``func`` as it is now, or None."""
-        if self._near_key(module, func) not in self._near:
+        near = self._near_key(module, func)
+        if not any(n == near for n, _ in self._kept.values()):
             return None
-        with _no_collector():
-            for make in (partial(loose_key, module, func, self.counted),
-                         partial(exact_key, module, func)):   # the second only if needed
-                key = make()
+        try:
+            with _no_collector():
+                key = loose_key(module, func, self.counted)
                 found = self._kept.get(key)
-                if found is not None:
-                    self._kept.move_to_end(key)
-                    return found[1]
-        return None
+                if found is None:   # (the exact key only where the loose one misses)
+                    key = exact_key(module, func)
+                    found = self._kept.get(key)
+        except TypeError:   # an attribute that can not be hashed: nothing to reuse
+            return None
+        if found is None:
+            return None
+        self._kept.move_to_end(key)
+        return found[1]
 
     def put(self, module: Module, func: Func, value: Any, order_free: bool) -> None:
         """Keep ``value``, the analysis of ``func`` as it is now (``order_free``: the same
-        for its ops in any order)."""
-        near = self._near_key(module, func)
-        with _no_collector():
-            key = loose_key(module, func, self.counted) if order_free else \
-                exact_key(module, func)
+        for its ops in any order); nothing where an attribute can not be hashed."""
+        try:
+            with _no_collector():
+                key = loose_key(module, func, self.counted) if order_free else \
+                    exact_key(module, func)
+            hash(key)
+        except TypeError:
+            return
         if key in self._kept:   # (kept already: only newer now)
             self._kept.move_to_end(key)
             return
-        self._kept[key] = (near, value)
-        self._near[near] += 1
+        self._kept[key] = (self._near_key(module, func), value)
         while len(self._kept) > self.entries:
-            _, (old, _) = self._kept.popitem(last=False)
-            self._near[old] -= 1
-            if not self._near[old]:
-                del self._near[old]
-
-    def clear(self) -> None:
-        self._kept.clear()
-        self._near.clear()
+            self._kept.popitem(last=False)
 
     def _near_key(self, module: Module, func: Func) -> tuple:
         return (sum(map(self.counted, func.ops)), *_common(module, func))

@@ -307,17 +307,11 @@ def analyze_shapes(module: Module, func: Func | None = None) -> ShapeInfo:
     (the runtime analyzes the listing as written again, after the ``analyze`` pass did).
     """
     func = func or module.main
-    try:
-        hit = _REUSE.get(module, func)
-    except TypeError:   # an attribute that is no plain value: analyzed afresh, not kept
-        return _analyze(module, func)[0]
+    hit = _REUSE.get(module, func)
     if hit is not None:
         return _in_order(hit, func)
     info, order_free = _analyze(module, func)
-    try:
-        _REUSE.put(module, func, info, order_free)
-    except TypeError:
-        pass   # (as above: not kept)
+    _REUSE.put(module, func, info, order_free)
     return info
 
 
