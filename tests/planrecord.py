@@ -42,11 +42,10 @@ SLOW = [("llama-train-small.mlir", {"S0": 2, "S1": 64}, (0.9, 0.7, 0.55, 0.45), 
 RANDOM_SEEDS = range(40)
 
 
-def bound(module, dims: dict[str, int], backend=None):
-    """The executor of ``module`` after the default pipeline (on ``backend``, by default
-    NumPy's), and its binding ``dims`` with the remat sites sized (what try_plan takes)."""
-    ex = Executor(run_pipeline(module, parse_pipeline(DEFAULT_PIPELINE)),
-                  backend or NumpyBackend())
+def bound(module, dims: dict[str, int]):
+    """The executor of ``module`` after the default pipeline, and its binding ``dims``
+    with the remat sites sized (what try_plan takes)."""
+    ex = Executor(run_pipeline(module, parse_pipeline(DEFAULT_PIPELINE)), NumpyBackend())
     b = ex._bound(ex.bind({n: ex.shapes_for(dims)[n] for n in ex.inputs}, dims))
     ex._priced(b)   # the remat sites sized, as the closed loop does
     return ex, b

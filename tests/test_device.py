@@ -245,7 +245,6 @@ def test_where_xla_own_order_holds_less_a_limit_jit_meets_is_met(monkeypatch) ->
     b = ex.bind({n: shapes[n] for n in ex.inputs}, binding)
     assert ex.prepare(b, None).device.peak > jit   # bladec's order holds more here
     monkeypatch.setattr(Fitter, "_fit", lambda self, bound, limit: None)
-    monkeypatch.setattr(Fitter, "_stride", lambda self, bound, limit: None)
     run = ex.prepare(b, jit)
     assert run.xla_order and run.segments == 1 and run.evictions == 0
     assert run.device.peak == jit

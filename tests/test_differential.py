@@ -93,7 +93,7 @@ def outputs_equal(ref: dict[str, np.ndarray], got: dict[str, np.ndarray]) -> lis
 
 # -- an independent walk of the memory model over a trace ------------------------------
 def model_peak(trace: list[Step], sizes: dict[str, int], inputs: list[str],
-               outputs: set[str], avals: dict[str, tuple] | None = None) -> int:
+               outputs: set[str]) -> int:
     """DESIGN.md section 4 over the trace, written afresh; also checks the trace runs.
 
     A value is resident from the step that makes it until its last use or its eviction;
@@ -101,12 +101,6 @@ def model_peak(trace: list[Step], sizes: dict[str, int], inputs: list[str],
     recompute region) counts after allocating its results, before freeing. The runtime
     cuts the trace at evictions and reloads into segments; a value made before a
     segment and last read in it is an argument of it, resident to its end.
-
-    ``avals`` (XLA's backends): an executable holds its outputs (what later steps read,
-    graph outputs) for its whole run, except those it writes into an argument it is
-    donated (freed after it) of the same shape and dtype, which take that buffer once
-    the argument is freed. So an output counts from its segment's first step, or, paired
-    with a donated argument, from its last step; a recomputed value where it is made.
     """
     def region_inputs(step: Step) -> list[str]:
         made: set[str] = set()
@@ -150,57 +144,19 @@ def model_peak(trace: list[Step], sizes: dict[str, int], inputs: list[str],
     pinned = set(inputs) | set(outputs)
     resident = set(inputs)
     peak = sum(sizes[n] for n in inputs)
-    at_start: dict[int, set[str]] = {}   # position -> outputs that appear there
-    at_end: dict[int, set[str]] = {}
-    placed: set[str] = set()
-    for first, end in bounds if avals is not None else ():
-        seen: set[str] = set()
-        donated: list[str] = []
-        outs: list[str] = []
-        for pos in range(first, end + 1):
-            step = trace[pos]
-            if step.kind == "op":
-                for n in step.op.operands:
-                    if n not in seen and n in sizes and n not in pinned and n not in donated \
-                            and last.get(n, -1) <= end:
-                        donated.append(n)
-                seen.update(step.op.result_names)
-                outs += [r for r in step.op.result_names
-                         if r in outputs or last.get(r, -1) > end]
-            else:
-                for n in region_inputs(step):
-                    if n not in seen and n in sizes and n not in pinned and n not in donated \
-                            and last.get(n, -1) <= end:
-                        donated.append(n)
-                seen.add(step.value)
-        for r in outs:
-            twin = next((a for a in donated if avals[a] == avals[r]), None)
-            if twin is not None:
-                donated.remove(twin)
-                at_end.setdefault(end, set()).add(r)
-            else:
-                at_start.setdefault(first, set()).add(r)
-            placed.add(r)
-
-    seg_first = {pos: bounds[i][0] for pos, i in seg_at.items()}
-    riding: set[str] = set()   # paired outputs made, in their argument's buffer so far
 
     def mem(extra=()) -> int:
-        return sum(sizes[n] for n in (resident | set(extra)) - riding)
+        return sum(sizes[n] for n in resident | set(extra))
 
     for pos, step in enumerate(trace):
-        resident |= at_start.get(pos, set())
         if step.kind == "op":
             missing = [n for n in step.op.operands if n in sizes and n not in resident]
             assert not missing, f"op {step.op.result_names} runs without {missing}"
             resident.update(step.op.result_names)
-            riding.update(r for r in step.op.result_names if r in placed
-                          and r not in at_start.get(seg_first[pos], ()))
             peak = max(peak, mem())
             for n in list(resident):   # every value whose time is up (arguments at the end)
                 if n not in pinned and last.get(n, -1) <= pos:
                     resident.discard(n)
-            riding -= at_end.get(pos, set())
         elif step.kind == "evict":
             assert step.value in resident, f"evicts {step.value}, which is not resident"
             assert step.value not in set(inputs), "evicts a graph input"
@@ -224,7 +180,6 @@ def model_peak(trace: list[Step], sizes: dict[str, int], inputs: list[str],
             for n in list(resident):
                 if n not in pinned and last.get(n, -1) <= pos:
                     resident.discard(n)
-            riding -= at_end.get(pos, set())
     return peak
 
 
@@ -269,12 +224,8 @@ def _check_run(ex: Executor, inputs, binding, limit, ref, listing: Listing | Non
     # (d) the model's peak of the trace run, by simulate and by the independent walk
     plan = ex.prepare(binding, limit).plan
     outs = set(ex.outputs)
-    xla = ex.backend.outputs_from_start   # (the model holds outputs as XLA's figures do)
-    avals = {n: (s, ex.info.dtypes[n]) for n, s in ex.shapes_for(binding).items()} \
-        if xla else None
-    assert simulate(plan.trace, sizes, ex.inputs, outs, outputs_from_start=xla,
-                    avals=avals).peak == report.model_peak_bytes, tag
-    assert model_peak(plan.trace, sizes, ex.inputs, outs, avals) == report.model_peak_bytes, tag
+    assert simulate(plan.trace, sizes, ex.inputs, outs).peak == report.model_peak_bytes, tag
+    assert model_peak(plan.trace, sizes, ex.inputs, outs) == report.model_peak_bytes, tag
     assert sum(s.kind == "evict" for s in plan.trace) == report.evictions
     if report.evictions == 0:
         assert report.model_peak_bytes == report.planned_peak_bytes

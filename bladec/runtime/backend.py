@@ -57,8 +57,6 @@ class Backend(Protocol):
     compile_seconds: float   # wall time spent lowering and compiling, over its life
     cache_loads: int         # of the compilations, executables loaded from a persistent
                              # compilation cache instead of compiled
-    outputs_from_start: bool  # a segment's figure holds its outputs for the whole of
-                              # its run (XLA's accounting): the model does too (trace.py)
 
     def segment(self, ops: list[Op], inputs: list[str], outputs: list[str],
                 specs: dict[int, OutSpec], args: list[ArgSpec],
@@ -242,7 +240,6 @@ def _einsum(einsum: Callable, a: Any, b: Any, op: Op) -> Any:
 
 class NumpyBackend:
     name = "numpy"
-    outputs_from_start = False   # its figure is the arrays it allocates, as it goes
 
     def __init__(self) -> None:
         self.compilations = 0

@@ -11,7 +11,7 @@ fitting the plan to the device (fitting.py) and executing it (executor.py) build
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -24,6 +24,7 @@ from bladec.ir import Func, Module, Op
 from bladec.runtime.backend import numpy_dtype
 from bladec.runtime.policy import Program, base_trace
 from bladec.runtime.segments import PreparedRun
+from bladec.runtime.trace import simulate
 from bladec.symbolic.binding import input_equation
 from bladec.symbolic.shapes import ShapeInfo, analyze_shapes
 
@@ -39,7 +40,7 @@ class _Version:
     producer: dict[str, int]
 
     @classmethod
-    def read(cls, func: Func, outputs_from_start: bool = False) -> "_Version":
+    def read(cls, func: Func) -> "_Version":
         ops = [op for op in func.ops if is_compute(op)]
         candidates: dict[int, list[str]] = {}
         regens: dict[tuple[str, int], Op] = {}
@@ -61,8 +62,7 @@ class _Version:
                 uses.setdefault(n, []).append(i)
         inputs = [a.name for a in func.args]
         donated = frozenset(a.name for a in func.args if a.donated)
-        program = Program(ops, inputs, set(func.outputs()), candidates, {}, uses, donated,
-                          outputs_from_start)
+        program = Program(ops, inputs, set(func.outputs()), candidates, {}, uses, donated)
         producer = {r: i for i, op in enumerate(ops) for r in op.result_names}
         return cls(func, ops, program, regens, producer)
 
@@ -76,8 +76,7 @@ class _Bound:
     shapes: dict[str, tuple[int, ...]]
     version: _Version
     planned_peak: int
-    model: Program             # the version's program at this binding (trace.py's model)
-    program: Program | None = None   # the same with its remat sites priced (planning.py)
+    program: Program | None = None
     runs: dict[int | None, PreparedRun] = field(default_factory=dict)
     fitted: dict[int, PreparedRun | None] = field(default_factory=dict)  # closed loops
     good: list[PreparedRun] = field(default_factory=list)  # every run that fitted
@@ -92,13 +91,11 @@ class _Bound:
 class Binder:
     """The listing read once, and the bindings of the calls so far (cached)."""
 
-    def __init__(self, module: Module, outputs_from_start: bool = False) -> None:
-        """``outputs_from_start``: the model holds what a segment hands on from its start,
-        as XLA's accounting does (trace.py; the backend says, planning.py)."""
+    def __init__(self, module: Module) -> None:
         self.module = module
         self.func = module.main
         self.info: ShapeInfo = analyze_shapes(module)
-        self.versions = [_Version.read(f, outputs_from_start) for f in versions(module)]
+        self.versions = [_Version.read(f) for f in versions(module)]
         self.inputs = [a.name for a in self.func.args]
         self.outputs = list(self.func.outputs())
         self.donated = frozenset(a.name for a in self.func.args if a.donated)
@@ -150,14 +147,11 @@ class Binder:
             best = choose([v.func for v in self.versions], sizes)[0] \
                 if len(self.versions) > 1 else 0
             version = self.versions[best]
-            shapes = self.shapes_for(binding)
-            model = version.program
-            if model.outputs_from_start:   # the outputs' donated buffers: by shape, dtype
-                dtypes = self.info.dtypes
-                model = replace(model, avals={n: (s, dtypes[n]) for n, s in shapes.items()})
-            planned = model.measure(base_trace(model), sizes)
-            bound = self._by_binding[key] = _Bound(dict(binding), sizes, shapes, version,
-                                                   planned.peak, model)
+            planned = simulate(base_trace(version.program), sizes, self.inputs,
+                               set(self.outputs), self.donated)
+            bound = self._by_binding[key] = _Bound(dict(binding), sizes,
+                                                   self.shapes_for(binding), version,
+                                                   planned.peak)
         return bound
 
     def _bound_for_inputs(self, shapes: dict[str, tuple[int, ...]],

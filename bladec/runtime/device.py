@@ -15,7 +15,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from bladec.runtime.segments import EvictStep, PreparedRun, ReloadStep, SegmentStep
-from bladec.runtime.trace import Measure
 
 
 @dataclass(frozen=True)
@@ -88,30 +87,24 @@ def account(run: PreparedRun, sizes: dict[str, int], inputs: list[str],
     return acct
 
 
-def estimated_figure(step: SegmentStep, held: int, measure: Measure,
+def estimated_figure(step: SegmentStep, held: int, memory: list[int],
                      sizes: dict[str, int]) -> SegmentFigure:
     """The segment's figure from its compiled executable where it has one (it costs
-    nothing then), else estimated without compiling: the most of the model's bytes at its
-    steps (``measure``, the plan's), which hold its outputs from its first step as XLA
-    does (trace.py: the backends that compile lazily are XLA's), with the outputs the
-    model writes into donated arguments' buffers counted from where they are made as
-    well (XLA copies an argument that is still read instead). On the small Llama
-    training step this flagged every segment XLA put over the limit and a third of those
-    within it (BENCHMARKS.md, issue 16): a guess that only decides what is worth
-    compiling, never what runs."""
+    nothing then), else estimated without compiling: the model's bytes at each of its
+    steps (``memory``, per position of the plan's trace) plus its outputs not made yet,
+    since XLA allocates an executable's outputs for the whole of its run. On the small
+    Llama training step this flagged every segment XLA put over the limit and a third
+    of those within it (BENCHMARKS.md, issue 16): a guess that only decides what is
+    worth compiling, never what runs."""
     if getattr(step.fn, "compiled", True):
         return compiled_figure(step, held)
     a, b = step.positions
-    memory = measure.memory
-    paired = [r for r in step.outputs if r in measure.paired]
-    if not paired:
-        return SegmentFigure(held, 0, max(max(memory[a:b], default=held) - held, 0))
     made: dict[str, int] = {}
     for i, op in enumerate(step.ops):
         for r in op.result_names:
             made.setdefault(r, i)
-    later = [(made.get(n, -1), sizes[n]) for n in paired]
-    most = max((memory[a + i] + sum(size for j, size in later if j <= i)
+    later = [(made.get(n, -1), sizes[n]) for n in step.outputs]
+    most = max((memory[a + i] + sum(size for j, size in later if j > i)
                 for i in range(min(b - a, len(step.ops)))), default=held)
     return SegmentFigure(held, 0, max(most - held, 0))
 

@@ -154,7 +154,8 @@ class Fitter(Planner):
         run = split(plan, bound.shapes, self.info.dtypes, self._keep, self.backend,
                     xla_order=xla_order)
         if gate and limit is not None:
-            estimate = partial(estimated_figure, measure=plan.measure, sizes=bound.sizes)
+            estimate = partial(estimated_figure, memory=plan.measure.memory,
+                               sizes=bound.sizes)
             guess = account(run, bound.sizes, self.inputs, over=limit, figure_of=estimate)
             if guess.peak > limit:
                 guess.estimated = True
@@ -213,7 +214,7 @@ class Fitter(Planner):
         if bound.lower is None:
             bound.lower = bound.version.program.lower_bounds(bound.sizes)
         if bound.program is None:
-            bound.program = replace(bound.model,
+            bound.program = replace(bound.version.program,
                                     sites=self._sites(bound.version, bound.shapes))
 
     def _loop(self, bound: _Bound, limit: int, quick: bool, rounds: int = MAX_ROUNDS,

@@ -134,7 +134,6 @@ class JaxBackend:
     mode every executable takes the segments' options, so that plans agree bit for bit).
     """
     name = "jax"
-    outputs_from_start = True   # XLA's accounting: outputs for the whole run
 
     def __init__(self, bitwise: bool = False, keep_freed_memory: bool | None = None,
                  enforce_order: bool | None = None, fusion_emitters: bool | None = None

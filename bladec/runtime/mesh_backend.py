@@ -32,7 +32,6 @@ class MeshBackend:
     regions' alike. Inputs come placed (``put`` takes a ``jax.Array`` as it is, and
     places a host array by its value's sharding only through :meth:`place`)."""
     name = "jax-mesh"
-    outputs_from_start = True   # XLA's accounting: outputs for the whole run
 
     def __init__(self, mesh: Mesh, types: dict[str, TensorType]) -> None:
         import jax

@@ -85,16 +85,6 @@ class Program:
     sites: dict[tuple[str, int], RematSite]  # (value, use) -> regeneration branches
     uses: dict[str, list[int]]
     donated: frozenset[str] = frozenset()  # inputs freed at their last use
-    outputs_from_start: bool = False   # what a segment hands on is held from its start
-                                       # (the backend's executables are XLA's: trace.py)
-    avals: dict[str, tuple] | None = None   # at one binding: each value's shape and
-                                            # dtype (which donated buffer an output takes)
-
-    def measure(self, trace: list[Step], sizes: dict[str, int], until: int | None = None
-                ) -> Measure:
-        """The model's bytes at each step of one of this program's traces (simulate)."""
-        return simulate(trace, sizes, self.inputs, self.outputs, self.donated, until,
-                        self.outputs_from_start, self.avals)
 
     @cached_property
     def op_steps(self) -> list[Step]:
@@ -178,7 +168,8 @@ def plan_of(program: Program, sizes: dict[str, int], chosen: list[Eviction]) -> 
     """The plan that ``chosen`` makes of ``program``: its trace and the model's measure
     of it, as every planner path makes its plan (so a plan is its evictions: hints.py)."""
     trace = build_trace(program, chosen)
-    return Plan(trace, program.measure(trace, sizes), chosen)
+    return Plan(trace, simulate(trace, sizes, program.inputs, program.outputs,
+                                program.donated), chosen)
 
 
 def event_index(chosen: list[Eviction]) -> tuple[dict[int, list[Eviction]],

@@ -40,7 +40,7 @@ class Planner(Binder):
 
     def __init__(self, module: Module, backend: Backend, cost: CostModel | None = None,
                  consolidate: bool = True) -> None:
-        super().__init__(module, backend.outputs_from_start)
+        super().__init__(module)
         self.backend = backend
         self._cost = cost
         self.consolidate = consolidate
@@ -63,10 +63,10 @@ class Planner(Binder):
         if plan is None:
             bound = self._bound(binding)
             if limit is None:  # nothing to evict: no cost model, no sites
-                program = bound.model
+                program = bound.version.program
             else:
                 if bound.program is None:
-                    bound.program = replace(bound.model,
+                    bound.program = replace(bound.version.program,
                                             sites=self._sites(bound.version, bound.shapes))
                 program = bound.program
             cost = self.cost if limit is not None else CostModel()

@@ -33,7 +33,7 @@ from bladec.runtime.budget import Budget
 from bladec.runtime.consolidate import consolidate as consolidate_plan
 from bladec.runtime.plan import (CostModel, Eviction, Plan, Program, RematSite,  # noqa: F401
                                  base_trace, build_trace, cut_points)
-from bladec.runtime.trace import Measure, Step, position_ops, walk
+from bladec.runtime.trace import Measure, Step, position_ops, simulate, walk
 
 
 def plan_run(program: Program, sizes: dict[str, int], limit: int | None,
@@ -44,7 +44,8 @@ def plan_run(program: Program, sizes: dict[str, int], limit: int | None,
     plan = try_plan(program, sizes, limit, cost, consolidate, margins)
     if plan is not None:
         return plan
-    unconstrained = program.measure(base_trace(program), sizes).peak
+    unconstrained = simulate(base_trace(program), sizes, program.inputs, program.outputs,
+                          program.donated).peak
     lo, hi = 0, unconstrained
     while lo < hi:  # the smallest limit the planner meets, for the message
         mid = (lo + hi) // 2
@@ -62,7 +63,8 @@ def try_plan(program: Program, sizes: dict[str, int], limit: int | None,
     """:func:`plan_run` without the search for a limit that works: None if none fits."""
     if limit is None:
         trace = base_trace(program)
-        return Plan(trace, program.measure(trace, sizes))
+        return Plan(trace, simulate(trace, sizes, program.inputs, program.outputs,
+                          program.donated))
     budget = Budget(limit, margins)
     # recompute is cheaper but ties its inputs down; reload alone fits whatever can fit
     plan = _greedy(program, sizes, budget, cost) or _greedy(program, sizes, budget, cost, False)
@@ -75,7 +77,8 @@ def _greedy(program: Program, sizes: dict[str, int], budget: Budget,
             cost: CostModel, recompute: bool = True) -> Plan | None:
     chosen: list[Eviction] = []
     trace = base_trace(program)
-    measure = program.measure(trace, sizes)
+    measure = simulate(trace, sizes, program.inputs, program.outputs,
+                          program.donated)
     if budget.fits(measure, budget.allowed(trace)):
         return Plan(trace, measure)
     evicted: set[tuple[int, str]] = set()
@@ -107,15 +110,14 @@ def _place(program: Program, sizes: dict[str, int], budget: Budget, chosen: list
     trace = build_trace(program, chosen + [option])
     # only op k's bytes decide: the first trial is simulated up to op k, the others
     # differ from it only in where op k's segment starts (_segment_bytes)
-    at_first = program.measure(trace, sizes, until=k).memory[-1]
+    at_first = simulate(trace, sizes, program.inputs, program.outputs, program.donated,
+                        until=k).memory[-1]
     best = (at_first, order[0])
     if at_first > allowed and len(order) > 1:
         held = _segment_bytes(program, sizes, trace, option, chosen, k)
         base = at_first - held(option.after)
         for i in order[1:]:
             at_k = base + held(i)
-            if at_k <= allowed and program.outputs_from_start:
-                at_k = _measured_at(program, sizes, option, chosen, k, i)
             if at_k <= allowed:
                 best = (at_k, i)
                 break
@@ -124,18 +126,7 @@ def _place(program: Program, sizes: dict[str, int], budget: Budget, chosen: list
     if best[1] != option.after:
         option.after = best[1]
         trace = build_trace(program, chosen + [option])
-    return trace, program.measure(trace, sizes)
-
-
-def _measured_at(program: Program, sizes: dict[str, int], option: Eviction,
-                 chosen: list[Eviction], k: int, i: int) -> int:
-    """Op k's bytes with ``option`` evicted after op i, measured. Where the model holds a
-    segment's outputs from its start, :func:`_segment_bytes` leaves out that the cut also
-    moves which arguments op k's segment donates, and so which outputs take their
-    buffers: a point it puts within the budget is measured before it is taken."""
-    trial = option.copy()
-    trial.after = i
-    return program.measure(build_trace(program, chosen + [trial]), sizes, until=k).memory[-1]
+    return trace, simulate(trace, sizes, program.inputs, program.outputs, program.donated)
 
 
 def _segment_bytes(program: Program, sizes: dict[str, int], trace: list[Step],

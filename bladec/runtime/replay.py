@@ -35,8 +35,7 @@ from bladec.analysis.liveness import body_peak
 from bladec.ir import Op
 from bladec.runtime.budget import Budget
 from bladec.runtime.plan import Program, valid_trace
-from bladec.runtime.trace import (Measure, Step, take, free, region_profile,
-                                  segment_buffers)
+from bladec.runtime.trace import Measure, Step, free, region_profile, simulate
 
 
 class Checkpoint(NamedTuple):
@@ -142,7 +141,8 @@ class Replay:
         its value) and for invalid ones (whose figures the planner still reads when they
         are its starting point). The next update starts from scratch again."""
         program = self.program
-        measure = program.measure(trace, self.sizes)
+        measure = simulate(trace, self.sizes, program.inputs, program.outputs,
+                           program.donated)
         self.trace, self.memory, self.peak = trace, measure.memory, measure.peak
         self.span, self.op_at, pos = [], {}, 0
         for t, step in enumerate(trace):
@@ -320,8 +320,6 @@ class Replay:
             held[v] = pos
             if v not in pinned:
                 dies.setdefault(pos, []).append(v)
-        ahead, later, skip = (self._buffers(trace, w0, end, cuts, dies)
-                              if self.program.outputs_from_start else ({}, {}, set()))
         # 3. the memory entries (trace.simulate's walk, from the checkpoint)
         resident = set(start.resident)
         total = start.total
@@ -333,18 +331,10 @@ class Replay:
         for pos in range(w0, end + 1):
             step = trace[pos]
             kind = step.kind
-            if ahead and pos in ahead:
-                total += take(ahead[pos], resident, sizes)
             if kind == "op":
                 i = step.index
-                if skip and not skip.isdisjoint(step.results):
-                    for r in step.results:
-                        if r not in skip:
-                            resident.add(r)
-                            total += sizes[r]
-                else:
-                    resident.update(step.results)
-                    total += made_bytes[i]
+                resident.update(step.results)
+                total += made_bytes[i]
                 if evicted:
                     evicted.difference_update(step.results)
                 append(total + body[i])
@@ -355,8 +345,6 @@ class Replay:
                     if held.get(r, -1) <= pos and r in resident:
                         resident.discard(r)
                         total -= sizes[r]
-                if later and pos in later:
-                    total += take(later[pos], resident, sizes)
                 continue
             value = step.value
             if kind == "evict":
@@ -379,45 +367,10 @@ class Replay:
                 resident.add(value)
                 evicted.discard(value)
                 total -= free(dies.get(pos, ()), resident, sizes)
-                if later and pos in later:
-                    total += take(later[pos], resident, sizes)
                 continue
             checkpoints[pos] = Checkpoint(frozenset(resident), total, frozenset(evicted),
                                           frozenset(offloaded))
         return True
-
-
-    def _buffers(self, trace: list[Step], w0: int, end: int, cuts: list[int],
-                 dies: dict[int, list[str]]
-                 ) -> tuple[dict[int, list[str]], dict[int, list[str]], set[str]]:
-        """trace.segment_buffers for each segment of steps w0..end (``cuts``: the cut
-        steps among them), with the holds as step 2 left them (a value made in the window
-        and read after it keeps its hold, past every segment of the window): what each
-        holds from its first step, from its last, and neither where it is made. The
-        donated graph inputs whose buffers outputs take are held to their segment's last
-        step (their holds and ``dies`` moved there)."""
-        ahead: dict[int, list[str]] = {}
-        later: dict[int, list[str]] = {}
-        skip: set[str] = set()
-        held, program = self.held, self.program
-        bounds = [c for c in cuts] + [end + 1]
-        a = w0
-        for c in bounds:
-            if a < c and not _is_cut(trace[a]):
-                b = c - 1
-                buf = segment_buffers(trace, a, b, held, program.outputs, self.pinned,
-                                      program.avals)
-                if buf.ahead:
-                    ahead[a] = buf.ahead
-                if buf.aliased:
-                    later[b] = buf.aliased
-                skip.update(buf.ahead, buf.aliased)
-                for n in buf.kept:
-                    dies[held[n]].remove(n)
-                    held[n] = b
-                    dies.setdefault(b, []).append(n)
-            a = c + 1
-        return ahead, later, skip
 
 
 def _windows(old: list[Step], new: list[Step]) -> list[tuple[int, int]] | None:

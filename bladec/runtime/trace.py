@@ -11,22 +11,15 @@ compiled segments, cut at every eviction and reload, and a segment's arguments s
 the device until the segment ends. So a value made before a segment and last used inside
 it is resident until the segment's last step (:func:`held_until`), not only until the
 op that last reads it. A trace with no eviction is one segment, and the rule changes
-nothing there. Where the backend compiles its segments with XLA, a second one applies
-(``outputs_from_start``): XLA's accounting holds an executable's outputs for the whole of
-its run, so a value a segment makes for later steps (or a graph output) counts from the
-segment's first step, not from the op that makes it. That is what makes a cut worth its
-price in the model as on the device: without it, a step whose new parameters are made by
-its last ops looked to the planner as if those bytes came only at the end, and no plan
-could show that cutting the step earlier keeps them off the device for the rest (the
-paper-size SGD step at 4x512: the model said 10.05 GB with nothing evicted where the
-device held 12.97 GB, and the smallest limit named was 10.49 GB; with the rule, 8.78 GB).
-The planner keeps this measurement within its budget; the executor then checks the
-compiled segments' own figures (device.py).
+nothing there. (XLA also allocates an executable's outputs before it runs; the model
+leaves that to the executor's margins, see device.py.) The planner keeps this
+measurement within its budget; the executor then checks the compiled segments' own
+figures (device.py).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, NamedTuple
+from typing import Iterable
 
 from bladec.analysis.liveness import body_peak
 from bladec.ir import Op
@@ -53,7 +46,6 @@ class Measure:
     memory: list[int]      # bytes after each op of the trace (regions included), before frees
     peak: int
     inputs: int
-    paired: frozenset[str] = frozenset()   # outputs counted in donated arguments' buffers
 
 
 def last_uses(trace: list[Step]) -> dict[str, int]:
@@ -141,12 +133,11 @@ def walk(trace: list[Step]) -> Walk:
     return Walk(last, made, segment_of, first, final)
 
 
-def held_until(trace: list[Step], w: Walk | None = None) -> dict[str, int]:
+def held_until(trace: list[Step]) -> dict[str, int]:
     """The trace position up to which each value read in the trace stays resident: its
     last use, or, when that use is in a later segment than the step that made the value
-    (it is that segment's argument), the segment's last step. ``w``: the trace's walk,
-    where the caller has it (its last uses are then extended in place)."""
-    w = walk(trace) if w is None else w
+    (it is that segment's argument), the segment's last step."""
+    w = walk(trace)
     last = w.last   # extended in place (no key is added)
     for value, pos in last.items():
         seg = w.segment_of[pos]
@@ -159,100 +150,20 @@ def held_until(trace: list[Step], w: Walk | None = None) -> dict[str, int]:
     return last
 
 
-class Buffers(NamedTuple):
-    """How XLA's accounting holds one segment's outputs (see the module): ``ahead`` are
-    held from the segment's first step; ``aliased`` are written into the buffers of
-    donated arguments of the same shape and dtype (as ``jax.jit`` pairs them), so they
-    count only from the segment's last step, where those arguments are freed; ``kept``
-    are the donated graph inputs among those arguments, held to that step."""
-    ahead: list[str]
-    aliased: list[str]
-    kept: list[str]
-
-
-def segment_buffers(trace: list[Step], first: int, final: int, held: dict[str, int],
-                    outputs: set[str], pinned: set[str], avals: dict[str, tuple] | None
-                    ) -> Buffers:
-    """:class:`Buffers` of the segment of trace steps first..final. Its outputs are the
-    results of its op steps that later steps read (``held`` past ``final``: trace.
-    held_until) or graph ``outputs``, as segments.split makes them; its donated arguments
-    are the values it reads from before it, not ``pinned``, freed in it. ``avals``: each
-    value's (shape, dtype), by which outputs are paired with donated arguments (None:
-    no pairing). A recomputed value is never counted ahead: the op it precedes reads it,
-    in its own segment, all but always."""
-    made: set[str] = set()
-    args: dict[str, None] = {}
-    outs: list[tuple[int, str]] = []
-    for pos in range(first, final + 1):
-        step = trace[pos]
-        if step.kind == "op":
-            for n in step.op.operands:
-                if n not in made:
-                    args[n] = None
-            for r in step.results:
-                made.add(r)
-                if r in outputs or held.get(r, -1) > final:
-                    outs.append((pos, r))
-        elif step.kind == "regen":   # a recompute (a reload is a cut)
-            inner = set()
-            for op in step.region:
-                for n in op.operands:
-                    if n not in inner and n not in made:
-                        args[n] = None
-                inner.update(op.result_names)
-            made.add(step.value)
-    free: dict[tuple, list[str]] = {}
-    if avals is not None:
-        for a in args:
-            if a not in pinned and a in avals and held.get(a, final + 1) <= final:
-                free.setdefault(avals[a], []).append(a)
-    ahead: list[str] = []
-    aliased: list[str] = []
-    kept: list[str] = []
-    for pos, r in outs:
-        into = free.get(avals[r]) if free and r in avals else None
-        if into:
-            aliased.append(r)
-            a = into.pop(0)
-            if a not in made and held.get(a, -1) < final:
-                kept.append(a)   # (a graph input: its hold is not extended otherwise)
-        elif pos != first:
-            ahead.append(r)
-    return Buffers(ahead, aliased, kept)
-
-
 def simulate(trace: list[Step], sizes: dict[str, int], inputs: list[str],
              outputs: set[str], donated: frozenset[str] = frozenset(),
-             until: int | None = None, outputs_from_start: bool = False,
-             avals: dict[str, tuple] | None = None) -> Measure:
+             until: int | None = None) -> Measure:
     """The model's bytes at each step of ``trace``; ``donated`` inputs are freed at
     their last use (the caller gave them up), the others stay to the end. ``until``: stop
     at compute op ``until``'s step (its bytes are the last entry): the planner's trials
     of where to put an eviction only ask how much op ``until`` then needs.
-    ``outputs_from_start``: what a segment hands on counts from its first step, less what
-    it writes into donated arguments (paired by ``avals``; see the module and
-    :func:`segment_buffers`).
 
     The planner's hot path (thousands of calls per plan on the paper-size step), so the
     frees are worked out before the walk: a value is freed at the step of its last use
     (``held_until``), a result nothing reads later at once, never a pinned one (kept inputs
     and outputs)."""
-    w = walk(trace)
-    last = held_until(trace, w)
+    last = held_until(trace)
     pinned = (set(inputs) - donated) | outputs
-    ahead: dict[int, list[str]] = {}   # segment's first position -> held from there
-    later: dict[int, list[str]] = {}   # segment's last position -> held from there
-    skip: set[str] = set()             # not counted where they are made
-    if outputs_from_start:
-        for a, b in zip(w.first, w.final):
-            buf = segment_buffers(trace, a, b, last, outputs, pinned, avals)
-            if buf.ahead:
-                ahead[a] = buf.ahead
-            if buf.aliased:
-                later[b] = buf.aliased
-            skip.update(buf.ahead, buf.aliased)
-            for n in buf.kept:
-                last[n] = b
     dies: dict[int, list[str]] = {}
     for value, pos in last.items():
         if value not in pinned:
@@ -264,15 +175,12 @@ def simulate(trace: list[Step], sizes: dict[str, int], inputs: list[str],
     append = memory.append
 
     for pos, step in enumerate(trace):
-        if ahead and pos in ahead:   # a segment begins: what it hands on, held from here
-            total += take(ahead[pos], resident, sizes)
         kind = step.kind
         if kind == "op":
             results = step.results
             for r in results:
-                if not skip or r not in skip:
-                    resident.add(r)
-                    total += sizes[r]
+                resident.add(r)
+                total += sizes[r]
             # a loop's body runs inside its step (analysis/liveness.py's body_peak)
             append(total + body_peak(step.op, sizes.__getitem__, 0, max))
             if step.index == until:
@@ -285,8 +193,6 @@ def simulate(trace: list[Step], sizes: dict[str, int], inputs: list[str],
                 if last.get(r, -1) <= pos and r not in pinned and r in resident:
                     resident.discard(r)
                     total -= sizes[r]
-            if later and pos in later:
-                total += take(later[pos], resident, sizes)
         elif kind == "evict":
             if step.value in resident:
                 resident.discard(step.value)
@@ -303,19 +209,7 @@ def simulate(trace: list[Step], sizes: dict[str, int], inputs: list[str],
             resident.add(step.value)
             # what the region read from outside and nothing later reads is freed
             total -= free(dies.get(pos, ()), resident, sizes)
-            if later and pos in later:
-                total += take(later[pos], resident, sizes)
-    return Measure(memory, max(memory, default=base), base,
-                   frozenset(skip.difference(*ahead.values())) if skip else frozenset())
-
-
-def take(names: Iterable[str], resident: set[str], sizes: dict[str, int]) -> int:
-    """Make ``names`` resident (outputs whose buffers their donated arguments leave)."""
-    added = 0
-    for n in names:
-        resident.add(n)
-        added += sizes[n]
-    return added
+    return Measure(memory, max(memory, default=base), base)
 
 
 def free(names: Iterable[str], resident: set[str], sizes: dict[str, int]) -> int:
