@@ -21,13 +21,16 @@ class Budget:
         self.limit = limit
         self.margins = {k: m for k, m in (margins or {}).items() if m > 0}
 
-    def allowed(self, trace: list[Step]) -> list[int] | None:
+    def allowed(self, trace: list[Step], lo: int = 0, hi: int | None = None
+                ) -> list[int] | None:
         """Bytes allowed at each memory position of ``trace`` (as ``simulate`` lays them
-        out), or None when every position allows ``limit``."""
+        out), or None when every position allows ``limit``. ``lo``, ``hi``: only at the
+        positions of steps lo..hi-1 (position_ops)."""
         if not self.margins:
             return None
-        return [self.limit - (self.margins.get(k, 0) if k >= 0 else 0)
-                for k in position_ops(trace)]
+        margins, limit = self.margins, self.limit
+        return [limit - (margins.get(k, 0) if k >= 0 else 0)
+                for k in position_ops(trace, lo, hi)]
 
     def first_over(self, measure: Measure, allowed: list[int] | None) -> int | None:
         """The first memory position over its bound, or None."""

@@ -183,7 +183,9 @@ class Replay:
         new_memory: list[int] = []
         new_span: list[tuple[int, int]] = []
         fits = True
-        allowed = self.budget.allowed(trace)
+        # what each position allows changes only inside the windows, whose steps keep
+        # their memory entries' count (checked below) and are followed by the same op
+        allowed = None if self.allowed is None else list(self.allowed)
         done = 0   # steps (and their memory entries) spliced so far
         for w0, end in windows:
             a, b = span[w0][0], span[end][1]
@@ -199,6 +201,7 @@ class Replay:
                 self.restore(saved)
                 return self.load(trace)
             if allowed is not None:
+                allowed[a:b] = self.budget.allowed(trace, w0, end + 1)
                 fits = fits and all(m <= x for m, x in zip(self.memory, allowed[a:b]))
             else:
                 fits = fits and max(self.memory, default=0) <= self.budget.limit

@@ -64,20 +64,25 @@ def last_uses(trace: list[Step]) -> dict[str, int]:
     return last
 
 
-def position_ops(trace: list[Step]) -> list[int]:
+def position_ops(trace: list[Step], lo: int = 0, hi: int | None = None) -> list[int]:
     """The compute op each memory position of ``trace`` belongs to, as :func:`simulate`
     lays the positions out: an op's step is its own; a reload or a recompute region's ops
     belong to the op they precede (-1 when no op follows). An op's own step is the last
-    position that belongs to it."""
+    position that belongs to it. ``lo``, ``hi``: only the positions of steps lo..hi-1
+    (the op that the last of them precede may come after them)."""
     out: list[int] = []
     pending = 0
-    for step in trace:
+    hi = len(trace) if hi is None else hi
+    for step in trace[lo:hi]:
         if step.kind == "op":
             out.extend([step.index] * (pending + 1))
             pending = 0
         elif step.kind == "regen":
             pending += 1 if step.method == "reload" else len(step.region)
-    return out + [-1] * pending
+    if pending:
+        after = next((s.index for s in trace[hi:] if s.kind == "op"), -1)
+        out += [after] * pending
+    return out
 
 
 @dataclass
