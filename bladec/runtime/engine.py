@@ -47,6 +47,7 @@ from bladec.runtime.backend import Backend, NumpyBackend
 from bladec.runtime.execution import CompileCount
 from bladec.runtime.executor import Executor, Report, unoptimized
 from bladec.runtime.hints import SearchHints
+from bladec.runtime.executables import ExecutableStore
 from bladec.runtime.listings import ListingCache, listing_key
 from bladec.runtime.padding import (
     pad_inputs,
@@ -157,6 +158,9 @@ class Engine:
         reference = module if self.module is not module else None
         hints = None   # earlier processes' searches for the smallest limit, beside listings
         if listings is not None:
+            if hasattr(self.backend, "store") and self.backend.store is None:
+                # executables by what their segments compute (executables.py)
+                self.backend.store = ExecutableStore(str(listings.directory))
             optimized = self.module
             known = listings.last_key if reference is not None else None
             hints = SearchHints(str(listings.directory),

@@ -6,8 +6,8 @@ is refused runs again: with a smaller batch, another limit too small, or the lim
 and each new process searched from nothing, even to run at the limit it was told (the
 closed loop can not find the plan there from no margins: the plan came from a stride at
 a higher limit). So each search leaves, beside the optimized listings (listings.py), the
-limit it named and how the plan that fits there was made: the closed loop's limit, the
-margins and the kind of loop of the round that planned it (``PreparedRun.found_by``).
+limit it named and the evictions of the plan that fits there (a plan is its evictions:
+``plan.plan_of`` makes it again as every planner path makes its plan).
 
 Nothing here is believed. A later process plans again from the hint (the planner and the
 compiled figures are deterministic), and every claim is checked as the search checks

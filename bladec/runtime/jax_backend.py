@@ -169,6 +169,8 @@ class JaxBackend:
         self.compile_cpu_seconds = 0.0
         self.progress: Progress = SILENT   # told of each executable compiled
         self._cache: dict[tuple, Any] = {}
+        # executables kept across processes by their segment key (executables.py)
+        self.store: Any = None
         from jax.sharding import SingleDeviceSharding
         self._device = SingleDeviceSharding(device, memory_kind="device")
         kinds = {m.kind for m in device.addressable_memories()}
@@ -198,7 +200,7 @@ class JaxBackend:
             fn = interpret(_JaxKernels() if free else self.K, ops, inputs, outputs, specs)
             compiled = self._cache[key] = LazyCompiled(
                 self, fn, args, tuple(donate),
-                self.jit_options if as_jit else self.compile_options)
+                self.jit_options if as_jit else self.compile_options, key)
         return compiled
 
     def executables(self) -> list[Any]:
@@ -331,16 +333,18 @@ def keep_freed_memory_in_process() -> bool:
 class LazyCompiled:
     """A segment compiled when first called or first asked for its memory; ``donate``:
     the indices of the arguments whose buffers it may take over; ``options``: XLA's
-    compiler options."""
+    compiler options; ``key``: what it computes (backend.segment_key), by which the
+    backend's store (executables.py), where it has one, keeps it across processes."""
 
     def __init__(self, backend: Any, fn: Callable[..., list] | None,
                  args: list[ArgSpec], donate: tuple[int, ...],
-                 options: dict[str, Any] | None = None) -> None:
+                 options: dict[str, Any] | None = None, key: tuple | None = None) -> None:
         self.backend = backend
         self.fn = fn
         self.args = args
         self.donate = donate
         self._options = dict(options or {})
+        self.key = key
         self.executable: Any = None
         self._memory: SegmentMemory | None = None
 
@@ -354,14 +358,23 @@ class LazyCompiled:
             backend = self.backend
             start, cpu = time.perf_counter(), time.process_time()
             loaded = count_cache_loads()
-            with warnings.catch_warnings():
-                # an argument no output can reuse is still freed after the segment
-                warnings.filterwarnings("ignore", "Some donated buffers were not usable")
-                self.executable = self.lower().compile(compiler_options=self.options())
+            store = getattr(backend, "store", None)
+            kept = None if store is None or self.key is None \
+                else store.key(backend, self.key, self.options())
+            if kept is not None:
+                self.executable = store.load(kept)
+            stored = self.executable is not None   # a load, as one from JAX's cache
+            if not stored:
+                with warnings.catch_warnings():
+                    # an argument no output can reuse is still freed after the segment
+                    warnings.filterwarnings("ignore", "Some donated buffers were not usable")
+                    self.executable = self.lower().compile(compiler_options=self.options())
+                if kept is not None:
+                    store.keep(kept, self.executable)
             backend.compile_seconds += time.perf_counter() - start
             backend.compile_cpu_seconds += time.process_time() - cpu
             backend.compilations += 1
-            backend.cache_loads += count_cache_loads() - loaded
+            backend.cache_loads += count_cache_loads() - loaded + stored
             backend.progress.tick()
         return self.executable
 

@@ -1,0 +1,100 @@
+"""Compiled segments kept across processes by what they compute, so that a later run loads
+them without tracing and lowering them again.
+
+JAX's persistent compilation cache (cache.py) is keyed by the lowered module: a process
+that finds every executable there still traces and lowers each segment to ask for it.
+On the paper-size training step that was most of a refused limit's 2.5 s at 4x512 once
+the listing and the search's answer were kept (listings.py, hints.py). bladec knows what a
+segment computes before lowering it (backend.segment_key: its ops, attributes, shapes,
+dtypes, wiring and donation, the same key its in-process cache shares executables by),
+so each executable it compiles is also kept under that key, serialized by JAX
+(``jax.experimental.serialize_executable``), and a later process loads it from there.
+
+The key is the segment's key and its compiler options, the backend's settings, its
+device's kind and the JAX and jaxlib versions (hints.backend_identity), a digest of
+bladec's own sources (listings.code_digest: the lowering is bladec's code) and the Python
+version: a changed bladec or JAX is another key, never a stale executable. What is loaded
+is XLA's own executable, its memory figures and its donations included, so the device
+accounting does not change; a load counts among the compilations as a cache load, as a
+load from JAX's cache does. An entry that can not be read or loaded is a miss, and is
+replaced. Entries are JAX's serialized executables, written and read only by bladec in the
+user's cache directory (as JAX keeps its own there; loading one runs native code, so the
+directory must be the user's own); at most MAX_ENTRIES of them and MAX_BYTES in all, the
+oldest written dropped first.
+"""
+from __future__ import annotations
+
+import hashlib
+import pickle
+import sys
+from pathlib import Path
+from typing import Any
+
+from bladec.runtime.hints import backend_identity
+from bladec.runtime.listings import code_digest, keep_file
+
+SUFFIX = ".bladec-executable"   # JAX's cache, in the same directory, ignores such names
+MAX_ENTRIES = 512
+MAX_BYTES = 512 << 20
+FORMAT = 1                      # of an entry: (FORMAT, key, payload, in_tree, out_tree)
+
+
+def by_identity(key: tuple) -> bool:
+    """Whether a segment key names its ops by object identity (backend.segment_key, for
+    ops with regions): such a key means nothing in another process."""
+    while isinstance(key, tuple) and key and isinstance(key[0], tuple) and len(key) == 2 \
+            and isinstance(key[1], str):
+        key = key[0]   # (the key of a segment compiled with jax.jit's own options)
+    return bool(key) and key[0] == "op"
+
+
+class ExecutableStore:
+    """Serialized executables in ``directory`` (made if missing), by :meth:`key`."""
+
+    def __init__(self, directory: str, max_entries: int = MAX_ENTRIES,
+                 max_bytes: int = MAX_BYTES) -> None:
+        self.directory = Path(directory)
+        self.max_entries = max_entries
+        self.max_bytes = max_bytes
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.loads = 0
+
+    def key(self, backend: Any, segment: tuple, options: dict[str, Any]) -> str | None:
+        """The entry's name for a segment of ``backend`` compiled with ``options``; None
+        where the segment's key is not one across processes (:func:`by_identity`)."""
+        if by_identity(segment):
+            return None
+        digest = hashlib.sha256()
+        for part in (code_digest(), sys.version, repr(backend_identity(backend)),
+                     repr(segment), repr(sorted(options.items()))):
+            digest.update(part.encode())
+            digest.update(b"\0")
+        return digest.hexdigest()
+
+    def load(self, key: str) -> Any | None:
+        """The executable kept under ``key``, loaded on the default device; None if none
+        is kept or it can not be loaded."""
+        try:
+            with open(self.directory / f"{key}{SUFFIX}", "rb") as f:
+                fmt, stored, payload, in_tree, out_tree = pickle.load(f)
+            if fmt != FORMAT or stored != key:
+                return None
+            from jax.experimental.serialize_executable import deserialize_and_load
+            executable = deserialize_and_load(payload, in_tree, out_tree)
+        except Exception:   # none yet, another version's, truncated, not loadable: a miss
+            return None
+        self.loads += 1
+        return executable
+
+    def keep(self, key: str, executable: Any) -> None:
+        """Keep ``executable`` under ``key``; one that JAX can not serialize, or a
+        directory that can not be written, only costs the next run a compilation."""
+        try:
+            from jax.experimental.serialize_executable import serialize
+            payload, in_tree, out_tree = serialize(executable)
+            data = pickle.dumps((FORMAT, key, payload, in_tree, out_tree),
+                                protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception:   # (JAX raises ValueError or NotImplementedError for some)
+            return
+        keep_file(self.directory / f"{key}{SUFFIX}", data, self.max_entries,
+                  self.max_bytes)
