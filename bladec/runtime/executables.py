@@ -20,18 +20,18 @@ load from JAX's cache does. An entry that can not be read or loaded is a miss, a
 replaced. Entries are JAX's serialized executables, written and read only by bladec in the
 user's cache directory (as JAX keeps its own there; loading one runs native code, so the
 directory must be the user's own); at most MAX_ENTRIES of them and MAX_BYTES in all, the
-oldest written dropped first.
+oldest written dropped first (cachedir.py).
 """
 from __future__ import annotations
 
 import hashlib
 import pickle
 import sys
-from pathlib import Path
 from typing import Any
 
+from bladec.runtime.cachedir import CacheDirectory
 from bladec.runtime.hints import backend_identity
-from bladec.runtime.listings import code_digest, keep_file
+from bladec.runtime.listings import code_digest
 
 SUFFIX = ".bladec-executable"   # JAX's cache, in the same directory, ignores such names
 MAX_ENTRIES = 512
@@ -48,15 +48,14 @@ def by_identity(key: tuple) -> bool:
     return bool(key) and key[0] == "op"
 
 
-class ExecutableStore:
+class ExecutableStore(CacheDirectory):
     """Serialized executables in ``directory`` (made if missing), by :meth:`key`."""
+
+    suffix = SUFFIX
 
     def __init__(self, directory: str, max_entries: int = MAX_ENTRIES,
                  max_bytes: int = MAX_BYTES) -> None:
-        self.directory = Path(directory)
-        self.max_entries = max_entries
-        self.max_bytes = max_bytes
-        self.directory.mkdir(parents=True, exist_ok=True)
+        super().__init__(directory, max_entries, max_bytes)
         self.loads = 0
 
     def key(self, backend: Any, segment: tuple, options: dict[str, Any]) -> str | None:
@@ -75,7 +74,7 @@ class ExecutableStore:
         """The executable kept under ``key``, loaded on the default device; None if none
         is kept or it can not be loaded."""
         try:
-            with open(self.directory / f"{key}{SUFFIX}", "rb") as f:
+            with open(self.path(key), "rb") as f:
                 fmt, stored, payload, in_tree, out_tree = pickle.load(f)
             if fmt != FORMAT or stored != key:
                 return None
@@ -96,5 +95,4 @@ class ExecutableStore:
                                 protocol=pickle.HIGHEST_PROTOCOL)
         except Exception:   # (JAX raises ValueError or NotImplementedError for some)
             return
-        keep_file(self.directory / f"{key}{SUFFIX}", data, self.max_entries,
-                  self.max_bytes)
+        self.write(key, data)

@@ -26,7 +26,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
-from bladec.runtime.listings import keep_file
+from bladec.runtime.cachedir import keep_file
 from bladec.runtime.plan import Eviction
 
 SUFFIX = ".bladec-search"

@@ -23,15 +23,14 @@ second process that finds everything it needs leaves the directory as it was).
 from __future__ import annotations
 
 import hashlib
-import os
 import pickle
 import sys
-import tempfile
 import warnings
 from pathlib import Path
 from typing import Callable, Sequence
 
 from bladec.ir import Module
+from bladec.runtime.cachedir import CacheDirectory
 
 SUFFIX = ".bladec-listing"   # JAX's cache, in the same directory, ignores such names
 MAX_ENTRIES = 32             # optimized listings kept, the oldest written dropped first,
@@ -67,15 +66,14 @@ def listing_key(module: Module, passes: Sequence[object]) -> str:
     return digest.hexdigest()
 
 
-class ListingCache:
+class ListingCache(CacheDirectory):
     """Optimized listings in ``directory`` (made if missing), by :func:`listing_key`."""
+
+    suffix = SUFFIX
 
     def __init__(self, directory: str, max_entries: int = MAX_ENTRIES,
                  max_bytes: int = MAX_BYTES) -> None:
-        self.directory = Path(directory)
-        self.max_entries = max_entries
-        self.max_bytes = max_bytes
-        self.directory.mkdir(parents=True, exist_ok=True)
+        super().__init__(directory, max_entries, max_bytes)
         self.hits = 0
         self.last_key: str | None = None   # of the listing last optimized or loaded
 
@@ -85,8 +83,7 @@ class ListingCache:
         listing, passes and bladec. The warnings it gave are given again on a load, so a
         cached run says what an uncached one says."""
         key = self.last_key = listing_key(module, passes)
-        path = self.directory / f"{key}{SUFFIX}"
-        entry = self._read(path, key)
+        entry = self._read(self.path(key), key)
         if entry is not None:
             self.hits += 1
             optimized, said = entry
@@ -95,7 +92,7 @@ class ListingCache:
                 warnings.simplefilter("always")
                 optimized = compute()
             said = [(w.message, w.category, w.filename, w.lineno) for w in caught]
-            self._write(path, (FORMAT, key, optimized, said))
+            self._write(key, (FORMAT, key, optimized, said))
         for message, category, filename, lineno in said:
             warnings.warn_explicit(message, category, filename, lineno)
         return optimized
@@ -110,36 +107,11 @@ class ListingCache:
             return None
         return module, said
 
-    def _write(self, path: Path, entry: tuple) -> None:
+    def _write(self, key: str, entry: tuple) -> None:
         """Store the entry; a directory that can not be written, or a listing that can
         not be pickled, only costs the next run the pipeline again."""
         try:
             data = pickle.dumps(entry, protocol=pickle.HIGHEST_PROTOCOL)
         except (pickle.PicklingError, RecursionError, TypeError):
             return
-        keep_file(path, data, self.max_entries, self.max_bytes)
-
-
-def keep_file(path: Path, data: bytes, most: int, most_bytes: int | None = None) -> None:
-    """Write ``data`` to ``path`` atomically (a reader never sees half a file), then drop
-    the oldest files with the same suffix in its directory beyond ``most`` files or
-    ``most_bytes`` bytes (the newest is always kept); an OSError leaves things as they
-    were (the caller's files are only caches)."""
-    try:
-        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
-            os.replace(tmp, path)
-        except BaseException:
-            os.unlink(tmp)
-            raise
-        kept = sorted(((p.stat().st_mtime, p.stat().st_size, p)
-                       for p in path.parent.glob(f"*{path.suffix}")), reverse=True)
-        total = 0
-        for i, (_, size, old) in enumerate(kept):
-            total += size
-            if i >= most or (i and most_bytes is not None and total > most_bytes):
-                old.unlink(missing_ok=True)
-    except OSError:
-        pass
+        self.write(key, data)
