@@ -11,7 +11,8 @@ so each executable it compiles is also kept under that key, serialized by JAX
 (``jax.experimental.serialize_executable``), and a later process loads it from there.
 
 The key is the segment's key and its compiler options, the backend's settings, its
-device's kind and the JAX and jaxlib versions (hints.backend_identity), a digest of
+device (kind and index: an executable is loaded onto the device it was compiled for) and
+the JAX and jaxlib versions (hints.backend_identity), a digest of
 bladec's own sources (listings.code_digest: the lowering is bladec's code) and the Python
 version: a changed bladec or JAX is another key, never a stale executable. What is loaded
 is XLA's own executable, its memory figures and its donations included, so the device
@@ -63,9 +64,10 @@ class ExecutableStore(CacheDirectory):
         where the segment's key is not one across processes (:func:`by_identity`)."""
         if by_identity(segment):
             return None
+        device = getattr(getattr(backend, "_stats_device", None), "id", None)
         digest = hashlib.sha256()
         for part in (code_digest(), sys.version, repr(backend_identity(backend)),
-                     repr(segment), repr(sorted(options.items()))):
+                     repr(device), repr(segment), repr(sorted(options.items()))):
             digest.update(part.encode())
             digest.update(b"\0")
         return digest.hexdigest()
