@@ -44,10 +44,10 @@ from bladec.ir import Module
 from bladec.passes import DEFAULT_PIPELINE, Pass, parse_pipeline, run_pipeline
 from bladec.progress import SILENT, Progress
 from bladec.runtime.backend import Backend, NumpyBackend
+from bladec.runtime.executables import ExecutableStore
 from bladec.runtime.execution import CompileCount
 from bladec.runtime.executor import Executor, Report, unoptimized
 from bladec.runtime.hints import SearchHints
-from bladec.runtime.executables import ExecutableStore
 from bladec.runtime.listings import ListingCache, listing_key
 from bladec.runtime.padding import (
     pad_inputs,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import time
 import warnings
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
@@ -22,6 +22,9 @@ from bladec.progress import SILENT, Progress
 from bladec.runtime.backend import ArgSpec, SegmentMemory, interpret, numpy_dtype, segment_key
 from bladec.runtime.cache import count_cache_loads, use_compilation_cache
 from bladec.runtime.plan import CostModel
+
+if TYPE_CHECKING:   # (executables.py imports hints.py, which reads backends' settings)
+    from bladec.runtime.executables import ExecutableStore
 
 
 class _JaxKernels:
@@ -170,7 +173,7 @@ class JaxBackend:
         self.progress: Progress = SILENT   # told of each executable compiled
         self._cache: dict[tuple, Any] = {}
         # executables kept across processes by their segment key (executables.py)
-        self.store: Any = None
+        self.store: ExecutableStore | None = None
         from jax.sharding import SingleDeviceSharding
         self._device = SingleDeviceSharding(device, memory_kind="device")
         kinds = {m.kind for m in device.addressable_memories()}
