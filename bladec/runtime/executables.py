@@ -3,18 +3,19 @@ them without tracing and lowering them again.
 
 JAX's persistent compilation cache (cache.py) is keyed by the lowered module: a process
 that finds every executable there still traces and lowers each segment to ask for it.
-On the paper-size training step that was most of a refused limit's 2.5 s at 4x512 once
-the listing and the search's answer were kept (listings.py, hints.py). bladec knows what a
-segment computes before lowering it (backend.segment_key: its ops, attributes, shapes,
-dtypes, wiring and donation, the same key its in-process cache shares executables by),
-so each executable it compiles is also kept under that key, serialized by JAX
+With the listing and the search's answer kept as well (listings.py, hints.py), that was
+the largest part of a refused limit run again on the paper-size training step (at 4x512:
+2.97 s, 2.10 s with this store; at 16x512: 2.61 s, 1.76 s; BENCHMARKS.md). bladec knows
+what a segment computes before lowering it (backend.segment_key: its ops, attributes,
+shapes, dtypes, wiring and donation, the same key its in-process cache shares executables
+by), so each executable it compiles is also kept under that key, serialized by JAX
 (``jax.experimental.serialize_executable``), and a later process loads it from there.
 
 The key is the segment's key and its compiler options, the backend's settings, its
-device (kind and index: an executable is loaded onto the device it was compiled for) and
-the JAX and jaxlib versions (hints.backend_identity), a digest of
-bladec's own sources (listings.code_digest: the lowering is bladec's code) and the Python
-version: a changed bladec or JAX is another key, never a stale executable. What is loaded
+device (kind and index: an executable is loaded onto the device it was compiled for), the
+JAX and jaxlib versions (hints.backend_identity), a digest of bladec's own sources
+(listings.code_digest: the lowering is bladec's code) and the Python version: a changed
+bladec or JAX is another key, never a stale executable. What is loaded
 is XLA's own executable, its memory figures and its donations included, so the device
 accounting does not change; a load counts among the compilations as a cache load, as a
 load from JAX's cache does. An entry that can not be read or loaded is a miss, and is
