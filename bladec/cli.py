@@ -316,12 +316,13 @@ def _analysis_text(report: dict) -> str:
 @click.option("--compilation-cache", "cache_dir", type=click.Path(file_okay=False),
               default=None, envvar="BLADEC_COMPILATION_CACHE", show_envvar=True,
               metavar="DIRECTORY|off",
-              help="Keep compiled executables (JAX's persistent compilation cache) and "
-                   "optimized listings in this directory, so that a later run loads the "
+              help="Keep compiled executables (JAX's persistent compilation cache, and "
+                   "bladec's by what each segment computes), optimized listings and the "
+                   "searches' answers in this directory, so that a later run loads the "
                    "listing it optimized before and the segments it compiled at the same "
                    "shapes. Default: $XDG_CACHE_HOME/bladec/xla (~/.cache/bladec/xla), "
-                   "executables at most 1 GiB, the last 32 listings written (at most "
-                   "256 MiB); 'off': none.")
+                   "JAX's executables at most 1 GiB, bladec's the last 512 written (at "
+                   "most 512 MiB), the last 32 listings (at most 256 MiB); 'off': none.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object on stdout.")
 @_QUIET
 @_reports_errors

@@ -17,15 +17,20 @@ from pathlib import Path
 
 class CacheDirectory:
     """Files named ``<key><suffix>`` in ``directory`` (made if missing): at most
-    ``max_entries`` of them and ``max_bytes`` in all (None: no bound on bytes)."""
+    ``max_entries`` of them and ``max_bytes`` in all (None: no bound on bytes); each kind
+    gives its suffix and its bounds as class attributes, a caller other bounds."""
 
     suffix = ""
+    max_entries = 1
+    max_bytes: int | None = None
 
-    def __init__(self, directory: str, max_entries: int, max_bytes: int | None = None
-                 ) -> None:
+    def __init__(self, directory: str, max_entries: int | None = None,
+                 max_bytes: int | None = None) -> None:
         self.directory = Path(directory)
-        self.max_entries = max_entries
-        self.max_bytes = max_bytes
+        if max_entries is not None:
+            self.max_entries = max_entries
+        if max_bytes is not None:
+            self.max_bytes = max_bytes
         self.directory.mkdir(parents=True, exist_ok=True)
 
     def path(self, key: str) -> Path:

@@ -44,9 +44,8 @@ FORMAT = 1                      # of an entry: (FORMAT, key, payload, in_tree, o
 def by_identity(key: tuple) -> bool:
     """Whether a segment key names its ops by object identity (backend.segment_key, for
     ops with regions): such a key means nothing in another process."""
-    while isinstance(key, tuple) and key and isinstance(key[0], tuple) and len(key) == 2 \
-            and isinstance(key[1], str):
-        key = key[0]   # (the key of a segment compiled with jax.jit's own options)
+    if len(key) == 2 and isinstance(key[1], str):
+        key = key[0]   # (a segment compiled with jax.jit's own options: JaxBackend.segment)
     return bool(key) and key[0] == "op"
 
 
@@ -54,11 +53,8 @@ class ExecutableStore(CacheDirectory):
     """Serialized executables in ``directory`` (made if missing), by :meth:`key`."""
 
     suffix = SUFFIX
-
-    def __init__(self, directory: str, max_entries: int = MAX_ENTRIES,
-                 max_bytes: int = MAX_BYTES) -> None:
-        super().__init__(directory, max_entries, max_bytes)
-        self.loads = 0
+    max_entries = MAX_ENTRIES
+    max_bytes = MAX_BYTES
 
     def key(self, backend: Any, segment: tuple, options: dict[str, Any]) -> str | None:
         """The entry's name for a segment of ``backend`` compiled with ``options``; None
@@ -85,7 +81,6 @@ class ExecutableStore(CacheDirectory):
             executable = deserialize_and_load(payload, in_tree, out_tree)
         except Exception:   # none yet, another version's, truncated, not loadable: a miss
             return None
-        self.loads += 1
         return executable
 
     def keep(self, key: str, executable: Any) -> None:
@@ -96,6 +91,6 @@ class ExecutableStore(CacheDirectory):
             payload, in_tree, out_tree = serialize(executable)
             data = pickle.dumps((FORMAT, key, payload, in_tree, out_tree),
                                 protocol=pickle.HIGHEST_PROTOCOL)
-        except Exception:   # (JAX raises ValueError or NotImplementedError for some)
+        except Exception:   # JAX refuses some (closed-over constants or mutable refs)
             return
         self.write(key, data)

@@ -23,10 +23,9 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
-from pathlib import Path
 from typing import Any, Callable
 
-from bladec.runtime.cachedir import keep_file
+from bladec.runtime.cachedir import CacheDirectory
 from bladec.runtime.plan import Eviction
 
 SUFFIX = ".bladec-search"
@@ -63,12 +62,15 @@ def evictions_of(record: object) -> list[Eviction] | None:
         return None
 
 
-class SearchHints:
+class SearchHints(CacheDirectory):
     """Hints in ``directory``; ``listing``: the key of the optimized listing (computed
     when first asked, listings.py)."""
 
+    suffix = SUFFIX
+    max_entries = MAX_HINTS
+
     def __init__(self, directory: str, listing: Callable[[], str]) -> None:
-        self.directory = Path(directory)
+        super().__init__(directory)
         self._listing = listing
         self._prefix: str | None = None
         self.recalled = 0   # hints read that held (plans made again from them)
@@ -83,7 +85,7 @@ class SearchHints:
     def recall(self, key: str) -> dict | None:
         """The hint stored under ``key``, or None (none, or one that can not be read)."""
         try:
-            with open(self.directory / f"{key}{SUFFIX}") as f:
+            with open(self.path(key)) as f:
                 record = json.load(f)
         except (OSError, ValueError):
             return None
@@ -92,5 +94,4 @@ class SearchHints:
     def keep(self, key: str, record: dict) -> None:
         """Store ``record`` under ``key`` (a directory that can not be written only costs
         the next process its search), dropping the oldest beyond MAX_HINTS."""
-        keep_file(self.directory / f"{key}{SUFFIX}",
-                  json.dumps({**record, "key": key}).encode(), MAX_HINTS)
+        self.write(key, json.dumps({**record, "key": key}).encode())

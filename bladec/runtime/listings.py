@@ -71,8 +71,11 @@ class ListingCache(CacheDirectory):
 
     suffix = SUFFIX
 
-    def __init__(self, directory: str, max_entries: int = MAX_ENTRIES,
-                 max_bytes: int = MAX_BYTES) -> None:
+    max_entries = MAX_ENTRIES
+    max_bytes = MAX_BYTES
+
+    def __init__(self, directory: str, max_entries: int | None = None,
+                 max_bytes: int | None = None) -> None:
         super().__init__(directory, max_entries, max_bytes)
         self.hits = 0
         self.last_key: str | None = None   # of the listing last optimized or loaded
@@ -83,7 +86,7 @@ class ListingCache(CacheDirectory):
         listing, passes and bladec. The warnings it gave are given again on a load, so a
         cached run says what an uncached one says."""
         key = self.last_key = listing_key(module, passes)
-        entry = self._read(self.path(key), key)
+        entry = self._read(key)
         if entry is not None:
             self.hits += 1
             optimized, said = entry
@@ -97,9 +100,9 @@ class ListingCache(CacheDirectory):
             warnings.warn_explicit(message, category, filename, lineno)
         return optimized
 
-    def _read(self, path: Path, key: str) -> tuple[Module, list] | None:
+    def _read(self, key: str) -> tuple[Module, list] | None:
         try:
-            with open(path, "rb") as f:
+            with open(self.path(key), "rb") as f:
                 fmt, stored, module, said = pickle.load(f)
         except Exception:   # none yet, another version's, a truncated file: a miss
             return None

@@ -80,7 +80,8 @@ def position_ops(trace: list[Step], lo: int = 0, hi: int | None = None) -> list[
         elif step.kind == "regen":
             pending += 1 if step.method == "reload" else len(step.region)
     if pending:
-        after = next((s.index for s in trace[hi:] if s.kind == "op"), -1)
+        after = next((trace[j].index for j in range(hi, len(trace))
+                      if trace[j].kind == "op"), -1)   # (no copy of the trace's tail)
         out += [after] * pending
     return out
 
