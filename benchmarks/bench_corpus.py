@@ -30,14 +30,14 @@ from corpus import all_steps, run_under_half  # noqa: E402
 
 from bladec.frontend import trace  # noqa: E402
 from bladec.ir import walk  # noqa: E402
-from bladec.runtime.backend import NumpyBackend  # noqa: E402
+from bladec.runtime.backends.backend import NumpyBackend  # noqa: E402
 from bladec.symbolic.shapes import analyze_shapes  # noqa: E402
 
 
 def _backend(name: str):
     if name == "numpy":
         return NumpyBackend()
-    from bladec.runtime.jax_backend import JaxBackend
+    from bladec.runtime.backends.jax_backend import JaxBackend
     return JaxBackend()
 
 

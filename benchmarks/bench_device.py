@@ -46,7 +46,7 @@ from bladec.frontend.jax_import import Imported, trace  # noqa: E402
 from bladec.models.llama import (REMAT_POLICIES, Adam, Config, adam_state, adam_step,  # noqa: E402
                                  import_spec, init_params, train_step)
 from bladec.passes import parse_pipeline, run_pipeline  # noqa: E402
-from bladec.runtime.jax_backend import JaxBackend  # noqa: E402
+from bladec.runtime.backends.jax_backend import JaxBackend  # noqa: E402
 from bladec.runtime.engine import Engine  # noqa: E402
 
 FRACTIONS = (0.8, 0.6, 0.5)         # bladec's limits, as fractions of jit's device peak

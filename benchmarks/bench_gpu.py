@@ -35,7 +35,7 @@ JIT_PEAK = """
 import sys, jax
 from bladec.source import load_module
 from bladec.runtime.executor import Executor
-from bladec.runtime.jax_backend import JaxBackend, whole_graph, xla_total_bytes
+from bladec.runtime.backends.jax_backend import JaxBackend, whole_graph, xla_total_bytes
 from bladec.units import parse_dims
 ex = Executor(load_module(sys.argv[1]), JaxBackend())
 binding = parse_dims(sys.argv[2])

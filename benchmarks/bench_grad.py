@@ -59,8 +59,8 @@ from bladec.models import llama  # noqa: E402
 from bladec.parse import parse_module  # noqa: E402
 from bladec.passes import parse_pipeline, run_pipeline  # noqa: E402
 from bladec.runtime.executor import Executor  # noqa: E402
-from bladec.runtime.jax_backend import JaxBackend  # noqa: E402
-from bladec.runtime.limit import LimitError  # noqa: E402
+from bladec.runtime.backends.jax_backend import JaxBackend  # noqa: E402
+from bladec.runtime.planning.limit import LimitError  # noqa: E402
 
 CFG = llama.SMALL
 LOSS = ROOT / "samples" / "llama-loss-small.mlir"

@@ -25,7 +25,7 @@ from bladec.analysis.memory import exact_sizes  # noqa: E402
 from bladec.analysis.version import choose, versions  # noqa: E402
 from bladec.passes import parse_pipeline, run_pipeline  # noqa: E402
 from bladec.runtime.executor import Executor  # noqa: E402
-from bladec.runtime.jax_backend import JaxBackend, whole_graph, xla_total_bytes  # noqa: E402
+from bladec.runtime.backends.jax_backend import JaxBackend, whole_graph, xla_total_bytes  # noqa: E402
 from bladec.source import load_module  # noqa: E402
 
 

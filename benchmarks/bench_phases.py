@@ -32,7 +32,7 @@ DEFAULT_ARGS = ["run", "samples/llama-train-paper.mlir", "--dims", "S0=1,S1=64",
 _CHILD = r"""
 import atexit, sys, time
 start = time.process_time()
-import bladec.cli as cli, bladec.runtime.engine as engine, bladec.runtime.fitting as fitting
+import bladec.cli as cli, bladec.runtime.engine as engine, bladec.runtime.planning.fitting as fitting
 spent = {}
 def timed(owner, name, label):
     fn, active = getattr(owner, name), [False]

@@ -21,9 +21,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_paper import CPU_CONFIG, import_step  # noqa: E402
 
 from bladec.passes import parse_pipeline, run_pipeline  # noqa: E402
-from bladec.runtime.backend import NumpyBackend  # noqa: E402
+from bladec.runtime.backends.backend import NumpyBackend  # noqa: E402
 from bladec.runtime.executor import Executor, unoptimized  # noqa: E402
-from bladec.runtime.policy import CostModel  # noqa: E402
+from bladec.runtime.planning.policy import CostModel  # noqa: E402
 
 BINDINGS = [(14, 320), (14, 384), (14, 448), (14, 512), (18, 320), (18, 384), (18, 448),
             (18, 512)]

@@ -59,8 +59,8 @@ from workload import TRAINING_SAMPLES, Workload, listing, load_workload  # noqa:
 
 def keep_freed_memory() -> bool:
     """glibc: keep freed memory in the process (what JaxBackend does by default; see
-    bladec.runtime.jax_backend.keep_freed_memory_in_process)."""
-    from bladec.runtime.jax_backend import keep_freed_memory_in_process
+    bladec.runtime.backends.jax_backend.keep_freed_memory_in_process)."""
+    from bladec.runtime.backends.jax_backend import keep_freed_memory_in_process
     return keep_freed_memory_in_process()
 
 

@@ -28,11 +28,11 @@ ROOT = Path(__file__).resolve().parent.parent
 def _plans(listing: str, dims: dict[str, int], limits: list[int], scratch: bool) -> list:
     """[(limit, CPU seconds, plan key)] for each limit, in this process."""
     from bladec.parse import parse_module
-    from bladec.runtime import policy
+    from bladec.runtime.planning import policy
     from bladec.runtime.engine import Engine
-    from bladec.runtime.policy import CostModel
+    from bladec.runtime.planning.policy import CostModel
     if scratch:
-        from bladec.runtime import consolidate
+        from bladec.runtime.planning import consolidate
         policy.consolidate_plan = partial(consolidate.consolidate, incremental=False)
     ex = Engine(parse_module(Path(listing).read_text(), listing), backend="numpy").executor
     bound = ex._bound(dims)

@@ -16,7 +16,7 @@ import numpy as np
 from bladec.errors import BladecError
 from bladec.ir import Module
 from bladec.runtime.executor import Executor
-from bladec.runtime.jax_backend import JaxBackend
+from bladec.runtime.backends.jax_backend import JaxBackend
 
 DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
 ALPACA = ("Below is an instruction that describes a task{ctx}. Write a response that "
@@ -61,7 +61,7 @@ def pad_inputs(ex: Executor, inputs: dict[str, np.ndarray], multiple: int,
     """Zero-pad the inputs so that each of ``symbols`` (None: every free symbol) becomes
     a multiple of ``multiple``, at most its declared maximum: what ``bladec run`` does
     with ``pad={s: multiple}`` (``--pad S=N``), or with ``--pad-multiple N`` for None."""
-    from bladec.runtime.session import pad_inputs as session_pad, padding_multiples
+    from bladec.runtime.padding import pad_inputs as session_pad, padding_multiples
     if symbols is None:
         multiples = padding_multiples(ex, None, multiple)
     else:

@@ -22,9 +22,9 @@ from workload import Workload
 from bladec.analysis.liveness import is_compute
 from bladec.errors import BladecError
 from bladec.ir import Module
-from bladec.runtime.backend import interpret
+from bladec.runtime.backends.backend import interpret
 from bladec.runtime.executor import Executor, Report, unoptimized
-from bladec.runtime.jax_backend import JaxBackend
+from bladec.runtime.backends.jax_backend import JaxBackend
 from bladec.units import format_size
 
 _T0 = time.perf_counter()

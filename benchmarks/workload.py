@@ -19,7 +19,7 @@ from bladec.ir import Module
 from bladec.parse import parse_module
 from bladec.passes import parse_pipeline, run_pipeline
 from bladec.runtime.executor import Executor, unoptimized
-from bladec.runtime.jax_backend import JaxBackend
+from bladec.runtime.backends.jax_backend import JaxBackend
 
 ROOT = Path(__file__).resolve().parent.parent
 TRAINING_SAMPLES = ["samples/attention.mlir", "samples/mlp-train.mlir"]

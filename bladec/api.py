@@ -30,7 +30,7 @@ import numpy as np
 from bladec.errors import BladecError
 from bladec.passes import Pass
 from bladec.runtime.engine import Engine, Report
-from bladec.runtime.listings import ListingCache
+from bladec.runtime.store.listings import ListingCache
 from bladec.units import format_size, parse_size
 
 DimSpec = str | Sequence[str | None]
@@ -151,7 +151,7 @@ class Jitted:
             raise BladecError(f"unknown backend '{backend}' (jax or numpy)")
         self._listings: ListingCache | None = None   # optimized listings, beside them
         if backend == "jax":
-            from bladec.runtime.cache import CACHE_VARIABLE, use_compilation_cache
+            from bladec.runtime.backends.cache import CACHE_VARIABLE, use_compilation_cache
             where = compilation_cache or os.environ.get(CACHE_VARIABLE)
             try:
                 kept = use_compilation_cache(where)
@@ -365,7 +365,7 @@ def _as_array(x: Any) -> Any:
 def _cast(x: Any, dtype: str, name: str) -> Any:
     """``x`` in the listing's dtype: host arrays are converted; a device array of another
     dtype is an error (converting it would copy it)."""
-    from bladec.runtime.backend import numpy_dtype
+    from bladec.runtime.backends.backend import numpy_dtype
     want = numpy_dtype(dtype)
     if np.dtype(x.dtype) == want:
         return x

@@ -339,7 +339,8 @@ def run(file: str, mem_limit: str | None, dims: str | None, inputs_path: str | N
       bladec run samples/listing1-runnable.mlir --dims S1=64 --mem-limit 4MiB
       bladec optimize model.mlir | bladec run - --mem-limit 40GiB --json
     """
-    from bladec.runtime.session import parse_pad, run_listing
+    from bladec.runtime.padding import parse_pad
+    from bladec.runtime.session import run_listing
     from bladec.runtime.timeline import check_timeline_path, write_timeline
     given = click.get_current_context().get_parameter_source("pipeline")
     passes = _pipeline(pipeline) if given != click.core.ParameterSource.DEFAULT else None
@@ -355,8 +356,8 @@ def run(file: str, mem_limit: str | None, dims: str | None, inputs_path: str | N
                                "default; --fuse is kept only for old scripts)")
     listings = None   # optimized listings, kept beside the executables
     if backend == "jax":
-        from bladec.runtime import cache
-        from bladec.runtime.listings import ListingCache
+        from bladec.runtime.backends import cache
+        from bladec.runtime.store.listings import ListingCache
         try:
             kept = cache.use_default_compilation_cache() if cache_dir is None \
                 else cache.use_compilation_cache(cache_dir)

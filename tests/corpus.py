@@ -464,7 +464,7 @@ def run_under_half(imported: Any, step: Step, binding: dict[str, int],
     ``binding`` under half the unoptimized listing's device peak; on ``backend()``."""
     from bladec.passes import parse_pipeline, run_pipeline
     from bladec.runtime.executor import Executor
-    from bladec.runtime.limit import LimitError
+    from bladec.runtime.planning.limit import LimitError
     optimized = run_pipeline(imported.module, parse_pipeline("analyze,schedule,remat"))
     args = step.make(binding, seed)
     inputs = imported.flatten_inputs(*args)

@@ -11,9 +11,9 @@ from bladec.ops.loop import with_bodies
 from bladec.parse import parse_module
 from bladec.passes import parse_pipeline, run_pipeline
 from bladec.printer import format_module as print_module
-from bladec.runtime.backend import interpret, numpy_dtype
+from bladec.runtime.backends.backend import interpret, numpy_dtype
 from bladec.runtime.executor import Executor
-from bladec.runtime.jax_backend import JaxBackend, _JaxKernels
+from bladec.runtime.backends.jax_backend import JaxBackend, _JaxKernels
 from bladec.verify import verify
 from clirunner import make_runner
 

@@ -23,8 +23,8 @@ from randlisting import generate  # noqa: E402
 
 from bladec.parse import parse_module  # noqa: E402
 from bladec.passes import DEFAULT_PIPELINE, parse_pipeline, run_pipeline  # noqa: E402
-from bladec.runtime import policy  # noqa: E402
-from bladec.runtime.backend import NumpyBackend  # noqa: E402
+from bladec.runtime.planning import policy  # noqa: E402
+from bladec.runtime.backends.backend import NumpyBackend  # noqa: E402
 from bladec.runtime.executor import Executor  # noqa: E402
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from bladec.cli import main
 from bladec.errors import BladecError
 from bladec.parse import parse_module
-from bladec.runtime.backend import NumpyBackend
+from bladec.runtime.backends.backend import NumpyBackend
 from bladec.runtime.executor import Executor
 
 SMALLEST = re.compile(r"smallest limit that works is [^(]*\((\d+) bytes")

@@ -8,9 +8,9 @@ import pytest
 
 from bladec.parse import parse_module
 from bladec.passes import parse_pipeline, run_pipeline
-from bladec.runtime.backend import NumpyBackend
+from bladec.runtime.backends.backend import NumpyBackend
 from bladec.runtime.executor import Executor
-from bladec.runtime.jax_backend import JaxBackend
+from bladec.runtime.backends.jax_backend import JaxBackend
 from gradcheck import ATOL, RTOL, SEEDS, check_grad, listing, rand, shape2, t
 
 

@@ -12,9 +12,9 @@ from bladec.errors import BladecError
 from bladec.parse import parse_module
 from bladec.passes import parse_pipeline, run_pipeline
 from bladec.printer import format_module
-from bladec.runtime.backend import NumpyBackend
+from bladec.runtime.backends.backend import NumpyBackend
 from bladec.runtime.executor import Executor
-from bladec.runtime.jax_backend import JaxBackend
+from bladec.runtime.backends.jax_backend import JaxBackend
 from bladec.verify import verify
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -56,7 +56,7 @@ def test_amp_values_close_to_f32_on_both_backends():
          "%w": rng.standard_normal((8, 8)).astype(np.float32),
          "%v": rng.standard_normal((8, 8)).astype(np.float32),
          "%h": rng.standard_normal((5, 8)).astype(np.float32)}
-    from bladec.runtime.backend import numpy_dtype
+    from bladec.runtime.backends.backend import numpy_dtype
     x["%h"] = x["%h"].astype(numpy_dtype("bf16"))
     plain = parse_module(TWO_DOTS)
     amp = run_pipeline(plain, parse_pipeline("amp"))
@@ -79,7 +79,7 @@ def test_a_contraction_may_sum_into_a_wider_float_only(text, message):
     if message is None:
         verify(module, runnable=True)
         a = np.ones((2, 3), dtype=np.float32)
-        from bladec.runtime.backend import numpy_dtype
+        from bladec.runtime.backends.backend import numpy_dtype
         out, _ = Executor(module, JaxBackend()).run(
             {"%a": a.astype(numpy_dtype("bf16")), "%b": a.T.astype(numpy_dtype("bf16"))})
         assert out["%c"].dtype == np.float32 and out["%c"][0, 0] == 3.0
@@ -114,7 +114,7 @@ def test_large_low_precision_contraction_runs_on_jax_with_f32_sums():
     """XLA:CPU has no bf16 x bf16 -> f32 dot kernel for large operands; the backend
     widens the operands there, which gives the same numbers (bf16 products are exact in
     f32)."""
-    from bladec.runtime.backend import numpy_dtype
+    from bladec.runtime.backends.backend import numpy_dtype
     text = ("func.func @main(%a: tensor<200x300xbf16>, %b: tensor<300x100xbf16>) {\n"
             "  %c = dot(%a, %b) -> tensor<200x100>\n  return %c\n}\n")
     rng = np.random.default_rng(0)

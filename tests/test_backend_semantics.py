@@ -22,9 +22,9 @@ import pytest
 from bladec.cli import main
 from bladec.errors import BladecError
 from bladec.parse import parse_module
-from bladec.runtime.backend import NumpyBackend, numpy_dtype
-from bladec.runtime.executables import ExecutableStore
-from bladec.runtime.jax_backend import JaxBackend
+from bladec.runtime.backends.backend import NumpyBackend, numpy_dtype
+from bladec.runtime.store.executables import ExecutableStore
+from bladec.runtime.backends.jax_backend import JaxBackend
 from bladec.runtime.executor import Executor
 from bladec.verify import verify
 from clirunner import make_runner

@@ -73,9 +73,9 @@ def test_padding_matches_the_session():
     """pad_inputs pads as `bladec run` does: symbols=None as --pad-multiple (every free
     symbol, each at most its declared max), a set as --pad S=N for each."""
     from bladec.parse import parse_module
-    from bladec.runtime.backend import NumpyBackend
+    from bladec.runtime.backends.backend import NumpyBackend
     from bladec.runtime.executor import Executor
-    from bladec.runtime.session import pad_inputs, padding_multiples
+    from bladec.runtime.padding import pad_inputs, padding_multiples
     ex = Executor(parse_module(TINY), NumpyBackend())
     inputs = ex.random_inputs({"S0": 3, "S1": 17})
     ours = stream.pad_inputs(ex, inputs, 8, None)

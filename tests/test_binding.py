@@ -10,7 +10,7 @@ from bladec.errors import BladecError
 from bladec.parse import parse_module
 from bladec.passes import parse_pipeline, run_pipeline
 from bladec.analysis.version import corners, log_grid
-from bladec.runtime.backend import NumpyBackend
+from bladec.runtime.backends.backend import NumpyBackend
 from bladec.runtime.executor import Executor
 from bladec.symbolic.binding import basis, bounds, complete, sample
 from bladec.symbolic.shapes import analyze_shapes

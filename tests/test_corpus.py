@@ -18,7 +18,7 @@ from corpus import all_steps, run_under_half
 
 from bladec.frontend import trace
 from bladec.frontend.jax_import import check_dims
-from bladec.runtime.backend import NumpyBackend
+from bladec.runtime.backends.backend import NumpyBackend
 from bladec.symbolic.shapes import analyze_shapes
 
 STEPS = all_steps()

@@ -21,7 +21,7 @@ from bladec.cli import main
 from bladec.errors import BladecError
 from bladec.passes import DEFAULT_PIPELINE, parse_pipeline, run_pipeline
 from bladec.runtime.executor import Executor, unoptimized
-from bladec.runtime.jax_backend import JaxBackend, whole_graph, xla_total_bytes
+from bladec.runtime.backends.jax_backend import JaxBackend, whole_graph, xla_total_bytes
 from bladec.source import load_module
 from clirunner import make_runner
 
@@ -199,7 +199,7 @@ def test_a_donated_input_is_freed_at_its_last_use(backend) -> None:
     """The model frees a donated input after its last use (the caller gave it up), so the
     peak is lower than with the input kept; the runtime frees (and donates) it too, and
     the device peak is no higher than the kept run's."""
-    from bladec.runtime.backend import NumpyBackend
+    from bladec.runtime.backends.backend import NumpyBackend
     make = NumpyBackend if backend == "numpy" else JaxBackend
     donated, kept = (Executor(_parse(t), make()) for t in
                      (DONATED, DONATED.replace(" {donate = true}", "")))
@@ -250,8 +250,8 @@ def test_where_xla_own_order_holds_less_a_limit_jit_meets_is_met(monkeypatch) ->
     runs instead: the limit jax.jit meets is met, by the device accounting, with the
     unoptimized run's outputs; one byte less is refused and names jit's figure."""
     from bladec.runtime.engine import Engine
-    from bladec.runtime.fitting import Fitter
-    from bladec.runtime.limit import LimitError
+    from bladec.runtime.planning.fitting import Fitter
+    from bladec.runtime.planning.limit import LimitError
 
     binding = {"S0": 1, "S1": 16}
     jit = whole_graph_jit_bytes(LLAMA, binding)

@@ -36,10 +36,10 @@ from bladec.errors import BladecError
 from bladec.ir import Module
 from bladec.parse import parse_module
 from bladec.passes import parse_pipeline, run_pipeline
-from bladec.runtime.backend import NumpyBackend, numpy_dtype
-from bladec.runtime.jax_backend import JaxBackend
+from bladec.runtime.backends.backend import NumpyBackend, numpy_dtype
+from bladec.runtime.backends.jax_backend import JaxBackend
 from bladec.runtime.executor import Executor, Report
-from bladec.runtime.trace import Step, simulate
+from bladec.runtime.planning.trace import Step, simulate
 from bladec.verify import verify
 from randlisting import Listing, generate
 

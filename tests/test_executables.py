@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from bladec.passes import parse_pipeline, run_pipeline
-from bladec.runtime import jax_backend
-from bladec.runtime.executables import SUFFIX, ExecutableStore, by_identity
+from bladec.runtime.backends import jax_backend
+from bladec.runtime.store.executables import SUFFIX, ExecutableStore, by_identity
 from bladec.runtime.executor import Executor
-from bladec.runtime.jax_backend import JaxBackend
+from bladec.runtime.backends.jax_backend import JaxBackend
 from runtimecase import CUT, module_of, smallest_named
 
 BINDING = {"S0": 256}

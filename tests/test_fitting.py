@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from bladec.passes import parse_pipeline, run_pipeline
-from bladec.runtime.backend import NumpyBackend
+from bladec.runtime.backends.backend import NumpyBackend
 from bladec.runtime.executor import Executor
-from bladec.runtime.jax_backend import JaxBackend
-from bladec.runtime.plan import CostModel
+from bladec.runtime.backends.jax_backend import JaxBackend
+from bladec.runtime.planning.plan import CostModel
 from runtimecase import CHAIN, CUT, ROOT, module_of, smallest_named, tight_limit
 
 
@@ -117,7 +117,7 @@ def _cut_points(plan) -> set[int]:
 
 
 def test_consolidation_shares_cut_points_within_the_limit() -> None:
-    from bladec.runtime.trace import simulate
+    from bladec.runtime.planning.trace import simulate
     binding = {"S0": 8, "S1": 256}
     shared = Executor(_attention(), NumpyBackend(), cost=CostModel())
     loose = Executor(_attention(), NumpyBackend(), cost=CostModel(), consolidate=False)
@@ -153,11 +153,11 @@ def test_the_whole_step_is_not_compiled_to_learn_it_does_not_fit(monkeypatch) ->
     limit (its device/model ratio times this model peak), the closed loop runs first and
     only its executables are compiled; a limit no plan meets is still refused on the
     checked path, the whole step compiled and the smallest limit searched."""
-    from bladec.runtime.limit import LimitError
+    from bladec.runtime.planning.limit import LimitError
     # CUT at S0=256: whole step 2,424,832 B on the device, model 2,097,152 B; the whole
     # step at S0=64 gives the ratio 1.08, so the estimate is 2,266,277 B; without the
     # slack a 2,000,000 B limit is estimated over, and a plan with one eviction fits it
-    monkeypatch.setattr("bladec.runtime.fitting.WHOLE_STEP_SLACK", 0.0)
+    monkeypatch.setattr("bladec.runtime.planning.fitting.WHOLE_STEP_SLACK", 0.0)
     module = run_pipeline(module_of(CUT), parse_pipeline("analyze,remat"))
     ex = Executor(module, JaxBackend(), cost=CostModel())
     ex.prepare({"S0": 64}, None)
@@ -198,8 +198,8 @@ def test_runs_are_cached_per_input_shapes(monkeypatch) -> None:
         raise AssertionError("worked out again")
     for name in ("bind", "plan", "_checked", "_fit", "shapes_for"):
         monkeypatch.setattr(ex, name, fail)
-    monkeypatch.setattr("bladec.runtime.binding.exact_sizes", fail)
-    monkeypatch.setattr("bladec.runtime.binding.simulate", fail)
+    monkeypatch.setattr("bladec.runtime.planning.binding.exact_sizes", fail)
+    monkeypatch.setattr("bladec.runtime.planning.binding.simulate", fail)
     again, report2 = ex.run(inputs, limit)
     assert again["%g"].tobytes() == first["%g"].tobytes()
     assert report2.peak_bytes == report.peak_bytes and report2.evictions == report.evictions
@@ -267,7 +267,7 @@ def test_copy_bandwidth_is_the_same_in_every_process() -> None:
 def test_keep_freed_memory_is_opt_out(monkeypatch) -> None:
     import platform
 
-    from bladec.runtime.jax_backend import keep_freed_memory_in_process
+    from bladec.runtime.backends.jax_backend import keep_freed_memory_in_process
     assert not JaxBackend(keep_freed_memory=False).keeps_freed_memory
     monkeypatch.setenv("BLADEC_KEEP_FREED_MEMORY", "0")
     assert not JaxBackend().keeps_freed_memory
@@ -286,8 +286,8 @@ def test_segments_compile_with_llvm_emitters_on_cpu_and_whole_steps_as_jit(monke
     fusion_emitters=True) keeps XLA's default. Off CPU no option is added."""
     import jax
 
-    from bladec.runtime import jax_backend
-    from bladec.runtime.jax_backend import BITWISE_OPTIONS, FUSION_EMITTERS_VARIABLE
+    from bladec.runtime.backends import jax_backend
+    from bladec.runtime.backends.jax_backend import BITWISE_OPTIONS, FUSION_EMITTERS_VARIABLE
     on_cpu = jax.devices()[0].platform == "cpu"
     legacy = jax_backend.legacy_cpu_emitters() if on_cpu else {}
     backend = JaxBackend()
@@ -357,9 +357,9 @@ class TempsNumpy(NumpyBackend):
 def test_a_segment_over_the_limit_is_kept_and_what_it_does_not_read_moves_out() -> None:
     from dataclasses import replace
 
-    from bladec.runtime.plan import Eviction, Plan, build_trace
-    from bladec.runtime.repair import repair
-    from bladec.runtime.trace import simulate
+    from bladec.runtime.planning.plan import Eviction, Plan, build_trace
+    from bladec.runtime.planning.repair import repair
+    from bladec.runtime.planning.trace import simulate
     module = run_pipeline(module_of(AROUND), parse_pipeline("analyze,remat"))
     backend = TempsNumpy(extra=100)
     ex = Executor(module, backend, cost=CostModel())
@@ -399,7 +399,7 @@ def test_a_plan_the_estimate_puts_over_the_limit_is_not_compiled() -> None:
     bytes at each of its steps plus its outputs not made yet (XLA allocates them for the
     whole run): CUT at S0=256 in one segment, inputs 720,896 B, the model's most
     2,097,152 B at %c and %d, %g's 327,680 B beside: 2,424,832 B (XLA's figure too)."""
-    from bladec.runtime.device import estimated_figure
+    from bladec.runtime.planning.accounting import estimated_figure
     ex = Executor(run_pipeline(module_of(CUT), parse_pipeline("analyze,remat")), JaxBackend(),
                   cost=CostModel())
     binding = {"S0": 256}
@@ -422,7 +422,7 @@ def test_a_stride_starts_from_the_last_fitting_plans_margins(monkeypatch) -> Non
     (the device's excess over the model per op hardly moves with the limit), where the
     closed loop for a limit starts from none, so that its answer does not depend on what
     was asked before. Attention at 8x256 on JAX: its search learns margins of 6 MB."""
-    from bladec.runtime import fitting
+    from bladec.runtime.planning import fitting
     ex = Executor(_attention(), JaxBackend(), cost=CostModel())
     binding = {"S0": 8, "S1": 256}
     bound = ex._bound(binding)

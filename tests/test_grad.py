@@ -10,7 +10,7 @@ from bladec.errors import BladecError
 from bladec.ops import REGISTRY
 from bladec.parse import parse_module
 from bladec.passes import parse_pipeline, run_pipeline
-from bladec.runtime.backend import NumpyBackend
+from bladec.runtime.backends.backend import NumpyBackend
 from bladec.runtime.executor import Executor
 from gradcheck import invoke, rand
 

@@ -16,9 +16,9 @@ from bladec.models import llama
 from bladec.parse import parse_module
 from bladec.passes import parse_pipeline, run_pipeline
 from bladec.printer import format_module
-from bladec.runtime.backend import NumpyBackend
+from bladec.runtime.backends.backend import NumpyBackend
 from bladec.runtime.executor import Executor
-from bladec.runtime.jax_backend import JaxBackend
+from bladec.runtime.backends.jax_backend import JaxBackend
 
 ROOT = Path(__file__).resolve().parent.parent
 LOSS = ROOT / "samples" / "llama-loss-small.mlir"

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from bladec.runtime import fitting
+from bladec.runtime.planning import fitting
 from bladec.runtime.engine import Engine
-from bladec.runtime.hints import SUFFIX, SearchHints, backend_identity
-from bladec.runtime.limit import LimitError
-from bladec.runtime.listings import ListingCache
-from bladec.runtime.policy import CostModel
+from bladec.runtime.store.hints import SUFFIX, SearchHints, backend_identity
+from bladec.runtime.planning.limit import LimitError
+from bladec.runtime.store.listings import ListingCache
+from bladec.runtime.planning.policy import CostModel
 from bladec.source import load_module
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -140,7 +140,7 @@ def test_the_key_names_what_plans_depend_on(tmp_path) -> None:
 
 
 def test_backend_settings_are_in_the_identity() -> None:
-    from bladec.runtime.jax_backend import JaxBackend
+    from bladec.runtime.backends.jax_backend import JaxBackend
     plain, bitwise = JaxBackend(), JaxBackend(bitwise=True)
     assert backend_identity(plain) != backend_identity(bitwise)
     assert backend_identity(plain) == backend_identity(JaxBackend())

@@ -23,8 +23,8 @@ from bladec.frontend import import_function, trace
 from bladec.frontend.jax_import import check_dims, parse_ranges, parse_shapes
 from bladec.parse import parse_module
 from bladec.printer import format_module
-from bladec.runtime.backend import NumpyBackend
-from bladec.runtime.jax_backend import JaxBackend
+from bladec.runtime.backends.backend import NumpyBackend
+from bladec.runtime.backends.jax_backend import JaxBackend
 from bladec.runtime.executor import Executor
 from bladec.symbolic.shapes import analyze_shapes
 from bladec.verify import verify

@@ -17,9 +17,9 @@ from clirunner import make_runner
 
 from bladec.cli import main
 from bladec.frontend import trace
-from bladec.runtime.backend import NumpyBackend
+from bladec.runtime.backends.backend import NumpyBackend
 from bladec.runtime.executor import Executor
-from bladec.runtime.jax_backend import JaxBackend
+from bladec.runtime.backends.jax_backend import JaxBackend
 
 B, S = export.symbolic_shape("B, S")
 F32 = jnp.float32

@@ -73,7 +73,7 @@ def free_peak() -> int:
 
 
 def test_train_under_a_limit(reference, free_peak, monkeypatch) -> None:
-    from bladec.runtime import jax_backend
+    from bladec.runtime.backends import jax_backend
     # the plans, so the compilations, follow the cost model's copy bandwidth: fixed on
     # CPU (the cost model's default), measured once per process elsewhere, and held
     # here at 1e10 B/s there, so that the counts below are those of one scenario (on
@@ -145,8 +145,8 @@ def test_segments_that_compute_the_same_compile_once() -> None:
     """Two layers cut alike are one executable: the key is what a segment computes at
     which shapes (segment_key), not which ops of the listing it holds."""
     from bladec.parse import parse_module
-    from bladec.runtime.backend import segment_key
-    from bladec.runtime.jax_backend import JaxBackend
+    from bladec.runtime.backends.backend import segment_key
+    from bladec.runtime.backends.jax_backend import JaxBackend
     ops = parse_module(TWO_LAYERS).main.ops
     spec = ((5, 8), "f32")
     specs = {id(op): [spec] for op in ops}
@@ -324,7 +324,7 @@ def test_the_engine_reuses_the_passes_analysis(monkeypatch) -> None:
     from bladec.parse import parse_module
     from bladec.runtime.engine import Engine
     from bladec.runtime.executor import Executor
-    from bladec.runtime.backend import NumpyBackend
+    from bladec.runtime.backends.backend import NumpyBackend
     engine = Engine(parse_module(PADDED), backend="numpy")
     solved = []
     real = shapes._analyze
@@ -336,6 +336,6 @@ def test_the_engine_reuses_the_passes_analysis(monkeypatch) -> None:
 def test_device_arguments_are_not_copied() -> None:
     """A device array handed to the engine is held as it is (the same buffer), so a
     limit counts it once: a copy would be memory the accounting does not see."""
-    from bladec.runtime.jax_backend import JaxBackend
+    from bladec.runtime.backends.jax_backend import JaxBackend
     x = jax.device_put(np.ones(16, np.float32))
     assert JaxBackend().put(x).unsafe_buffer_pointer() == x.unsafe_buffer_pointer()

@@ -18,9 +18,9 @@ from bladec.errors import BladecError, BladecWarning
 from bladec.ir import Module
 from bladec.passes import DEFAULT_PIPELINE, parse_pipeline
 from bladec.printer import format_module
-from bladec.runtime import listings
+from bladec.runtime.store import listings
 from bladec.runtime.engine import Engine, optimize
-from bladec.runtime.listings import SUFFIX, ListingCache, listing_key
+from bladec.runtime.store.listings import SUFFIX, ListingCache, listing_key
 from bladec.source import load_module
 
 ROOT = Path(__file__).resolve().parent.parent

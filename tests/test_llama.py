@@ -22,9 +22,9 @@ from bladec.frontend import trace
 from bladec.models import llama
 from bladec.passes import parse_pipeline, run_pipeline
 from bladec.printer import format_module
-from bladec.runtime.backend import NumpyBackend
-from bladec.runtime.limit import LimitError
-from bladec.runtime.jax_backend import JaxBackend
+from bladec.runtime.backends.backend import NumpyBackend
+from bladec.runtime.planning.limit import LimitError
+from bladec.runtime.backends.jax_backend import JaxBackend
 from bladec.runtime.executor import Executor
 from bladec.symbolic.shapes import analyze_shapes
 

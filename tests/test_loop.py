@@ -18,10 +18,10 @@ from bladec.frontend import trace
 from bladec.parse import parse_module
 from bladec.passes import parse_pipeline, run_pipeline
 from bladec.printer import format_module
-from bladec.runtime.backend import NumpyBackend
+from bladec.runtime.backends.backend import NumpyBackend
 from bladec.runtime.executor import Executor
-from bladec.runtime.jax_backend import JaxBackend
-from bladec.runtime.limit import LimitError
+from bladec.runtime.backends.jax_backend import JaxBackend
+from bladec.runtime.planning.limit import LimitError
 from bladec.symbolic.expr import sym
 from bladec.symbolic.shapes import analyze_shapes
 from bladec.verify import verify

@@ -14,12 +14,12 @@ import pytest
 from bladec.errors import BladecError
 from bladec.parse import parse_module
 from bladec.passes import parse_pipeline, run_pipeline
-from bladec.runtime import fitting
-from bladec.runtime.backend import NumpyBackend
+from bladec.runtime.planning import fitting
+from bladec.runtime.backends.backend import NumpyBackend
 from bladec.runtime.executor import Executor
-from bladec.runtime.plan import Program
-from bladec.runtime.policy import try_plan
-from bladec.runtime.trace import position_ops
+from bladec.runtime.planning.plan import Program
+from bladec.runtime.planning.policy import try_plan
+from bladec.runtime.planning.trace import position_ops
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 # bindings where the planner can evict well below the peak with nothing evicted

@@ -10,7 +10,7 @@ import pytest
 
 import bladec
 from bladec.errors import BladecError
-from bladec.runtime import machine
+from bladec.runtime.backends import machine
 from bladec.units import format_size
 
 pytestmark = pytest.mark.skipif(not machine.device_is_cpu(), reason="one memory on CPU")

@@ -11,9 +11,9 @@ import pytest
 
 import planrecord
 from bladec.parse import parse_module
-from bladec.runtime import policy
-from bladec.runtime.plan import Eviction, build_trace
-from bladec.runtime.trace import simulate
+from bladec.runtime.planning import policy
+from bladec.runtime.planning.plan import Eviction, build_trace
+from bladec.runtime.planning.trace import simulate
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 SMALL = (0.9, 0.7, 0.55, 0.45)   # fractions of the planned peak

@@ -15,9 +15,9 @@ from bladec.errors import BladecError
 from bladec.frontend import trace
 from bladec.parse import parse_module
 from bladec.printer import format_module
-from bladec.runtime.backend import NumpyBackend
+from bladec.runtime.backends.backend import NumpyBackend
 from bladec.runtime.executor import Executor
-from bladec.runtime.jax_backend import JaxBackend
+from bladec.runtime.backends.jax_backend import JaxBackend
 
 KEY = jax.ShapeDtypeStruct((2,), jnp.uint32)
 

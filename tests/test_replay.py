@@ -14,11 +14,11 @@ import pytest
 
 import planrecord
 from bladec.parse import parse_module
-from bladec.runtime import consolidate as consolidation, policy
-from bladec.runtime.budget import Budget
-from bladec.runtime.plan import Eviction, build_trace, valid_trace
-from bladec.runtime.replay import Replay
-from bladec.runtime.trace import Step
+from bladec.runtime.planning import consolidate as consolidation, policy
+from bladec.runtime.planning.budget import Budget
+from bladec.runtime.planning.plan import Eviction, build_trace, valid_trace
+from bladec.runtime.planning.replay import Replay
+from bladec.runtime.planning.trace import Step
 
 
 def _sample(name: str, dims: dict[str, int]):

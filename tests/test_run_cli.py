@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from bladec.errors import BladecError, BladecWarning
-from bladec.runtime.backend import NumpyBackend
+from bladec.runtime.backends.backend import NumpyBackend
 from bladec.runtime.executor import Executor
 from bladec.units import format_size
 from runtimecase import ELEMENTWISE, LISTING1, SMALLEST, module_of, run_cli
@@ -269,7 +269,7 @@ def test_pad_bad_symbol_or_multiple(pad, message) -> None:
 
 
 def test_pad_refuses_a_dim_it_would_pad_inside() -> None:
-    from bladec.runtime.session import pad_inputs
+    from bladec.runtime.padding import pad_inputs
     text = """
 func.func @main(%x: tensor<?x?, [@S0, @S1]>, %z: tensor<?, [@S2]>) {
   %r = reshape(%x) -> tensor<?, [@S2]>
@@ -289,7 +289,7 @@ func.func @symbolic_shape_graph() {
 
 
 def test_parse_pad() -> None:
-    from bladec.runtime.session import parse_pad
+    from bladec.runtime.padding import parse_pad
     assert parse_pad(None) is None and parse_pad(()) is None
     assert parse_pad("S1=64") == {"S1": 64}
     assert parse_pad(("@S1=64", "S0=8")) == {"S1": 64, "S0": 8}
@@ -334,7 +334,7 @@ def test_cli_refuses_a_run_the_cpu_memory_can_not_hold(runner, monkeypatch) -> N
     """On a CPU device the device and the host are one memory: a run whose device bytes
     and host copies at once, plus the inputs' NumPy arrays, exceed what the machine has
     available is refused with a message (exit 1), not killed by the kernel."""
-    from bladec.runtime import machine
+    from bladec.runtime.backends import machine
     result = run_cli(runner, str(LISTING1), "--dims", "S1=8", "--json",
                      "--compilation-cache", "off")
     data = json.loads(result.stdout)

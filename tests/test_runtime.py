@@ -10,10 +10,10 @@ import pytest
 
 from bladec.errors import BladecError
 from bladec.passes import parse_pipeline, run_pipeline
-from bladec.runtime.backend import NumpyBackend
+from bladec.runtime.backends.backend import NumpyBackend
 from bladec.runtime.executor import Executor
-from bladec.runtime.jax_backend import JaxBackend
-from bladec.runtime.plan import CostModel
+from bladec.runtime.backends.jax_backend import JaxBackend
+from bladec.runtime.planning.plan import CostModel
 from runtimecase import (
     CHAIN, CUT, LISTING1, ROOT, SMALLEST, TWO_INPUTS, listing1_executor, module_of,
     run_cli, smallest_named, tight_limit)

@@ -11,7 +11,7 @@ from clirunner import make_runner
 from bladec.cli import main
 from bladec.ir import Op, TensorType, Value
 from bladec.runtime.timeline import check_timeline_path, op_rows
-from bladec.runtime.trace import Step
+from bladec.runtime.planning.trace import Step
 from bladec.errors import BladecError
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -19,7 +19,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from bladec.frontend import rules  # noqa: F401  (registers the translation rules)
+import bladec.frontend.rules  # noqa: F401  (registers the translation rules)
 from bladec.frontend.dims import check_dims, complete_dims
 from bladec.frontend.imported import Imported
 from bladec.frontend.translate import (

@@ -363,7 +363,7 @@ def _literal(v: Any) -> Lit:
 
 
 def np_dtype(name: str) -> Any:
-    from bladec.runtime.backend import numpy_dtype
+    from bladec.runtime.backends.backend import numpy_dtype
     return numpy_dtype(name)
 
 

@@ -22,7 +22,7 @@ from typing import Optional
 
 from bladec.adjoint import Builder, dims_of
 from bladec.ir import Op, TensorType
-from bladec.ops import OpDef, RuleResult, ShapeCtx, register
+from bladec.ops.registry import OpDef, RuleResult, ShapeCtx, register
 from bladec.symbolic.expr import const
 
 INDEX_DTYPES = ("i32", "i64")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 
 from bladec.ir import DTYPE_BYTES, INT_RANGES, Op
-from bladec.ops import OpDef, RuleResult, ShapeCtx, register
+from bladec.ops.registry import OpDef, RuleResult, ShapeCtx, register
 from bladec.ops.elementwise import _no_gradient, _same_shape
 
 UNSIGNED = frozenset(d for d, (lo, _) in INT_RANGES.items() if lo == 0 and d != "i1")

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Callable
 from bladec.adjoint import Adjoint
 from bladec.errors import BladecError
 from bladec.ir import Mesh, Op, TensorType
-from bladec.ops import OpDef, RuleResult, ShapeCtx, register
+from bladec.ops.registry import OpDef, RuleResult, ShapeCtx, register
 from bladec.ops.elementwise import BINARY, UNARY
 from bladec.sharding import spec, splits
 from bladec.types import Sharding, format_sharding

@@ -5,7 +5,7 @@ from typing import Optional
 
 from bladec.adjoint import Builder
 from bladec.ir import DTYPE_BYTES, FLOAT_DTYPES, Op
-from bladec.ops import OpDef, RuleResult, ShapeCtx, register
+from bladec.ops.registry import OpDef, RuleResult, ShapeCtx, register
 
 
 def _accumulated(ctx: ShapeCtx) -> str:

@@ -9,7 +9,7 @@ from typing import Callable, Optional
 
 from bladec.adjoint import Adjoint, Builder
 from bladec.ir import FLOAT_DTYPES, Op
-from bladec.ops import OpDef, RuleResult, ShapeCtx, register
+from bladec.ops.registry import OpDef, RuleResult, ShapeCtx, register
 
 
 def _same_shape(ctx: ShapeCtx, same_dtype: bool = True) -> list:

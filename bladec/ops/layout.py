@@ -11,7 +11,7 @@ from typing import Optional
 
 from bladec.adjoint import Builder
 from bladec.ir import Op
-from bladec.ops import OpDef, RuleResult, ShapeCtx, register
+from bladec.ops.registry import OpDef, RuleResult, ShapeCtx, register
 from bladec.symbolic.expr import const, product
 
 

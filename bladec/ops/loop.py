@@ -29,7 +29,7 @@ from bladec.adjoint import (Builder, backprop, depends_on, dims_of, make_type, n
                             total)
 from bladec.errors import BladecError
 from bladec.ir import FLOAT_DTYPES, Op, TensorType, Value
-from bladec.ops import REGISTRY, VARIADIC, OpDef, RuleResult, ShapeCtx, register
+from bladec.ops.registry import REGISTRY, VARIADIC, OpDef, RuleResult, ShapeCtx, register
 
 BODY, COND = "body", "cond"
 ARG, YIELD = "loop.arg", "loop.yield"

@@ -5,7 +5,7 @@ from typing import Optional
 
 from bladec.adjoint import Builder
 from bladec.ir import Op
-from bladec.ops import OpDef, RuleResult, ShapeCtx, register
+from bladec.ops.registry import OpDef, RuleResult, ShapeCtx, register
 
 REDUCE_KINDS = ("sum", "max", "min", "prod")
 

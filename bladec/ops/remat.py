@@ -5,7 +5,7 @@ Their operands are checked by the verifier like any other op's; the recompute re
 """
 from __future__ import annotations
 
-from bladec.ops import OpDef, RuleResult, ShapeCtx, register
+from bladec.ops.registry import OpDef, RuleResult, ShapeCtx, register
 
 
 def _no_results(ctx: ShapeCtx) -> list[RuleResult]:

@@ -8,7 +8,7 @@ runtime evaluates each version's peak for the binding it gets and runs the lowes
 """
 from __future__ import annotations
 
-from bladec.ops import OpDef, RuleResult, ShapeCtx, register
+from bladec.ops.registry import OpDef, RuleResult, ShapeCtx, register
 
 
 def _no_results(ctx: ShapeCtx) -> list[RuleResult]:

@@ -11,7 +11,7 @@ from typing import Optional
 
 from bladec.adjoint import Builder, dims_of, make_type
 from bladec.ir import FLOAT_DTYPES, Op, TensorType
-from bladec.ops import OpDef, RuleResult, ShapeCtx, register
+from bladec.ops.registry import OpDef, RuleResult, ShapeCtx, register
 from bladec.ops.elementwise import _no_gradient
 from bladec.symbolic.expr import const
 

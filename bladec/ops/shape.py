@@ -7,7 +7,7 @@ from typing import Optional
 
 from bladec.adjoint import Builder, dims_of, make_type
 from bladec.ir import FLOAT_DTYPES, INT_RANGES, Op, TensorType
-from bladec.ops import OpDef, RuleResult, ShapeCtx, numel, register
+from bladec.ops.registry import OpDef, RuleResult, ShapeCtx, numel, register
 
 SEED_MAX = 2 ** 63 - 1  # seeds are non-negative 64-bit integers, as both backends take them
 

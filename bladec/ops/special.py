@@ -13,7 +13,7 @@ from typing import Callable, Optional
 
 from bladec.adjoint import Adjoint, Builder
 from bladec.ir import FLOAT_DTYPES, Op
-from bladec.ops import OpDef, RuleResult, ShapeCtx, register
+from bladec.ops.registry import OpDef, RuleResult, ShapeCtx, register
 from bladec.ops.elementwise import _same_shape
 
 ROUND_MODES = ("away_from_zero", "to_nearest_even")

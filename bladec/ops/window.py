@@ -21,7 +21,7 @@ from typing import Optional
 
 from bladec.adjoint import Builder, dims_of, make_type
 from bladec.ir import Op, TensorType
-from bladec.ops import OpDef, RuleResult, ShapeCtx, register
+from bladec.ops.registry import OpDef, RuleResult, ShapeCtx, register
 from bladec.symbolic.expr import SymbolicExpr, const
 
 WINDOW_KINDS = ("sum", "max", "min")

@@ -32,7 +32,7 @@ from dataclasses import replace
 from bladec.errors import BladecError
 from bladec.ir import DTYPE_BYTES, FLOAT_DTYPES, Func, Module, Op, TensorType, Value, fresh_name
 from bladec.ops.loop import LOOPS
-from bladec.passes import ChoiceOption, register
+from bladec.passes.pipeline import ChoiceOption, register
 
 CONTRACTIONS = ("dot", "dot_general")
 

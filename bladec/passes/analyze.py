@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from bladec.ir import Module
-from bladec.passes import register
+from bladec.passes.pipeline import register
 from bladec.symbolic.graph import write_back
 from bladec.symbolic.shapes import analyze_shapes
 

@@ -35,7 +35,7 @@ from bladec.errors import BladecError
 from bladec.ir import FLOAT_DTYPES, Func, Module, Op, Value, walk
 from bladec.ops import REGISTRY
 from bladec.ops.collective import SHARD_RULES
-from bladec.passes import ChoiceOption, NamesOption, register
+from bladec.passes.pipeline import ChoiceOption, NamesOption, register
 from bladec.passes.propagate import PropagatePass
 from bladec.passes.saving import PER_USE, recompute_cheap
 from bladec.symbolic.graph import write_back

@@ -39,7 +39,7 @@ from bladec.ops.collective import (
     linear_in_partials,
     result_layout,
 )
-from bladec.passes import register
+from bladec.passes.pipeline import register
 from bladec.sharding import spec, splits, ways
 from bladec.types import Sharding
 from bladec.verify import verify

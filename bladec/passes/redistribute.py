@@ -38,7 +38,7 @@ from dataclasses import dataclass, replace
 from typing import Iterator
 
 from bladec.ir import Func, Mesh, Module, Op, TensorType, Value, fresh_name, walk
-from bladec.passes import register
+from bladec.passes.pipeline import register
 from bladec.sharding import all_shardings, permutation, spec, splits, ways
 from bladec.types import Sharding
 

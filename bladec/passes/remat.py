@@ -26,7 +26,7 @@ from bladec.analysis.memory import symbolic_lower_bound, symbolic_timeline
 from bladec.analysis.version import map_versions
 from bladec.ir import Func, Module, Op
 from bladec.ops import REGISTRY
-from bladec.passes import IntOption, register
+from bladec.passes.pipeline import IntOption, register
 from bladec.passes.schedule import natural_key
 from bladec.symbolic.compare import Order, may_be_le, sampled
 from bladec.symbolic.expr import SymbolicExpr, const

@@ -28,7 +28,7 @@ from bladec.analysis.liveness import is_compute
 from bladec.analysis.memory import exact_sizes, peak_terms, symbolic_timeline
 from bladec.analysis.version import corners, log_grid, no_binding, versions, with_versions
 from bladec.ir import Func, Module, Op
-from bladec.passes import IntOption, register
+from bladec.passes.pipeline import IntOption, register
 from bladec.symbolic.compare import Order
 from bladec.symbolic.expr import SymbolicExpr, const, values_at
 from bladec.symbolic.shapes import ShapeInfo, analyze_shapes

@@ -5,27 +5,27 @@ API, bladec/api.py), ``bladec run`` (session.py, a thin client that reads and wr
 files), and the benchmarks. An engine is built once per listing:
 
 1. **optimize** (:func:`optimize`): the pass pipeline (``analyze,schedule,remat`` by
-   default), unless the listing is already optimized (it carries the ``remat.plan``
-   that the remat pass writes): then it runs as it is, and its completed
+   default), unless the listing is already optimized (it carries the ``remat.plan`` that
+   the remat pass writes): then it runs as it is, and its completed
    ``@symbolic_shape_graph`` is the analysis;
-2. the executor (executor.py, built in stages: binding.py, planning.py, fitting.py)
-   reads the optimized listing once: its shape analysis, its schedule versions and
-   remat sites.
+2. the executor (executor.py, built in stages in planning/: binding.py, planner.py,
+   fitting.py) reads the optimized listing once: its shape analysis, its schedule
+   versions and remat sites.
 
 Then each :meth:`Engine.call`, given the inputs as the backend's arrays (device arrays
 for JAX, which stay on the device):
 
-3. **bind** (binding.py, symbolic/binding.py): the symbols from the input shapes,
-   checked against every relation; with padding (padding.py), each padded symbol rounded
-   up to its multiple and the inputs padded where they live;
-4. **plan** (planning.py, policy.py, plan.py): once per binding and limit, cached: what
-   to evict and how to bring it back, on the per-op model;
-5. **compile and fit** (fitting.py, segments.py, jax_backend.py): the plan cut into
-   segments, each compiled once per shape signature (cached in the backend), and the
-   plan checked against the device accounting (device.py) until it fits the limit, or
-   refused naming the smallest limit that works (a
-   :class:`bladec.runtime.limit.LimitError`); nothing is compiled that is known not
-   to run (the whole step is not compiled to learn it does not fit);
+3. **bind** (planning/binding.py, symbolic/binding.py): the symbols from the input
+   shapes, checked against every relation; with padding (padding.py, the engine's own),
+   each padded symbol rounded up to its multiple and the inputs padded where they live;
+4. **plan** (planning/: planner.py, policy.py, plan.py): once per binding and limit,
+   cached: what to evict and how to bring it back, on the per-op model;
+5. **compile and fit** (planning/fitting.py, segments.py; backends/jax_backend.py): the
+   plan cut into segments, each compiled once per shape signature (cached in the
+   backend), and the plan checked against the device accounting (planning/accounting.py)
+   until it fits the limit, or refused naming the smallest limit that works (a
+   :class:`bladec.runtime.planning.limit.LimitError`); nothing is compiled that is known
+   not to run (the whole step is not compiled to learn it does not fit);
 6. **execute** (executor.py, execution.py): the segments, evictions and reloads
    dispatched without waiting, dead arrays freed, donated inputs given up at their last
    use;
@@ -43,18 +43,13 @@ from bladec.errors import BladecError
 from bladec.ir import Module
 from bladec.passes import DEFAULT_PIPELINE, Pass, parse_pipeline, run_pipeline
 from bladec.progress import SILENT, Progress
-from bladec.runtime.backend import Backend, NumpyBackend
-from bladec.runtime.executables import ExecutableStore
+from bladec.runtime.backends.backend import Backend, NumpyBackend
+from bladec.runtime.store.executables import ExecutableStore
 from bladec.runtime.execution import CompileCount
 from bladec.runtime.executor import Executor, Report, unoptimized
-from bladec.runtime.hints import SearchHints
-from bladec.runtime.listings import ListingCache, listing_key
-from bladec.runtime.padding import (
-    pad_inputs,
-    padded_binding,
-    padding_multiples,
-    unpad_outputs,
-)
+from bladec.runtime.store.hints import SearchHints
+from bladec.runtime.store.listings import ListingCache, listing_key
+from bladec.runtime.padding import Padding
 from bladec.units import format_dims
 
 __all__ = ["Engine", "EngineStats", "Report", "is_optimized", "make_backend", "optimize",
@@ -97,7 +92,7 @@ def make_backend(name: str = "jax", bitwise: bool = False) -> Backend:
         return NumpyBackend()
     if name != "jax":
         raise BladecError(f"unknown backend '{name}' (jax or numpy)")
-    from bladec.runtime.jax_backend import JaxBackend
+    from bladec.runtime.backends.jax_backend import JaxBackend
     return JaxBackend(bitwise=bitwise)
 
 
@@ -167,7 +162,8 @@ class Engine:
                                 lambda: known or listing_key(optimized, []))
         self.executor = Executor(self.module, self.backend, consolidate=consolidate,
                                  reference=reference, hints=hints)
-        self.multiples = padding_multiples(self.executor, pad, pad_multiple)
+        self.padding = Padding(self.executor, pad, pad_multiple)
+        self.multiples = self.padding.multiples
         self.cut_padding = cut_padding
         self._seen: set[tuple] = set()
         self.coarse = coarse
@@ -194,8 +190,7 @@ class Engine:
 
     def padded(self, binding: dict[str, int]) -> dict[str, int]:
         """The binding the inputs are padded to (``binding`` itself without padding)."""
-        return padded_binding(self.executor, binding, self.multiples) if self.multiples \
-            else binding
+        return self.padding.padded(binding)
 
     def device_peak(self, binding: dict[str, int], limit: int | None = None) -> int:
         """The device peak of the run for ``binding`` under ``limit`` (its segments
@@ -219,7 +214,7 @@ class Engine:
             dims = self.padded(binding)
             if self.coarse:
                 dims = self._bucket(dims, limit)
-            arrays = pad_inputs(self.executor, arrays, self.multiples, binding, dims)
+            arrays = self.padding.pad(arrays, binding, dims)
         shapes = {n: tuple(arrays[n].shape) for n in self.inputs if n in arrays}
         key = (tuple(shapes.values()), tuple(sorted((dims or {}).items())))
         if key not in self._seen and len(shapes) == len(self.inputs):
@@ -235,7 +230,7 @@ class Engine:
             self.stats.compile_seconds += spent.seconds
             raise
         if binding is not None and self.cut_padding:
-            outputs = unpad_outputs(self.executor, outputs, report.binding, binding)
+            outputs = self.padding.unpad(outputs, report.binding, binding)
         ran = self.executor.prepare(report.binding, limit).segment_steps()  # cached
         self.stats.add(report, [s.fn for s in ran])
         self._costs.setdefault((_key(report.binding), limit), _Costs()).add(report)

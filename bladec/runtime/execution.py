@@ -13,8 +13,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from bladec.runtime.backend import Backend
-from bladec.runtime.segments import EvictStep, PreparedRun, SegmentStep
+from bladec.runtime.backends.backend import Backend
+from bladec.runtime.planning.segments import EvictStep, PreparedRun, SegmentStep
 
 
 @dataclass

@@ -1,12 +1,13 @@
 """Running an optimized listing under a memory limit: the runtime's stages, put together.
 
 The engine (engine.py) is the public face, and says what a call does in order; this
-module is the last stage under it. Each stage is a class in its own module, building on
-the one before: binding (binding.py: the symbols from the input shapes, what they fix),
-planning (planning.py, with the planner in policy.py: what to evict on the per-op
-model), fitting (fitting.py: the plan cut into compiled segments, segments.py, and
-checked against the device accounting, device.py, in a closed loop; the smallest limit
-that works where none fits), and executing (here, with execution.py: dispatch).
+module is the last stage under it. Each stage is a class in its own module of
+planning/, building on the one before: binding (binding.py: the symbols from the input
+shapes, what they fix), planning (planner.py, with the policy in policy.py: what to
+evict on the per-op model), fitting (fitting.py: the plan cut into compiled segments,
+segments.py, and checked against the device accounting, accounting.py, in a closed
+loop; the smallest limit that works where none fits); then executing (here, with
+execution.py: dispatch on a backend, backends/).
 
 A plan with no eviction is one segment, the whole graph, at the cost of a whole-graph
 ``jax.jit``: the zero-overhead path. Dead tensors are freed explicitly after the
@@ -31,12 +32,12 @@ import numpy as np
 from bladec.analysis.version import map_versions
 from bladec.ir import Module
 from bladec.passes.remat import strip_remat
-from bladec.runtime import machine
-from bladec.runtime.binding import _Bound
-from bladec.runtime.device import DeviceAccount
+from bladec.runtime.backends import machine
+from bladec.runtime.planning.binding import _Bound
+from bladec.runtime.planning.accounting import DeviceAccount
 from bladec.runtime.execution import CompileCount, Report, execute
-from bladec.runtime.fitting import Fitter
-from bladec.runtime.segments import PreparedRun
+from bladec.runtime.planning.fitting import Fitter
+from bladec.runtime.planning.segments import PreparedRun
 from bladec.units import format_dims, format_size
 
 __all__ = ["Executor", "Report", "unoptimized"]

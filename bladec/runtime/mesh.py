@@ -21,11 +21,11 @@ from bladec.errors import BladecError
 from bladec.ir import Module
 from bladec.passes import Pass
 from bladec.passes.redistribute import RedistributePass
-from bladec.runtime.backend import NumpyBackend
+from bladec.runtime.backends.backend import NumpyBackend
 from bladec.runtime.engine import optimize
 from bladec.runtime.execution import Report, loads_text
 from bladec.runtime.executor import Executor
-from bladec.runtime.mesh_backend import MeshBackend, value_types
+from bladec.runtime.backends.mesh_backend import MeshBackend, value_types
 from bladec.units import format_size
 
 

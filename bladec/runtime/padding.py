@@ -4,7 +4,9 @@ A free symbol padded to a multiple of N takes the next multiple of N (at most it
 maximum), and the inputs are zero-padded at the end of each dim it is; the listing must
 mask the padding itself (the Llama step's loss weights each token by its mask). Inputs
 may be host arrays (padded by NumPy) or device arrays (padded on the device, never
-fetched). The engine (engine.py) pads on the way in and cuts the outputs back.
+fetched). The engine (engine.py) owns a :class:`Padding` and pads on the way in and cuts
+the outputs back; padding needs only the listing's shapes (a ``Binder``), never the
+executor that runs the padded step.
 """
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from bladec.errors import BladecError, BladecWarning
-from bladec.runtime.executor import Executor
+from bladec.runtime.planning.binding import Binder
 
 
 def parse_pad(values: str | tuple[str, ...] | list[str] | None) -> dict[str, int] | None:
@@ -36,7 +38,7 @@ def parse_pad(values: str | tuple[str, ...] | list[str] | None) -> dict[str, int
     return out or None
 
 
-def padding_multiples(executor: Executor, pad: dict[str, int] | None,
+def padding_multiples(executor: Binder, pad: dict[str, int] | None,
                       pad_multiple: int | None) -> dict[str, int]:
     """The multiple for each free symbol to pad: ``pad`` by name, ``pad_multiple`` for
     the others. Only free symbols can be padded (derived ones follow from them)."""
@@ -59,7 +61,7 @@ def padding_multiples(executor: Executor, pad: dict[str, int] | None,
     return out
 
 
-def padded_binding(executor: Executor, binding: dict[str, int],
+def padded_binding(executor: Binder, binding: dict[str, int],
                    multiples: dict[str, int]) -> dict[str, int]:
     """Each symbol of ``multiples`` rounded up to its multiple, at most its declared max
     (never below its value).
@@ -86,7 +88,7 @@ def padded_binding(executor: Executor, binding: dict[str, int],
     return out
 
 
-def pad_inputs(executor: Executor, inputs: dict[str, Any], multiples: dict[str, int],
+def pad_inputs(executor: Binder, inputs: dict[str, Any], multiples: dict[str, int],
                binding: dict[str, int] | None = None,
                target: dict[str, int] | None = None) -> dict[str, Any]:
     """Zero-pad ``inputs`` (at the end of each dim) to the shapes of the padded binding.
@@ -128,7 +130,7 @@ def pad_array(array: Any, widths: list[tuple[int, int]]) -> Any:
     return jnp.pad(array, widths)
 
 
-def unpad_outputs(executor: Executor, outputs: dict[str, Any], padded: dict[str, int],
+def unpad_outputs(executor: Binder, outputs: dict[str, Any], padded: dict[str, int],
                   binding: dict[str, int]) -> dict[str, Any]:
     """The outputs cut back to their shapes under the inputs' own ``binding`` (each dim
     that padding made larger keeps its first entries): what the caller would have got
@@ -145,3 +147,29 @@ def unpad_outputs(executor: Executor, outputs: dict[str, Any], padded: dict[str,
     return out
 
 
+
+
+class Padding:
+    """The engine's padding: ``multiples`` by free symbol (empty: none), over the shapes
+    of ``binder``'s listing."""
+
+    def __init__(self, binder: Binder, pad: dict[str, int] | None = None,
+                 pad_multiple: int | None = None) -> None:
+        self.binder = binder
+        self.multiples = padding_multiples(binder, pad, pad_multiple)
+
+    def __bool__(self) -> bool:
+        return bool(self.multiples)
+
+    def padded(self, binding: dict[str, int]) -> dict[str, int]:
+        """The binding the inputs are padded to (``binding`` itself without padding)."""
+        return padded_binding(self.binder, binding, self.multiples) if self.multiples \
+            else binding
+
+    def pad(self, inputs: dict[str, Any], binding: dict[str, int],
+            target: dict[str, int]) -> dict[str, Any]:
+        return pad_inputs(self.binder, inputs, self.multiples, binding, target)
+
+    def unpad(self, outputs: dict[str, Any], padded: dict[str, int],
+              binding: dict[str, int]) -> dict[str, Any]:
+        return unpad_outputs(self.binder, outputs, padded, binding)

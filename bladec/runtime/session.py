@@ -2,8 +2,7 @@
 
 The engine (engine.py) does the work; this module is what the command line adds to it:
 reading inputs from an .npz (or random ones for ``--dims``), and the report's text and
-JSON. The CLI only prints. (``parse_pad``, ``pad_inputs``, ``padded_binding`` and
-``padding_multiples`` live in padding.py and are named here for older callers.)
+JSON. The CLI only prints.
 """
 from __future__ import annotations
 
@@ -21,18 +20,16 @@ from bladec.errors import BladecError, BladecWarning
 from bladec.ir import Module
 from bladec.passes import Pass
 from bladec.progress import SILENT, Progress
-from bladec.runtime.backend import NumpyBackend, numpy_dtype
+from bladec.runtime.backends.backend import NumpyBackend, numpy_dtype
 from bladec.runtime.engine import Engine
 from bladec.runtime.execution import CompileCount, loads_text
 from bladec.runtime.executor import Executor, Report, unoptimized
-from bladec.runtime import machine
-from bladec.runtime.listings import ListingCache
-from bladec.runtime.padding import pad_inputs, padded_binding, padding_multiples, parse_pad
-from bladec.runtime.trace import Step
+from bladec.runtime.backends import machine
+from bladec.runtime.store.listings import ListingCache
+from bladec.runtime.planning.trace import Step
 from bladec.units import format_dims, format_size
 
-__all__ = ["RunResult", "pad_inputs", "padded_binding", "padding_multiples", "parse_pad",
-           "run_listing"]
+__all__ = ["RunResult", "run_listing"]
 
 
 @dataclass
@@ -97,10 +94,6 @@ class RunResult:
 
     def save_outputs(self, path: str) -> None:
         np.savez(path, **{k.lstrip("%"): v for k, v in self.outputs.items()})
-
-    def write_timeline(self, path: str, source: str = "") -> None:
-        from bladec.runtime.timeline import write_timeline
-        write_timeline(path, self, source)
 
 
 def run_listing(module: Module, passes: list[Pass] | None, limit: int | None = None,

@@ -19,7 +19,7 @@ from bladec.units import format_size
 
 if TYPE_CHECKING:
     from bladec.runtime.session import RunResult
-    from bladec.runtime.trace import Step
+    from bladec.runtime.planning.trace import Step
 
 SUFFIXES = (".csv", ".png")
 

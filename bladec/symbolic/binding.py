@@ -16,13 +16,24 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Callable, Iterable
+from typing import Callable, Iterable, Protocol
 
 from bladec.errors import BladecError
 from bladec.symbolic.expr import SymbolicExpr, _sym_order, format_expr
 
-if TYPE_CHECKING:  # shapes.py imports this module
-    from bladec.symbolic.shapes import ShapeInfo
+
+
+class SymbolSystem(Protocol):
+    """What a binding needs of a shape analysis (shapes.py's ShapeInfo is one): the free
+    symbols, the solved ones, the unsolved facts, the ranges, and a place to keep the
+    relations as equations once built. A protocol, so that the analysis may use this
+    module without this module knowing the analysis."""
+    free: list[str]
+    subst: dict[str, SymbolicExpr]
+    facts: list[SymbolicExpr]
+    ranges: dict[str, tuple[int, int | None]]
+    derived_ranges: dict[str, tuple[int, int | None]]
+    equations: list | None
 
 Bounds = dict[str, tuple[int, float]]  # symbol -> (low, high), high may be math.inf
 DIVISOR_SEARCH = 1 << 20  # candidate roots tried for an equation of higher degree
@@ -52,7 +63,7 @@ def sides(expr: SymbolicExpr) -> str:
         f"{format_expr(neg)} = {format_expr(pos)}"
 
 
-def relations(info: "ShapeInfo") -> list[Equation]:
+def relations(info: SymbolSystem) -> list[Equation]:
     """The analysis's solved symbols and facts as equations (cached on ``info``)."""
     if info.equations is None:
         info.equations = [Equation(SymbolicExpr({((s, 1),): 1}) - e, partial(_solved, s, e))
@@ -77,7 +88,7 @@ def input_equation(name: str, j: int, expr: SymbolicExpr, shape: tuple[int, ...]
                     f"input {name} dim {j}")
 
 
-def complete(info: "ShapeInfo", given: dict[str, int], extra: Iterable[Equation] = ()
+def complete(info: SymbolSystem, given: dict[str, int], extra: Iterable[Equation] = ()
              ) -> dict[str, int]:
     """Every symbol's value from ``given`` and the equations ``extra``; checks the
     relations and ranges (a BladecError names what is broken or missing)."""
@@ -244,7 +255,7 @@ def _sorted(symbols: Iterable[str]) -> list[str]:
 
 # -- sampling -----------------------------------------------------------------------------
 
-def basis(info: "ShapeInfo") -> list[str]:
+def basis(info: SymbolSystem) -> list[str]:
     """Free symbols that, set independently, determine the rest: one symbol per fact is
     left to be solved from it (one of degree 1, the newest first, as the analysis does)."""
     solved: set[str] = set()
@@ -255,7 +266,7 @@ def basis(info: "ShapeInfo") -> list[str]:
     return [s for s in info.free if s not in solved]
 
 
-def bounds(info: "ShapeInfo", rounds: int = 8) -> Bounds:
+def bounds(info: SymbolSystem, rounds: int = 8) -> Bounds:
     """Ranges of every symbol implied by the declared ones and the relations (interval
     propagation; sound, not tight): ``S1 = 10 - S0`` with ``S1 >= 1`` gives ``S0 <= 9``."""
     b: Bounds = {s: (lo, math.inf if hi is None else hi) for s, (lo, hi) in info.ranges.items()}
@@ -316,7 +327,7 @@ def empty_bounds(b: Bounds) -> list[str]:
     return [s for s, (lo, hi) in b.items() if hi < lo]
 
 
-def sample(info: "ShapeInfo", points: Iterable[dict[str, int]]) -> list[dict[str, int]]:
+def sample(info: SymbolSystem, points: Iterable[dict[str, int]]) -> list[dict[str, int]]:
     """Bindings of the free symbols that satisfy every relation, one per point (a value
     for each basis symbol) that has one nearby, without repeats.
 

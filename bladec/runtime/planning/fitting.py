@@ -30,16 +30,16 @@ from dataclasses import replace
 from functools import partial
 
 from bladec.ir import Module
-from bladec.runtime.backend import Backend
-from bladec.runtime.binding import _Bound
-from bladec.runtime.device import account, estimated_figure, grow_margins
-from bladec.runtime.hints import SearchHints, backend_identity, evictions_of, evictions_record
-from bladec.runtime.limit import LimitError
-from bladec.runtime.planning import Planner
-from bladec.runtime.plan import plan_of, valid_trace
-from bladec.runtime.policy import CostModel, Plan, try_plan
-from bladec.runtime.repair import repair
-from bladec.runtime.segments import PreparedRun, split
+from bladec.runtime.backends.backend import Backend
+from bladec.runtime.planning.binding import _Bound
+from bladec.runtime.planning.accounting import account, estimated_figure, grow_margins
+from bladec.runtime.store.hints import SearchHints, backend_identity
+from bladec.runtime.planning.limit import LimitError
+from bladec.runtime.planning.planner import Planner
+from bladec.runtime.planning.plan import evictions_of, evictions_record, plan_of, valid_trace
+from bladec.runtime.planning.policy import CostModel, Plan, try_plan
+from bladec.runtime.planning.repair import repair
+from bladec.runtime.planning.segments import PreparedRun, split
 
 MAX_ROUNDS = 8   # plans compiled and checked per limit before the closed loop gives up
 JUMP_ROUNDS = 2  # the same for a stride of the smallest limit's descent (_stride)
@@ -148,7 +148,7 @@ class Fitter(Planner):
         segments after it, which the next plan may cut differently, are not compiled).
         ``xla_order``: the compiler schedules each segment (:meth:`_in_xla_order`).
         ``gate``: first estimate the segments not compiled yet
-        (:func:`~bladec.runtime.device.estimated_figure`), and where that puts one over
+        (:func:`~bladec.runtime.planning.accounting.estimated_figure`), and where that puts one over
         ``limit``, refuse the run on the estimate, compiling nothing."""
         run = split(plan, bound.shapes, self.info.dtypes, self._keep, self.backend,
                     xla_order=xla_order)

@@ -21,10 +21,10 @@ from bladec.errors import BladecError
 from bladec.ir import Func, Op, walk
 from bladec.ops.loop import with_bodies
 from bladec.progress import SILENT, Progress
-from bladec.runtime.backend import ArgSpec, SegmentMemory, interpret, numpy_dtype, segment_key
-from bladec.runtime.cache import count_cache_loads, use_compilation_cache
-from bladec.runtime.executables import ExecutableStore, Figures, figures_of
-from bladec.runtime.plan import CostModel
+from bladec.runtime.backends.backend import (DEFAULT_COPY_BANDWIDTH, ArgSpec, SegmentMemory,
+                                            interpret, numpy_dtype, segment_key)
+from bladec.runtime.backends.cache import count_cache_loads, use_compilation_cache
+from bladec.runtime.store.executables import ExecutableStore, Figures, figures_of
 
 
 class _JaxKernels:
@@ -249,7 +249,7 @@ class JaxBackend:
         CPU takes the cost model's default instead (8e9 B/s, what the measurement
         gives on quiet cores), as the NumPy backend does."""
         if self._platform == "cpu":
-            return CostModel().copy_bandwidth
+            return DEFAULT_COPY_BANDWIDTH
         bw = _BANDWIDTH.get(self._platform)
         if bw is None:
             x = self.put(np.ones(1 << 20, np.float32))

@@ -19,7 +19,7 @@ another ``remat.evict`` point of the same span, and a reload may run earlier tha
 ``remat.regenerate`` that asks for it (a prefetch), as long as every step still fits.
 Recomputes need no cut: their region's ops run inside the next segment.
 
-The limit the planner keeps is a :class:`~bladec.runtime.budget.Budget`: the user's
+The limit the planner keeps is a :class:`~bladec.runtime.planning.budget.Budget`: the user's
 limit, less per-op margins where the executor found the compiled segments needing more
 device memory than the model says (fitting.py closes that loop).
 """
@@ -28,12 +28,12 @@ from __future__ import annotations
 from bisect import bisect_left
 from typing import Callable
 
-from bladec.runtime.limit import LimitError
-from bladec.runtime.budget import Budget
-from bladec.runtime.consolidate import consolidate as consolidate_plan
-from bladec.runtime.plan import (CostModel, Eviction, Plan, Program, RematSite,  # noqa: F401
+from bladec.runtime.planning.limit import LimitError
+from bladec.runtime.planning.budget import Budget
+from bladec.runtime.planning.consolidate import consolidate as consolidate_plan
+from bladec.runtime.planning.plan import (CostModel, Eviction, Plan, Program, RematSite,  # noqa: F401
                                  base_trace, build_trace, cut_points)
-from bladec.runtime.trace import Measure, Step, position_ops, simulate, walk
+from bladec.runtime.planning.trace import Measure, Step, position_ops, simulate, walk
 
 
 def plan_run(program: Program, sizes: dict[str, int], limit: int | None,

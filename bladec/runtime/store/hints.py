@@ -25,8 +25,7 @@ import json
 import sys
 from typing import Any, Callable
 
-from bladec.runtime.cachedir import CacheDirectory
-from bladec.runtime.plan import Eviction
+from bladec.runtime.store.cachedir import CacheDirectory
 
 SUFFIX = ".bladec-search"
 MAX_HINTS = 256
@@ -56,23 +55,6 @@ def jax_configuration() -> str | None:
     values = sorted((k, repr(v)) for k, v in jax.config.values.items()
                     if not k.startswith(("jax_compilation_cache", "jax_persistent_cache")))
     return hashlib.sha256(repr(values).encode()).hexdigest()
-
-
-def evictions_record(events: list[Eviction]) -> list[list]:
-    """A plan's evictions as a hint keeps them (JSON): one list of fields each."""
-    return [[e.value, e.how, e.after, e.use, e.before, e.order] for e in events]
-
-
-def evictions_of(record: object) -> list[Eviction] | None:
-    """The evictions a hint's record holds, or None where it is not such a record (not
-    a list, a field of the wrong kind); whether they fit a program is the caller's."""
-    if not isinstance(record, list) or not record:
-        return None
-    try:
-        return [Eviction(str(value), str(how), int(after), int(use), int(before), int(order))
-                for value, how, after, use, before, order in record]
-    except (TypeError, ValueError):
-        return None
 
 
 class SearchHints(CacheDirectory):

@@ -31,6 +31,11 @@ _NP_DTYPES = {"f64": "float64", "f32": "float32", "f16": "float16", "i64": "int6
               "i1": "bool"}
 
 
+# Bytes per second copied between the device and the host where a backend measures
+# nothing (the planner's CostModel default; JaxBackend measures its own).
+DEFAULT_COPY_BANDWIDTH = 8e9
+
+
 def numpy_dtype(name: str) -> Any:
     if name == "bf16":
         import ml_dtypes

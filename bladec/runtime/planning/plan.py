@@ -10,14 +10,15 @@ from typing import Iterable
 
 from bladec.analysis.liveness import body_peak
 from bladec.ir import Op
-from bladec.runtime.trace import Measure, Step, simulate
+from bladec.runtime.backends.backend import DEFAULT_COPY_BANDWIDTH
+from bladec.runtime.planning.trace import Measure, Step, simulate
 
 
 @dataclass(frozen=True)
 class CostModel:
     """Bytes per second copied to or from the host (and written by a recomputed op), and
     FLOPs per second recomputed. ``JaxBackend`` measures its own copy bandwidth."""
-    copy_bandwidth: float = 8e9
+    copy_bandwidth: float = DEFAULT_COPY_BANDWIDTH
     flop_rate: float = 5e10
 
     def reload(self, nbytes: int, offloaded: bool = False) -> float:
@@ -236,3 +237,20 @@ def valid_trace(trace: list[Step], program: Program) -> bool:
                 temps.update(op.result_names)
             resident.add(step.value)
     return True
+
+
+def evictions_record(events: list[Eviction]) -> list[list]:
+    """A plan's evictions as a hint keeps them (JSON): one list of fields each."""
+    return [[e.value, e.how, e.after, e.use, e.before, e.order] for e in events]
+
+
+def evictions_of(record: object) -> list[Eviction] | None:
+    """The evictions a hint's record holds, or None where it is not such a record (not
+    a list, a field of the wrong kind); whether they fit a program is the caller's."""
+    if not isinstance(record, list) or not record:
+        return None
+    try:
+        return [Eviction(str(value), str(how), int(after), int(use), int(before), int(order))
+                for value, how, after, use, before, order in record]
+    except (TypeError, ValueError):
+        return None

@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 
 from bladec.ir import Op
 from bladec.ops.loop import with_bodies
-from bladec.runtime.backend import Backend, Segment
-from bladec.runtime.plan import Plan
-from bladec.runtime.trace import last_uses
+from bladec.runtime.backends.backend import Backend, Segment
+from bladec.runtime.planning.plan import Plan
+from bladec.runtime.planning.trace import last_uses
 
 
 @dataclass
@@ -50,7 +50,7 @@ Step = SegmentStep | EvictStep | ReloadStep
 @dataclass
 class PreparedRun:
     """A plan for one binding and limit, ready to dispatch, with the device accounting
-    it was checked with (``device``, a :class:`bladec.runtime.device.DeviceAccount`)."""
+    it was checked with (``device``, a :class:`bladec.runtime.planning.accounting.DeviceAccount`)."""
     plan: Plan
     steps: list[Step] = field(default_factory=list)
     evictions: int = 0

@@ -12,11 +12,11 @@ from __future__ import annotations
 from itertools import chain
 from typing import Iterable
 
-from bladec.runtime.budget import Budget
-from bladec.runtime.plan import (CostModel, Eviction, Plan, Program, build_trace, cut_points,
+from bladec.runtime.planning.budget import Budget
+from bladec.runtime.planning.plan import (CostModel, Eviction, Plan, Program, build_trace, cut_points,
                                  event_index, op_chunk, plan_of)
-from bladec.runtime.replay import Replay
-from bladec.runtime.trace import Measure, Step
+from bladec.runtime.planning.replay import Replay
+from bladec.runtime.planning.trace import Measure, Step
 
 
 class _State:

@@ -10,7 +10,7 @@ only grow, so the closed loop (plan, compile, measure, tighten) ends.
 """
 from __future__ import annotations
 
-from bladec.runtime.trace import Measure, Step, position_ops
+from bladec.runtime.planning.trace import Measure, Step, position_ops
 
 
 class Budget:

@@ -20,8 +20,8 @@ from bladec.emit.lower import OutSpec
 from bladec.emit.shard import jax_mesh, partition_spec, spmd_function
 from bladec.ir import Func, Mesh, Op, TensorType, walk
 from bladec.progress import SILENT, Progress
-from bladec.runtime.backend import ArgSpec, numpy_dtype, segment_key
-from bladec.runtime.jax_backend import LazyCompiled, check_wide_types
+from bladec.runtime.backends.backend import ArgSpec, numpy_dtype, segment_key
+from bladec.runtime.backends.jax_backend import LazyCompiled, check_wide_types
 from bladec.sharding import spec
 
 

@@ -21,10 +21,10 @@ from bladec.analysis.memory import exact_sizes
 from bladec.analysis.version import choose, versions
 from bladec.errors import BladecError
 from bladec.ir import Func, Module, Op
-from bladec.runtime.backend import numpy_dtype
-from bladec.runtime.policy import Program, base_trace
-from bladec.runtime.segments import PreparedRun
-from bladec.runtime.trace import simulate
+from bladec.runtime.backends.backend import numpy_dtype
+from bladec.runtime.planning.policy import Program, base_trace
+from bladec.runtime.planning.segments import PreparedRun
+from bladec.runtime.planning.trace import simulate
 from bladec.symbolic.binding import input_equation
 from bladec.symbolic.shapes import ShapeInfo, analyze_shapes
 

@@ -37,9 +37,9 @@ import pickle
 import sys
 from typing import Any, BinaryIO, NamedTuple
 
-from bladec.runtime.cachedir import CacheDirectory
-from bladec.runtime.hints import backend_identity
-from bladec.runtime.listings import code_digest
+from bladec.runtime.store.cachedir import CacheDirectory
+from bladec.runtime.store.hints import backend_identity
+from bladec.runtime.store.listings import code_digest
 
 SUFFIX = ".bladec-executable"   # JAX's cache, in the same directory, ignores such names
 MAX_ENTRIES = 512

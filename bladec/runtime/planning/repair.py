@@ -18,9 +18,9 @@ it; graph inputs and outputs stay where they are.
 """
 from __future__ import annotations
 
-from bladec.runtime.device import SegmentFigure
-from bladec.runtime.plan import Eviction, Plan, Program, plan_of, valid_trace
-from bladec.runtime.segments import EvictStep, PreparedRun, ReloadStep, SegmentStep
+from bladec.runtime.planning.accounting import SegmentFigure
+from bladec.runtime.planning.plan import Eviction, Plan, Program, plan_of, valid_trace
+from bladec.runtime.planning.segments import EvictStep, PreparedRun, ReloadStep, SegmentStep
 
 
 def repair(plan: Plan, run: PreparedRun, program: Program, sizes: dict[str, int],

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from bladec.runtime.segments import EvictStep, PreparedRun, ReloadStep, SegmentStep
+from bladec.runtime.planning.segments import EvictStep, PreparedRun, ReloadStep, SegmentStep
 
 
 @dataclass(frozen=True)

@@ -14,9 +14,9 @@ from dataclasses import replace
 
 from bladec.ir import DTYPE_BYTES, Module, Op
 from bladec.ops import REGISTRY
-from bladec.runtime.backend import Backend
-from bladec.runtime.binding import Binder, _Version
-from bladec.runtime.policy import CostModel, Plan, RematSite, plan_run
+from bladec.runtime.backends.backend import Backend
+from bladec.runtime.planning.binding import Binder, _Version
+from bladec.runtime.planning.policy import CostModel, Plan, RematSite, plan_run
 
 
 def flops_of(op: Op, shapes: dict[str, tuple[int, ...]]) -> int:

@@ -5,9 +5,9 @@ Consolidation (consolidate.py) asks hundreds of what-ifs per plan, and nearly al
 move one eviction or one reload to another cut point: the new trace has the same steps,
 and differs from the old one only where a step moved (and where its regeneration moved
 among the others before its op). Measuring it from scratch
-(:func:`~bladec.runtime.trace.simulate` and :func:`~bladec.runtime.plan.valid_trace`,
+(:func:`~bladec.runtime.planning.trace.simulate` and :func:`~bladec.runtime.planning.plan.valid_trace`,
 about 10 ms on the paper-size step) spends most of the time on steps that did not change.
-:class:`Replay` measures the same figures (the same :func:`~bladec.runtime.trace.held_until`
+:class:`Replay` measures the same figures (the same :func:`~bladec.runtime.planning.trace.held_until`
 rule, the same memory entries, the same validity) and, for such a change, replays only
 the *windows*: each run of changed steps, from the cut before it to the first cut after it.
 
@@ -33,9 +33,9 @@ from typing import NamedTuple
 
 from bladec.analysis.liveness import body_peak
 from bladec.ir import Op
-from bladec.runtime.budget import Budget
-from bladec.runtime.plan import Program, valid_trace
-from bladec.runtime.trace import Measure, Step, free, region_profile, simulate
+from bladec.runtime.planning.budget import Budget
+from bladec.runtime.planning.plan import Program, valid_trace
+from bladec.runtime.planning.trace import Measure, Step, free, region_profile, simulate
 
 
 class Checkpoint(NamedTuple):

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from bladec.ir import Module
-from bladec.runtime.cachedir import CacheDirectory
+from bladec.runtime.store.cachedir import CacheDirectory
 
 SUFFIX = ".bladec-listing"   # JAX's cache, in the same directory, ignores such names
 MAX_ENTRIES = 32             # optimized listings kept, the oldest written dropped first,
@@ -44,10 +44,9 @@ def code_digest() -> str:
     """A digest of every Python file of the bladec package and of its grammar: any
     change to what the passes do is a change to the key."""
     if not _CODE:
-        import bladec
         from bladec.parse import _grammar_text
         digest = hashlib.sha256(_grammar_text().encode())
-        root = Path(bladec.__file__).parent
+        root = Path(__file__).resolve().parents[2]   # the bladec package
         for path in sorted(root.rglob("*.py")):
             digest.update(str(path.relative_to(root)).encode())
             digest.update(path.read_bytes())
