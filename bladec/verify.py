@@ -16,8 +16,8 @@ from bladec.ir import Func, Mesh, Module, Op, TensorType
 from bladec.ops import OpDef, ShapeCtx, apply_rule, lookup
 from bladec.ops.collective import SHARD_RULES, check_sharding
 from bladec.ops.loop import ARG, COND, REGIONS, YIELD, body_yield, parts
-from bladec.ops.remat import REGENERATE
-from bladec.ops.schedule import VERSIONS
+from bladec.ops.annotation import REGENERATE
+from bladec.ops.annotation import VERSIONS
 from bladec.sharding import check_type, spec, ways
 from bladec.types import format_sharding
 from bladec.symbolic.expr import SymbolicExpr, const, sym

@@ -29,8 +29,7 @@ FAMILIES = [
     ("reduction", "Reductions"),
     ("indexing", "Indexing"),
     ("collective", "Collectives (sharded listings)"),
-    ("remat", "Rematerialization"),
-    ("schedule", "Scheduling"),
+    ("annotation", "Rematerialization and scheduling"),
 ]
 KIND_TEXT = {"int": "integer", "ints": "list of integers", "float": "number",
              "number": "number", "str": "string", "bool": "`true` or `false`",

@@ -18,7 +18,7 @@ from typing import Callable
 from bladec.analysis.memory import exact_peak
 from bladec.errors import BladecError
 from bladec.ir import NOWHERE, Func, Module, Op, SymRef
-from bladec.ops.schedule import VERSIONS
+from bladec.ops.annotation import VERSIONS
 from bladec.symbolic.binding import basis, basis_range, bounds, sample
 from bladec.symbolic.shapes import ShapeInfo
 

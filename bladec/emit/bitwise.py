@@ -1,4 +1,4 @@
-"""Lowerings of the shifts and of Threefry-2x32 (bladec/ops/bitwise.py; ``bit_and``,
+"""Lowerings of the shifts and of Threefry-2x32 (bladec/ops/elementwise.py; ``bit_and``,
 ``bit_or`` and ``bit_xor`` lower as the other binary ops do, emit/lower.py).
 
 Written once over ``K.np`` (NumPy or ``jax.numpy``): unsigned 32-bit additions wrap in

@@ -1,6 +1,6 @@
 """Lowerings of the ops that read shapes (``dim_size``, ``broadcast_like``) and of the
-structured reshapes (``split_dim``, ``merge_dims``): bladec/ops/introspection.py and
-layout.py. Their results follow from shapes alone, which the runtime knows."""
+structured reshapes (``split_dim``, ``merge_dims``), both defined in bladec/ops/shape.py.
+Their results follow from shapes alone, which the runtime knows."""
 from __future__ import annotations
 
 from typing import Any

@@ -12,6 +12,5 @@ docs/ops.md is written from the ``doc`` strings here.
 from bladec.ops.registry import (ATTR_KINDS, REGISTRY, VARIADIC, Dims, FlopRule, OpDef,  # noqa: F401
                                  RelationSink, RuleResult, ShapeCtx, apply_rule, lookup, numel,
                                  register)
-from bladec.ops import (elementwise, shape, contraction, reduction, indexing, remat,  # noqa: F401
-                        schedule, collective, introspection, special, selection, addressing,
-                        window, layout, bitwise, loop)
+from bladec.ops import (elementwise, shape, contraction, reduction, indexing,  # noqa: F401
+                        annotation, collective, special, selection, addressing, window, loop)

@@ -1,13 +1,30 @@
-"""Ops that move or create data without arithmetic: broadcasts, reshapes, slices, constants."""
+"""Ops that move or create data without arithmetic: broadcasts, reshapes, slices, constants.
+
+Reshapes with structure: splitting one dim and merging consecutive dims.
+
+A ``reshape`` only equates element counts, so after ``[B, S, 16] -> [B, S, 2, 8]`` the
+analysis knows ``B*S*16 = X*Y*16`` and not that X is B; the head split of every attention
+layer would need a hint. ``split_dim`` and ``merge_dims`` say which dims they touch, so
+their shape rules carry the others through and relate the touched ones.
+
+Ops that read what the runtime knows about a value rather than its elements.
+
+A training step divides by the number of elements it averaged (``jnp.mean`` over a
+dynamic batch): JAX writes that count as ``dim_as_value``, a symbolic dim used as a
+number. In a listing the count is read off a value that has the dim, so the op stays an
+ordinary data-flow op the analysis, the scheduler and remat need no special case for.
+"""
 from __future__ import annotations
 
 import math
-
 from typing import Optional
 
 from bladec.adjoint import Builder, dims_of, make_type
 from bladec.ir import FLOAT_DTYPES, INT_RANGES, Op, TensorType
+from bladec.ops.elementwise import _no_gradient
 from bladec.ops.registry import OpDef, RuleResult, ShapeCtx, numel, register
+from bladec.symbolic.expr import const, product
+
 
 SEED_MAX = 2 ** 63 - 1  # seeds are non-negative 64-bit integers, as both backends take them
 
@@ -254,3 +271,144 @@ register(OpDef("rng_uniform", "`rng_uniform() {seed = N} -> T`: uniform random n
                "[0, 1) of a float type T, from a seed in [0, 2^63 - 1]; never recomputed (a "
                "second draw would differ).", _rng_uniform, 0, 0,
                attrs={"seed": "int"}, required=frozenset({"seed"}), recomputable=False))
+
+
+def _split_dim(ctx: ShapeCtx) -> list[RuleResult]:
+    src = ctx.operands[0]
+    if not src:
+        raise ctx.fail("the operand is a scalar: there is no dim to split")
+    d = ctx.axis(int(ctx.attr("dim")), len(src))
+    sizes = ctx.ints("sizes")
+    if not sizes or sum(1 for n in sizes if n == -1) > 1 or any(n < -1 for n in sizes):
+        raise ctx.fail(f"'sizes' {sizes} must be non-negative, with at most one -1")
+    decl = ctx.declared_dims[0]
+    if len(decl) != len(src) - 1 + len(sizes):
+        raise ctx.fail(f"result must have rank {len(src) - 1 + len(sizes)}")
+    parts = [decl[d + i] if n == -1 else const(n) for i, n in enumerate(sizes)]
+    ctx.equal(src[d], product(parts), f"dim {d} = the product of 'sizes'")
+    return [(list(src[:d]) + parts + list(src[d + 1:]), ctx.dtypes[0])]
+
+
+def _merge_dims(ctx: ShapeCtx) -> list[RuleResult]:
+    src = ctx.operands[0]
+    d = ctx.axis(int(ctx.attr("dim")), len(src)) if src else 0
+    n = int(ctx.attr("count"))
+    if n < 1 or d + n > len(src):
+        raise ctx.fail(f"'count' {n} from dim {d} does not fit rank {len(src)}")
+    return [(list(src[:d]) + [product(src[d:d + n])] + list(src[d + n:]), ctx.dtypes[0])]
+
+
+
+
+def _split_dim_adjoint(b: Builder, op: Op, gs: G) -> G:
+    """The split dims merged back: the inverse reshape, still saying which dims it touches."""
+    x = op.operands[0]
+    if gs[0] is None:
+        return [None]
+    d = int(op.attrs["dim"]) % b.type(x).rank
+    return [b.emit("merge_dims", [gs[0]], b.type(x),
+                   {"dim": d, "count": len(op.attrs["sizes"])})]
+
+
+def _merge_dims_adjoint(b: Builder, op: Op, gs: G) -> G:
+    """The merged dim split back into x's: a ``split_dim`` where at most one of them is
+    dynamic (its size the -1), else a plain reshape to x's type, whose bound dims keep
+    the relation."""
+    x = op.operands[0]
+    if gs[0] is None:
+        return [None]
+    xt = b.type(x)
+    d = int(op.attrs["dim"]) % xt.rank
+    parts = xt.dims[d:d + int(op.attrs["count"])]
+    if sum(1 for p in parts if p is None) > 1:
+        return [b.emit("reshape", [gs[0]], xt)]
+    return [b.emit("split_dim", [gs[0]], xt,
+                   {"dim": d, "sizes": tuple(-1 if p is None else p for p in parts)})]
+
+
+register(OpDef("split_dim", "`split_dim(%x) {dim = 2, sizes = [2, 8]}`: a reshape that "
+               "splits dim `dim` into dims of `sizes` (at most one -1: the declared size), "
+               "the other dims unchanged.", _split_dim, attrs={"dim": "int", "sizes": "ints"},
+               required=frozenset({"dim", "sizes"}), adjoint=_split_dim_adjoint))
+register(OpDef("merge_dims", "`merge_dims(%x) {dim = 0, count = 2}`: a reshape that merges "
+               "`count` consecutive dims from `dim` into one (their product), the other dims "
+               "unchanged.", _merge_dims, attrs={"dim": "int", "count": "int"},
+               required=frozenset({"dim", "count"}), adjoint=_merge_dims_adjoint))
+
+
+SIZE_DTYPES = ("i32", "i64")
+
+
+def _dim_size(ctx: ShapeCtx) -> list[RuleResult]:
+    src = ctx.operands[0]
+    if not src:
+        raise ctx.fail("the operand is a scalar: it has no dim to read")
+    ctx.axis(int(ctx.attr("dim")), len(src))
+    dtype = ctx.declared[0].dtype
+    if dtype not in SIZE_DTYPES:
+        raise ctx.fail(f"the result must be i32 or i64, declared {dtype}")
+    return [([], dtype)]
+
+
+def _no_flops(op: Op, shapes: dict[str, tuple[int, ...]]) -> int:
+    return 0
+
+
+register(OpDef("dim_size", "`dim_size(%x) {dim = 0} -> tensor<i32>`: the size of one dim "
+               "of x as a scalar (i32 or i64), read from x's shape, not its elements: "
+               "JAX's `dim_as_value`, e.g. the divisor of `jnp.mean` over a dynamic batch.",
+               _dim_size, attrs={"dim": "int"}, required=frozenset({"dim"}), flops=_no_flops,
+               adjoint=_no_gradient))
+
+
+def _broadcast_like(ctx: ShapeCtx) -> list[RuleResult]:
+    """Each result dim is a reference operand's dim (``source``/``axis``), else x's (by
+    ``dims``, as broadcast_in_dim maps them), else the declared (static) size."""
+    x, refs = ctx.operands[0], ctx.operands[1:]
+    source, axis = ctx.ints("source"), ctx.ints("axis")
+    dims = ctx.ints("dims", [])
+    rank = ctx.declared[0].rank
+    if len(source) != rank or len(axis) != rank:
+        raise ctx.fail(f"'source' and 'axis' need one entry per result dim ({rank})")
+    if len(dims) != len(x):
+        raise ctx.fail(f"'dims' needs one distinct entry per operand dim ({len(x)})")
+    dims = [ctx.axis(d, rank, "dims entry") for d in dims]
+    if len(set(dims)) != len(dims):   # after negative entries count from the end
+        raise ctx.fail(f"'dims' needs one distinct entry per operand dim ({len(x)})")
+    out = list(ctx.declared_dims[0])
+    for k, d in enumerate(dims):
+        if not (x[k].is_const and x[k].const == 1):
+            out[d] = x[k]
+    for i, (s, a) in enumerate(zip(source, axis)):
+        if s < 0:
+            continue
+        if s >= len(refs):
+            raise ctx.fail(f"source {s} of result dim {i}: there are {len(refs)} references")
+        ref = refs[s]
+        a = ctx.axis(a, len(ref), f"axis of result dim {i}")
+        if i in [d % rank for d in dims] and out[i] is not ctx.declared_dims[0][i]:
+            ctx.equal(out[i], ref[a], f"result dim {i} from x and from reference {s}")
+        out[i] = ref[a]
+    return [(out, ctx.dtypes[0])]
+
+
+def _broadcast_like_adjoint(b: Builder, op: Op, gs: list[Optional[str]]) -> list[Optional[str]]:
+    """x's cotangent as for ``broadcast_in_dim`` with the same ``dims``; the references
+    give only their shapes, so they get none."""
+    rest: list[Optional[str]] = [None] * (len(op.operands) - 1)
+    if gs[0] is None:
+        return [None] + rest
+    dims = [int(d) for d in op.attrs.get("dims", ())]
+    return [b.unbroadcast(gs[0], op.operands[0], dims)] + rest
+
+
+register(OpDef("broadcast_like", "`broadcast_like(%x, %ref) {dims = [], source = [0, 0], "
+               "axis = [1, 1]} -> tensor<?x?>`: x broadcast as by `broadcast_in_dim` (x's "
+               "dim k becomes result dim `dims[k]`), into a result whose dim i is the dim "
+               "`axis[i]` of reference operand `source[i]` (the operands after x; -1: the "
+               "declared static size). What a constant or a broadcast of a scalar to a "
+               "dynamic shape (`jnp.ones((s, s))`, `jnp.zeros_like(x)`) is imported as, so "
+               "that the analysis relates its dims to the inputs' without hints; only the "
+               "references' shapes are read.", _broadcast_like, 1, None,
+               attrs={"dims": "ints", "source": "ints", "axis": "ints"},
+               required=frozenset({"source", "axis"}), adjoint=_broadcast_like_adjoint))

@@ -1,6 +1,6 @@
 """Executing a prepared run: dispatch its steps, hold and free the arrays, measure.
 
-The executor's stages (binding.py, planning.py, fitting.py) work out per binding and
+The executor's stages (binding.py, planner.py, fitting.py) work out per binding and
 limit what to run (a :class:`PreparedRun`: segments compiled, evictions, reloads,
 checked against the device accounting); :func:`execute` runs it. Segments, offloads and reloads are queued without
 waiting for each other (the backend orders them by their data) unless ``profile`` asks
@@ -21,7 +21,7 @@ from bladec.runtime.planning.segments import EvictStep, PreparedRun, SegmentStep
 class Report:
     """One run's figures: what the device held (measured here), what the plan was, and
     what preparing it cost (compilations, filled in by the executor)."""
-    peak_bytes: int = 0            # the device peak (device.py): what a limit promises
+    peak_bytes: int = 0            # the device peak (accounting.py): what a limit promises
     model_peak_bytes: int = 0      # the per-op memory model over the executed trace
     planned_peak_bytes: int = 0    # the model over the same order with nothing evicted
     held_peak_bytes: int = 0       # bytes of the arrays the runtime held, between segments

@@ -6,7 +6,7 @@ schedule versions, the remat sites and plan each version carries) and, per call,
 the symbols from the input shapes, checks them against every relation, and works out
 what that binding fixes: every value's size and shape, the schedule version with the
 lowest peak, and that peak (a :class:`_Bound`, cached per binding and per input
-shapes, so a repeated shape costs a dictionary look-up). Planning (planning.py),
+shapes, so a repeated shape costs a dictionary look-up). Planning (planner.py),
 fitting the plan to the device (fitting.py) and executing it (executor.py) build on it.
 """
 from __future__ import annotations

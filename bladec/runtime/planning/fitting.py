@@ -1,14 +1,14 @@
 """Fitting a plan to the device: the closed loop, and the smallest limit that works.
 
 The planner (policy.py) works on the per-op model; a limit promises the device peak
-(device.py: held arrays plus each running segment's own XLA outputs and temporaries).
+(accounting.py: held arrays plus each running segment's own XLA outputs and temporaries).
 So a plan is cut into segments and compiled (segments.py, the backend), its device
 peak is read from the compiled segments' figures, and where a segment is over the
 limit it is first repaired where that keeps the segment (repair.py: values it does not
 read leave the device while it runs, so the executable compiled to check it is the one
 that runs), and otherwise the planner is given a margin at that segment's ops and plans
 again, until the device peak fits (:meth:`Fitter._fit`). Before a plan's new segments
-are compiled, each is estimated (device.py, :func:`estimated_figure`: the model with its
+are compiled, each is estimated (accounting.py, :func:`estimated_figure`: the model with its
 outputs allocated from its start, as XLA allocates them); a plan the estimate puts over
 the limit is tightened the same way without compiling anything. Where this quick loop
 finds no plan, the plain one runs (every plan compiled, no repair), so neither the

@@ -1,7 +1,7 @@
 """Repairing a plan whose compiled segment is over the limit, keeping that segment.
 
 The closed loop (fitting.py) checks a plan against its compiled segments' own figures
-(device.py). When a segment is over the limit, planning again with a margin at its ops
+(accounting.py). When a segment is over the limit, planning again with a margin at its ops
 cuts that part of the run differently, so the executable compiled to learn that it is
 over never runs: one compilation spent per rejected plan. Often the segment is not
 over because of what it computes but because of what the device holds while it runs:

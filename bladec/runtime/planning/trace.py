@@ -12,9 +12,9 @@ the device until the segment ends. So a value made before a segment and last use
 it is resident until the segment's last step (:func:`held_until`), not only until the
 op that last reads it. A trace with no eviction is one segment, and the rule changes
 nothing there. (XLA also allocates an executable's outputs before it runs; the model
-leaves that to the executor's margins, see device.py.) The planner keeps this
+leaves that to the executor's margins, see accounting.py.) The planner keeps this
 measurement within its budget; the executor then checks the compiled segments' own
-figures (device.py).
+figures (accounting.py).
 """
 from __future__ import annotations
 

@@ -1,7 +1,18 @@
-"""The ops that the ``remat`` pass writes and the runtime reads (DESIGN.md section 6).
+"""Ops that bladec's own passes write into a listing and its runtime reads: they compute
+nothing.
+
+The ops that the ``remat`` pass writes and the runtime reads (DESIGN.md section 6).
 
 Their operands are checked by the verifier like any other op's; the recompute region of
 ``remat.regenerate`` is verified as a nested scope that sees the values defined before it.
+
+The op that the ``schedule`` pass writes when one order can not suit every binding.
+
+``schedule.versions() {funcs = [@main.v1, @main.v2]}`` at the top of ``@main`` names other
+functions holding the same ops in other orders. Which order has the lowest peak can
+depend on the binding (two branches whose sizes cross inside the declared ranges); the
+runtime evaluates each version's peak for the binding it gets and runs the lowest
+(bladec/analysis/version.py). The op itself does nothing at run time.
 """
 from __future__ import annotations
 
@@ -28,3 +39,11 @@ REGENERATE = register(OpDef(
     "bring it back if it was evicted: by copying it back from host memory (reload), or by "
     "running the ops of the `recompute` region, which ends by defining %t.",
     _no_results, 1, 1, 0, attrs={"reload": "bool"}))
+
+
+VERSIONS = register(OpDef(
+    "schedule.versions",
+    "`schedule.versions() {funcs = [@main.v1, ...]}`: other orders of this function's ops; "
+    "for each binding the runtime runs the order with the lowest peak (this function on "
+    "ties).",
+    _no_results, 0, 0, 0, attrs={"funcs": "symrefs"}))
