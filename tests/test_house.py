@@ -146,3 +146,13 @@ def test_every_module_says_what_it_holds() -> None:
                if path.name != "__main__.py" and path.read_text().strip()
                and not ast.get_docstring(ast.parse(path.read_text()))]
     assert missing == []
+
+
+def test_architecture_page_names_every_subpackage() -> None:
+    """docs/architecture.md, linked from the README, names every folder of the package."""
+    root = PACKAGE.parent
+    page = (root / "docs" / "architecture.md").read_text()
+    assert "docs/architecture.md" in (root / "README.md").read_text()
+    folders = sorted(str(p.relative_to(PACKAGE)) for p in PACKAGE.rglob("*")
+                     if p.is_dir() and p.name != "__pycache__")
+    assert [f for f in folders if f"{f}/" not in page] == []
