@@ -19,8 +19,10 @@ $(STAMP): setup.cfg setup.py
 bytecode: $(STAMP)
 	$(BIN)/python -m compileall -q bladec
 
+# the main job on a real training step: its device peak under jax.jit, under bladec.jit with
+# no limit and with a limit jit exceeds; the timeline picture in out/demo-timeline.png
 demo: bytecode
-	$(BIN)/bladec optimize samples/listing1.mlir
+	$(BIN)/python docs/demo.py
 
 # two workers (pytest-xdist): CI has 2 cores; -n auto counts physical cores through
 # psutil (1 on a VM with SMT, dozens on a workstation, each worker a JAX process of
