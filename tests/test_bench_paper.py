@@ -21,7 +21,7 @@ def test_cell_counts_steady_steps_apart():
     assert cell.rate == pytest.approx(100.0)
     assert cell.steady_rate == pytest.approx(200.0)
     assert cell.peak == 5 * GIB and cell.compilations == 1
-    assert cell.text() == "100 (5.000 GiB, 1 comp.)"
+    assert cell.text() == "100 (5.000 GiB, 1 comp., 3 steps)" and cell.steps == 3
     cell.over = True
     assert cell.text().startswith("OOM (100 without a limit")
     assert bench.Cell(oom=True).text() == "OOM"
