@@ -2,7 +2,8 @@
 the Pareto set and the plot of device peak against step time.
 
 Apart from the measuring (bench_device.py) so that the rows can be judged from numbers
-given by hand, as the tests do, and so that bench_grad.py can share the MiB format.
+given by hand, as the tests do, and so that bench_grad.py can share the MiB format and
+XLA's device peak.
 """
 from __future__ import annotations
 
@@ -17,6 +18,13 @@ MIB = 1 << 20
 def mib(nbytes: float) -> str:
     """MiB with one decimal, three below 10 MiB (the tiny model's rows)."""
     return f"{nbytes / MIB:.1f}" if nbytes >= 10 * MIB else f"{nbytes / MIB:.3f}"
+
+
+def xla_device_peak(stats: Any) -> int:
+    """argument + output + temp - alias bytes: the device memory one call of the
+    executable needs, by XLA's own accounting (host-memory fields are not counted)."""
+    return (stats.argument_size_in_bytes + stats.output_size_in_bytes
+            + stats.temp_size_in_bytes - stats.alias_size_in_bytes)
 
 
 @dataclass

@@ -12,11 +12,11 @@ import statistics
 
 import numpy as np
 
-from shapestream import StreamRow
-from throughput import Config, Lineup, profile_steps
-from workload import SCHEDULED, UNSCHEDULED, Workload
-
 from bladec.units import format_size
+
+from benchmarks.support.shapestream import StreamRow
+from benchmarks.support.throughput import Config, Lineup, profile_steps
+from benchmarks.support.workload import SCHEDULED, UNSCHEDULED, Workload
 
 
 def median_ratio(num: list[float], den: list[float]) -> float:

@@ -17,8 +17,6 @@ from typing import Any, Callable
 
 import numpy as np
 
-from workload import Workload
-
 from bladec.analysis.liveness import is_compute
 from bladec.errors import BladecError
 from bladec.ir import Module
@@ -26,6 +24,8 @@ from bladec.runtime.backends.backend import interpret
 from bladec.runtime.executor import Executor, Report, unoptimized
 from bladec.runtime.backends.jax_backend import JaxBackend
 from bladec.units import format_size
+
+from benchmarks.support.workload import Workload
 
 _T0 = time.perf_counter()
 

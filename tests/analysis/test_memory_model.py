@@ -5,7 +5,8 @@ from __future__ import annotations
 from bladec.analysis.memory import (exact_lower_bound, exact_peak, exact_sizes,
     exact_timeline, lower_bound_steps, peak_terms, symbolic_lower_bound, symbolic_timeline)
 from bladec.symbolic.expr import const
-from shapecase import S0, analyze
+
+from tests.support.shapecase import S0, analyze
 
 
 # -- the memory model by hand ----------------------------------------------------------------

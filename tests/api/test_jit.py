@@ -15,7 +15,8 @@ import pytest
 
 import bladec
 from bladec.models import llama
-from runtimecase import TWO_INPUTS
+
+from tests.support.runtimecase import TWO_INPUTS
 
 CFG = llama.SMALL
 SEQS = [20, 40, 27, 64, 44, 58, 33]   # padded to multiples of 16: buckets 32, 48, 64

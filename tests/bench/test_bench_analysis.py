@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import signal
-from pathlib import Path
 
 import pytest
 
@@ -12,10 +11,9 @@ from bladec.symbolic.compare import Order
 from bladec.symbolic.expr import sym
 from bladec.verify import verify
 
-from benchscript import load_bench
+from benchmarks import bench_analysis as bench
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
-bench = load_bench("bench_analysis")
 S0, S1 = sym("S0"), sym("S1")
 
 

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from benchscript import load_bench
 
 jax = pytest.importorskip("jax")
-bench = load_bench("bench_compile")
+from benchmarks import bench_compile as bench  # noqa: E402
 
 HLO = """HloModule m
 

@@ -7,13 +7,12 @@ import json
 
 import pytest
 
-from benchscript import load_bench
 
 pytest.importorskip("jax")
 pytest.importorskip("matplotlib")
 
-bench = load_bench("bench_device")
-report = load_bench("devicereport")
+from benchmarks import bench_device as bench  # noqa: E402
+from benchmarks.support import devicereport as report  # noqa: E402
 MIB = report.MIB
 
 

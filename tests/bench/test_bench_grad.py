@@ -3,14 +3,9 @@ probes (each probe plans and compiles a step; the search at sequence 256 used to
 more than 10 minutes)."""
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
-
-import bench_grad  # noqa: E402
+from benchmarks import bench_grad
 
 
 @pytest.mark.parametrize("answer", [0, 1, 7, 8, 12, 31, 32])

@@ -8,13 +8,13 @@ from bladec.parse import parse_module
 from bladec.printer import format_module
 from bladec.verify import verify
 
-from benchscript import load_bench
 
 TARGET_LINES_PER_S = 20_000
 
 
 def _bench():
-    return load_bench("bench_parse")
+    from benchmarks import bench_parse
+    return bench_parse
 
 
 def test_generated_listing_parses_verifies_and_round_trips():

@@ -6,14 +6,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-from benchscript import load_bench
-
-bench = load_bench("bench_reshard")
-ROOT = Path(__file__).resolve().parent.parent
+from benchmarks import bench_reshard as bench
+from tests.support.paths import ROOT
 
 HLO = """
   %all-gather = f32[32,64,64]{1,0,2} all-gather(%wrapped_copy), channel_id=1, replica_groups=mesh['axis_0'=2,'axis_1'=1,'axis_2'=4], device_ids=([4,2]T(1,0)) {'axis_2'}, dimensions={2}, use_global_device_ids=true

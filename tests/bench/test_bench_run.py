@@ -1,16 +1,15 @@
 """benchmarks/bench_run.py: a tiny run of every table, and (slow) the real benchmark; the
-stream of table 2 (benchmarks/shapestream.py) on its own."""
+stream of table 2 (benchmarks/support/shapestream.py) on its own."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from benchscript import load_bench
 
 pytest.importorskip("jax")
 
-bench = load_bench("bench_run")
-stream = load_bench("shapestream")
+from benchmarks import bench_run as bench  # noqa: E402
+from benchmarks.support import shapestream as stream  # noqa: E402
 
 # A training step of one tanh layer: few ops, so every compilation is quick.
 TINY = """\

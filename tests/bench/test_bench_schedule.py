@@ -8,7 +8,6 @@ are scheduled in under 10 s.
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import pytest
 
@@ -16,10 +15,8 @@ from bladec.parse import parse_module
 from bladec.symbolic.shapes import analyze_shapes
 from bladec.verify import verify
 
-from benchscript import load_bench
-
-ROOT = Path(__file__).resolve().parent.parent
-bench = load_bench("bench_schedule")
+from benchmarks import bench_schedule as bench
+from tests.support.paths import ROOT
 
 
 def test_bindings_cover_the_declared_ranges():

@@ -9,7 +9,8 @@ from click.testing import CliRunner
 
 from bladec.cli import main
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support.paths import ROOT, SAMPLES
+
 LISTING1 = str(ROOT / "samples" / "listing1.mlir")
 OPS = str(ROOT / "samples" / "ops.mlir")
 GIB = 1 << 30
@@ -184,7 +185,7 @@ def test_disjoint_ranges_are_a_user_error(runner, tmp_path):
 
 
 def test_mem_limit_with_dims_says_whether_the_peak_fits():
-    path = str(Path(__file__).resolve().parent.parent / "samples" / "listing1.mlir")
+    path = str(SAMPLES / "listing1.mlir")
     small = CliRunner().invoke(main, ["analyze", path, "--dims", "S1=100", "--mem-limit",
                                       "10MiB", "--json"])
     assert small.exit_code == 4  # documented: the report is printed, and scripts can branch

@@ -8,17 +8,15 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from clirunner import make_runner
 
 from bladec import __version__
 from bladec.cli import main
 from bladec.parse import parse_module
 from bladec.printer import format_module
 
+from tests.support.clirunner import make_runner
+from tests.support.paths import ROOT
 
-
-
-ROOT = Path(__file__).resolve().parent.parent
 LISTING1 = ROOT / "samples" / "listing1.mlir"
 OPS = ROOT / "samples" / "ops.mlir"
 

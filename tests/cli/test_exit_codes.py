@@ -11,7 +11,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from clirunner import make_runner
 
 from bladec.cli import EXIT_CODES, main
 from bladec.errors import BladecError
@@ -19,7 +18,9 @@ from bladec.passes import IntOption, parse_pipeline
 from bladec.passes.remat import RematPass
 from bladec.passes.schedule import SchedulePass
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support.clirunner import make_runner
+from tests.support.paths import ROOT
+
 LISTING1 = ROOT / "samples" / "listing1.mlir"
 RUNNABLE = ROOT / "samples" / "listing1-runnable.mlir"
 

@@ -18,14 +18,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from clirunner import make_runner
 
 from bladec.cli import main
 
+from tests.support.clirunner import make_runner
+from tests.support.paths import ROOT
 
-
-
-ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
 RUN_PREFIX = "// RUN:"
 

@@ -3,15 +3,14 @@ stderr is a file or a pipe; and ``bladec run`` of an optimized listing runs no p
 from __future__ import annotations
 
 import io
-from pathlib import Path
 
 import pytest
 
-from clirunner import make_runner
-
 from bladec.cli import _ProgressLine, main
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support.clirunner import make_runner
+from tests.support.paths import ROOT
+
 LISTING1 = ROOT / "samples" / "listing1-runnable.mlir"
 
 

@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 
 from bladec.cli import main
-from clirunner import make_runner
-from test_binding import FIXED_PRODUCT, FIXED_SUM, QUOTIENT, SQUARE
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support.clirunner import make_runner
+from tests.support.paths import ROOT
+from tests.support.relationcase import FIXED_PRODUCT, FIXED_SUM, QUOTIENT, SQUARE
+
 LISTING1 = str(ROOT / "samples" / "listing1.mlir")
 LISTING1_RUNNABLE = str(ROOT / "samples" / "listing1-runnable.mlir")
 

@@ -12,7 +12,8 @@ from bladec.errors import BladecError, BladecWarning
 from bladec.runtime.backends.backend import NumpyBackend
 from bladec.runtime.executor import Executor
 from bladec.units import format_size
-from runtimecase import ELEMENTWISE, LISTING1, SMALLEST, module_of, run_cli
+
+from tests.support.runtimecase import ELEMENTWISE, LISTING1, SMALLEST, module_of, run_cli
 
 
 @pytest.fixture

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import importlib.util
 import re
-from pathlib import Path
 
 from bladec.ops import REGISTRY
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support.paths import ROOT
+
 DOC = ROOT / "docs" / "ops.md"
 
 

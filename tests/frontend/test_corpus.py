@@ -1,4 +1,4 @@
-"""The corpus of training steps (tests/corpus.py) through the importer and the runtime.
+"""The corpus of training steps (tests/support/corpus.py) through the importer and the runtime.
 
 Every model: imports with and without hints, to the same relations, which agree with JAX's
 dims at two bindings (``trace`` checks it); ``optimize`` succeeds; it runs under half of
@@ -14,12 +14,12 @@ import jax
 import numpy as np
 import pytest
 
-from corpus import all_steps, run_under_half
-
 from bladec.frontend import trace
 from bladec.frontend.jax_import import check_dims
 from bladec.runtime.backends.backend import NumpyBackend
 from bladec.symbolic.shapes import analyze_shapes
+
+from tests.support.corpus import all_steps, run_under_half
 
 STEPS = all_steps()
 TOLERANCE = {"mixed_bf16": 3e-2}

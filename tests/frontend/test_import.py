@@ -15,8 +15,6 @@ import numpy as np
 import pytest
 from jax import export
 
-from clirunner import make_runner
-
 from bladec.cli import main
 from bladec.errors import BladecError
 from bladec.frontend import import_function, trace
@@ -28,6 +26,8 @@ from bladec.runtime.backends.jax_backend import JaxBackend
 from bladec.runtime.executor import Executor
 from bladec.symbolic.shapes import analyze_shapes
 from bladec.verify import verify
+
+from tests.support.clirunner import make_runner
 
 B, S = export.symbolic_shape("B, S")
 F32, I32 = jnp.float32, jnp.int32

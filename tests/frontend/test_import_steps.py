@@ -13,13 +13,13 @@ import numpy as np
 import pytest
 from jax import export
 
-from clirunner import make_runner
-
 from bladec.cli import main
 from bladec.frontend import trace
 from bladec.runtime.backends.backend import NumpyBackend
 from bladec.runtime.executor import Executor
 from bladec.runtime.backends.jax_backend import JaxBackend
+
+from tests.support.clirunner import make_runner
 
 B, S = export.symbolic_shape("B, S")
 F32 = jnp.float32

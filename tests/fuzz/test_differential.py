@@ -1,6 +1,6 @@
 """The backbone differential test: optimized listings compute what the originals compute.
 
-For a few hundred random listings (tests/randlisting.py), a few bindings within the
+For a few hundred random listings (tests/support/randlisting.py), a few bindings within the
 declared ranges and several memory limits between the exact lower bound and the
 unconstrained peak, the ORIGINAL listing is run with no limit and the OPTIMIZED one
 (``analyze,schedule,remat``, and ``analyze,remat``, where no reordering takes the
@@ -26,7 +26,6 @@ from __future__ import annotations
 import random
 import re
 from collections import Counter
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -41,9 +40,10 @@ from bladec.runtime.backends.jax_backend import JaxBackend
 from bladec.runtime.executor import Executor, Report
 from bladec.runtime.planning.trace import Step, simulate
 from bladec.verify import verify
-from randlisting import Listing, generate
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support.paths import ROOT
+from tests.support.randlisting import Listing, generate
+
 LISTING1 = ROOT / "samples" / "listing1-runnable.mlir"
 
 N_GRAPHS = 210

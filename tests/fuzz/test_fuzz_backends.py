@@ -1,4 +1,4 @@
-"""Fuzzing the two backends against each other: the listings of tests/test_fuzz.py through
+"""Fuzzing the two backends against each other: the listings of tests/fuzz/test_fuzz.py through
 `run --backend numpy` and `run --backend jax`, in-process through CliRunner.
 
 The NumPy backend means what the JAX backend means (test_backend_semantics.py checks the
@@ -23,18 +23,19 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from clirunner import make_runner
-from fuzzlisting import cases
-from test_fuzz import WHILE, _deadline, _problem
 
 from bladec.cli import main
+
+from tests.support.clirunner import make_runner
+from tests.support.fuzzcheck import WHILE, deadline, problem_of
+from tests.support.fuzzlisting import cases
 
 CASES = 2000
 JAX_ONLY_REFUSAL = "64-bit element types on the jax backend need JAX's 64-bit mode"
 
 
 def _run(runner, text: str, dims: str, backend: str, out: Path):
-    with _deadline(30):
+    with deadline(30):
         return runner.invoke(main, ["run", "-", "--backend", backend, "--dims", dims,
                                     "--seed", "3", "--outputs", str(out), "-q",
                                     "--compilation-cache", "off"], input=text)
@@ -58,7 +59,7 @@ def test_both_backends_accept_the_same_listings_and_give_the_same_outputs(tmp_pa
             out = tmp_path / f"{backend}.npz"
             out.unlink(missing_ok=True)
             result = _run(runner, text, dims, backend, out)
-            problem = _problem("run", result)
+            problem = problem_of("run", result)
             if problem:
                 failures.append(f"{name} --backend {backend}: {problem}\n{result.stderr[-400:]}")
             results[backend] = (result, out)

@@ -1,4 +1,4 @@
-"""Regression tests for the bugs the CLI fuzzer (tests/test_fuzz.py) found, each reduced
+"""Regression tests for the bugs the CLI fuzzer (tests/fuzz/test_fuzz.py) found, each reduced
 to a small listing; each exited 3 or failed `optimize` with a message that had no place
 in the listing."""
 from __future__ import annotations
@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from clirunner import make_runner
 
 from bladec.analysis.version import log_grid
 from bladec.cli import main
@@ -16,6 +15,9 @@ from bladec.passes import parse_pipeline, run_pipeline
 from bladec.symbolic.shapes import analyze_shapes
 from bladec.errors import BladecError
 from bladec.verify import verify
+
+from tests.support.clirunner import make_runner
+from tests.support.paths import SAMPLES
 
 
 @pytest.fixture
@@ -153,7 +155,7 @@ def test_empty_max_and_min_reductions_are_located_errors(dtype, kind):
 
 def test_analyze_names_the_missing_dims_before_asking_for_them(runner):
     """Was: "--mem-limit needs --dims" although --dims was given (without every symbol)."""
-    listing1 = Path(__file__).resolve().parent.parent / "samples" / "diamond.mlir"
+    listing1 = SAMPLES / "diamond.mlir"
     result = runner.invoke(main, ["analyze", str(listing1), "--dims", "S0=20",
                                   "--mem-limit", "1MiB"])
     assert result.exit_code == 1
@@ -172,7 +174,7 @@ def test_a_range_emptied_by_the_relations_is_an_error_not_a_division_by_zero(tmp
     """Was: ZeroDivisionError (exit 3) in the range propagation of the analysis when a
     constant dim made a product's other factor's range empty (fuzz case 261 of seed 14:
     mlp-train with one dim bound to @C4 instead of @S2)."""
-    text = (Path(__file__).resolve().parent.parent / "samples" / "mlp-train.mlir").read_text()
+    text = (SAMPLES / "mlp-train.mlir").read_text()
     text = text.replace("%dhb = mul(%da, %t3) -> tensor<?x512, [@S2, @C512]>",
                         "%dhb = mul(%da, %t3) -> tensor<?x512, [@C4, @C512]>")
     path = tmp_path / "m.mlir"

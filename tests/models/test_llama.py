@@ -9,13 +9,10 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from pathlib import Path
 
 import jax
 import numpy as np
 import pytest
-
-from clirunner import make_runner
 
 from bladec.cli import main
 from bladec.frontend import trace
@@ -28,7 +25,9 @@ from bladec.runtime.backends.jax_backend import JaxBackend
 from bladec.runtime.executor import Executor
 from bladec.symbolic.shapes import analyze_shapes
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support.clirunner import make_runner
+from tests.support.paths import ROOT
+
 SMALL = ROOT / "samples" / "llama-train-small.mlir"
 PAPER = ROOT / "samples" / "llama-train-paper.mlir"
 PAPER_ADAM = ROOT / "samples" / "llama-train-paper-adam.mlir"

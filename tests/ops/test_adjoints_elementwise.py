@@ -1,11 +1,11 @@
 """Adjoint rules of the elementwise, special-function and conversion ops, each against
-``jax.grad`` of the op's own JAX lowering (tests/gradcheck.py says how)."""
+``jax.grad`` of the op's own JAX lowering (tests/support/gradcheck.py says how)."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from gradcheck import SEEDS, check_grad, listing, rand, shape2, t
+from tests.support.gradcheck import SEEDS, check_grad, listing, rand, shape2, t
 
 UNARY_DOMAIN = {"log": (0.5, 2.0), "sqrt": (0.5, 2.0), "rsqrt": (0.5, 2.0)}
 

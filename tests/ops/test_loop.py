@@ -10,7 +10,6 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 from jax import export
-from test_errors import check_file, located
 
 from bladec.analysis.memory import exact_peak, exact_sizes, symbolic_timeline
 from bladec.errors import BladecError
@@ -25,6 +24,9 @@ from bladec.runtime.planning.limit import LimitError
 from bladec.symbolic.expr import sym
 from bladec.symbolic.shapes import analyze_shapes
 from bladec.verify import verify
+
+from tests.support.errorcase import check_file, located
+from tests.support.paths import SAMPLES
 
 F32 = jnp.float32
 
@@ -218,7 +220,7 @@ ERRORS = {
                     "'loop.arg' stands only in the region of a loop"),
     "no_body": (HEAD + "  ¦%h, %hs = scan(%w, %h0, %xs) {num_consts = 1, num_carry = 1} -> "
                 "tensor<?x4>, tensor<?x?x4>\n  return %h\n}\n", "'scan' needs a 'body' region"),
-    # found by fuzzing the sample (tests/test_fuzz.py now mutates samples/ops-loop.mlir)
+    # found by fuzzing the sample (tests/fuzz/test_fuzz.py now mutates samples/ops-loop.mlir)
     "arg_without_index": (_scan("    ¦%bw = loop.arg() {slice = 0} -> tensor<4x4>\n"
                                 "    loop.yield(%h0, %h0)\n",
                                 head="%h, %hs = scan(%w, %h0, %xs) {num_consts = 1, num_carry = 1}"),
@@ -405,7 +407,7 @@ def test_grad_through_while_is_a_located_error():
 def test_amp_lowers_the_contractions_inside_a_loop_and_grad_follows():
     """amp casts a loop body's dot operands inside the body (isolated: its own casts);
     grad then differentiates through the casts with the scan's adjoint."""
-    text = (Path(__file__).resolve().parent.parent / "samples" / "ops-loop.mlir").read_text()
+    text = (SAMPLES / "ops-loop.mlir").read_text()
     module = run_pipeline(parse_module(text), parse_pipeline("amp"))
     verify(module)
     (scan,) = [op for op in module.main.ops if op.name == "scan" and "%h" in op.result_names]

@@ -8,8 +8,6 @@ import numpy as np
 import pytest
 from jax import export
 
-from clirunner import make_runner
-
 from bladec.cli import main
 from bladec.errors import BladecError
 from bladec.frontend import trace
@@ -18,6 +16,8 @@ from bladec.printer import format_module
 from bladec.runtime.backends.backend import NumpyBackend
 from bladec.runtime.executor import Executor
 from bladec.runtime.backends.jax_backend import JaxBackend
+
+from tests.support.clirunner import make_runner
 
 KEY = jax.ShapeDtypeStruct((2,), jnp.uint32)
 

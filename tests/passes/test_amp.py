@@ -2,9 +2,6 @@
 fused; ``amp,grad`` trains with gradients within bf16 rounding of f32's."""
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -17,8 +14,8 @@ from bladec.runtime.executor import Executor
 from bladec.runtime.backends.jax_backend import JaxBackend
 from bladec.verify import verify
 
-sys.path.insert(0, str(Path(__file__).parent))
-from test_grad_llama import LOSS, inputs  # noqa: E402
+from tests.support.llamacase import LOSS, inputs
+from tests.support.paths import SAMPLES
 
 TWO_DOTS = """\
 func.func @main(%x: tensor<?x8, [@S0, @C8]>, %w: tensor<8x8>, %v: tensor<8x8>, %h: tensor<?x8xbf16, [@S0, @C8]>) {
@@ -146,7 +143,7 @@ def test_amp_rounds_on_jax_as_on_numpy():
 def test_amp_keeps_the_mesh_and_each_cast_keeps_its_split():
     """On a sharded listing (samples/mlp-loss-sharded.mlir) a cast is
     split like the value it rounds, and the mesh stays (``-p amp,grad``)."""
-    path = Path(__file__).resolve().parent.parent / "samples" / "mlp-loss-sharded.mlir"
+    path = SAMPLES / "mlp-loss-sharded.mlir"
     module = run_pipeline(parse_module(path.read_text(), str(path)),
                           parse_pipeline("amp"))
     assert module.mesh is not None

@@ -1,5 +1,5 @@
 """The ``grad`` pass as a whole: every op with a float input has a tested adjoint (the
-per-op tests are tests/test_adjoints_*.py), the CLI's round trip, the choice of inputs,
+per-op tests are tests/ops/test_adjoints_*.py), the CLI's round trip, the choice of inputs,
 the errors, and ``grad{save=auto}``."""
 from __future__ import annotations
 
@@ -12,7 +12,9 @@ from bladec.parse import parse_module
 from bladec.passes import parse_pipeline, run_pipeline
 from bladec.runtime.backends.backend import NumpyBackend
 from bladec.runtime.executor import Executor
-from gradcheck import invoke, rand
+
+from tests.support.gradcheck import invoke, rand
+from tests.support.paths import SAMPLES
 
 COVERED = {"neg", "exp", "log", "sqrt", "rsqrt", "tanh", "logistic", "abs", "sin", "cos",
            "square", "copy", "add", "sub", "mul", "div", "max", "min", "pow", "integer_pow",
@@ -28,7 +30,8 @@ COVERED = {"neg", "exp", "log", "sqrt", "rsqrt", "tanh", "logistic", "abs", "sin
 
 
 # The collectives of sharded listings are tested on 8 CPU devices, against jax.grad of
-# their shard_map lowering (tests/test_sharded_run.py, tests/sharded_check.py grads).
+# their shard_map lowering (tests/runtime/test_sharded_run.py,
+# tests/support/sharded_check.py grads).
 COVERED |= {"reshard", "all_gather", "shard_slice", "all_to_all", "all_permute",
             "all_reduce"}
 # Ops with no adjoint, each a located error in the grad pass (tested below with an op
@@ -135,8 +138,7 @@ def test_grad_errors_are_located(text, pipeline, message):
 def test_a_sharded_listing_without_return_is_located_at_its_function():
     """Found by fuzzing: ``propagate`` (which grad runs first on a sharded listing) pinned
     the outputs of a function written without ``return`` and lost its location."""
-    from pathlib import Path
-    sample = Path(__file__).resolve().parent.parent / "samples" / "reshard.mlir"
+    sample = SAMPLES / "reshard.mlir"
     text = "".join(line for line in sample.read_text().splitlines(keepends=True)
                    if line.strip() != "return %b")
     with pytest.raises(BladecError, match="scalar float loss") as err:
@@ -220,12 +222,11 @@ def test_the_llama_backward_reads_no_forward_broadcast():
     (a scalar scale and per-row sums to [B, H, S, S]): the backward makes each again from
     what it reads instead of keeping it (kept, they took grad's device peak at 8x256 from
     62.6 to 78.6 MiB, above the imported value_and_grad step's 64.1)."""
-    from pathlib import Path
 
     from bladec.analysis.memory import exact_sizes
     from bladec.symbolic.shapes import analyze_shapes
     fills = {"broadcast", "broadcast_in_dim", "broadcast_like", "constant", "iota"}
-    path = Path(__file__).resolve().parent.parent / "samples" / "llama-loss-small.mlir"
+    path = SAMPLES / "llama-loss-small.mlir"
     forward = parse_module(path.read_text(), str(path))
     made = {r.name: op for op in forward.main.ops for r in op.results}
     assert "broadcast_like" in {op.name for op in made.values()}

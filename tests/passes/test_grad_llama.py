@@ -5,8 +5,6 @@ imported training step's and ``jax.grad``'s, and the training listing through
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 import jax
 import numpy as np
 import pytest
@@ -20,11 +18,10 @@ from bladec.runtime.backends.backend import NumpyBackend
 from bladec.runtime.executor import Executor
 from bladec.runtime.backends.jax_backend import JaxBackend
 
-ROOT = Path(__file__).resolve().parent.parent
-LOSS = ROOT / "samples" / "llama-loss-small.mlir"
+from tests.support.llamacase import CFG, LOSS, NAMES, inputs
+from tests.support.paths import ROOT
+
 TRAIN = ROOT / "samples" / "llama-train-small.mlir"
-CFG = llama.SMALL
-NAMES = llama._leaf_names(llama.param_shapes(CFG), "params")
 
 
 @pytest.fixture(scope="module")
@@ -35,18 +32,6 @@ def forward():
 @pytest.fixture(scope="module")
 def training(forward):
     return run_pipeline(forward, parse_pipeline("grad"))
-
-
-def inputs(b: int, s: int, seed: int = 0) -> dict[str, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    leaves = jax.tree_util.tree_leaves(llama.init_params(CFG, seed))
-    out = {n: np.asarray(v, np.float32) for n, v in zip(NAMES, leaves)}
-    out["%tokens"] = rng.integers(0, CFG.vocab, (b, s)).astype(np.int32)
-    out["%targets"] = rng.integers(0, CFG.vocab, (b, s)).astype(np.int32)
-    mask = (rng.random((b, s)) < 0.8).astype(np.float32)
-    mask[:, 0] = 1.0
-    out["%mask"] = mask
-    return out
 
 
 def test_sample_is_what_the_importer_writes():

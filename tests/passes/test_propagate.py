@@ -4,14 +4,11 @@ Listings are written by hand with only their arguments sharded; the pass's outpu
 verify (the sharding rules of bladec/ops/collective.py), place the collectives where the
 math needs them and nowhere else, and keep what it can split split. Whether the result
 computes what the one-device listing computes is run on 8 devices in
-tests/test_sharded_run.py (the small Llama's training step).
+tests/runtime/test_sharded_run.py (the small Llama's training step).
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from clirunner import make_runner
 
 from bladec.cli import main
 from bladec.errors import BladecError
@@ -24,7 +21,9 @@ from bladec.sharding import spec
 from bladec.source import load_module
 from bladec.verify import verify
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support.clirunner import make_runner
+from tests.support.paths import ROOT
+
 ARGS_ONLY = ROOT / "samples" / "sharding" / "llama-train-small.mlir"
 COMPLETED = ROOT / "samples" / "llama-train-small-sharded.mlir"
 

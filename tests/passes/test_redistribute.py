@@ -7,28 +7,29 @@ normal form (slices, then all_to_alls/permutes, then gathers), stays within
 max(source local, target local) at every step, and moves data correctly: a device-by-
 device simulation in NumPy (independent of JAX and of bladec's lowering) ends with every
 device holding its block of the array under the target sharding. The same programs run
-on JAX's shard_map in tests/test_sharded_run.py.
+on JAX's shard_map in tests/runtime/test_sharded_run.py.
 """
 from __future__ import annotations
 
 import itertools
 import math
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
 from bladec.errors import BladecError
-from bladec.ir import Func, Mesh, Module, Op, TensorType, Value
+from bladec.ir import Mesh, Op, TensorType, Value
 from bladec.parse import parse_module
 from bladec.passes.redistribute import RedistributePass, normal_form
 from bladec.sharding import all_shardings, block_of, devices, permutation, splits, ways
 from bladec.types import Sharding
 from bladec.verify import verify
 
-MESHES = [Mesh((("x", 4), ("y", 2))), Mesh((("x", 2), ("y", 2), ("z", 2)))]
+from tests.support.paths import SAMPLES
+from tests.support.shardcase import MESHES, program
+
 PHASE = {"shard_slice": 0, "all_to_all": 1, "all_permute": 1, "all_gather": 2}
 
 
@@ -84,12 +85,6 @@ def simulate(mesh: Mesh, local: list[np.ndarray], op: str, attrs: dict,
     for a, b in permutation(mesh, src, dst):
         out[b] = local[a]
     return out
-
-
-def program(mesh: Mesh, shape: tuple, src: Sharding, dst: Sharding) -> Module:
-    t0, t1 = TensorType(shape, "f32", None, src), TensorType(shape, "f32", None, dst)
-    func = Func("main", [Value("%a", t0)], [Op("reshard", ["%a"], [Value("%b", t1)])], ["%b"])
-    return Module([func], mesh=mesh)
 
 
 def check_pair(mesh: Mesh, x: np.ndarray, src: Sharding, dst: Sharding) -> list:
@@ -315,9 +310,9 @@ def test_permutation_is_a_bijection():
 def test_analyze_gives_sizes_and_peak_per_device():
     """`bladec analyze` of a sharded listing: every value's bytes are its block's, and
     the default pipeline (analyze, schedule, remat) plans on those sizes."""
-    from clirunner import make_runner
+    from tests.support.clirunner import make_runner
     from bladec.cli import main
-    sample = str(Path(__file__).resolve().parent.parent / "samples" / "sharded.mlir")
+    sample = str(SAMPLES / "sharded.mlir")
     done = make_runner().invoke(main, ["analyze", sample, "--dims", "S0=64", "--json"])
     assert done.exit_code == 0, done.output
     import json
@@ -337,8 +332,8 @@ def test_analyze_gives_sizes_and_peak_per_device():
 
 
 def test_a_binding_that_breaks_a_split_is_refused():
-    from clirunner import make_runner
+    from tests.support.clirunner import make_runner
     from bladec.cli import main
-    sample = str(Path(__file__).resolve().parent.parent / "samples" / "sharded.mlir")
+    sample = str(SAMPLES / "sharded.mlir")
     done = make_runner().invoke(main, ["analyze", sample, "--dims", "S0=60"])
     assert done.exit_code == 1 and "S0=60" in done.output

@@ -1,8 +1,6 @@
 """The remat pass: evict points, regeneration branches, the paper's recompute search."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from bladec.analysis.memory import exact_peak, exact_sizes
@@ -16,7 +14,8 @@ from bladec.symbolic.expr import const, sym
 from bladec.symbolic.shapes import analyze_shapes
 from bladec.verify import verify
 
-SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+from tests.support.paths import SAMPLES
+
 S1 = sym("S1")
 
 CHAIN = """

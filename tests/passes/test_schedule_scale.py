@@ -17,8 +17,10 @@ from bladec.printer import format_module
 from bladec.passes.schedule import ListScheduler, _int_cmp, symbolic_scheduler
 from bladec.symbolic.compare import Order
 from bladec.symbolic.shapes import analyze_shapes
-from clirunner import make_runner
-from randlisting import generate
+
+from tests.support.clirunner import make_runner
+from tests.support.paths import SAMPLES
+from tests.support.randlisting import generate
 
 
 def independent_outputs(n: int, mixed: bool = False) -> str:
@@ -121,10 +123,9 @@ def _facts(info) -> tuple:
 
 @pytest.mark.parametrize("sample", ["llama-train-small.mlir", "diamond.mlir", "ops.mlir"])
 def test_reused_analysis_equals_a_fresh_one_in_the_new_order(sample):
-    from pathlib import Path
     from bladec.passes import parse_pipeline, run_pipeline
     from bladec.symbolic import shapes
-    text = (Path(__file__).resolve().parent.parent / "samples" / sample).read_text()
+    text = (SAMPLES / sample).read_text()
     analyzed = run_pipeline(parse_module(text, sample), parse_pipeline("analyze"))
     first = analyze_shapes(analyzed)
     scheduled = run_pipeline(analyzed, parse_pipeline("schedule"))
@@ -173,9 +174,9 @@ def test_an_analysis_is_not_reused_after_the_listing_changes_in_place():
 def test_ten_thousand_op_transformer_through_the_cli_in_5_seconds(tmp_path):
     """The issue's goal (8.1 s before). CPU time of this process, so that other jobs on a
     shared machine do not count; one retry."""
-    from benchscript import load_bench
+    from benchmarks import bench_schedule
     path = tmp_path / "t10k.mlir"
-    path.write_text(load_bench("bench_schedule").transformer_listing(10000))
+    path.write_text(bench_schedule.transformer_listing(10000))
     runner = make_runner()
     best = math.inf
     for _ in range(2):

@@ -23,9 +23,10 @@ from bladec.passes import DEFAULT_PIPELINE, parse_pipeline, run_pipeline
 from bladec.runtime.executor import Executor, unoptimized
 from bladec.runtime.backends.jax_backend import JaxBackend, whole_graph, xla_total_bytes
 from bladec.source import load_module
-from clirunner import make_runner
 
-SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+from tests.support.clirunner import make_runner
+from tests.support.paths import SAMPLES
+
 LLAMA = SAMPLES / "llama-train-small.mlir"
 SMALLEST = re.compile(r"smallest limit that works is .*?\((\d+) bytes")
 

@@ -14,7 +14,8 @@ from bladec.runtime.backends.backend import NumpyBackend
 from bladec.runtime.executor import Executor
 from bladec.runtime.backends.jax_backend import JaxBackend
 from bladec.runtime.planning.plan import CostModel
-from runtimecase import (
+
+from tests.support.runtimecase import (
     CHAIN, CUT, LISTING1, ROOT, SMALLEST, TWO_INPUTS, listing1_executor, module_of,
     run_cli, smallest_named, tight_limit)
 

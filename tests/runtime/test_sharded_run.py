@@ -13,7 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support.paths import ROOT
+
 BLADEC = [sys.executable, "-m", "bladec"]
 ENV = {**os.environ, "XLA_FLAGS": (os.environ.get("XLA_FLAGS", "")
                                    + " --xla_force_host_platform_device_count=8").strip(),
@@ -29,7 +30,7 @@ def test_redistribute_programs_equal_jax_reshard():
     """Every pair on {x:4, y:2} (rank 2 and 3) and 80 random pairs on {x:2, y:2, z:2}:
     the pass's program under shard_map leaves every device with what
     ``jax.device_put`` to the target sharding leaves it (bit for bit)."""
-    done = _run([sys.executable, "tests/sharded_check.py", "pairs", "0"], timeout=600)
+    done = _run([sys.executable, "-m", "tests.support.sharded_check", "pairs", "0"], timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     report = json.loads(done.stdout.strip().splitlines()[-1])
     assert report["checked"] == 121 + 361 + 40 + 40
@@ -40,7 +41,7 @@ def test_collective_adjoints_equal_jax_grad_of_the_shard_map_lowering():
     """Each collective in a forward listing on {x:4, y:2}: the training listing that
     ``grad`` writes (printed and parsed again), run under shard_map, gives jax.grad of
     the forward's shard_map lowering; its backward holds the inverse collective."""
-    done = _run([sys.executable, "tests/sharded_check.py", "grads", "0"])
+    done = _run([sys.executable, "-m", "tests.support.sharded_check", "grads", "0"])
     assert done.returncode == 0, done.stderr[-3000:]
     report = json.loads(done.stdout.strip().splitlines()[-1])
     assert report["bad"] == []
@@ -63,7 +64,7 @@ def test_sharded_mlp_loss_through_grad_matches_the_unsharded_gradients(tmp_path)
     ins = {k: v.astype(np.float32) for k, v in ins.items()}
     np.savez(tmp_path / "in.npz", **ins)
     from bladec.cli import main
-    from clirunner import make_runner
+    from tests.support.clirunner import make_runner
     # optimize needs no devices: in this process (a JAX start saved); run needs the 8
     train = make_runner().invoke(main, ["optimize", "-p", "grad", str(
         ROOT / "samples" / "mlp-loss-sharded.mlir"), "-o", str(tmp_path / "train.mlir")])

@@ -2,11 +2,8 @@
 of the original listing, with the plan's evictions, reloads and recomputes marked."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import matplotlib.figure
 import pytest
-from clirunner import make_runner
 
 from bladec.cli import main
 from bladec.ir import Op, TensorType, Value
@@ -14,7 +11,9 @@ from bladec.runtime.timeline import check_timeline_path, op_rows
 from bladec.runtime.planning.trace import Step
 from bladec.errors import BladecError
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support.clirunner import make_runner
+from tests.support.paths import ROOT
+
 RUNNABLE = ROOT / "samples" / "listing1-runnable.mlir"
 
 

@@ -1,4 +1,4 @@
-"""Seeded mutations of listings for the CLI fuzz test (tests/test_fuzz.py).
+"""Seeded mutations of listings for the CLI fuzz test (tests/fuzz/test_fuzz.py).
 
 ``mutate(text, rng)`` applies 1 to 3 edits to a listing, at the token level (delete,
 duplicate or swap tokens; numbers made huge, negative, zero or fractional; dtypes, op
@@ -6,7 +6,7 @@ names, value names and symbols replaced) or at the character level (delete, inse
 truncate; lines deleted, duplicated, swapped). Most results are invalid listings, which
 must be located errors; some stay valid, or become valid listings with odd numbers, which
 must optimize, analyze and run, or fail with a clear message. ``cases(seed, count)``
-yields ``count`` (name, text, dims) triples from random listings (tests/randlisting.py)
+yields ``count`` (name, text, dims) triples from random listings (tests/support/randlisting.py)
 and a few samples, each mutated or, now and then, left as it is. Everything is drawn from
 ``random.Random(seed)``: the same seed gives the same cases.
 """
@@ -14,12 +14,10 @@ from __future__ import annotations
 
 import random
 import re
-from pathlib import Path
 from typing import Callable, Iterator
 
-from randlisting import RANGES, generate
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support.paths import ROOT
+from tests.support.randlisting import RANGES, generate
 
 # Small samples (the big ones would cost seconds per case) and a binding for each.
 SAMPLES = {"listing1.mlir": "S1=2", "listing1-runnable.mlir": "S1=3",

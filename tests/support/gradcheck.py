@@ -15,7 +15,8 @@ from bladec.runtime.backends.backend import interpret, numpy_dtype
 from bladec.runtime.executor import Executor
 from bladec.runtime.backends.jax_backend import JaxBackend, _JaxKernels
 from bladec.verify import verify
-from clirunner import make_runner
+
+from tests.support.clirunner import make_runner
 
 RTOL, ATOL = 2e-4, 2e-5  # f32; summation orders differ between the two
 

@@ -1,11 +1,12 @@
 """Plans recorded by an earlier planner, to check that a faster one makes the same.
 
-    python tests/planrecord.py [--slow] > tests/recorded_plans.json
+    python -m tests.support.planrecord [--slow] > tests/runtime/planning/recorded_plans.json
 
-run from a bladec tree (``PYTHONPATH=TREE``) to record what that tree's ``try_plan`` makes
-for each case: the samples and random listings of tests/test_replay.py at several limits,
-with and without margins (``--slow``: also the paper-size step, a minute more). The
-record in tests/ was made by commit 65ec1a3, before consolidation replayed windows.
+run from the repository root, with ``PYTHONPATH=TREE`` to record what the bladec tree TREE's
+``try_plan`` makes for each case: the samples and random listings of
+tests/runtime/planning/test_replay.py at several limits, with and without margins
+(``--slow``: also the paper-size step, a minute more). The record beside test_replay.py
+was made by commit 65ec1a3, before consolidation replayed windows.
 """
 from __future__ import annotations
 
@@ -13,22 +14,18 @@ import argparse
 import hashlib
 import json
 import random
-import sys
-from pathlib import Path
 from typing import Iterator
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bladec.parse import parse_module
+from bladec.passes import DEFAULT_PIPELINE, parse_pipeline, run_pipeline
+from bladec.runtime.planning import policy
+from bladec.runtime.backends.backend import NumpyBackend
+from bladec.runtime.executor import Executor
 
-from randlisting import generate  # noqa: E402
+from tests.support.paths import SAMPLES, TESTS
+from tests.support.randlisting import generate
 
-from bladec.parse import parse_module  # noqa: E402
-from bladec.passes import DEFAULT_PIPELINE, parse_pipeline, run_pipeline  # noqa: E402
-from bladec.runtime.planning import policy  # noqa: E402
-from bladec.runtime.backends.backend import NumpyBackend  # noqa: E402
-from bladec.runtime.executor import Executor  # noqa: E402
-
-SAMPLES = Path(__file__).resolve().parent.parent / "samples"
-RECORD = Path(__file__).resolve().parent / "recorded_plans.json"
+RECORD = TESTS / "runtime" / "planning" / "recorded_plans.json"
 # (sample, binding, limits: fractions of the planned peak, or with "lower", fractions of
 # the way from the largest per-op lower bound to it, where the peak is mostly unavoidable;
 # whether also with margins)

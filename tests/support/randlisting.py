@@ -525,6 +525,6 @@ def generate(seed: int, num_ops: int | None = None) -> Listing:
     return _Gen(seed, num_ops).build()
 
 
-if __name__ == "__main__":  # print one: python tests/randlisting.py SEED
+if __name__ == "__main__":  # print one: python -m tests.support.randlisting SEED
     import sys
     print(generate(int(sys.argv[1]) if len(sys.argv) > 1 else 0).text)

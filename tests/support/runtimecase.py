@@ -1,5 +1,6 @@
-"""Listings and helpers the runtime tests share (tests/test_runtime.py, test_run_cli.py,
-test_fitting.py)."""
+"""Listings and helpers the runtime tests share (tests/runtime/test_executor.py,
+tests/runtime/planning/test_fitting.py, tests/runtime/store/test_executables.py,
+tests/cli/test_run_cli.py, tests/api/test_jit.py)."""
 from __future__ import annotations
 
 import re
@@ -14,8 +15,9 @@ from bladec.parse import parse_module
 from bladec.runtime.backends.backend import NumpyBackend
 from bladec.runtime.executor import Executor
 
+from tests.support.paths import ROOT
+
 SMALLEST = re.compile(r"smallest limit that works is [^(]*\((\d+) bytes")
-ROOT = Path(__file__).resolve().parent.parent
 LISTING1 = ROOT / "samples" / "listing1-runnable.mlir"
 
 TWO_INPUTS = """

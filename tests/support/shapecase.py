@@ -1,11 +1,10 @@
-"""Helpers the shape-analysis tests share (tests/test_shapes.py, test_shapes_samples.py,
-test_memory_model.py): listings are written as text and parsed with ``parse_module``;
-every listing starts on its first line, so the line numbers asserted for errors are the
-lines of the text as written."""
+"""Helpers the shape-analysis tests share (tests/symbolic/test_shapes.py and
+test_shapes_samples.py, tests/analysis/test_memory_model.py): listings are written as text
+and parsed with ``parse_module``; every listing starts on its first line, so the line
+numbers asserted for errors are the lines of the text as written."""
 from __future__ import annotations
 
 import textwrap
-from pathlib import Path
 
 import pytest
 
@@ -15,7 +14,8 @@ from bladec.parse import parse_module
 from bladec.symbolic.expr import SymbolicExpr, sym
 from bladec.symbolic.shapes import ShapeInfo, analyze_shapes
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support.paths import ROOT
+
 SAMPLES = sorted((ROOT / "samples").glob("*.mlir"))
 S0, S1, S2, S3, S4, S5 = (sym(f"S{i}") for i in range(6))
 

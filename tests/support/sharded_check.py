@@ -1,9 +1,9 @@
-"""Run in a subprocess by tests/test_sharded_run.py: JAX must see 8 CPU devices, which is
-fixed when its backend starts, so the rest of the suite keeps its one device.
+"""Run in a subprocess by tests/runtime/test_sharded_run.py: JAX must see 8 CPU devices,
+which is fixed when its backend starts, so the rest of the suite keeps its one device.
+From the repository root:
 
-    python tests/sharded_check.py pairs [SEED]   # redistribute programs against JAX's reshard
-    python tests/sharded_check.py llama          # the sharded Llama step against one device
-    python tests/sharded_check.py grads          # collectives' adjoints against jax.grad
+    python -m tests.support.sharded_check pairs [SEED]   # redistribute programs against JAX's reshard
+    python -m tests.support.sharded_check grads [SEED]   # collectives' adjoints against jax.grad
 
 Prints one JSON object; the test asserts on it.
 """
@@ -13,7 +13,6 @@ import json
 import os
 import random
 import sys
-from pathlib import Path
 
 # LLVM's optimization level 0: these programs move data (and, for 'grads', a few f32 ops
 # compared within a tolerance) and are held against what JAX's own programs compute in
@@ -23,7 +22,6 @@ from pathlib import Path
 os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "")
                            + " --xla_force_host_platform_device_count=8"
                            + " --xla_backend_optimization_level=0").strip()
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import jax  # noqa: E402
 import numpy as np  # noqa: E402
@@ -33,7 +31,8 @@ from bladec.ir import Func, Op, TensorType, Value  # noqa: E402
 from bladec.passes.propagate import PropagatePass  # noqa: E402
 from bladec.passes.redistribute import RedistributePass  # noqa: E402
 from bladec.verify import verify  # noqa: E402
-from test_redistribute import MESHES, all_shardings, program  # noqa: E402
+from bladec.sharding import all_shardings  # noqa: E402
+from tests.support.shardcase import MESHES, program  # noqa: E402
 
 
 def same_on_every_device(have: jax.Array, want: jax.Array) -> bool:

@@ -9,7 +9,8 @@ from bladec.parse import parse_module
 from bladec.symbolic.compare import Order
 from bladec.symbolic.expr import const, format_expr, sym
 from bladec.symbolic.shapes import analyze_shapes
-from shapecase import (FACT, LISTING1, LISTING1_NO_GRAPH, S0, S1, S2, S3, analyze, canon,
+
+from tests.support.shapecase import (FACT, LISTING1, LISTING1_NO_GRAPH, S0, S1, S2, S3, analyze, canon,
     error_of)
 
 

@@ -19,7 +19,8 @@ from bladec.printer import format_module
 from bladec.symbolic.expr import SymbolicExpr, format_expr, sym
 from bladec.symbolic.shapes import ShapeInfo, analyze_shapes
 from bladec.verify import verify
-from shapecase import FACT, LISTING1, LISTING1_NO_GRAPH, SAMPLES, listing
+
+from tests.support.shapecase import FACT, LISTING1, LISTING1_NO_GRAPH, SAMPLES, listing
 
 
 # -- write_back and the analyze pass ---------------------------------------------------------

@@ -27,7 +27,8 @@ from bladec.runtime.store.executables import ExecutableStore
 from bladec.runtime.backends.jax_backend import JaxBackend
 from bladec.runtime.executor import Executor
 from bladec.verify import verify
-from clirunner import make_runner
+
+from tests.support.clirunner import make_runner
 
 BACKENDS = {"jax": JaxBackend, "numpy": NumpyBackend}
 BF16 = numpy_dtype("bf16")

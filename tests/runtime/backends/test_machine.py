@@ -1,6 +1,6 @@
 """One memory (bladec/runtime/machine.py): where the device is this machine's CPU, a step
 whose plan holds more than the memory available is refused with a message, by the engine
-(``bladec.jit``) as by ``bladec run`` (tests/test_run_cli.py), not killed by the kernel."""
+(``bladec.jit``) as by ``bladec run`` (tests/cli/test_run_cli.py), not killed by the kernel."""
 from __future__ import annotations
 
 import jax

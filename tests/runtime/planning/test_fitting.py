@@ -10,7 +10,8 @@ from bladec.runtime.backends.backend import NumpyBackend
 from bladec.runtime.executor import Executor
 from bladec.runtime.backends.jax_backend import JaxBackend
 from bladec.runtime.planning.plan import CostModel
-from runtimecase import CHAIN, CUT, ROOT, module_of, smallest_named, tight_limit
+
+from tests.support.runtimecase import CHAIN, CUT, ROOT, module_of, smallest_named, tight_limit
 
 
 # -- planning for speed: shared cut points, recompute weighing, host copies -------------

@@ -7,8 +7,6 @@ is the same with and without the shortcut.
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from bladec.errors import BladecError
@@ -21,7 +19,8 @@ from bladec.runtime.planning.plan import Program
 from bladec.runtime.planning.policy import try_plan
 from bladec.runtime.planning.trace import position_ops
 
-SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+from tests.support.paths import SAMPLES
+
 # bindings where the planner can evict well below the peak with nothing evicted
 CASES = [("attention.mlir", {"S0": 4, "S1": 256}), ("mlp-train.mlir", {"S0": 4, "S1": 64})]
 

@@ -5,17 +5,16 @@ and plan by plan against a reference planner that simulates every trial.
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-import planrecord
 from bladec.parse import parse_module
 from bladec.runtime.planning import policy
 from bladec.runtime.planning.plan import Eviction, build_trace
 from bladec.runtime.planning.trace import simulate
 
-SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+from tests.support import planrecord
+from tests.support.paths import SAMPLES
+
 SMALL = (0.9, 0.7, 0.55, 0.45)   # fractions of the planned peak
 CASES = [("llama-train-small.mlir", {"S0": 2, "S1": 64}, (0.55,)),  # ~10 s per fraction
          pytest.param("llama-train-small.mlir", {"S0": 2, "S1": 64}, (0.8, 0.45),

@@ -12,13 +12,14 @@ from functools import partial
 
 import pytest
 
-import planrecord
 from bladec.parse import parse_module
 from bladec.runtime.planning import consolidate as consolidation, policy
 from bladec.runtime.planning.budget import Budget
 from bladec.runtime.planning.plan import Eviction, build_trace, valid_trace
 from bladec.runtime.planning.replay import Replay
 from bladec.runtime.planning.trace import Step
+
+from tests.support import planrecord
 
 
 def _sample(name: str, dims: dict[str, int]):
@@ -84,7 +85,7 @@ RECORD = json.loads(planrecord.RECORD.read_text())
 @pytest.mark.parametrize("group", ["quick", pytest.param("slow", marks=pytest.mark.slow)])
 def test_plans_as_recorded_and_every_refresh_as_the_reference(
         group: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each case of tests/planrecord.py (samples with and without margins, random
+    """Each case of tests/support/planrecord.py (samples with and without margins, random
     listings, in the slow group the paper-size step at three bindings): try_plan makes
     the plan recorded by the planner before the replay, and so does the from-scratch
     consolidation; every refresh of both is checked against the reference."""

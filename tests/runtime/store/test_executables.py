@@ -13,7 +13,8 @@ from bladec.runtime.backends import jax_backend
 from bladec.runtime.store.executables import SUFFIX, ExecutableStore, by_identity
 from bladec.runtime.executor import Executor
 from bladec.runtime.backends.jax_backend import JaxBackend
-from runtimecase import CUT, module_of, smallest_named
+
+from tests.support.runtimecase import CUT, module_of, smallest_named
 
 BINDING = {"S0": 256}
 

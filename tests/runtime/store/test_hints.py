@@ -16,7 +16,8 @@ from bladec.runtime.store.listings import ListingCache
 from bladec.runtime.planning.policy import CostModel
 from bladec.source import load_module
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support.paths import ROOT
+
 LISTING1 = ROOT / "samples" / "listing1-runnable.mlir"
 BINDING = {"S1": 64}
 PASSES = "analyze,remat"   # on NumPy the smallest limit is then a plan that evicts

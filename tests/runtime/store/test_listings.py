@@ -23,7 +23,8 @@ from bladec.runtime.engine import Engine, optimize
 from bladec.runtime.store.listings import SUFFIX, ListingCache, listing_key
 from bladec.source import load_module
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support.paths import ROOT
+
 LISTING1 = ROOT / "samples" / "listing1-runnable.mlir"
 SMALL = ROOT / "samples" / "llama-train-small.mlir"
 
