@@ -68,8 +68,10 @@ def test_pareto_keeps_rows_nothing_beats_on_both():
     assert report.pareto(rows) == {"a", "c", "d", "e"}
 
 
+@pytest.mark.slow
 def test_script_on_a_tiny_model(tmp_path):
-    """Every kind of row, the table, the JSON, the goal check and the plot, end to end."""
+    """Every kind of row, the table, the JSON, the goal check and the plot, end to end
+    (the whole benchmark on a tiny model, about 20 s of CPU: ``make bench``)."""
     out, js, png = tmp_path / "b.md", tmp_path / "b.json", tmp_path / "p.png"
     assert bench.main(["--model", "tiny", "--shapes", "2x8", "--optimizers", "sgd",
                        "--policies", "nothing_saveable", "--barriers", "kept",

@@ -8,8 +8,10 @@ rather than about the listing (``UNLOCATED_OK``). Never exit 2 or 3, never a tra
 never an exception escaping the command, never a case that runs for more than
 ``CASE_SECONDS``. The seeds are fixed, so a failure names a case that reproduces.
 
-``make test`` runs :func:`test_fuzz_cli` (2,000 cases, well under a minute); ``make bench``
-runs :func:`test_fuzz_cli_large` (10,000 cases, listings up to 24 ops).
+``make test`` runs the first SMOKE cases of the campaign (:func:`test_fuzz_cli_smoke`, a
+few seconds of CPU); ``make fuzz`` (and ``make bench``) the whole campaign,
+:func:`test_fuzz_cli` (2,000 cases), and :func:`test_fuzz_cli_large` (10,000 cases from
+other seeds, listings up to 24 ops).
 """
 from __future__ import annotations
 
@@ -21,20 +23,38 @@ from tests.support.fuzzcheck import fuzz, report
 from tests.support.fuzzlisting import cases, mutate
 
 
-@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NumPy's inf/nan in random graphs
-def test_fuzz_cli() -> None:
-    """2,000 mutated and generated listings, each through optimize, analyze and run."""
-    tally = fuzz(seed=14, count=2000)
+CASES = 2000   # the whole campaign: `make fuzz`
+SMOKE = 500    # its first cases: `make test`
+SMOKE_LEAST = 40
+
+
+def _check(count: int, least: int) -> None:
+    tally = fuzz(seed=14, count=count)
     print(tally.summary())
     assert not tally.failures, report(tally)
-    assert tally.cases == 2000
+    assert tally.cases == count
     # the cases are not all rejected at the parser: many reach every command's success
     for command in ("optimize", "analyze", "run"):
-        assert tally.runs.get((command, 0), 0) >= 250, tally.summary()
-        assert tally.runs.get((command, 1), 0) >= 250, tally.summary()
+        assert tally.runs.get((command, 0), 0) >= least, tally.summary()
+        assert tally.runs.get((command, 1), 0) >= least, tally.summary()
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NumPy's inf/nan in random graphs
+def test_fuzz_cli_smoke() -> None:
+    """The first 500 cases of the campaign, each through optimize, analyze and run."""
+    _check(SMOKE, least=SMOKE_LEAST)
 
 
 @pytest.mark.slow
+@pytest.mark.fuzz
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NumPy's inf/nan in random graphs
+def test_fuzz_cli() -> None:
+    """2,000 mutated and generated listings, each through optimize, analyze and run."""
+    _check(CASES, least=250)
+
+
+@pytest.mark.slow
+@pytest.mark.fuzz
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
 def test_fuzz_cli_large() -> None:
     """10,000 cases from other seeds, listings up to 24 ops."""

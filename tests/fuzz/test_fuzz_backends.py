@@ -30,7 +30,9 @@ from tests.support.clirunner import make_runner
 from tests.support.fuzzcheck import WHILE, deadline, problem_of
 from tests.support.fuzzlisting import cases
 
-CASES = 2000
+CASES = 2000   # the whole campaign: `make fuzz`
+SMOKE = 200    # its first cases: `make test`
+SMOKE_BOTH_RAN = 20   # 31 of the first 200 run on both
 JAX_ONLY_REFUSAL = "64-bit element types on the jax backend need JAX's 64-bit mode"
 
 
@@ -46,12 +48,12 @@ def _arrays(path: Path) -> dict[str, tuple[tuple[int, ...], str]]:
         return {k: (z[k].shape, str(z[k].dtype)) for k in z.files}
 
 
-@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NumPy's inf/nan in random graphs
-def test_both_backends_accept_the_same_listings_and_give_the_same_outputs(tmp_path) -> None:
+def campaign(count: int, tmp_path: Path) -> tuple[list[str], int]:
+    """The failures of the first ``count`` cases of the fixed seed, and how many both ran."""
     runner = make_runner()
     failures: list[str] = []
     both_ran = 0
-    for name, text, dims in cases(2026, CASES, max_ops=12):
+    for name, text, dims in cases(2026, count, max_ops=12):
         if WHILE.search(text):
             continue   # a mutated condition may never fail: no deadline stops XLA's loop
         results = {}
@@ -75,6 +77,26 @@ def test_both_backends_accept_the_same_listings_and_give_the_same_outputs(tmp_pa
             if _arrays(np_out) != _arrays(jax_out):
                 failures.append(f"{name}: outputs differ in names, shapes or element types: "
                                 f"numpy {_arrays(np_out)}, jax {_arrays(jax_out)}\n{text}")
-    assert not failures, f"{len(failures)} failing cases; first ones:\n" + \
-        "\n\n".join(failures[:4])
+    return failures, both_ran
+
+
+def _report(failures: list[str]) -> str:
+    return f"{len(failures)} failing cases; first ones:\n" + "\n\n".join(failures[:4])
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NumPy's inf/nan in random graphs
+def test_both_backends_agree_on_a_smoke_campaign(tmp_path) -> None:
+    """``make test``: the first SMOKE cases of the campaign's seed."""
+    failures, both_ran = campaign(SMOKE, tmp_path)
+    assert not failures, _report(failures)
+    assert both_ran >= SMOKE_BOTH_RAN   # the cases are not all refused before they run
+
+
+@pytest.mark.slow
+@pytest.mark.fuzz
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NumPy's inf/nan in random graphs
+def test_both_backends_accept_the_same_listings_and_give_the_same_outputs(tmp_path) -> None:
+    """``make fuzz`` (and ``make bench``): the whole campaign, CASES cases."""
+    failures, both_ran = campaign(CASES, tmp_path)
+    assert not failures, _report(failures)
     assert both_ran >= 20   # the cases are not all refused before they run

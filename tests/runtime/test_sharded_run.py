@@ -26,14 +26,18 @@ def _run(args: list[str], timeout: int = 300) -> subprocess.CompletedProcess:
                           timeout=timeout)
 
 
-def test_redistribute_programs_equal_jax_reshard():
-    """Every pair on {x:4, y:2} (rank 2 and 3) and 80 random pairs on {x:2, y:2, z:2}:
-    the pass's program under shard_map leaves every device with what
-    ``jax.device_put`` to the target sharding leaves it (bit for bit)."""
-    done = _run([sys.executable, "-m", "tests.support.sharded_check", "pairs", "0"], timeout=600)
+@pytest.mark.parametrize("mode, checked", [
+    pytest.param("smoke", 121 + 64 + 32 + 32, id="smoke"),
+    pytest.param("pairs", 121 + 361 + 40 + 40, id="pairs", marks=pytest.mark.slow)])
+def test_redistribute_programs_equal_jax_reshard(mode, checked):
+    """Every pair on {x:4, y:2} (rank 2 and 3) and 80 random pairs on {x:2, y:2, z:2}
+    (``make bench``; ``make test``: the rank-2 pairs on {x:4, y:2} and samples of the
+    rest, 5 programs to compile of 10): the pass's program under shard_map leaves every
+    device with what ``jax.device_put`` to the target sharding leaves it (bit for bit)."""
+    done = _run([sys.executable, "-m", "tests.support.sharded_check", mode, "0"], timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     report = json.loads(done.stdout.strip().splitlines()[-1])
-    assert report["checked"] == 121 + 361 + 40 + 40
+    assert report["checked"] == checked
     assert report["bad"] == []
 
 

@@ -3,6 +3,7 @@ which is fixed when its backend starts, so the rest of the suite keeps its one d
 From the repository root:
 
     python -m tests.support.sharded_check pairs [SEED]   # redistribute programs against JAX's reshard
+    python -m tests.support.sharded_check smoke [SEED]   # ... fewer of them (`make test`)
     python -m tests.support.sharded_check grads [SEED]   # collectives' adjoints against jax.grad
 
 Prints one JSON object; the test asserts on it.
@@ -72,13 +73,19 @@ def check_batch(mesh, shape, pairs, rng) -> list:
     return bad
 
 
-def pairs_check(seed: int) -> dict:
-    """Every pair on {x:4, y:2} (rank 2 and 3); a random sample on {x:2, y:2, z:2}."""
+# pairs checked per (mesh, rank): None for every pair. 'pairs': every pair on {x:4, y:2}
+# (rank 2 and 3), a random sample on {x:2, y:2, z:2}; 'smoke' (``make test``): every
+# rank-2 pair on {x:4, y:2}, samples of the rest (5 shard_map programs to compile of 10)
+SAMPLES = {"pairs": (None, None, 40, 40), "smoke": (None, 64, 32, 32)}
+
+
+def pairs_check(seed: int, mode: str = "pairs") -> dict:
+    """The pass's programs against JAX's reshard, as many pairs as SAMPLES[mode] says."""
     rng = np.random.default_rng(seed)
     pick = random.Random(seed)
     report = {"checked": 0, "bad": []}
-    for mesh, rank, sample in [(MESHES[0], 2, None), (MESHES[0], 3, None),
-                               (MESHES[1], 2, 40), (MESHES[1], 3, 40)]:
+    meshes = [(MESHES[0], 2), (MESHES[0], 3), (MESHES[1], 2), (MESHES[1], 3)]
+    for (mesh, rank), sample in zip(meshes, SAMPLES[mode]):
         specs = all_shardings(mesh, rank)
         pairs = [(s, d) for s in specs for d in specs]
         if sample is not None:
@@ -169,8 +176,8 @@ SHARD_OPS = {"reshard", "all_gather", "shard_slice", "all_to_all", "all_permute"
 
 if __name__ == "__main__":
     mode = sys.argv[1]
-    if mode == "pairs":
-        print(json.dumps(pairs_check(int(sys.argv[2]) if len(sys.argv) > 2 else 0)))
+    if mode in SAMPLES:
+        print(json.dumps(pairs_check(int(sys.argv[2]) if len(sys.argv) > 2 else 0, mode)))
     elif mode == "grads":
         print(json.dumps(grads_check(int(sys.argv[2]) if len(sys.argv) > 2 else 0)))
     else:
