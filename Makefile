@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench bench-paper bench-device bench-gpu bytecode clean
+.PHONY: demo test bench fuzz bench-paper bench-device bench-gpu bytecode clean
 
 $(STAMP): setup.cfg setup.py
 	$(PYTHON) -m venv $(VENV)
@@ -31,8 +31,14 @@ demo: bytecode
 test: bytecode
 	$(BIN)/python -m pytest -q -n 2 --dist worksteal
 
+# everything marked slow: the benchmarks' goals and the whole fuzz and pair campaigns
+# whose first cases `make test` runs (tests/fuzz/__init__.py lists them)
 bench: bytecode
 	$(BIN)/python -m pytest -q -m slow -s
+
+# the whole fuzz campaigns only (a part of `make bench`)
+fuzz: bytecode
+	$(BIN)/python -m pytest -q -m fuzz -n 2 --dist worksteal
 
 bench-paper: bytecode
 	$(BIN)/python benchmarks/bench_paper.py --out out/bench-paper.md

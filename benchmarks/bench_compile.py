@@ -20,9 +20,9 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # benchmarks.support
 
-from bench_paper import CPU_CONFIG, Training, import_step  # noqa: E402
+from benchmarks.support.training import CPU_CONFIG, Training, import_step  # noqa: E402
 
 from bladec.runtime.engine import Engine, optimize, unoptimized  # noqa: E402
 from bladec.workloads.codealpaca import Batch  # noqa: E402

@@ -1,4 +1,4 @@
-"""The importer's corpus (tests/corpus.py): import, relations, and runs under limits.
+"""The importer's corpus (tests/support/corpus.py): import, relations, and runs under limits.
 
     python benchmarks/bench_corpus.py [--backend jax|numpy] [--size bench|run] [--out FILE]
                                       [--only NAME,...]
@@ -24,9 +24,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
 
-from corpus import all_steps, run_under_half  # noqa: E402
+from tests.support.corpus import all_steps, run_under_half  # noqa: E402
 
 from bladec.frontend import trace  # noqa: E402
 from bladec.ir import walk  # noqa: E402

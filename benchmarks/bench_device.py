@@ -36,10 +36,11 @@ from typing import Any, Callable
 import jax
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # benchmarks.support
 
-from bench_paper import CPU_CONFIG  # noqa: E402
-from devicereport import Case, Row, goal_lines, plot, table_lines  # noqa: E402
+from benchmarks.support.devicereport import (  # noqa: E402
+    Case, Row, goal_lines, plot, table_lines, xla_device_peak)
+from benchmarks.support.training import CPU_CONFIG  # noqa: E402
 
 from bladec.errors import BladecError  # noqa: E402
 from bladec.frontend.jax_import import Imported, trace  # noqa: E402
@@ -66,13 +67,6 @@ def smallest_limit(message: str) -> int | None:
     refusal, or None where the message names none."""
     m = _SMALLEST.search(message)
     return int(m.group(1)) if m else None
-
-
-def xla_device_peak(stats: Any) -> int:
-    """argument + output + temp - alias bytes: the device memory one call of the
-    executable needs, by XLA's own accounting (host-memory fields are not counted)."""
-    return (stats.argument_size_in_bytes + stats.output_size_in_bytes
-            + stats.temp_size_in_bytes - stats.alias_size_in_bytes)
 
 
 def make_args(cfg: Config, optimizer: str, batch: int, seq: int, seed: int = 0) -> tuple:

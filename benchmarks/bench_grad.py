@@ -49,10 +49,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from bench_device import xla_device_peak  # noqa: E402
-from devicereport import MIB, mib  # noqa: E402
+from benchmarks.support.devicereport import MIB, mib, xla_device_peak  # noqa: E402
 
 from bladec.frontend.jax_import import trace  # noqa: E402
 from bladec.models import llama  # noqa: E402

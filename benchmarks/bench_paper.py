@@ -47,17 +47,18 @@ import numpy as np
 
 from bladec.analysis.memory import exact_peak, exact_sizes
 from bladec.errors import BladecError
-from bladec.frontend.jax_import import Imported, trace
 from bladec.ir import Module
-from bladec.models.llama import Adam, Config, adam_state, adam_step, import_spec, init_params, \
-    train_step
+from bladec.models.llama import Config, adam_step, train_step
 from bladec.passes.remat import RematPass
 from bladec.passes.schedule import exact_order, reorder
 from bladec.runtime.engine import Engine, unoptimized
 from bladec.symbolic.shapes import analyze_shapes
 from bladec.workloads.codealpaca import Batch, batches, load_examples, make_batch, next_pow2
 
-CPU_CONFIG = Config(vocab=2048, hidden=128, intermediate=344, heads=4, layers=4)
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # benchmarks.support
+
+from benchmarks.support.training import CPU_CONFIG, Training, import_step  # noqa: E402
+
 BATCH_SIZES = (14, 16, 18)
 GIB = 1 << 30
 PAPER_CARD = 40 * 10**9  # a 40 GB card
@@ -121,36 +122,6 @@ class Cell:
             return "OOM"
         rate = self.steady_rate
         return "-" if rate is None else f"{rate:,.0f}" + (" (over)" if self.over else "")
-
-
-def import_step(cfg: Config, max_seq: int, optimizer: str) -> Imported:
-    return trace(**import_spec(cfg, 32, max_seq, optimizer))
-
-
-@dataclass
-class Training:
-    """One mode's model, carried from step to step: every mode trains for real."""
-    params: dict
-    state: dict | None     # Adam's moments; None for SGD
-    steps: int = 0
-
-    @classmethod
-    def start(cls, cfg: Config, optimizer: str, seed: int) -> "Training":
-        params = jax.tree_util.tree_map(np.asarray, init_params(cfg, seed))
-        return cls(params, adam_state(params) if optimizer == "adam" else None)
-
-    def args(self, batch) -> tuple:
-        """The training step's arguments for the next step on ``batch``."""
-        lr = Adam().lr_at(1e-3, self.steps + 1) if self.state is not None else np.float32(1e-3)
-        state = () if self.state is None else (self.state,)
-        return (self.params, *state, batch.tokens, batch.targets, batch.mask, lr)
-
-    def update(self, outputs: tuple) -> float:
-        """Take the step's outputs ``(loss, params[, state])``; return the loss."""
-        loss, params, *state = jax.tree_util.tree_map(np.asarray, outputs)
-        self.params, self.state = params, (state[0] if state else None)
-        self.steps += 1
-        return float(loss)
 
 
 def jax_step(cfg: Config, optimizer: str):

@@ -16,9 +16,9 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # benchmarks.support
 
-from bench_paper import CPU_CONFIG, import_step  # noqa: E402
+from benchmarks.support.training import CPU_CONFIG, import_step  # noqa: E402
 
 from bladec.passes import parse_pipeline, run_pipeline  # noqa: E402
 from bladec.runtime.backends.backend import NumpyBackend  # noqa: E402

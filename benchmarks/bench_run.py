@@ -48,13 +48,14 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from runreport import (bitwise_lines, goal_lines, header_lines, profile_lines,  # noqa: E402
-                       stream_lines, throughput_lines)
-from shapestream import StreamRow, batch_stream, record_lengths, stream_rows  # noqa: E402
-from throughput import Lineup, lineup, log, measure  # noqa: E402
-from workload import TRAINING_SAMPLES, Workload, listing, load_workload  # noqa: E402
+from benchmarks.support.runreport import (  # noqa: E402
+    bitwise_lines, goal_lines, header_lines, profile_lines, stream_lines, throughput_lines)
+from benchmarks.support.shapestream import (  # noqa: E402
+    StreamRow, batch_stream, record_lengths, stream_rows)
+from benchmarks.support.throughput import Lineup, lineup, log, measure  # noqa: E402
+from benchmarks.support.workload import (  # noqa: E402
+    TRAINING_SAMPLES, Workload, listing, load_workload)
 
 
 def keep_freed_memory() -> bool:

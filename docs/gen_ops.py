@@ -2,7 +2,7 @@
 
 Every op's entry comes from its ``OpDef``: the ``doc`` string, the operand and result
 counts, the attributes with their kinds and whether they are required. Run it after
-changing an op; tests/test_docs.py fails while docs/ops.md is out of date.
+changing an op; tests/docs/test_docs.py fails while docs/ops.md is out of date.
 
     python docs/gen_ops.py            # rewrite docs/ops.md
     python docs/gen_ops.py --check    # exit 1 if docs/ops.md is out of date

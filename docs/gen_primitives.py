@@ -2,7 +2,7 @@
 importer's rule table (bladec/frontend/rule.py, filled by bladec/frontend/rules/).
 
 Each family of rules is a module of bladec/frontend/rules, whose docstring says how its
-primitives map to listing ops. tests/test_docs.py fails while the file is out of date.
+primitives map to listing ops. tests/docs/test_docs.py fails while the file is out of date.
 
     python docs/gen_primitives.py            # rewrite docs/primitives.md
     python docs/gen_primitives.py --check    # exit 1 if docs/primitives.md is out of date

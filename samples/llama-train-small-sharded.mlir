@@ -5,7 +5,7 @@
 // over data, the embedding's scatter-add started from a zero partial sum, no reshard.
 // Regenerate with
 //   bladec optimize -p propagate samples/sharding/llama-train-small.mlir
-// (tests/test_propagate.py checks that it is that pass's output). It runs as it is
+// (tests/passes/test_propagate.py checks that it is that pass's output). It runs as it is
 // (`bladec run --dims S0=8,S1=16`, 8 devices); analyze gives per-device sizes.
 //
 // RUN: bladec optimize -p none %s | filecheck %s

@@ -35,7 +35,7 @@ def freeze(value: Any) -> Hashable:
 # Types, values and locations as tuples of their fields, which hash in C: hashing the
 # frozen dataclasses themselves runs their generated __hash__ in Python, a few times per op
 # (a third of the time of a key on a 10,000-op listing). Every field is taken, so a field
-# added to one of them joins the key (tests/test_schedule_scale.py checks the Value's).
+# added to one of them joins the key (tests/passes/test_schedule_scale.py checks the Value's).
 _type_key = attrgetter(*(f.name for f in fields(TensorType)))
 _loc_key = attrgetter(*(f.name for f in fields(Loc)))
 

@@ -19,7 +19,8 @@ outside the windows run as before, as long as the state each window hands on (th
 resident values and their bytes, the evicted and offloaded ones) is the one the old trace
 handed on there: that is checked at the cut that ends the window, and the whole trace is
 replayed when it differs. The state after every cut is kept for that (a *checkpoint*;
-cuts are few). tests/test_replay.py checks every figure against the reference.
+cuts are few). tests/runtime/planning/test_replay.py checks every figure against the
+reference.
 
 Validity is replayed the same way, knowing that a value is resident in the valid-trace
 sense when it is an input or made by an op before the step, and not evicted since: a

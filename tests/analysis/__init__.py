@@ -1,0 +1,1 @@
+"""Tests of bladec/analysis: the memory model, liveness, peaks and lower bounds."""

@@ -1,0 +1,2 @@
+"""Tests of bladec/api.py: ``bladec.jit``, a JAX function run by bladec under a
+limit."""

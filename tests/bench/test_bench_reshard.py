@@ -1,0 +1,71 @@
+"""benchmarks/bench_reshard.py: its reading of XLA's HLO and its goal summary on
+hand-made input, and (slow, `make bench`) the script itself on a few pairs in a
+subprocess with 8 CPU devices."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from benchmarks import bench_reshard as bench
+from tests.support.paths import ROOT
+
+HLO = """
+  %all-gather = f32[32,64,64]{1,0,2} all-gather(%wrapped_copy), channel_id=1, replica_groups=mesh['axis_0'=2,'axis_1'=1,'axis_2'=4], device_ids=([4,2]T(1,0)) {'axis_2'}, dimensions={2}, use_global_device_ids=true
+  %all-to-all = (f32[32,16,16]{2,1,0}, f32[32,16,16]{2,1,0}) all-to-all(%a, %b), channel_id=1, replica_groups={{0,2},{1,3},{4,6},{5,7}}
+  %collective-permute = f32[8,8]{1,0} collective-permute(%p), channel_id=3, source_target_pairs={{0,1},{1,0},{2,2},{3,3}}
+  %add = f32[8,8]{1,0} add(%p, %p)
+"""
+
+
+def test_collectives_are_read_from_the_hlo():
+    sent, largest, count = bench.collectives(HLO, 8)
+    gather = 32 * 64 * 64 * 4 * 3 / 4          # a group of 4 (axis_2), 3/4 received
+    to_all = 2 * 32 * 16 * 16 * 4 * 1 / 2      # two arrays, groups of 2
+    permute = 8 * 8 * 4 * 2 / 4                # half the pairs move
+    assert count == 3
+    assert sent == int(gather + to_all + permute)
+    assert largest == 32 * 64 * 64
+
+
+def test_summary_goals():
+    def row(b, x, rep, rank=2, stratum=1):
+        return {"mesh": {"x": 4, "y": 2}, "rank": rank, "stratum_pairs": stratum,
+                "src": "{x, _}", "dst": "{_, x}", "bladec_steps": ["all_to_all"],
+                "bladec_within_bound": True, "bladec_time": b, "xla_identity_time": x,
+                "bladec_step_time": b, "xla_step_time": x, "xla_replicates": rep,
+                "xla_step_replicates": rep, "bladec_temp": 1, "xla_identity_temp": 4,
+                "bladec_step_temp": 1, "xla_step_temp": 4, "bladec_sent": 1,
+                "xla_identity_sent": 2, "bladec_step_sent": 1, "xla_step_sent": 2}
+    s = bench.summarize([row(1.0, 2.0, True, 2, 2), row(1.0, 0.5, False, 2, 2)])
+    assert s["pairs"] == 2 and s["within_bound"] == 2 and s["all_pairs"] == 2
+    assert s["xla_identity"]["speedup_geomean"] == pytest.approx(1.0)
+    assert s["xla_identity"]["speedup_geomean_replicating"] == pytest.approx(2.0)
+    assert s["xla_identity"]["replicating_pairs"] == 1
+    assert s["xla_identity"]["temp_ratio_geomean"] == pytest.approx(4.0)
+    # a sample: the rank-2 pair stands for 3 pairs, the rank-3 one for itself, so the
+    # estimate over every pair weights 2.0x three times against 0.5x once
+    s = bench.summarize([row(1.0, 2.0, True, 2, 3), row(1.0, 0.5, True, 3, 1)])
+    i = s["xla_identity"]
+    assert s["all_pairs"] == 4 and i["speedup_geomean"] == pytest.approx(1.0)
+    assert i["speedup_geomean_all_pairs"] == pytest.approx(2 ** 0.5)
+    assert i["speedup_geomean_replicating_all_pairs"] == pytest.approx(2 ** 0.5)
+    assert [(t["rank"], t["measured"], t["pairs"]) for t in i["strata"]] == [(2, 1, 3), (3, 1, 1)]
+    text = bench.markdown([row(1.0, 2.0, True, 2, 3)], bench.summarize(
+        [row(1.0, 2.0, True, 2, 3)]), "cmd")
+    assert "pairs measured: 1 of 3" in text and "estimated from the sample" in text
+    assert "geomean speed >= 1.0x: met (2.00x)" in text
+
+
+@pytest.mark.slow
+def test_script_on_a_few_pairs(tmp_path):
+    done = subprocess.run([sys.executable, "benchmarks/bench_reshard.py", "--sample", "2",
+                           "--repeats", "2", "--json", str(tmp_path / "r.json")],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["summary"]["pairs"] == 8
+    assert report["summary"]["within_bound"] == 8
+    assert "| xla_identity |" in done.stdout

@@ -1,0 +1,1 @@
+"""Tests of bladec/frontend: JAX functions and training steps imported as listings."""

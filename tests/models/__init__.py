@@ -1,0 +1,1 @@
+"""Tests of bladec/models: the Llama training step imported and run."""

@@ -1,0 +1,1 @@
+"""Tests of bladec/passes: schedule, remat, grad, amp, propagate, redistribute."""

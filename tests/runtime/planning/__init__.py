@@ -1,0 +1,1 @@
+"""Tests of bladec/runtime/planning: plans, their fitting, replay and placement."""

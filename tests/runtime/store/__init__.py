@@ -1,0 +1,2 @@
+"""Tests of bladec/runtime/store: listings, executables and hints kept across
+processes."""

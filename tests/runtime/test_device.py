@@ -1,0 +1,281 @@
+"""The limit holds on the device: the device peak of DESIGN.md section 4.
+
+``bladec run`` reports as ``peak_bytes`` the device peak: the arrays the runtime holds
+plus, while a compiled segment runs, that segment's own XLA outputs and temporaries, read
+from its compiled executable. These tests check it against XLA's accounting of a
+whole-graph ``jax.jit`` of the same listing (computed here independently of the
+executor), check that a limit holds by it, that a refused limit names the smallest one
+that works by it, and that the default (fused) mode agrees with the unoptimized fused
+run within the stated tolerance.
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bladec.cli import main
+from bladec.errors import BladecError
+from bladec.passes import DEFAULT_PIPELINE, parse_pipeline, run_pipeline
+from bladec.runtime.executor import Executor, unoptimized
+from bladec.runtime.backends.jax_backend import JaxBackend, whole_graph, xla_total_bytes
+from bladec.source import load_module
+
+from tests.support.clirunner import make_runner
+from tests.support.paths import SAMPLES
+
+LLAMA = SAMPLES / "llama-train-small.mlir"
+SMALLEST = re.compile(r"smallest limit that works is .*?\((\d+) bytes")
+
+# Default (fused) mode: every f32 output of an optimized run is within this fraction of
+# the output's largest magnitude of the unoptimized fused run. Chosen from measurement:
+# the Llama step at 2x64 and 4x96, seeds 0-2, limits 0.7/0.5/0.4 of the peak, differed
+# by at most 1.9e-6 of the largest magnitude (16 ulps at that scale: XLA fuses and sums
+# in another order where the plan cuts the graph); 1e-5 leaves a 5x margin.
+FUSED_TOLERANCE = 1e-5
+
+
+def whole_graph_jit_bytes(path: Path, binding: dict[str, int]) -> int:
+    """XLA's own total for a plain ``jax.jit`` of the listing as written (fused):
+    arguments + outputs + temporaries - aliased, from its memory analysis."""
+    ex = Executor(load_module(str(path)), JaxBackend())
+    compiled = whole_graph(list(ex.func.ops), ex.inputs, ex.outputs, ex.shapes_for(binding),
+                           ex.info.dtypes)
+    return xla_total_bytes(compiled)
+
+
+def _run_json(*args: str) -> dict:
+    result = make_runner().invoke(main, ["run", *args, "--json"])
+    assert result.exit_code == 0, result.output + (result.stderr or "")
+    return json.loads(result.stdout)
+
+
+def _check_segments(report: dict) -> None:
+    """The JSON lets anyone recompute the peak: one integer entry per segment run."""
+    figures = report["segment_memory"]
+    assert len(figures) == report["segments"] >= 1
+    for f in figures:
+        assert set(f) == {"held_bytes", "output_bytes", "temp_bytes"}
+        assert all(isinstance(v, int) and v >= 0 for v in f.values())
+    totals = [f["held_bytes"] + f["output_bytes"] + f["temp_bytes"] for f in figures]
+    assert report["peak_bytes"] >= max(totals)
+    assert report["peak_bytes"] == max(totals + [report["held_peak_bytes"]])
+
+
+def test_acceptance_llama_8x256_no_limit_and_half() -> None:
+    """Issue acceptance: no limit within 1.02x of whole-graph jit's XLA total; at 0.5x
+    of that total the run exits 0 with its device peak within the limit."""
+    jit_bytes = whole_graph_jit_bytes(LLAMA, {"S0": 8, "S1": 256})
+    free = _run_json(str(LLAMA), "--dims", "S0=8,S1=256")
+    _check_segments(free)
+    assert free["peak_bytes"] <= 1.02 * jit_bytes
+    assert free["model_peak_bytes"] > 0 and free["evictions"] == 0
+    limit = jit_bytes // 2
+    half = _run_json(str(LLAMA), "--dims", "S0=8,S1=256", "--mem-limit", str(limit))
+    _check_segments(half)
+    assert half["peak_bytes"] <= limit and half["evictions"] > 0
+    assert half["host_peak_bytes"] >= 0
+
+
+def test_text_report_names_the_device_peak() -> None:
+    result = make_runner().invoke(main, ["run", str(SAMPLES / "listing1-runnable.mlir"),
+                                         "--dims", "S1=8"])
+    assert result.exit_code == 0, result.stderr
+    assert re.search(r"^peak: .*held arrays plus each segment's XLA outputs", result.stdout,
+                     re.M)
+    assert "model peak:" in result.stdout
+
+
+def test_the_numpy_backend_does_not_say_its_figures_are_xla_s() -> None:
+    """There is no XLA on the NumPy backend: its peak, and a refusal's smallest limit,
+    count what its kernels allocate op by op, and the report and the message say so."""
+    runner = make_runner()
+    args = ["run", str(SAMPLES / "listing1-runnable.mlir"), "--dims", "S1=8",
+            "--backend", "numpy"]
+    done = runner.invoke(main, args)
+    assert done.exit_code == 0, done.stderr
+    assert re.search(r"^peak: .*held arrays plus what each segment's NumPy kernels "
+                     r"allocate", done.stdout, re.M)
+    refused = runner.invoke(main, args + ["--mem-limit", "1KiB"])
+    assert refused.exit_code == 1
+    assert "the smallest limit that works" in refused.stderr
+    assert "NumPy kernels allocate" in refused.stderr and "XLA" not in refused.stderr
+
+
+@pytest.mark.parametrize("sample, binding", [("mlp-train.mlir", {"S0": 2, "S1": 16}),
+                                             ("attention.mlir", None)])
+def test_refused_limit_names_one_that_works_by_the_device(sample: str, binding) -> None:
+    """A limit below what any plan reaches names the smallest that works by the device
+    accounting: it runs, within it, and one byte less is refused."""
+    module = run_pipeline(load_module(str(SAMPLES / sample)), parse_pipeline(DEFAULT_PIPELINE))
+    ex = Executor(module, JaxBackend())
+    if binding is None:
+        binding = {s: max(2, (ex.info.ranges.get(s, (1, None))[0])) for s in ex.info.free}
+    inputs = ex.random_inputs(binding, 0)
+    _, free = ex.run(inputs)
+    with pytest.raises(BladecError) as err:
+        ex.run(inputs, 1)
+    smallest = int(SMALLEST.search(str(err.value)).group(1))
+    assert 1 < smallest <= free.peak_bytes
+    _, report = ex.run(inputs, smallest)
+    assert report.peak_bytes <= smallest
+    with pytest.raises(BladecError, match="smallest limit that works"):
+        ex.run(inputs, smallest - 1)
+
+
+@pytest.mark.parametrize("binding, fraction", [  # the larger binding: `make bench`
+    ({"S0": 2, "S1": 64}, 0.5),
+    pytest.param({"S0": 4, "S1": 96}, 0.4, marks=pytest.mark.slow)])
+def test_fused_default_matches_unoptimized_fused_run(binding, fraction) -> None:
+    """Fusion is on by default; an optimized plan under a limit computes the
+    unoptimized fused run's outputs within FUSED_TOLERANCE (relative to each output's
+    largest magnitude), and its device peak is within the limit."""
+    module = load_module(str(LLAMA))
+    ref_ex = Executor(unoptimized(module), JaxBackend())
+    assert ref_ex.backend.fuse and not ref_ex.backend.bitwise
+    inputs = ref_ex.random_inputs(binding, 1)
+    ref, ref_report = ref_ex.run(inputs)
+    ex = Executor(run_pipeline(module, parse_pipeline(DEFAULT_PIPELINE)), JaxBackend())
+    limit = int(fraction * ref_report.peak_bytes)
+    out, report = ex.run(inputs, limit)
+    assert report.peak_bytes <= limit and report.evictions > 0
+    for name, want in ref.items():
+        want64, got64 = np.asarray(want, np.float64), np.asarray(out[name], np.float64)
+        scale = max(float(np.abs(want64).max(initial=0.0)), np.finfo(np.float32).tiny)
+        assert float(np.abs(got64 - want64).max(initial=0.0)) <= FUSED_TOLERANCE * scale, name
+
+
+def test_donated_segment_arguments_are_not_counted_twice() -> None:
+    """A value whose last use is a segment is donated to it: where XLA writes an output
+    into its buffer, the segment's output bytes leave it out (alias)."""
+    module = run_pipeline(load_module(str(LLAMA)), parse_pipeline(DEFAULT_PIPELINE))
+    ex = Executor(module, JaxBackend())
+    inputs = ex.random_inputs({"S0": 2, "S1": 64}, 0)
+    _, ref = ex.run(inputs)
+    _, report = ex.run(inputs, int(0.5 * ref.peak_bytes))
+    prepared = ex.prepare(report.binding, report.limit)
+    donating = [s for s in prepared.segment_steps() if s.fn.donate]
+    assert donating, "no segment was given a donated argument"
+    for s in donating:
+        stats = s.fn.compile().memory_analysis()
+        assert s.fn.memory().output_bytes == stats.output_size_in_bytes - \
+            stats.alias_size_in_bytes
+
+
+# -- donation ------------------------------------------------------------------------------
+DONATED = """\
+func.func @main(%x: tensor<?x256, [@S0, @C256]> {donate = true}, %w: tensor<256x256>) {
+  %y = dot(%x, %w) -> tensor<?x256, [@S0, @C256]>
+  %z = tanh(%y) -> tensor<?x256, [@S0, @C256]>
+  %g = dot(%z, %w) -> tensor<?x256, [@S0, @C256]>
+  return %g
+}
+"""
+
+
+def _parse(text: str):
+    from bladec.parse import parse_module
+    return parse_module(text, "<donated>")
+
+
+def test_donation_round_trips_and_is_checked() -> None:
+    from bladec.printer import format_module
+    from bladec.verify import verify
+    module = _parse(DONATED)
+    assert [a.donated for a in module.main.args] == [True, False]
+    text = format_module(module)
+    assert "%x: tensor<?x256, [@S0, @C256]> {donate = true}, %w: tensor<256x256>)" in text
+    assert format_module(_parse(text)) == text
+    with pytest.raises(BladecError, match="arguments take only 'donate = true'") as err:
+        _parse(DONATED.replace("{donate = true}", "{donate = 1}"))
+    assert err.value.loc.line == 1
+    with pytest.raises(BladecError, match="donated .* but is also an output"):
+        verify(_parse(DONATED.replace("return %g", "return %g, %x")))
+
+
+@pytest.mark.parametrize("backend", ["numpy", "jax"])
+def test_a_donated_input_is_freed_at_its_last_use(backend) -> None:
+    """The model frees a donated input after its last use (the caller gave it up), so the
+    peak is lower than with the input kept; the runtime frees (and donates) it too, and
+    the device peak is no higher than the kept run's."""
+    from bladec.runtime.backends.backend import NumpyBackend
+    make = NumpyBackend if backend == "numpy" else JaxBackend
+    donated, kept = (Executor(_parse(t), make()) for t in
+                     (DONATED, DONATED.replace(" {donate = true}", "")))
+    inputs = donated.random_inputs({"S0": 64}, 0)
+    out_d, rep_d = donated.run(inputs)
+    out_k, rep_k = kept.run(inputs)
+    x_bytes = 64 * 256 * 4
+    assert rep_d.model_peak_bytes == rep_k.model_peak_bytes - x_bytes
+    assert rep_d.peak_bytes <= rep_k.peak_bytes
+    np.testing.assert_allclose(out_d["%g"], out_k["%g"], rtol=1e-6)
+    assert inputs["%x"].shape == (64, 256)  # the caller's NumPy array is untouched
+
+
+def test_the_enforced_order_reaches_xla_and_lowers_its_bytes() -> None:
+    """Item 4: XLA reorders a plain jit (the scheduled order alone changes nothing), and
+    tying each op to the previous one (the backend's default on CPU) lowers XLA's own
+    bytes for the small Llama step (0.86x at 8x128 when measured)."""
+    module = load_module(str(LLAMA))
+    scheduled = run_pipeline(module, parse_pipeline("analyze,schedule{versions=1}")).main
+    ex = Executor(module, JaxBackend())
+    assert ex.backend.enforce_order  # these tests run on CPU
+    shapes, dtypes = ex.shapes_for({"S0": 8, "S1": 128}), ex.info.dtypes
+    ops = [op for op in scheduled.ops if not op.name.startswith(("remat.", "schedule."))]
+    plain = xla_total_bytes(whole_graph(list(module.main.ops), ex.inputs, ex.outputs,
+                                        shapes, dtypes))
+    reordered = xla_total_bytes(whole_graph(ops, ex.inputs, ex.outputs, shapes, dtypes))
+    ordered = xla_total_bytes(whole_graph(ops, ex.inputs, ex.outputs, shapes, dtypes,
+                                          "ordered"))
+    assert reordered == plain
+    assert ordered < 0.95 * plain
+
+
+def test_bitwise_and_the_old_fuse_flag_contradict() -> None:
+    runner = make_runner()
+    args = ["run", str(SAMPLES / "listing1-runnable.mlir"), "--dims", "S1=4"]
+    assert runner.invoke(main, args + ["--fuse"]).exit_code == 0   # fusion is the default
+    result = runner.invoke(main, args + ["--fuse", "--bitwise"])
+    assert result.exit_code == 2 and "contradict" in result.stderr
+    assert runner.invoke(main, args + ["--bitwise"]).exit_code == 0
+
+
+def test_where_xla_own_order_holds_less_a_limit_jit_meets_is_met(monkeypatch) -> None:
+    """At 1x16 the small Llama step held in bladec's order needs 1.07x of what a plain
+    ``jax.jit`` of the listing needs (its per-op order can not fuse an update into the
+    gradient it reads). Where no plan in bladec's order fits (here: the closed loop is
+    told to find none, as on the paper-size SGD step, whose parameters leave nothing
+    to evict), the whole step in XLA's own order, compiled from the listing as written,
+    runs instead: the limit jax.jit meets is met, by the device accounting, with the
+    unoptimized run's outputs; one byte less is refused and names jit's figure."""
+    from bladec.runtime.engine import Engine
+    from bladec.runtime.planning.fitting import Fitter
+    from bladec.runtime.planning.limit import LimitError
+
+    binding = {"S0": 1, "S1": 16}
+    jit = whole_graph_jit_bytes(LLAMA, binding)
+    engine = Engine(load_module(str(LLAMA)))
+    ex = engine.executor
+    shapes = ex.shapes_for(binding)
+    b = ex.bind({n: shapes[n] for n in ex.inputs}, binding)
+    assert ex.prepare(b, None).device.peak > jit   # bladec's order holds more here
+    monkeypatch.setattr(Fitter, "_fit", lambda self, bound, limit: None)
+    run = ex.prepare(b, jit)
+    assert run.xla_order and run.segments == 1 and run.evictions == 0
+    assert run.device.peak == jit
+    rng = np.random.default_rng(0)
+    inputs = {n: rng.standard_normal(shapes[n]).astype(np.float32)
+              if ex.info.dtypes[n].startswith("f") else np.zeros(shapes[n], np.int32)
+              for n in ex.inputs}
+    outputs, report = ex.run(inputs, jit)
+    assert report.peak_bytes == jit
+    reference, _ = Executor(unoptimized(load_module(str(LLAMA))), JaxBackend()).run(inputs)
+    for name, value in reference.items():
+        scale = max(float(np.max(np.abs(value))), 1.0)
+        np.testing.assert_allclose(outputs[name], value, rtol=0, atol=FUSED_TOLERANCE * scale)
+    with pytest.raises(LimitError) as refused:
+        ex.prepare(b, jit - 1)
+    assert refused.value.smallest == jit

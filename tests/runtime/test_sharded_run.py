@@ -1,0 +1,277 @@
+"""Sharded listings on JAX's distributed engine: 8 CPU devices, in a subprocess (JAX
+fixes its device count when its backend starts, and the rest of the suite runs on one).
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.support.paths import ROOT
+
+BLADEC = [sys.executable, "-m", "bladec"]
+ENV = {**os.environ, "XLA_FLAGS": (os.environ.get("XLA_FLAGS", "")
+                                   + " --xla_force_host_platform_device_count=8").strip(),
+       "JAX_PLATFORMS": "cpu"}
+
+
+def _run(args: list[str], timeout: int = 300) -> subprocess.CompletedProcess:
+    return subprocess.run(args, cwd=ROOT, env=ENV, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+@pytest.mark.parametrize("mode, checked", [
+    pytest.param("smoke", 121 + 64 + 32 + 32, id="smoke"),
+    pytest.param("pairs", 121 + 361 + 40 + 40, id="pairs", marks=pytest.mark.slow)])
+def test_redistribute_programs_equal_jax_reshard(mode, checked):
+    """Every pair on {x:4, y:2} (rank 2 and 3) and 80 random pairs on {x:2, y:2, z:2}
+    (``make bench``; ``make test``: the rank-2 pairs on {x:4, y:2} and samples of the
+    rest, 5 programs to compile of 10): the pass's program under shard_map leaves every
+    device with what ``jax.device_put`` to the target sharding leaves it (bit for bit)."""
+    done = _run([sys.executable, "-m", "tests.support.sharded_check", mode, "0"], timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["checked"] == checked
+    assert report["bad"] == []
+
+
+def test_collective_adjoints_equal_jax_grad_of_the_shard_map_lowering():
+    """Each collective in a forward listing on {x:4, y:2}: the training listing that
+    ``grad`` writes (printed and parsed again), run under shard_map, gives jax.grad of
+    the forward's shard_map lowering; its backward holds the inverse collective."""
+    done = _run([sys.executable, "-m", "tests.support.sharded_check", "grads", "0"])
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["bad"] == []
+    assert report["ops"] == {
+        "all_gather": ["shard_slice"], "shard_slice": ["all_gather"],
+        "all_to_all": ["all_to_all"], "all_to_all_count": ["all_to_all"],
+        "all_permute": ["all_permute"], "reshard": ["reshard"],
+        "all_reduce": []}  # every partial block's cotangent is the whole one
+
+
+def test_sharded_mlp_loss_through_grad_matches_the_unsharded_gradients(tmp_path):
+    """samples/mlp-loss-sharded.mlir through ``-p grad`` on 8 devices: the loss
+    and the weights' gradients of jax.value_and_grad of the same model on whole arrays
+    (the partial sums of a weight gradient over the batch reach all_to_all's adjoint)."""
+    import jax
+    import jax.numpy as jnp
+    rng = np.random.default_rng(1)
+    ins = {"x": rng.standard_normal((32, 8)), "w1": 0.3 * rng.standard_normal((8, 16)),
+           "w2": 0.3 * rng.standard_normal((16, 4)), "t": rng.standard_normal((32, 4))}
+    ins = {k: v.astype(np.float32) for k, v in ins.items()}
+    np.savez(tmp_path / "in.npz", **ins)
+    from bladec.cli import main
+    from tests.support.clirunner import make_runner
+    # optimize needs no devices: in this process (a JAX start saved); run needs the 8
+    train = make_runner().invoke(main, ["optimize", "-p", "grad", str(
+        ROOT / "samples" / "mlp-loss-sharded.mlir"), "-o", str(tmp_path / "train.mlir")])
+    assert train.exit_code == 0, train.stderr
+    done = _run(BLADEC + ["run", str(tmp_path / "train.mlir"), "--inputs",
+                          str(tmp_path / "in.npz"), "--outputs", str(tmp_path / "out.npz")])
+    assert done.returncode == 0, done.stderr
+    assert "8 devices" in done.stdout
+    out = np.load(tmp_path / "out.npz")
+
+    def loss(w1, w2):
+        return jnp.sum((jnp.tanh(ins["x"] @ w1) @ w2 - ins["t"]) ** 2)
+    want, (g1, g2) = jax.value_and_grad(loss, argnums=(0, 1))(ins["w1"], ins["w2"])
+    np.testing.assert_allclose(out["loss"], want, rtol=1e-5)
+    np.testing.assert_allclose(out["grad_w1"], g1, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(out["grad_w2"], g2, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("passes", ["redistribute", "none"])
+def test_issue_example_runs_on_8_devices(tmp_path, passes):
+    """The acceptance example: the 64x64x64 array from P('y', None, 'x') to
+    P(None, ('x', 'y'), None) on a 4x2 mesh gives JAX's array (the same global array),
+    with or without the pass (a reshard left in the listing runs its normal form)."""
+    x = np.random.default_rng(0).standard_normal((64, 64, 64)).astype(np.float32)
+    np.savez(tmp_path / "in.npz", a=x)
+    done = _run(BLADEC + ["run", "samples/reshard.mlir", "-p", passes, "--inputs",
+                          str(tmp_path / "in.npz"), "--outputs", str(tmp_path / "out.npz")])
+    assert done.returncode == 0, done.stderr
+    assert "peak per device" in done.stdout and "8 devices" in done.stdout
+    np.testing.assert_array_equal(np.load(tmp_path / "out.npz")["b"], x)
+
+
+def test_sharded_listing_equals_the_one_device_run(tmp_path):
+    """samples/sharded.mlir (blockwise ops between collectives) on 8 devices against the
+    NumPy backend on whole arrays, where every collective is the identity."""
+    outs = {}
+    for backend in ("jax", "numpy"):
+        done = _run(BLADEC + ["run", "samples/sharded.mlir", "--dims", "S0=64", "--backend",
+                              backend, "--outputs", str(tmp_path / f"{backend}.npz")])
+        assert done.returncode == 0, done.stderr
+        outs[backend] = np.load(tmp_path / f"{backend}.npz")["v"]
+    np.testing.assert_allclose(outs["jax"], outs["numpy"], rtol=1e-6, atol=1e-6)
+
+
+def test_per_device_limit_is_refused_below_the_smallest_that_works():
+    done = _run(BLADEC + ["run", "samples/reshard.mlir", "--mem-limit", "300KiB"])
+    assert done.returncode == 1
+    assert "the smallest limit that works is" in done.stderr and "per device" in done.stderr
+    assert "Traceback" not in done.stderr
+    fits = _run(BLADEC + ["run", "samples/reshard.mlir", "--mem-limit", "1MiB", "--json"])
+    assert fits.returncode == 0, fits.stderr
+    report = json.loads(fits.stdout)
+    assert report["per_device"] and report["peak_bytes"] <= 1 << 20
+    # the input's block (64^3 * 4 / 8) is held by each device
+    assert report["input_bytes"] == 64 ** 3 * 4 // 8
+
+
+def _free_port() -> int:
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_two_processes_through_jax_distributed(tmp_path):
+    """The same listing on two processes of 4 CPU devices each (jax.distributed, CPU
+    collectives through gloo): both get the array the one-process run gets."""
+    x = np.random.default_rng(1).standard_normal((64, 64, 64)).astype(np.float32)
+    np.savez(tmp_path / "in.npz", a=x)
+    port = _free_port()
+    env = {**ENV, "XLA_FLAGS": ""}  # each process brings its own 4 devices
+    procs = [subprocess.Popen(
+        BLADEC + ["run", "samples/reshard.mlir", "-p", "redistribute", "--inputs",
+                  str(tmp_path / "in.npz"), "--outputs", str(tmp_path / f"out{i}.npz"),
+                  "--coordinator", f"127.0.0.1:{port}", "--num-processes", "2",
+                  "--process-id", str(i)],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for i in range(2)]
+    for p in procs:
+        out, err = p.communicate(timeout=300)
+        assert p.returncode == 0, err[-2000:]
+        assert "8 devices" in out
+    for i in range(2):
+        np.testing.assert_array_equal(np.load(tmp_path / f"out{i}.npz")["b"], x)
+
+
+def test_cluster_options_need_a_sharded_listing():
+    done = _run(BLADEC + ["run", "samples/listing1-runnable.mlir", "--dims", "S1=4",
+                          "--num-processes", "2"])
+    assert done.returncode == 1 and "sharded listings" in done.stderr
+    done = _run(BLADEC + ["run", "samples/reshard.mlir", "--num-processes", "2",
+                          "--process-id", "2"])
+    assert done.returncode == 2 and "--process-id" in done.stderr
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--bitwise"], "not available for sharded listings"),
+    (["--timeline", "t.csv"], "not available for sharded listings"),
+])
+def test_sharded_run_refuses_what_it_can_not_do(extra, message, tmp_path):
+    done = _run(BLADEC + ["run", "samples/reshard.mlir", *[
+        str(tmp_path / e) if e.endswith(".csv") else e for e in extra]])
+    assert done.returncode == 1 and message in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_a_mesh_larger_than_the_devices_is_an_error(tmp_path):
+    listing = tmp_path / "big.mlir"
+    listing.write_text("mesh {x = 100000000}\nfunc.func @main(%a: tensor<100000000, {x}>) {\n"
+                       "  %b = reshard(%a) -> tensor<100000000>\n  return %b\n}\n")
+    done = _run(BLADEC + ["run", str(listing), "-p", "none"], timeout=120)
+    assert done.returncode == 1, done.stderr
+    assert "the mesh needs 100000000 devices" in done.stderr
+
+
+def test_sharded_training_step_equals_the_one_device_step(tmp_path):
+    """samples/mlp-train-sharded.mlir (batch over x, hidden over y, partial sums and
+    all_reduces) on 8 devices against samples/mlp-train.mlir on one, same inputs, under a
+    per-device limit; a limit below its per-device peak is refused."""
+    rng = np.random.default_rng(0)
+    arrays = {"x": rng.standard_normal((8, 16, 64)), "y": rng.standard_normal((8, 16, 64)),
+              "w1": rng.standard_normal((64, 512)) * 0.1, "b1": rng.standard_normal(512) * 0.1,
+              "w2": rng.standard_normal((512, 64)) * 0.1, "b2": rng.standard_normal(64) * 0.1}
+    np.savez(tmp_path / "in.npz", **{k: v.astype(np.float32) for k, v in arrays.items()})
+    sharded = _run(BLADEC + ["run", "samples/mlp-train-sharded.mlir", "--inputs",
+                             str(tmp_path / "in.npz"), "--outputs", str(tmp_path / "s.npz"),
+                             "--mem-limit", "600KiB", "--json"])
+    assert sharded.returncode == 0, sharded.stderr
+    report = json.loads(sharded.stdout)
+    assert report["per_device"] and report["peak_bytes"] <= 600 * 1024
+    one = _run(BLADEC + ["run", "samples/mlp-train.mlir", "--inputs", str(tmp_path / "in.npz"),
+                         "--outputs", str(tmp_path / "one.npz"), "--json"])
+    assert one.returncode == 0, one.stderr
+    assert json.loads(one.stdout)["peak_bytes"] > report["peak_bytes"]
+    s, o = np.load(tmp_path / "s.npz"), np.load(tmp_path / "one.npz")
+    assert sorted(s.files) == sorted(o.files) == ["b1n", "b2n", "loss", "w1n", "w2n"]
+    for k in s.files:
+        np.testing.assert_allclose(s[k], o[k], rtol=1e-5, atol=1e-5, err_msg=k)
+    low = _run(BLADEC + ["run", "samples/mlp-train-sharded.mlir", "--inputs",
+                         str(tmp_path / "in.npz"), "--mem-limit", "200KiB"])
+    assert low.returncode == 1 and "per device" in low.stderr
+    smallest = int(re.search(r"smallest limit that works is [^(]*\((\d+) bytes",
+                             low.stderr).group(1))
+    assert 200 * 1024 < smallest < report["peak_bytes"]
+    # the limit it names works: segments of their own shard_map programs, with arrays
+    # evicted to the host per device between them, and the same outputs
+    tight = _run(BLADEC + ["run", "samples/mlp-train-sharded.mlir", "--inputs",
+                           str(tmp_path / "in.npz"), "--outputs", str(tmp_path / "t.npz"),
+                           "--mem-limit", str(smallest), "--json"])
+    assert tight.returncode == 0, tight.stderr
+    fit = json.loads(tight.stdout)
+    assert fit["peak_bytes"] <= smallest and fit["segments"] > 1 and fit["evictions"] > 0
+    t = np.load(tmp_path / "t.npz")
+    for k in t.files:
+        np.testing.assert_allclose(t[k], o[k], rtol=1e-5, atol=1e-5, err_msg=k)
+    below = _run(BLADEC + ["run", "samples/mlp-train-sharded.mlir", "--inputs",
+                           str(tmp_path / "in.npz"), "--mem-limit", str(smallest - 1)])
+    assert below.returncode == 1 and "smallest limit that works" in below.stderr
+
+
+def _llama_inputs(path: Path, batch: int, seq: int) -> None:
+    """Parameters, tokens, targets and a mask for samples/llama-train-small.mlir."""
+    from bladec.source import load_module
+    rng = np.random.default_rng(0)
+    arrays = {}
+    for arg in load_module(str(ROOT / "samples" / "llama-train-small.mlir")).main.args:
+        name = arg.name[1:]
+        if name in ("tokens", "targets"):
+            arrays[name] = rng.integers(0, 256, (batch, seq)).astype(np.int32)
+        elif name == "mask":
+            arrays[name] = (rng.random((batch, seq)) < 0.9).astype(np.float32)
+        elif name == "lr":
+            arrays[name] = np.float32(0.1)
+        else:
+            arrays[name] = (rng.standard_normal(arg.type.dims) * 0.1).astype(np.float32)
+    np.savez(path, **arrays)
+
+
+def test_sharded_llama_step_equals_the_one_device_step(tmp_path):
+    """The acceptance of item 4: the small Llama's training step with only its arguments
+    sharded (batch over data, heads and MLP units over model, a 4x2 mesh), completed by
+    ``propagate``, lowered by ``redistribute``, scheduled and rematerialized per device,
+    runs on 8 CPU devices under a per-device limit below its one-program peak (about
+    2.2 MiB per device at 8x64: the step is cut into shard_map segments with arrays
+    evicted per device); every output (the loss and the 21 updated parameters) equals
+    the one-device step's."""
+    _llama_inputs(tmp_path / "in.npz", 8, 64)
+    limit = 2 << 20
+    sharded = _run(BLADEC + ["run", "samples/sharding/llama-train-small.mlir", "-p",
+                             "propagate,redistribute,analyze,schedule,remat", "--inputs",
+                             str(tmp_path / "in.npz"), "--outputs", str(tmp_path / "s.npz"),
+                             "--mem-limit", str(limit), "--json"])
+    assert sharded.returncode == 0, sharded.stderr
+    report = json.loads(sharded.stdout)
+    assert report["per_device"] and report["devices"] == 8
+    assert report["peak_bytes"] <= limit
+    assert report["segments"] > 1 and report["evictions"] > 0
+    one = _run(BLADEC + ["run", "samples/llama-train-small.mlir", "--inputs",
+                         str(tmp_path / "in.npz"), "--outputs", str(tmp_path / "one.npz"),
+                         "--json"])
+    assert one.returncode == 0, one.stderr
+    assert json.loads(one.stdout)["peak_bytes"] > report["peak_bytes"]
+    s, o = np.load(tmp_path / "s.npz"), np.load(tmp_path / "one.npz")
+    assert sorted(s.files) == sorted(o.files) and len(s.files) == 22
+    for k in s.files:
+        np.testing.assert_allclose(s[k], o[k], rtol=1e-5, atol=1e-6, err_msg=k)

@@ -1,0 +1,184 @@
+"""Run in a subprocess by tests/runtime/test_sharded_run.py: JAX must see 8 CPU devices,
+which is fixed when its backend starts, so the rest of the suite keeps its one device.
+From the repository root:
+
+    python -m tests.support.sharded_check pairs [SEED]   # redistribute programs against JAX's reshard
+    python -m tests.support.sharded_check smoke [SEED]   # ... fewer of them (`make test`)
+    python -m tests.support.sharded_check grads [SEED]   # collectives' adjoints against jax.grad
+
+Prints one JSON object; the test asserts on it.
+"""
+from __future__ import annotations
+
+import json
+import os
+import random
+import sys
+
+# LLVM's optimization level 0: these programs move data (and, for 'grads', a few f32 ops
+# compared within a tolerance) and are held against what JAX's own programs compute in
+# this same process; code generation's optimizations change neither the data moved nor
+# the buffers, and the 'pairs' check's ten shard_map programs compile in 19 s of CPU
+# instead of 27 s
+os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "")
+                           + " --xla_force_host_platform_device_count=8"
+                           + " --xla_backend_optimization_level=0").strip()
+
+import jax  # noqa: E402
+import numpy as np  # noqa: E402
+
+from bladec.emit.shard import sharded_program  # noqa: E402
+from bladec.ir import Func, Op, TensorType, Value  # noqa: E402
+from bladec.passes.propagate import PropagatePass  # noqa: E402
+from bladec.passes.redistribute import RedistributePass  # noqa: E402
+from bladec.verify import verify  # noqa: E402
+from bladec.sharding import all_shardings  # noqa: E402
+from tests.support.shardcase import MESHES, program  # noqa: E402
+
+
+def same_on_every_device(have: jax.Array, want: jax.Array) -> bool:
+    """Equal values, device by device (a replica on the wrong device counts too)."""
+    mine = {s.device.id: np.asarray(s.data) for s in have.addressable_shards}
+    theirs = {s.device.id: np.asarray(s.data) for s in want.addressable_shards}
+    return mine.keys() == theirs.keys() and all(
+        np.array_equal(mine[d], theirs[d]) for d in mine)
+
+
+def check_batch(mesh, shape, pairs, rng) -> list:
+    """One shard_map program that reshards one input per pair; every pair's output is
+    held against ``jax.device_put`` of the input to the target sharding (JAX's reshard)."""
+    args, ops, outs = [], [], []
+    for i, (src, dst) in enumerate(pairs):
+        module = RedistributePass().apply(program(mesh, shape, src, dst))
+        verify(module)
+        args.append(Value(f"%a{i}", TensorType(shape, "f32", None, src)))
+        rename = {"%a": f"%a{i}"}
+        for op in module.main.ops:
+            ops.append(Op(op.name, [rename.get(o, f"{o}.{i}") for o in op.operands],
+                          [Value(f"{r.name}.{i}", r.type) for r in op.results], op.attrs))
+        (out,) = module.main.returns  # %a itself where nothing changes
+        outs.append(rename.get(out, f"{out}.{i}"))
+    func = Func("main", args, ops, outs)
+    shapes = {v: shape for v in func.value_types()}
+    prog = sharded_program(func, mesh, shapes)
+    xs = [rng.standard_normal(shape).astype(np.float32) for _ in pairs]
+    placed = [jax.device_put(x, jax.sharding.NamedSharding(prog.mesh, s))
+              for x, s in zip(xs, prog.in_specs)]
+    results = prog.fn(*placed)
+    bad = []
+    for (src, dst), x, arg, out, spec in zip(pairs, xs, placed, results, prog.out_specs):
+        want = jax.device_put(arg, jax.sharding.NamedSharding(prog.mesh, spec))
+        if not (np.array_equal(np.asarray(out), x) and same_on_every_device(out, want)):
+            bad.append([repr(src), repr(dst)])
+    return bad
+
+
+# pairs checked per (mesh, rank): None for every pair. 'pairs': every pair on {x:4, y:2}
+# (rank 2 and 3), a random sample on {x:2, y:2, z:2}; 'smoke' (``make test``): every
+# rank-2 pair on {x:4, y:2}, samples of the rest (5 shard_map programs to compile of 10)
+SAMPLES = {"pairs": (None, None, 40, 40), "smoke": (None, 64, 32, 32)}
+
+
+def pairs_check(seed: int, mode: str = "pairs") -> dict:
+    """The pass's programs against JAX's reshard, as many pairs as SAMPLES[mode] says."""
+    rng = np.random.default_rng(seed)
+    pick = random.Random(seed)
+    report = {"checked": 0, "bad": []}
+    meshes = [(MESHES[0], 2), (MESHES[0], 3), (MESHES[1], 2), (MESHES[1], 3)]
+    for (mesh, rank), sample in zip(meshes, SAMPLES[mode]):
+        specs = all_shardings(mesh, rank)
+        pairs = [(s, d) for s in specs for d in specs]
+        if sample is not None:
+            pairs = pick.sample(pairs, sample)
+        shape = (8, 16, 8)[:rank]
+        for start in range(0, len(pairs), 64):
+            batch = pairs[start:start + 64]
+            report["bad"] += check_batch(mesh, shape, batch, rng)
+            report["checked"] += len(batch)
+    return report
+
+
+# One forward listing per collective on {x:4, y:2}: %a goes through the collective, the
+# loss is sum(f(result) * %r) with f non-linear where the collective alone is linear.
+GRAD_CASES = {
+    "all_gather": ("{x, y}", "%y = all_gather(%a) {dim = 1} -> tensor<8x16, {x, _}>", "{x, _}"),
+    "shard_slice": ("{x, _}", '%y = shard_slice(%a) {dim = 1, axis = "y"} '
+                    "-> tensor<8x16, {x, y}>", "{x, y}"),
+    "all_to_all": ("{x, y}", "%y = all_to_all(%a) {src = 1, dst = 0} "
+                   "-> tensor<8x16, {(x, y), _}>", "{(x, y), _}"),
+    "all_to_all_count": ("{_, (x, y)}", "%y = all_to_all(%a) {src = 1, dst = 0, count = 2} "
+                         "-> tensor<8x16, {(x, y), _}>", "{(x, y), _}"),
+    "all_permute": ("{(x, y), _}", "%y = all_permute(%a) -> tensor<8x16, {(y, x), _}>",
+                    "{(y, x), _}"),
+    "reshard": ("{y, x}", "%y = reshard(%a) -> tensor<8x16, {x, y}>", "{x, y}"),
+    # a partial sum over x (dim 1's blocks summed per device), then its all_reduce
+    "all_reduce": ("{_, x}", "%p = reduce(%a) {dims = [1]} -> tensor<8, {_, +x}>\n"
+                   "  %s = all_reduce(%p) -> tensor<8>\n"
+                   "  %y = broadcast_in_dim(%s) {dims = [0]} -> tensor<8x16>", "{_, _}"),
+}
+
+
+def grad_listing(src: str, body: str, dst: str) -> str:
+    return ("mesh {x = 4, y = 2}\n"
+            f"func.func @main(%a: tensor<8x16, {src}>, %r: tensor<8x16, {dst}>) {{\n"
+            f"  {body}\n"
+            f"  %t = tanh(%y) -> tensor<8x16, {dst}>\n"
+            f"  %m = mul(%t, %r) -> tensor<8x16, {dst}>\n"
+            "  %loss = reduce(%m) {dims = [0, 1]} -> tensor<f32>\n"
+            "  return %loss\n}\n")
+
+
+def run_sharded(module, args: list[np.ndarray], grad_of: int | None = None) -> list:
+    """The module's @main under shard_map on its mesh (global arrays in and out); with
+    ``grad_of``, jax.grad of its first output by the first ``grad_of`` inputs instead."""
+    func = module.main
+    shapes = {n: t.dims for n, t in func.value_types().items()}  # static listings
+    prog = sharded_program(func, module.mesh, shapes)
+    placed = [jax.device_put(x, jax.sharding.NamedSharding(prog.mesh, s))
+              for x, s in zip(args, prog.in_specs)]
+    if grad_of is None:
+        return [np.asarray(o) for o in prog.fn(*placed)]
+    fn = jax.grad(lambda *a: prog.fn(*a)[0], argnums=tuple(range(grad_of)))
+    return [np.asarray(g) for g in fn(*placed)]
+
+
+def grads_check(seed: int) -> dict:
+    """Each collective's adjoint: the training listing that ``grad`` writes, run under
+    shard_map, against jax.grad of the forward's shard_map lowering."""
+    from bladec.parse import parse_module
+    from bladec.passes import parse_pipeline, run_pipeline
+    from bladec.printer import format_module
+    rng = np.random.default_rng(seed)
+    report: dict = {"checked": [], "bad": [], "ops": {}}
+    for case, (src, body, dst) in GRAD_CASES.items():
+        module = parse_module(grad_listing(src, body, dst), f"<{case}>")
+        train = run_pipeline(module, parse_pipeline("grad{wrt=%a,%r}"))
+        text = format_module(train)
+        train = parse_module(text, f"<{case}>")  # the printed listing round-trips
+        verify(train)
+        start = len(PropagatePass().apply(module).main.ops)  # the backward's collectives
+        report["ops"][case] = [op.name for op in train.main.ops[start:]
+                               if op.name in SHARD_OPS]
+        xs = [rng.standard_normal((8, 16)).astype(np.float32) for _ in range(2)]
+        # the forward as it runs: propagate makes the loss's partial sums whole
+        want = run_sharded(PropagatePass().apply(module), xs, grad_of=2)
+        have = run_sharded(train, xs)[1:]
+        report["checked"].append(case)
+        for name, h, w in zip(("a", "r"), have, want):
+            if not np.allclose(h, w, rtol=1e-5, atol=1e-6):
+                report["bad"].append([case, name, float(np.abs(h - w).max())])
+    return report
+
+
+SHARD_OPS = {"reshard", "all_gather", "shard_slice", "all_to_all", "all_permute",
+             "all_reduce"}
+
+
+if __name__ == "__main__":
+    mode = sys.argv[1]
+    if mode in SAMPLES:
+        print(json.dumps(pairs_check(int(sys.argv[2]) if len(sys.argv) > 2 else 0, mode)))
+    elif mode == "grads":
+        print(json.dumps(grads_check(int(sys.argv[2]) if len(sys.argv) > 2 else 0)))
+    else:
+        raise SystemExit(f"unknown mode {mode}")

@@ -1,0 +1,1 @@
+"""Tests of bladec/symbolic: comparison of expressions, the shape analysis, bindings."""

@@ -1,0 +1,1 @@
+"""Tests of bladec/workloads: the CodeAlpaca pipeline of the paper benchmark."""
