@@ -214,6 +214,7 @@ class Engine:
             dims = self.padded(binding)
             if self.coarse:
                 dims = self._bucket(dims, limit)
+            self.executor.prepare(dims, limit)   # a refusal before the padded copies
             arrays = self.padding.pad(arrays, binding, dims)
         shapes = {n: tuple(arrays[n].shape) for n in self.inputs if n in arrays}
         key = (tuple(shapes.values()), tuple(sorted((dims or {}).items())))
