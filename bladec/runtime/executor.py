@@ -75,9 +75,11 @@ class Executor(Fitter):
         arrays = {n: np.asarray(inputs[n]) for n in self.inputs}
         self._check_dtypes({n: a.dtype for n, a in arrays.items()})
         bound = self._bound_for_inputs({n: a.shape for n, a in arrays.items()}, dims)
+        counted = CompileCount.of(self.backend)
         self._checked_run(bound, limit, placed=False)   # before the inputs are copied
         env = {n: self.backend.put(arrays[n]) for n in self.inputs}
-        outputs, report = self._dispatch(bound, env, limit, profile, start, placed=False)
+        outputs, report = self._dispatch(bound, env, limit, profile, start, counted,
+                                         placed=False)
         return {n: self.backend.fetch(x) for n, x in outputs.items()}, report
 
     def run_arrays(self, arrays: dict[str, Any], limit: int | None = None,
@@ -91,17 +93,18 @@ class Executor(Fitter):
         self._check_names(arrays)
         self._check_dtypes({n: arrays[n].dtype for n in self.inputs})
         bound = self._bound_for_inputs({n: tuple(arrays[n].shape) for n in self.inputs}, dims)
+        counted = CompileCount.of(self.backend)
         self._checked_run(bound, limit, placed=True)   # before host inputs are copied
         env = {n: self.backend.put(arrays[n]) for n in self.inputs}
-        return self._dispatch(bound, env, limit, profile, start)
+        return self._dispatch(bound, env, limit, profile, start, counted)
 
     def _dispatch(self, bound: _Bound, env: dict[str, Any], limit: int | None,
-                  profile: bool, start: float, placed: bool = True
+                  profile: bool, start: float, counted: CompileCount, placed: bool = True
                   ) -> tuple[dict[str, Any], Report]:
         """Prepare (plan, compile, check: cached per binding and limit) and execute.
         ``placed``: the inputs were the caller's device arrays (their memory is held
-        already), not host arrays copied to the device here."""
-        counted = CompileCount.of(self.backend)
+        already), not host arrays copied to the device here. ``counted``: the backend's
+        compile counters before the run was prepared (its compilations are the step's)."""
         prepared = self._checked_run(bound, limit, placed)   # cached: done before the copy
         plan = prepared.plan
         device: DeviceAccount = prepared.device
