@@ -11,23 +11,19 @@ import os
 import warnings
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from bladec.errors import BladecWarning
-from bladec.passes import parse_pipeline, run_pipeline
-from bladec.runtime.backends import jax_backend
 from bladec.runtime.backends.jax_backend import JaxBackend
 from bladec.runtime.executor import Executor
 from bladec.runtime.store import cachedir
 from bladec.runtime.store.cachedir import MAGIC, CacheDirectory, distrust, seal, unseal
-from bladec.runtime.store.executables import SUFFIX, ExecutableStore
+from bladec.runtime.store.executables import ExecutableStore
 from bladec.cli import main
 from clirunner import make_runner
-from runtimecase import CUT, LISTING1, module_of, smallest_named
-
-BINDING = {"S0": 256}
-
+from runtimecase import LISTING1, smallest_named
+from test_executables import BINDING, _entries, _module, limit   # noqa: F401 (a fixture)
+from test_executables import _run as run_with_store
 
 @pytest.fixture(autouse=True)
 def _fresh_warnings(monkeypatch):
@@ -35,25 +31,8 @@ def _fresh_warnings(monkeypatch):
     monkeypatch.setattr(cachedir, "_WARNED", set())
 
 
-def _module():
-    return run_pipeline(module_of(CUT), parse_pipeline("analyze,remat"))
-
-
 def _run(directory: Path, limit: int | None):
-    backend = JaxBackend()
-    backend.store = ExecutableStore(str(directory))
-    ex = Executor(_module(), backend)
-    outputs, report = ex.run(ex.random_inputs(BINDING, 3), limit)
-    return backend, outputs, report
-
-
-@pytest.fixture(scope="module")
-def limit() -> int:
-    return smallest_named(Executor(_module(), JaxBackend()), BINDING)
-
-
-def _entries(directory: Path) -> list[Path]:
-    return sorted(directory.glob(f"*{SUFFIX}"))
+    return run_with_store(ExecutableStore(str(directory)), limit)
 
 
 def _deserialized(monkeypatch) -> list[bytes]:

@@ -18,12 +18,12 @@ the wheel's copy, and the test checks that it did.
 """
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
 import sys
 import sysconfig
-import json
 import textwrap
 import zipfile
 from pathlib import Path
