@@ -149,6 +149,9 @@ def _reports_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
+_NO_ARGS = getattr(click.exceptions, "NoArgsIsHelpError", ())   # click >= 8.2
+
+
 class _Usage(click.UsageError):
     """A usage error (exit 2) shown error line first, then the usage and where help
     is (click shows the usage first and the error on the fourth line, where a reader of
@@ -175,9 +178,10 @@ class _Commands(click.Group):
         self._args = list(args) if args is not None else sys.argv[1:]
         return super().main(args, *rest, **kwargs)
 
-    def _usage(self, exc: click.UsageError) -> _Usage:
-        return exc if isinstance(exc, _Usage) else \
-            _Usage(exc, "--json" in getattr(self, "_args", ()))
+    def _usage(self, exc: click.UsageError) -> click.UsageError:
+        if isinstance(exc, (_Usage, _NO_ARGS)):   # no arguments at all: click's help
+            return exc
+        return _Usage(exc, "--json" in getattr(self, "_args", ()))
 
     def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
         try:

@@ -89,3 +89,10 @@ def test_a_missing_inputs_file_is_exit_1_like_a_missing_listing(tmp_path, make, 
     errors = [x for x in result.stderr.splitlines() if "error" in x]
     assert errors == [f"error: cannot read --inputs {path}: {said}"]
     assert json.loads(result.stdout)["error"] == f"cannot read --inputs {path}: {said}"
+
+
+def test_no_arguments_at_all_shows_the_help() -> None:
+    """Not an error line: ``bladec`` alone is asking what there is."""
+    result = _invoke()
+    assert result.exit_code in (0, 2)   # click 8.2 and later: 2
+    assert result.output.lstrip().startswith("Usage: ") and "error:" not in result.output
