@@ -35,6 +35,20 @@ def _run(directory: Path, limit: int | None):
     return run_with_store(ExecutableStore(str(directory)), limit)
 
 
+def _foreign_group(path: Path) -> None:
+    """Give ``path`` a group that is not the user's private one (a group-writable
+    directory of the user's own private group is private, as for ssh), or skip."""
+    import pwd
+    private = pwd.getpwuid(os.geteuid()).pw_gid
+    for gid in [g for g in os.getgroups() if g != private] + [65534]:
+        try:
+            os.chown(path, -1, gid)
+            return
+        except OSError:
+            continue
+    pytest.skip("no group other than the user's private one to give a file")
+
+
 def _deserialized(monkeypatch) -> list[bytes]:
     """The payloads handed to XLA's deserializer from here on."""
     import jax.experimental.serialize_executable as se
@@ -70,6 +84,13 @@ def test_a_directory_must_be_the_users_own_and_private(tmp_path) -> None:
     private.mkdir(mode=0o700)
     assert distrust(private) is None
     private.chmod(0o770)
+    import grp
+    import pwd
+    user = pwd.getpwuid(os.geteuid())
+    if private.stat().st_gid == user.pw_gid and \
+            set(grp.getgrgid(user.pw_gid).gr_mem) <= {user.pw_name}:
+        assert distrust(private) is None                # the user's private group
+    _foreign_group(private)
     assert "writable by group or others" in distrust(private)
     private.chmod(0o702)
     assert "writable by group or others" in distrust(private)
@@ -101,6 +122,7 @@ def test_a_directory_or_entry_of_another_user_is_not_used(tmp_path) -> None:
 def test_a_group_writable_directory_is_neither_read_nor_written(tmp_path) -> None:
     shared = tmp_path / "shared"
     CacheDirectory(str(shared)).write("k", b"kept while private")
+    _foreign_group(shared)
     shared.chmod(0o775)
     with pytest.warns(BladecWarning, match=r"ignoring cache directory .*shared: it is "
                                            r"writable by group or others"):
@@ -122,6 +144,7 @@ def test_a_symlinked_or_group_writable_entry_is_not_read(tmp_path) -> None:
     store.write("k", b"mine")                           # the link replaced, not followed
     assert not store.path("k").is_symlink() and store.read("k") == b"mine"
     assert elsewhere.read_bytes() == seal("k", b"planted")
+    _foreign_group(store.path("k"))
     store.path("k").chmod(0o664)
     with pytest.warns(BladecWarning, match="writable by group or others"):
         assert store.read("k") is None
@@ -222,6 +245,7 @@ def test_rewritten_figures_do_not_move_the_named_limit(tmp_path, limit) -> None:
 def test_run_ignores_a_group_writable_cache_directory_with_one_warning(tmp_path) -> None:
     cache = tmp_path / "cache"
     cache.mkdir()
+    _foreign_group(cache)
     cache.chmod(0o775)
     args = ["run", str(LISTING1), "--dims", "S1=8", "--compilation-cache", str(cache),
             "-q", "--json"]

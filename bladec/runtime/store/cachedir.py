@@ -75,7 +75,7 @@ def distrust(directory: Path) -> str | None:
         return f"cannot read it ({exc.strerror or exc})"
     if st.st_uid != uid:
         return "it is owned by another user"
-    if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+    if _shared(st, uid):
         return "it is writable by group or others"
     for parent in path.parents:
         try:
@@ -84,9 +84,27 @@ def distrust(directory: Path) -> str | None:
             return f"cannot read {parent} ({exc.strerror or exc})"
         if st.st_uid not in (uid, 0):
             return f"{parent} is owned by another user"
-        if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and not st.st_mode & stat.S_ISVTX:
+        if _shared(st, uid) and not st.st_mode & stat.S_ISVTX:
             return f"{parent} is writable by group or others"
     return None
+
+
+def _shared(st: os.stat_result, uid: int) -> bool:
+    """Whether someone other than the user may write what ``st`` describes: others may,
+    or its group may and that group is not the user's private one (as ssh allows: a
+    home directory of mode 775 whose group is the user's own and has no other member)."""
+    if st.st_mode & stat.S_IWOTH:
+        return True
+    if not st.st_mode & stat.S_IWGRP:
+        return False
+    try:
+        import grp
+        import pwd
+        user = pwd.getpwuid(uid)
+        group = grp.getgrgid(st.st_gid)
+    except (ImportError, KeyError):
+        return True
+    return not (st.st_gid == user.pw_gid and set(group.gr_mem) <= {user.pw_name})
 
 
 def warn_once(what: str, message: str) -> None:
@@ -158,7 +176,7 @@ def _entry_distrust(st: os.stat_result) -> str | None:
         return "not a regular file"
     if hasattr(os, "geteuid") and st.st_uid != os.geteuid():
         return "owned by another user"
-    if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+    if hasattr(os, "geteuid") and _shared(st, os.geteuid()):
         return "writable by group or others"
     return None
 
