@@ -136,13 +136,15 @@ class Jitted:
         self.mem_limit = _limit(mem_limit)
         self.params = _parameters(fn)
         self.dynamic_spec = dynamic
-        self.ranges = dict(ranges or {})
-        self.pad = pad
+        self.ranges = _ranges(ranges)
+        self.pad = _pad(pad)
         self.donate = {donate_argnums} if isinstance(donate_argnums, int) \
             else set(donate_argnums)
-        if not all(isinstance(i, int) and i >= 0 for i in self.donate):
+        if not all(isinstance(i, int) and not isinstance(i, bool) and i >= 0
+                   for i in self.donate):
             raise BladecError(f"donate_argnums must be argument positions (non-negative "
                               f"integers), not {donate_argnums!r}")
+        _check_options(fn, self.params, dynamic, self.ranges, self.pad, self.donate)
         self.passes = passes
         self.backend = backend
         self.bitwise = bitwise
@@ -197,8 +199,12 @@ class Jitted:
         return imp.unflatten_outputs(outputs)
 
     def report(self) -> JitReport:
-        """The last step's device peak, evictions and compilations, and totals."""
+        """The last step's device peak, evictions and compilations, and totals; a
+        BladecError before the first call (there is no step to describe: an all-zero
+        report would read as a step that held nothing)."""
         r = self._last
+        if r is None and not self._traces:   # after a refused step: what it compiled
+            raise BladecError(f"{self.__name__} has not run a step yet: nothing to report")
         out = JitReport(steps=self._steps, traces=len(self._traces),
                         trace_seconds=self._trace_seconds)
         engines = [t.engine for t in self._traces.values()]
@@ -332,6 +338,71 @@ def _limit(value: int | str | None) -> int | None:
         return int(value)
     raise BladecError(f"mem_limit must be a positive number of bytes or a size such as "
                       f"'2GiB', not {value!r}")
+
+
+def _ranges(ranges: Any) -> dict[str, tuple[int, int | None]]:
+    """``ranges`` checked: dim names to (least, greatest or None), 1 <= least <= greatest."""
+    if ranges is None:
+        return {}
+    if not isinstance(ranges, dict):
+        raise BladecError("ranges must be a dict from dim name to (least, greatest): "
+                          "{'S': (1, 512)}")
+    out = {}
+    for name, value in ranges.items():
+        try:
+            lo, hi = value
+        except (TypeError, ValueError):
+            lo = hi = None
+            value = repr(value)
+        ints = all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+                   for v in ((lo,) if hi is None else (lo, hi)))
+        if not isinstance(name, str) or not ints or lo < 1 or (hi is not None and hi < lo):
+            raise BladecError(f"ranges: bad range {value} for {name!r} (a pair (least, "
+                              f"greatest) with 1 <= least <= greatest, greatest None for "
+                              f"no bound)")
+        out[name] = (int(lo), None if hi is None else int(hi))
+    return out
+
+
+def _pad(pad: Any) -> int | dict[str, int] | None:
+    """``pad`` checked: a multiple for every dynamic dim, or multiples by dim name."""
+    def multiple(v: Any) -> bool:
+        return isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= 1
+    if pad is None or multiple(pad):
+        return None if pad is None else int(pad)
+    if isinstance(pad, dict) and all(isinstance(k, str) and multiple(v)
+                                     for k, v in pad.items()):
+        return {k: int(v) for k, v in pad.items()}
+    raise BladecError(f"pad must be a positive multiple (an int for every dynamic dim, or "
+                      f"a dict by dim name: {{'S': 16}}), not {pad!r}")
+
+
+def _check_options(fn: Callable, params: list[str],
+                   dynamic: dict[str | int, DimSpec] | None,
+                   ranges: dict[str, tuple[int, int | None]],
+                   pad: int | dict[str, int] | None, donate: set[int]) -> None:
+    """What can be checked before the first call: donated positions the function does
+    not take, and, where ``dynamic`` names the dims, ranges and paddings of other names
+    (in automatic mode the names come from the calls)."""
+    try:
+        kinds = [p.kind for p in inspect.signature(fn).parameters.values()]
+    except (TypeError, ValueError):
+        kinds = [inspect.Parameter.VAR_POSITIONAL]
+    if inspect.Parameter.VAR_POSITIONAL not in kinds:
+        beyond = sorted(i for i in donate if i >= len(params))
+        if beyond:
+            raise BladecError(f"donate_argnums {beyond} out of range: the function takes "
+                              f"{len(params)} positional argument(s)")
+    if not isinstance(dynamic, dict):
+        return
+    names = {str(d).strip() for dims in dynamic.values()
+             for d in (dims.split(",") if isinstance(dims, str) else list(dims or ()))
+             if d is not None and str(d).strip() not in ("", "_")}
+    for what, keys in (("ranges", ranges), ("pad", pad if isinstance(pad, dict) else {})):
+        unknown = sorted(k for k in keys if k not in names)
+        if unknown:
+            raise BladecError(f"{what} names {', '.join(unknown)}, not a dim that dynamic "
+                              f"names (it names: {', '.join(sorted(names)) or 'none'})")
 
 
 def _parameters(fn: Callable) -> list[str]:

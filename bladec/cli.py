@@ -96,29 +96,104 @@ _QUIET = click.option("-q", "--quiet", is_flag=True,
 GC_THRESHOLD = 10_000  # allocations between young collections (Python's default: 700)
 
 
+def _json_error(message: str, location: str | None = None, **extra: Any) -> str:
+    """The JSON object ``--json`` writes on stdout instead of a result when a command
+    fails, so that a pipeline's JSON reader gets an answer, not nothing: the message
+    (as stderr has it, less the location and ``error:``), where (``FILE:LINE:COL`` or
+    null), and what else the error knows (a refused limit's smallest limit)."""
+    return json.dumps({"error": message, "location": location, **extra}, indent=2)
+
+
+def _error_object(exc: BladecError) -> str:
+    loc = exc.loc
+    where = None if loc is None or loc.line == 0 else f"{loc.file}:{loc.line}:{loc.col}"
+    extra = {}
+    if hasattr(exc, "smallest") and hasattr(exc, "limit"):   # a LimitError
+        extra = {"limit": exc.limit, "smallest_limit": exc.smallest}
+    return _json_error(exc.diagnostic.message, where, **extra)
+
+
 def _reports_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Turn library errors into one line on stderr and exit 1, never a traceback."""
+    """Turn library errors into one line on stderr and exit 1, never a traceback; with
+    ``--json``, a JSON error object on stdout as well (:func:`_json_error`)."""
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        as_json = bool(kwargs.get("as_json"))
         try:
             with _warnings_to_stderr():
                 return fn(*args, **kwargs)
         except BladecError as exc:
             click.echo(str(exc), err=True)
+            if as_json:
+                click.echo(_error_object(exc))
             sys.exit(EXIT_USER)
+        except click.UsageError as exc:
+            raise _Usage(exc, as_json) from None
         except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
             raise
         except (RecursionError, MemoryError) as exc:
-            click.echo(f"error: input too large or too deeply nested ({type(exc).__name__})",
-                       err=True)
+            message = f"input too large or too deeply nested ({type(exc).__name__})"
+            click.echo(f"error: {message}", err=True)
+            if as_json:
+                click.echo(_json_error(message))
             sys.exit(EXIT_USER)
         except Exception as exc:  # a bug: say so in one line unless debugging
             if os.environ.get("BLADEC_DEBUG"):
                 raise
-            click.echo(f"bladec: internal error: {type(exc).__name__}: {exc} "
-                       "(set BLADEC_DEBUG=1 for details; please report it)", err=True)
+            message = f"internal error: {type(exc).__name__}: {exc}"
+            click.echo(f"bladec: {message} (set BLADEC_DEBUG=1 for details; please "
+                       "report it)", err=True)
+            if as_json:
+                click.echo(_json_error(message))
             sys.exit(EXIT_BUG)
     return wrapper
+
+
+_NO_ARGS = getattr(click.exceptions, "NoArgsIsHelpError", ())   # click >= 8.2
+
+
+class _Usage(click.UsageError):
+    """A usage error (exit 2) shown error line first, then the usage and where help
+    is (click shows the usage first and the error on the fourth line, where a reader of
+    the first line of stderr misses it); with ``--json``, a JSON error object on stdout."""
+
+    def __init__(self, exc: click.UsageError, as_json: bool) -> None:
+        super().__init__(exc.format_message(), exc.ctx)
+        self.as_json = as_json
+
+    def show(self, file: Any = None) -> None:
+        click.echo(f"error: {self.format_message()}", err=True)
+        if self.ctx is not None:
+            hint = f"Try '{self.ctx.command_path} {self.ctx.help_option_names[0]}' for help."
+            click.echo(f"{self.ctx.get_usage()}\n{hint}", err=True)
+        if self.as_json:
+            click.echo(_json_error(self.format_message()))
+
+
+class _Commands(click.Group):
+    """bladec's group: every usage error, its own or a command's, shown as :class:`_Usage`
+    shows it (``--json`` anywhere among the arguments: a JSON error object too)."""
+
+    def main(self, args: Any = None, *rest: Any, **kwargs: Any) -> Any:
+        self._args = list(args) if args is not None else sys.argv[1:]
+        return super().main(args, *rest, **kwargs)
+
+    def _usage(self, exc: click.UsageError) -> click.UsageError:
+        if isinstance(exc, (_Usage, _NO_ARGS)):   # no arguments at all: click's help
+            return exc
+        return _Usage(exc, "--json" in getattr(self, "_args", ()))
+
+    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
+        try:
+            return super().make_context(*args, **kwargs)
+        except click.UsageError as exc:
+            raise self._usage(exc) from None
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except click.UsageError as exc:
+            raise self._usage(exc) from None
 
 
 def _check_writable(path: str, option: str) -> None:
@@ -135,6 +210,17 @@ def _check_writable(path: str, option: str) -> None:
             raise BladecError(f"cannot write {option} {path}: permission denied")
     elif not os.access(parent, os.W_OK | os.X_OK):
         raise BladecError(f"cannot write {option} {path}: directory {parent} is not writable")
+
+
+def _check_readable(path: str, option: str) -> None:
+    """Refuse an input file that is not there, before any work is done: a user error
+    (exit 1), as a missing listing is."""
+    if not os.path.exists(path):
+        raise BladecError(f"cannot read {option} {path}: no such file")
+    if os.path.isdir(path):
+        raise BladecError(f"cannot read {option} {path}: it is a directory")
+    if not os.access(path, os.R_OK):
+        raise BladecError(f"cannot read {option} {path}: permission denied")
 
 
 def _write_text(path: str, text: str, option: str) -> None:
@@ -155,7 +241,7 @@ def _load_verified(file: str, runnable: bool = False, passes: list[Pass] | None 
     return module
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]},
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]},
              epilog=EXIT_CODES)
 @click.version_option(__version__, prog_name="bladec")
 def main() -> None:
@@ -232,8 +318,9 @@ def analyze(file: str, dims: str | None, mem_limit: str | None, solve: str | Non
       bladec analyze m.mlir --dims S1=100 --mem-limit 1GiB; [ $? = 4 ] && echo too big
     """
     limit = parse_size(mem_limit) if mem_limit is not None else None
+    binding = parse_dims(dims)   # a bad argument before the listing is read
     module = _load_verified(file)
-    report = analysis_report(module, parse_dims(dims), limit, solve)
+    report = analysis_report(module, binding, limit, solve)
     click.echo(json.dumps(report, indent=2) if as_json else _analysis_text(report))
     if report.get("fits") is False:
         sys.exit(EXIT_DOES_NOT_FIT)
@@ -283,7 +370,7 @@ def _analysis_text(report: dict) -> str:
 @click.option("--mem-limit", default=None, help="Memory limit (40GiB, 512MiB, bytes); "
               "default: none.")
 @click.option("--dims", default=None, help="Values of symbols not fixed by the inputs: S1=64.")
-@click.option("--inputs", "inputs_path", type=click.Path(exists=True, dir_okay=False),
+@click.option("--inputs", "inputs_path", type=click.Path(),
               default=None, help="An .npz with one array per graph input (by name, no '%').")
 @click.option("--outputs", "outputs_path", type=click.Path(dir_okay=False), default=None,
               help="Write the outputs to this .npz.")
@@ -346,11 +433,16 @@ def run(file: str, mem_limit: str | None, dims: str | None, inputs_path: str | N
     passes = _pipeline(pipeline) if given != click.core.ParameterSource.DEFAULT else None
     limit = parse_size(mem_limit) if mem_limit is not None else None
     binding, padding = parse_dims(dims), parse_pad(pad)
+    if inputs_path:
+        _check_readable(inputs_path, "--inputs")
     if outputs_path:
         _check_writable(outputs_path, "--outputs")
     if timeline:
         check_timeline_path(timeline)
         _check_writable(timeline, "--timeline")
+    if process_id >= num_processes:
+        raise click.UsageError(f"--process-id {process_id} must be below --num-processes "
+                               f"{num_processes}")
     if bitwise and fuse:
         raise click.UsageError("--bitwise and --fuse contradict each other (fusion is the "
                                "default; --fuse is kept only for old scripts)")
@@ -367,9 +459,6 @@ def run(file: str, mem_limit: str | None, dims: str | None, inputs_path: str | N
         if kept is not None:
             listings = ListingCache(kept)
     module = _load_verified(file, runnable=True, passes=passes)
-    if process_id >= num_processes:
-        raise click.UsageError(f"--process-id {process_id} must be below --num-processes "
-                               f"{num_processes}")
     if (coordinator is not None or num_processes > 1) and (module.mesh is None
                                                             or backend != "jax"):
         raise BladecError("--coordinator and --num-processes run sharded listings (with a "

@@ -203,7 +203,8 @@ class Module:
 
     @property
     def main(self) -> Func:
-        """The function the passes work on: ``@main``, else the first one."""
+        """The function the passes work on: ``@main``, else the only one (verify.py
+        refuses a listing of several functions with none named ``@main``)."""
         for f in self.funcs:
             if f.name == "main":
                 return f

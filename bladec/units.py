@@ -33,17 +33,28 @@ def format_dims(binding: dict[str, int]) -> str:
     return ", ".join(f"{k}={v}" for k, v in binding.items())
 
 
+_COUNT = re.compile(r"[0-9]+")   # ASCII digits: str.isdigit() also takes '²' and '٣'
+
+
+def is_count(text: str) -> bool:
+    """Whether ``text`` is a whole number in ASCII digits (what ``int`` is given)."""
+    return _COUNT.fullmatch(text) is not None
+
+
 def parse_dims(text: str | None) -> dict[str, int]:
-    """``S0=4096,S1=12`` to a binding (``@S0`` is accepted too)."""
+    """``S0=4096,S1=12`` to a binding (``@S0`` is accepted too); a symbol given twice is
+    an error (which value was meant?)."""
     out: dict[str, int] = {}
     for item in filter(None, (t.strip() for t in (text or "").split(","))):
         key, eq, value = item.partition("=")
-        key = key.strip().lstrip("@")
-        if not eq or not value.strip().isdigit() or not key:
-            raise BladecError(f"bad --dims entry '{item}' (expected SYMBOL=POSITIVE_INT)")
-        if dim_too_large(value.strip()):
+        key, value = key.strip().lstrip("@"), value.strip()
+        if not eq or not is_count(value) or not key:
+            raise BladecError(f"bad --dims entry '{item[:40]}' (expected SYMBOL=POSITIVE_INT)")
+        if dim_too_large(value):
             raise BladecError(f"bad --dims entry '{item[:40]}': dims are at most {MAX_DIM}")
         if int(value) < 1:
             raise BladecError(f"bad --dims entry '{item}': dims are at least 1")
+        if key in out:
+            raise BladecError(f"--dims gives {key} twice ({key}={out[key]} and {item})")
         out[key] = int(value)
     return out

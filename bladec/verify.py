@@ -73,6 +73,7 @@ def verify(module: Module, runnable: bool = False, shardings: bool = True) -> li
     about to give their shardings; its output is verified in full.
     """
     warnings: list[Diagnostic] = []
+    _verify_main(module)
     _verify_shape_graph(module)
     for func in module.funcs:
         _verify_func(func, warnings, runnable, module.mesh, shardings)
@@ -80,6 +81,19 @@ def verify(module: Module, runnable: bool = False, shardings: bool = True) -> li
             _verify_redistribution_bound(func, module.mesh)
     _verify_versions(module)
     return warnings
+
+
+def _verify_main(module: Module) -> None:
+    """Which function is the program: ``@main``, or the only function there is. With
+    several and none named ``@main``, taking the first would run or optimize whichever
+    happens to come first (issue 30), so that is an error at the first function."""
+    funcs = module.funcs
+    if len(funcs) > 1 and not any(f.name == "main" for f in funcs):
+        names = ", ".join(f"@{f.name}" for f in funcs[:4]) + (", ..." if len(funcs) > 4
+                                                               else "")
+        raise BladecError(f"no @main: this listing has {len(funcs)} functions ({names}); "
+                          f"name the one to run @main (a listing of one function may "
+                          f"name it as it likes)", funcs[0].loc)
 
 
 def _verify_versions(module: Module) -> None:

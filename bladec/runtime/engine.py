@@ -209,11 +209,13 @@ class Engine:
         """Run once: ``arrays`` by input name (the backend's arrays; host arrays are put
         on the device), outputs by name as the backend's arrays, and the step's report."""
         binding = None
+        counted = CompileCount.of(self.executor.backend)   # planning before the padding too
         if self.multiples:
             binding = self.binding({n: tuple(arrays[n].shape) for n in self.inputs}, dims)
             dims = self.padded(binding)
             if self.coarse:
                 dims = self._bucket(dims, limit)
+            self.executor.prepare(dims, limit)   # a refusal before the padded copies
             arrays = self.padding.pad(arrays, binding, dims)
         shapes = {n: tuple(arrays[n].shape) for n in self.inputs if n in arrays}
         key = (tuple(shapes.values()), tuple(sorted((dims or {}).items())))
@@ -221,7 +223,7 @@ class Engine:
             self._seen.add(key)   # the first call with these shapes plans and compiles
             self.progress.stage(f"planning and compiling for "
                                 f"{format_dims(self.binding(shapes, dims)) or 'static shapes'}")
-        counted = CompileCount.of(self.executor.backend)
+        before = counted.since(self.executor.backend)   # what the check before padding cost
         try:
             outputs, report = self.executor.run_arrays(arrays, limit, dims, profile)
         except BladecError:   # a refused limit compiles too: count it, as a step would
@@ -229,6 +231,8 @@ class Engine:
             self.stats.compilations += spent.compilations
             self.stats.compile_seconds += spent.seconds
             raise
+        before.add_to(report)
+        report.seconds += before.seconds
         if binding is not None and self.cut_padding:
             outputs = self.padding.unpad(outputs, report.binding, binding)
         ran = self.executor.prepare(report.binding, limit).segment_steps()  # cached

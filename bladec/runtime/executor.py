@@ -59,8 +59,10 @@ class Executor(Fitter):
 
     @cached_property
     def one_memory(self) -> bool:
-        """Whether the device is this machine's CPU, sharing its memory (machine.py)."""
-        return getattr(self.backend, "name", "") == "jax" and machine.device_is_cpu()
+        """Whether the device is this machine's memory (machine.py): NumPy's arrays, or
+        JAX's on its CPU device."""
+        name = getattr(self.backend, "name", "")
+        return name == "numpy" or (name == "jax" and machine.device_is_cpu())
 
     def run(self, inputs: dict[str, np.ndarray], limit: int | None = None,
             dims: dict[str, int] | None = None, profile: bool = False
@@ -73,8 +75,11 @@ class Executor(Fitter):
         arrays = {n: np.asarray(inputs[n]) for n in self.inputs}
         self._check_dtypes({n: a.dtype for n, a in arrays.items()})
         bound = self._bound_for_inputs({n: a.shape for n, a in arrays.items()}, dims)
+        counted = CompileCount.of(self.backend)
+        self._checked_run(bound, limit, placed=False)   # before the inputs are copied
         env = {n: self.backend.put(arrays[n]) for n in self.inputs}
-        outputs, report = self._dispatch(bound, env, limit, profile, start, placed=False)
+        outputs, report = self._dispatch(bound, env, limit, profile, start, counted,
+                                         placed=False)
         return {n: self.backend.fetch(x) for n, x in outputs.items()}, report
 
     def run_arrays(self, arrays: dict[str, Any], limit: int | None = None,
@@ -88,18 +93,19 @@ class Executor(Fitter):
         self._check_names(arrays)
         self._check_dtypes({n: arrays[n].dtype for n in self.inputs})
         bound = self._bound_for_inputs({n: tuple(arrays[n].shape) for n in self.inputs}, dims)
+        counted = CompileCount.of(self.backend)
+        self._checked_run(bound, limit, placed=True)   # before host inputs are copied
         env = {n: self.backend.put(arrays[n]) for n in self.inputs}
-        return self._dispatch(bound, env, limit, profile, start)
+        return self._dispatch(bound, env, limit, profile, start, counted)
 
     def _dispatch(self, bound: _Bound, env: dict[str, Any], limit: int | None,
-                  profile: bool, start: float, placed: bool = True
+                  profile: bool, start: float, counted: CompileCount, placed: bool = True
                   ) -> tuple[dict[str, Any], Report]:
         """Prepare (plan, compile, check: cached per binding and limit) and execute.
         ``placed``: the inputs were the caller's device arrays (their memory is held
-        already), not host arrays copied to the device here."""
-        counted = CompileCount.of(self.backend)
-        prepared = self.prepare(bound.binding, limit)
-        self._check_memory(bound, limit, prepared, placed)
+        already), not host arrays copied to the device here. ``counted``: the backend's
+        compile counters before the run was prepared (its compilations are the step's)."""
+        prepared = self._checked_run(bound, limit, placed)   # cached: done before the copy
         plan = prepared.plan
         device: DeviceAccount = prepared.device
         report = Report(limit=limit, binding=dict(bound.binding), version=bound.version.func.name,
@@ -120,14 +126,30 @@ class Executor(Fitter):
         return outputs, report
 
 
+    def _checked_run(self, bound: _Bound, limit: int | None, placed: bool) -> PreparedRun:
+        """The plan for ``bound`` under ``limit`` (cached), checked against the memory
+        there is: a limit that can not be met, or a run the machine can not hold, is
+        refused before the inputs are copied to the device, let alone anything run."""
+        prepared = self.prepare(bound.binding, limit)
+        self._check_memory(bound, limit, prepared, placed)
+        return prepared
+
     def _check_memory(self, bound: _Bound, limit: int | None, prepared: PreparedRun,
                       placed: bool) -> None:
-        """Where the device is this machine's CPU, refuse a run whose plan holds more at
-        once, device bytes and host copies together, than the memory available (beyond
-        the inputs where they are the caller's device arrays), rather than let the kernel
-        kill the process. Once per binding and limit that passed: the plan is cached."""
+        """Where the device is this machine's memory, refuse a run whose plan holds more
+        at once, device bytes and host copies together, than the memory available (beyond
+        the inputs where they are the caller's arrays already), rather than let the
+        kernel kill the process; where the device has memory of its own that it reports
+        (a GPU), refuse a plan whose device peak exceeds it, rather than let XLA's
+        allocator fail mid-run. Once per binding and limit that passed: the plan is
+        cached."""
         key = (tuple(sorted(bound.binding.items())), limit)
-        if not self.one_memory or key in self._memory_checked:
+        if key in self._memory_checked:
+            return
+        if not self.one_memory:
+            machine.refuse_beyond_device(self.backend, prepared.device.peak,
+                                         format_dims(bound.binding) or "no symbols")
+            self._memory_checked.add(key)
             return
         holds = prepared.device.with_host_peak
         passed = sum(bound.sizes[n] for n in self.inputs) if placed else 0

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from bladec.errors import BladecError, BladecWarning
+from bladec.units import is_count
 from bladec.runtime.planning.binding import Binder
 
 
@@ -31,9 +32,11 @@ def parse_pad(values: str | tuple[str, ...] | list[str] | None) -> dict[str, int
             continue
         key, eq, value = item.partition("=")
         key = key.strip().lstrip("@")
-        if not eq or not key or not value.strip().isdigit() or int(value) < 1:
-            raise BladecError(f"bad --pad entry '{item}' (expected SYMBOL=MULTIPLE, a "
+        if not eq or not key or not is_count(value.strip()) or int(value) < 1:
+            raise BladecError(f"bad --pad entry '{item[:40]}' (expected SYMBOL=MULTIPLE, a "
                               f"positive multiple: S1=64)")
+        if key in out:
+            raise BladecError(f"--pad gives {key} twice ({key}={out[key]} and {item})")
         out[key] = int(value)
     return out or None
 

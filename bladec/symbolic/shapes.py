@@ -141,6 +141,19 @@ def _without_common_factor(e: SymbolicExpr) -> SymbolicExpr:
     return SymbolicExpr(out)
 
 
+def _check_integral(e: SymbolicExpr, eq: _Equation) -> None:
+    """A linear equation whose symbols' coefficients share a factor the constant does
+    not have (2*S1 + 2*S2 = 7) has no solution in integers: a contradiction where it
+    is stated, not a listing that analyzes and then refuses every binding."""
+    if not all(len(m) <= 1 and all(p == 1 for _, p in m) for m in e.terms):
+        return
+    const = e.terms.get((), 0)
+    factor = math.gcd(*(c for m, c in e.terms.items() if m))
+    if const and factor > 1 and const % factor:
+        raise BladecError(f"contradiction: {eq.what}: it makes {format_expr(e)} = 0, which "
+                          f"no integers solve", eq.loc)
+
+
 def _fact_key(e: SymbolicExpr) -> tuple:
     """The same equation up to sign."""
     lead = max(e.terms.items(), key=lambda mc: (sum(p for _, p in mc[0]), str(mc[0])))[1]
@@ -182,6 +195,7 @@ class _Solver:
             raise BladecError(f"contradiction: {eq.what}", eq.loc)
         target = self._pick(e, eq.prefer)
         if target is None:
+            _check_integral(e, eq)
             key = _fact_key(e)
             if key not in self.facts:
                 if any(abs(c) > MAX_DIM for c in e.terms.values()):

@@ -9,6 +9,9 @@ among the compilations and say how many (:func:`count_cache_loads`).
 from __future__ import annotations
 
 import os
+from pathlib import Path
+
+from bladec.runtime.store.cachedir import distrust, warn_once
 
 CACHE_VARIABLE = "BLADEC_COMPILATION_CACHE"
 CACHE_OFF = "off"          # as the directory: no persistent cache
@@ -30,12 +33,17 @@ def use_compilation_cache(path: str | None = None, max_bytes: int = -1) -> str |
     the same segments at the same shapes loads them instead of compiling. ``max_bytes``:
     JAX drops the least recently used entries beyond it (-1: no bound). Returns the
     directory used. Process-wide, as JAX's configuration is. OSError when the directory
-    can not be made."""
+    can not be made. A directory that is not the user's own and private (store/cachedir.py:
+    loading an executable runs native code) is not used: a warning, and None."""
     path = path or os.environ.get(CACHE_VARIABLE) or None
     if path and path != CACHE_OFF:
         import jax
         path = os.path.abspath(os.path.expanduser(path))
-        os.makedirs(path, exist_ok=True)
+        os.makedirs(path, mode=0o700, exist_ok=True)
+        why = distrust(Path(path))
+        if why is not None:
+            warn_once(str(Path(path).resolve()), f"ignoring cache directory {path}: {why}")
+            return None
         if jax.config.jax_compilation_cache_dir != path:
             jax.config.update("jax_compilation_cache_dir", path)
             jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)

@@ -44,6 +44,29 @@ def device_is_cpu() -> bool:
     return jax.devices()[0].platform == "cpu"
 
 
+def device_memory(backend: object) -> int | None:
+    """The memory of ``backend``'s device where it has its own and reports it (JAX's
+    ``memory_stats()['bytes_limit']`` on a GPU); None elsewhere."""
+    device = getattr(backend, "_stats_device", None)
+    try:
+        stats = device.memory_stats() if device is not None else None
+    except Exception:   # a backend that reports nothing
+        return None
+    limit = (stats or {}).get("bytes_limit")
+    return int(limit) if limit else None
+
+
+def refuse_beyond_device(backend: object, peak: int, binding: str) -> None:
+    """A BladecError where a plan's device peak exceeds its device's own memory (nothing
+    where the device does not report it)."""
+    memory = device_memory(backend)
+    if memory is not None and peak > memory:
+        raise BladecError(
+            f"this run needs {format_size(peak)} ({peak} bytes) on the device at its peak "
+            f"({binding}), more than the device's {format_size(memory)} ({memory} bytes); "
+            f"give a --mem-limit (mem_limit) within it to evict")
+
+
 def refuse_beyond_available(need: int, holds: int, detail: str) -> None:
     """A BladecError where ``need`` bytes more than this machine has available are needed
     (nothing where the OS gives no figure); ``holds``: the plan's device bytes and host

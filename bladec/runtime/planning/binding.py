@@ -29,6 +29,9 @@ from bladec.symbolic.binding import input_equation
 from bladec.symbolic.shapes import ShapeInfo, analyze_shapes
 
 
+MAX_ARRAY_BYTES = 2 ** 63 - 1   # XLA's extents and NumPy's sizes are signed 64-bit
+
+
 @dataclass
 class _Version:
     """One order of the listing's ops (main, or one of its schedule versions) as the
@@ -143,16 +146,34 @@ class Binder:
         key = tuple(sorted(binding.items()))
         bound = self._by_binding.get(key)
         if bound is None:
+            shapes = self.shapes_for(binding)
+            self._check_extents(binding, shapes)
             sizes = exact_sizes(self.info, binding)
             best = choose([v.func for v in self.versions], sizes)[0] \
                 if len(self.versions) > 1 else 0
             version = self.versions[best]
             planned = simulate(base_trace(version.program), sizes, self.inputs,
                                set(self.outputs), self.donated)
-            bound = self._by_binding[key] = _Bound(dict(binding), sizes,
-                                                   self.shapes_for(binding), version,
+            bound = self._by_binding[key] = _Bound(dict(binding), sizes, shapes, version,
                                                    planned.peak)
         return bound
+
+    def _check_extents(self, binding: dict[str, int],
+                       shapes: dict[str, tuple[int, ...]]) -> None:
+        """Refuse a binding that makes some value larger than any array can be (more
+        than 2^63-1 bytes, or a negative extent), before anything is planned, compiled
+        or allocated: XLA aborts the process on such a shape ("overflow in static extent
+        product", issue 30), and NumPy raises on it mid-run."""
+        for name, shape in shapes.items():
+            count = 1
+            for d in shape:
+                count *= d
+            nbytes = count * np.dtype(numpy_dtype(self.info.dtypes[name])).itemsize
+            if min(shape, default=0) < 0 or nbytes > MAX_ARRAY_BYTES:
+                raise BladecError(
+                    f"{_show(binding, self.info)} makes {name} of shape {shape} hold "
+                    f"{count} elements ({nbytes} bytes), more than any array can "
+                    f"(at most 2^63-1 bytes)")
 
     def _bound_for_inputs(self, shapes: dict[str, tuple[int, ...]],
                           dims: dict[str, int] | None) -> _Bound:

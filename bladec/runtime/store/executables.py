@@ -25,17 +25,23 @@ a refusal that only needs to know what a segment holds reads them (at 4x512, loa
 where the segment runs. An executable that JAX itself loaded from its persistent cache is
 kept as its figures only (:meth:`ExecutableStore.keep_figures`): serialized again, it
 lacks its kernels. An entry that can not be read or loaded is a miss, and is replaced.
-Entries are JAX's serialized executables, written and read only by bladec in the user's
-cache directory (as JAX keeps its own there; loading one runs native code, so the
-directory must be the user's own); at most MAX_ENTRIES of them and MAX_BYTES in all, the
-oldest written dropped first (cachedir.py).
+
+An entry is sealed (cachedir.py): its digest, over the figures and the executable alike,
+is checked before either is used, so a changed figure can not make a limit look met and
+a changed bit of an executable never reaches XLA's deserializer (unchecked, two flipped
+bits ran with wrong outputs or killed the process). Its header is JSON (the format, the
+key, the figures); its body JAX's serialized executable, a pickle, read only from a
+directory that is the user's own and private (loading it runs native code); at most
+MAX_ENTRIES of them and MAX_BYTES in all, the oldest written dropped first.
 """
 from __future__ import annotations
 
 import hashlib
+import json
 import pickle
+import struct
 import sys
-from typing import Any, BinaryIO, NamedTuple
+from typing import Any, NamedTuple
 
 from bladec.runtime.store.cachedir import CacheDirectory
 from bladec.runtime.store.hints import backend_identity
@@ -44,7 +50,9 @@ from bladec.runtime.store.listings import code_digest
 SUFFIX = ".bladec-executable"   # JAX's cache, in the same directory, ignores such names
 MAX_ENTRIES = 512
 MAX_BYTES = 512 << 20
-FORMAT = 2   # of an entry: two pickles, (FORMAT, key, figures), (payload, in_tree, out_tree)
+FORMAT = 3   # of an entry's contents: the header's length (4 bytes), the header (JSON:
+             # format, key, figures), the body (a pickle: payload, in_tree, out_tree)
+_LENGTH = struct.Struct("<I")
 
 
 def by_identity(key: tuple) -> bool:
@@ -78,20 +86,17 @@ class ExecutableStore(CacheDirectory):
     def figures(self, key: str) -> Figures | None:
         """The memory figures of the executable kept under ``key``, without loading it;
         None if none is kept or its entry can not be read."""
-        try:
-            with open(self.path(key), "rb") as f:
-                return _header(f, key)
-        except Exception:   # none yet, another version's, truncated: a miss
-            return None
+        entry = self._entry(key)
+        return entry[0] if entry is not None else None
 
     def load(self, key: str) -> Any | None:
         """The executable kept under ``key``, loaded on the default device; None if none
         is kept or it can not be loaded."""
+        entry = self._entry(key)
+        if entry is None or not entry[1]:   # none, a broken seal, or figures only
+            return None
         try:
-            with open(self.path(key), "rb") as f:
-                if _header(f, key) is None:
-                    return None
-                payload, in_tree, out_tree = pickle.load(f)
+            payload, in_tree, out_tree = pickle.loads(entry[1])
             if payload is None:   # its figures only (keep_figures)
                 return None
             from jax.experimental.serialize_executable import deserialize_and_load
@@ -99,6 +104,24 @@ class ExecutableStore(CacheDirectory):
         except Exception:   # none yet, another version's, truncated, not loadable: a miss
             return None
         return executable
+
+    def _entry(self, key: str) -> tuple[Figures, bytes] | None:
+        """The figures and the body kept under ``key``, their seal checked; None where
+        none is kept, or it is another format's or another key's, or broken."""
+        data = self.read(key)
+        if data is None or len(data) < _LENGTH.size:
+            return None
+        size, = _LENGTH.unpack_from(data)
+        try:
+            header = json.loads(data[_LENGTH.size:_LENGTH.size + size])
+            if header["format"] != FORMAT or header["key"] != key:
+                return None
+            figures = Figures(*header["figures"])
+        except (ValueError, KeyError, TypeError):
+            return None
+        if not all(type(v) is int and v >= 0 for v in figures):
+            return None
+        return figures, data[_LENGTH.size + size:]
 
     def keep(self, key: str, executable: Any) -> None:
         """Keep ``executable`` under ``key``, its figures first; one that JAX can not
@@ -118,15 +141,16 @@ class ExecutableStore(CacheDirectory):
         ran it failed, "Function ... not found"), so it is never kept whole; its figures
         are XLA's all the same, and a search reads them without lowering it."""
         if self.figures(key) is None:
-            self._write_entry(key, executable, (None, None, None))
+            self._write_entry(key, executable, None)
 
-    def _write_entry(self, key: str, executable: Any, body: tuple) -> None:
+    def _write_entry(self, key: str, executable: Any, body: tuple | None) -> None:
         """An entry: its header (the format, the key, ``executable``'s figures), then
-        ``body``, the serialized executable (all None: figures only)."""
+        ``body``, the serialized executable (None: figures only, an empty body)."""
         try:
-            data = pickle.dumps((FORMAT, key, figures_of(executable)),
-                                protocol=pickle.HIGHEST_PROTOCOL) + \
-                pickle.dumps(body, protocol=pickle.HIGHEST_PROTOCOL)
+            header = json.dumps({"format": FORMAT, "key": key,
+                                 "figures": list(figures_of(executable))}).encode()
+            data = _LENGTH.pack(len(header)) + header + (
+                b"" if body is None else pickle.dumps(body, protocol=pickle.HIGHEST_PROTOCOL))
         except Exception:   # a payload that can not be pickled only costs a compilation
             return
         self.write(key, data)
@@ -143,12 +167,3 @@ def figures_of(executable: Any) -> Figures:
     stats = executable.memory_analysis()
     return Figures(*(int(getattr(stats, f"{name}_size_in_bytes", 0) or 0)
                      for name in Figures._fields))
-
-
-def _header(f: BinaryIO, key: str) -> Figures | None:
-    """An entry's figures, read from its first pickle (``f`` is left at its second); None
-    where the entry is another format's or another key's."""
-    fmt, stored, figures = pickle.load(f)
-    if fmt != FORMAT or stored != key:
-        return None
-    return Figures(*figures)

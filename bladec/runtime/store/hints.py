@@ -14,7 +14,7 @@ compiled figures are deterministic), and every claim is checked as the search ch
 it: the plan's device peak from its compiled segments, the named limit met and one byte
 less refused (``Fitter._smallest_limit``). A hint that does not hold (another bladec,
 another device) costs one plan, then the search runs as before. Hints are small JSON
-files, keyed by the listing (its key in listings.py), the binding and what the plans
+files (sealed as every entry is, cachedir.py), keyed by the listing (its key in listings.py), the binding and what the plans
 depend on besides (the backend and its options, the cost model, consolidation); at most
 MAX_HINTS of them, the oldest written dropped first.
 """
@@ -79,10 +79,12 @@ class SearchHints(CacheDirectory):
 
     def recall(self, key: str) -> dict | None:
         """The hint stored under ``key``, or None (none, or one that can not be read)."""
+        data = self.read(key)
+        if data is None:
+            return None
         try:
-            with open(self.path(key)) as f:
-                record = json.load(f)
-        except (OSError, ValueError):
+            record = json.loads(data)
+        except ValueError:
             return None
         return record if isinstance(record, dict) and record.get("key") == key else None
 

@@ -15,10 +15,12 @@ a stale listing. Nothing the device accounting reads comes from here: every memo
 is still XLA's own, from executables compiled or loaded for this run. An entry that can
 not be read (another version's, a truncated file) is a miss, and is replaced.
 
-Entries are pickles of bladec's own IR, written and read only by bladec in the user's
-cache directory (as JAX keeps serialized executables there); at most MAX_ENTRIES of
-them and MAX_BYTES in all, the oldest written dropped first. A load writes nothing (a
-second process that finds everything it needs leaves the directory as it was).
+Entries are pickles of bladec's own IR, sealed (cachedir.py: a digest over the whole
+entry, checked before it is unpickled, so a changed or truncated entry is a miss), and
+read only from a directory that is the user's own and private (unpickling runs code); at
+most MAX_ENTRIES of them and MAX_BYTES in all, the oldest written dropped first. A load
+writes nothing (a second process that finds everything it needs leaves the directory as
+it was).
 """
 from __future__ import annotations
 
@@ -100,10 +102,12 @@ class ListingCache(CacheDirectory):
         return optimized
 
     def _read(self, key: str) -> tuple[Module, list] | None:
+        data = self.read(key)   # None: none yet, or its seal broken
+        if data is None:
+            return None
         try:
-            with open(self.path(key), "rb") as f:
-                fmt, stored, module, said = pickle.load(f)
-        except Exception:   # none yet, another version's, a truncated file: a miss
+            fmt, stored, module, said = pickle.loads(data)
+        except Exception:   # another version's: a miss
             return None
         if fmt != FORMAT or stored != key or not isinstance(module, Module):
             return None

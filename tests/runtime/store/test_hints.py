@@ -15,6 +15,7 @@ from bladec.runtime.planning.limit import LimitError
 from bladec.runtime.store.listings import ListingCache
 from bladec.runtime.planning.policy import CostModel
 from bladec.source import load_module
+from entries import contents, rewrite
 
 from tests.support.paths import ROOT
 
@@ -55,7 +56,7 @@ def test_a_later_search_checks_the_hint_instead_of_searching(tmp_path, strides) 
     smallest = _refused(_engine(tmp_path))
     assert strides, "the first search strides down"
     [path] = _hint_files(tmp_path)
-    hint = json.loads(path.read_text())
+    hint = json.loads(contents(path))
     assert hint["smallest"] == smallest and hint["binding"] == BINDING
     assert hint["evictions"]   # a plan that evicts: what makes it again
     strides.clear()
@@ -96,7 +97,7 @@ def test_a_hint_that_does_not_hold_costs_only_a_search(tmp_path, strides,
     plan over the limit, are never run."""
     smallest = _refused(_engine(tmp_path))
     [path] = _hint_files(tmp_path)
-    hint = json.loads(path.read_text())
+    hint = json.loads(contents(path))
     if change == "higher":
         hint["smallest"] += 4096
         hint["evictions"] = None
@@ -110,9 +111,9 @@ def test_a_hint_that_does_not_hold_costs_only_a_search(tmp_path, strides,
     elif change == "binding":
         hint["key"] = "0" * 64
     if change == "garbage":
-        path.write_text("{not json")
+        rewrite(path, b"{not json")
     else:
-        path.write_text(json.dumps(hint))
+        rewrite(path, json.dumps(hint).encode())
     strides.clear()
     later = _engine(tmp_path)
     assert _refused(later) == smallest
@@ -122,7 +123,7 @@ def test_a_hint_that_does_not_hold_costs_only_a_search(tmp_path, strides,
         assert later.executor.hints.recalled == (change == "fewer")
     else:
         assert strides, "the search ran"
-        assert json.loads(path.read_text())["smallest"] == smallest
+        assert json.loads(contents(path))["smallest"] == smallest
 
 
 def test_the_key_names_what_plans_depend_on(tmp_path) -> None:
@@ -171,6 +172,6 @@ def test_run_leaves_a_hint_and_a_second_process_names_the_same_limit(tmp_path) -
     first = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
     assert first.returncode == 1 and "the smallest limit that works is" in first.stderr
     [hint] = _hint_files(cache)
-    assert str(json.loads(hint.read_text())["smallest"]) in first.stderr
+    assert str(json.loads(contents(hint))["smallest"]) in first.stderr
     again = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
     assert again.returncode == 1 and again.stderr == first.stderr

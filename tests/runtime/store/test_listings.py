@@ -22,6 +22,7 @@ from bladec.runtime.store import listings
 from bladec.runtime.engine import Engine, optimize
 from bladec.runtime.store.listings import SUFFIX, ListingCache, listing_key
 from bladec.source import load_module
+from entries import contents, rewrite
 
 from tests.support.paths import ROOT
 
@@ -111,12 +112,12 @@ def test_a_bad_entry_is_a_miss_and_is_replaced(tmp_path, damage: str) -> None:
     elif damage == "empty":
         path.write_bytes(b"")
     else:   # a sound entry stored under the wrong name
-        fmt, key, module, said = pickle.loads(data)
-        path.write_bytes(pickle.dumps((fmt, "0" * 64, module, said)))
+        fmt, key, module, said = pickle.loads(contents(path))
+        rewrite(path, pickle.dumps((fmt, "0" * 64, module, said)))
     again = optimize(load_module(str(LISTING1)), None, cache=cache)
     assert cache.hits == 0
     assert format_module(again) == format_module(optimize(load_module(str(LISTING1))))
-    fmt, key, module, said = pickle.loads(path.read_bytes())   # written anew
+    fmt, key, module, said = pickle.loads(contents(path))   # written anew
     assert key == listing_key(load_module(str(LISTING1)), parse_pipeline(DEFAULT_PIPELINE))
 
 
