@@ -286,9 +286,23 @@ class _Solver:
 
 
 class _Sink:
-    def __init__(self, solver: _Solver) -> None:
+    def __init__(self, solver: _Solver, table: AtomTable | None = None,
+                 made: Callable[[], None] | None = None) -> None:
         self.solver = solver
         self.lower: list[tuple[SymbolicExpr, int, Op, str]] = []
+        self.table = table
+        self.made = made  # told when an op made an atom (its name depends on the order)
+
+    def atom(self, kind: str, a: SymbolicExpr, b: SymbolicExpr, op: Op) -> SymbolicExpr:
+        """A quotient or bound dim an op's rule makes (a strided window's extent)."""
+        assert self.table is not None
+        before = len(self.table.defs)
+        value = relation_value(self.table, kind, [a.subs(self.solver.subst),
+                                                  b.subs(self.solver.subst)],
+                               self.solver.ranges, None, op.loc)
+        if len(self.table.defs) != before and self.made is not None:
+            self.made()
+        return value
 
     def equal(self, a: SymbolicExpr, b: SymbolicExpr, op: Op, what: str) -> None:
         if a == b:  # most shape rules restate what the types already say
@@ -419,7 +433,7 @@ def _analyze(module: Module, func: Func) -> tuple[ShapeInfo, bool]:
 
     for arg in func.args:
         define(arg.name, arg.type, func.loc)
-    sink = _Sink(solver)
+    sink = _Sink(solver, table, lambda: fresh_used.append(True))
     said = solver.effective
 
     def block(ops: list[Op]) -> None:
