@@ -126,3 +126,12 @@ def quotient_steps() -> dict[str, Step]:
              ({"B": 2, "S": 5}, {"B": 3, "S": 9}), {"B": 8, "S": 24}, {"B": 16, "S": 64}),
     ]
     return {s.name: s for s in steps}
+
+
+def vit_conv_spec():
+    """The import spec of ``vit_conv`` (``bladec import corpus_quotient:vit_conv_spec``)."""
+    return quotient_steps()["vit_conv"].spec()
+
+
+def moe_capacity_spec():
+    return quotient_steps()["moe_capacity"].spec()
