@@ -73,7 +73,8 @@ class _Writer:
         """
         existing = self.names.get(expr)
         if existing is not None and not existing.startswith("C") and \
-                (existing in self.info.subst or existing in self.emitted):
+                (existing in self.info.subst or existing in self.emitted
+                 or existing in self.info.atoms):  # (an atom: never eliminated on reading)
             return existing, None
         name = self.fresh()
         self.names[expr] = name

@@ -266,8 +266,8 @@ class _Solver:
             s = m[0][0]
             if occurs[s] != 1:   # linear, and alone in its term: in no other term
                 continue
-            if s in self.atoms and s != prefer:  # an atom is its operands' function
-                continue
+            if s in self.atoms:  # an atom is its operands' function (settled ones are not
+                continue         # in the table any more)
             if abs(c) == 1 or all(c2 % c == 0 for m2, c2 in e.terms.items() if m2 != m):
                 choices.append(s)
         if not choices:
