@@ -106,3 +106,35 @@ def test_cli_import_and_run_under_a_limit(tmp_path):
     got = np.load(tmp_path / "out.npz")
     loss, _ = jax.jit(st.fn)(*args)
     np.testing.assert_allclose(got["out0"], np.asarray(loss), rtol=1e-5)
+
+
+def test_compound_input_dims(tmp_path):
+    """A spec input of ``4*Hp`` rows: bound to a symbol related to Hp (no hint), run
+    like JAX through ``trace`` and ``bladec import --shapes``."""
+    from jax import export
+    from corpus_quotient import patch_rows
+    hp, = export.symbolic_shape("Hp")
+    imp = trace(patch_rows, (jax.ShapeDtypeStruct((4 * hp, 8), np.float32),
+                             jax.ShapeDtypeStruct((8, 3), np.float32)))
+    assert imp.hints == []
+    graph = imp.module.shape_graph
+    assert [str(r) for r in graph.relations] == ["@S1 = Mul @C4, @S0"]
+    rng = np.random.default_rng(0)
+    args = (rng.standard_normal((20, 8)).astype(np.float32),
+            rng.standard_normal((8, 3)).astype(np.float32))
+    np.savez(tmp_path / "in.npz", x=args[0], w=args[1])
+    runner = make_runner()
+    listing = tmp_path / "rows.mlir"
+    result = runner.invoke(main, ["import", "corpus_quotient:patch_rows", "--shapes",
+                                  "x:4*Hp,8;w:8,3", "-o", str(listing)])
+    assert result.exit_code == 0, result.stdout + result.stderr
+    result = runner.invoke(main, ["run", str(listing), "--inputs", str(tmp_path / "in.npz"),
+                                  "--outputs", str(tmp_path / "out.npz"), "--backend", "numpy"])
+    assert result.exit_code == 0, result.stdout + result.stderr
+    np.testing.assert_allclose(np.load(tmp_path / "out.npz")["out"], patch_rows(*args),
+                               rtol=1e-6)
+    np.savez(tmp_path / "bad.npz", x=args[0][:19], w=args[1])     # 19 rows: not 4*Hp
+    result = runner.invoke(main, ["run", str(listing), "--inputs", str(tmp_path / "bad.npz"),
+                                  "--backend", "numpy"])
+    assert result.exit_code == 1 and "Traceback" not in result.stderr
+    assert "x" in result.stderr and "19" in result.stderr, result.stderr
