@@ -237,3 +237,19 @@ def test_apply_refuses_a_divisor_below_one():
     with pytest.raises(BladecError, match="divisor of a dimension must be positive"):
         apply("FloorDiv", 4, 0)
     assert isinstance(SymbolicExpr.lift(3), SymbolicExpr)
+
+
+def test_cli_analyze_binds_and_refuses_to_solve_for_a_quotient(tmp_path):
+    from clirunner import make_runner
+    from bladec.cli import main
+    path = tmp_path / "q.mlir"
+    path.write_text(_listing("  @S2 = FloorDiv @S0, @C4\n"))
+    runner = make_runner()
+    result = runner.invoke(main, ["analyze", str(path), "--dims", "S0=13"])
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert "S2 = floordiv(S0, 4)" in result.stdout
+    assert "peak: 8*S0*S2  = 312 B" in result.stdout    # 8 * 13 * floordiv(13, 4)
+    result = runner.invoke(main, ["analyze", str(path), "--mem-limit", "1KiB", "--solve", "S2"])
+    assert result.exit_code == 1
+    assert "S2 = floordiv(S0, 4) follows from its operands: solve for one of them (S0)" \
+        in result.stderr
