@@ -253,3 +253,13 @@ def test_cli_analyze_binds_and_refuses_to_solve_for_a_quotient(tmp_path):
     assert result.exit_code == 1
     assert "S2 = floordiv(S0, 4) follows from its operands: solve for one of them (S0)" \
         in result.stderr
+
+
+def test_an_operand_without_a_lower_bound_is_refused():
+    table = AtomTable(iter(f"S{i}" for i in range(100, 200)).__next__)
+    with pytest.raises(BladecError, match=r"min\(S0 - S1, 5\) has no lower bound"):
+        canonical("Min", S0 - S1, const(5), {"S0": (1, 9)}, table.name_of)
+    # a quotient by a constant takes the negative terms out
+    q = canonical("FloorDiv", S0 - S1, const(5), {"S0": (1, 9)}, table.name_of)
+    (name, atom), = table.defs.items()
+    assert q == sym(name) - S1 and str(atom) == "floordiv(S0 + 4*S1, 5)"

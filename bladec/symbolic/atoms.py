@@ -125,6 +125,9 @@ def canonical(kind: str, a: SymbolicExpr, b: SymbolicExpr, ranges: Ranges,
     if order.ge:
         return b if kind == "Min" else a
     lo = atom_range(Atom(kind, (a, b)), ranges)[0]
+    if lo <= -(1 << 61):
+        raise BladecError(f"{kind.lower()}({format_expr(a)}, {format_expr(b)}) has no lower "
+                          "bound (give its symbols ranges)")
     shift = 1 - lo                     # the atom's lowest value made 1: kind(a+k, b+k) - k
     args = sorted((a + shift, b + shift), key=lambda e: e.key())
     return sym(name_of(Atom(kind, (args[0], args[1])))) - shift
