@@ -29,7 +29,6 @@ from corpus import all_steps  # noqa: E402
 from corpus_quotient import quotient_steps  # noqa: E402
 
 from bladec.frontend import trace  # noqa: E402
-from bladec.passes import parse_pipeline, run_pipeline  # noqa: E402
 from bladec.runtime.backends.jax_backend import JaxBackend, xla_total_bytes  # noqa: E402
 from bladec.runtime.engine import Engine  # noqa: E402
 
@@ -43,7 +42,7 @@ def measure(name: str, st, size: str) -> dict:
     leaves = dict(zip(imp.input_names, jax.tree_util.tree_leaves(args)))
     row = {"model": name, "binding": binding, "jit": jit_total}
     for label, pipeline in (("bladec", "analyze,schedule,remat"), ("listing order", "analyze")):
-        engine = Engine(run_pipeline(imp.module, parse_pipeline(pipeline)), backend=JaxBackend())
+        engine = Engine(imp.module, passes=pipeline, backend=JaxBackend())
         _, report = engine.call(dict(leaves), limit=None)
         row[label] = int(report.peak_bytes)
     return row
