@@ -138,3 +138,17 @@ def test_compound_input_dims(tmp_path):
                                   "--backend", "numpy"])
     assert result.exit_code == 1 and "Traceback" not in result.stderr
     assert "x" in result.stderr and "19" in result.stderr, result.stderr
+
+
+def test_padding_recomputes_the_capacity():
+    """``pad={"S": 8}``: the capacity is computed from the padded token count (an atom is
+    never padded itself), as ``jax.jit`` computes it on the zero-padded batch."""
+    st = STEPS["moe_capacity"]
+    fn = bladec.jit(st.fn, dynamic=DYNAMIC["moe_capacity"], ranges=st.ranges,
+                    backend="numpy", pad={"S": 8})
+    p, x, y = st.make({"B": 2, "S": 5}, 0)
+    loss, _ = fn(p, x, y)
+    padded = (p, np.pad(x, ((0, 0), (0, 3), (0, 0))), np.pad(y, ((0, 0), (0, 3))))
+    np.testing.assert_allclose(np.asarray(loss), np.asarray(jax.jit(st.fn)(*padded)[0]),
+                               rtol=1e-5)
+    assert fn.report().binding["S2"] == capacity(2, 8)

@@ -71,7 +71,7 @@ def padded_binding(executor: Binder, binding: dict[str, int],
     (still one shape for every value up to it, which is what padding is for), and a
     BladecWarning says so: the user asked for a multiple, and gets a value that is not one
     and may be many times the real size (a batch of 4 padded to 32 by a multiple of 64)."""
-    out = {s: v for s, v in binding.items() if s not in executor.info.atoms}  # recomputed
+    out = {s: v for s, v in binding.items() if s not in executor.info.atoms}
     for s, m in multiples.items():
         v = binding[s]
         target = -(-v // m) * m
@@ -86,6 +86,10 @@ def padded_binding(executor: Binder, binding: dict[str, int],
                     stacklevel=2)
             target = capped
         out[s] = target
+    atoms = executor.info.atoms
+    if atoms:   # quotient and bound dims of the padded values
+        full = executor.info.bind(out)
+        out = {s: full[s] for s in binding}
     return out
 
 
