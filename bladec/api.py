@@ -292,7 +292,14 @@ class Jitted:
 
         from bladec.frontend.jax_import import trace
         start = time.perf_counter()
-        scope = export.SymbolicScope()
+        used = set(dynamic.values())
+        # the ranges as JAX's constraints too: with H >= 4 JAX can tell that a VALID
+        # window of 4 fits (floordiv(H - 4, 4) + 1 >= 1), as bladec's analysis can
+        constraints = [f"{k} >= {lo}" for k, (lo, _) in self.ranges.items()
+                       if k in used and lo > 1]
+        constraints += [f"{k} <= {hi}" for k, (_, hi) in self.ranges.items()
+                        if k in used and hi is not None]
+        scope = export.SymbolicScope(constraints)
         structs = []
         for i, x in enumerate(leaves):
             dims = [dynamic.get((i, j), str(d)) for j, d in enumerate(x.shape)]
@@ -301,7 +308,6 @@ class Jitted:
         specs = jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(args), structs)
         names = [p for p in self.params][:len(args)]
         names += [f"arg{i}" for i in range(len(names), len(args))]
-        used = set(dynamic.values())
         ranges = {k: v for k, v in self.ranges.items() if k in used}
         imported = trace(self.fn, specs, arg_names=names, ranges=ranges)
         module = imported.module

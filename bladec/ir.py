@@ -123,7 +123,8 @@ class SymbolDecl:
 
 @dataclass
 class Relation:
-    """``@S0 = Mul @C12, @S1`` (kind ``Mul`` or ``Add`` over symbols and constants)."""
+    """``@S0 = Mul @C12, @S1`` (kind ``Mul`` or ``Add`` over symbols and constants; or
+    ``FloorDiv``, ``CeilDiv``, ``Mod`` of two, ``Min``, ``Max`` of two or more)."""
     lhs: str
     kind: str
     args: list[str]

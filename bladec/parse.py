@@ -18,9 +18,11 @@ from lark import Lark, Token, Transformer, v_args
 from bladec.errors import BladecError
 from bladec.ir import (SHAPE_GRAPH, Func, Loc, Mesh, Module, Op, Relation, ShapeGraph,
                        SymbolDecl, SymRef, TensorType, Value)
+from bladec.symbolic.atoms import RELATION_KINDS
 from bladec.types import AXIS_NAME, MAX_DIM, dim_too_large, parse_type, too_large_text
 
 MAX_NESTING = 64
+RELATIONS = ("Mul", "Add", *RELATION_KINDS)  # the shape graph's relation kinds
 MAX_INT_DIGITS = 30
 _OPERAND = re.compile(r"%[A-Za-z0-9_.$]+")
 _TYPE = re.compile(r"tensor<[^>\n]*>")
@@ -256,8 +258,13 @@ class _Builder(Transformer):
         return SymbolDecl(name[1:], lo, hi, self._loc(kw))
 
     def relation(self, lhs: Token, kind: Token, *args: Token) -> Relation:
-        if str(kind) not in ("Mul", "Add"):
-            raise BladecError(f"unknown relation '{kind}' (expected Mul or Add)", self._loc(kind))
+        if str(kind) not in RELATIONS:
+            raise BladecError(f"unknown relation '{kind}' (expected {', '.join(RELATIONS)})",
+                              self._loc(kind))
+        arity = RELATION_KINDS.get(str(kind))
+        if str(kind) in RELATION_KINDS and len(args) != (arity or max(len(args), 2)):
+            raise BladecError(f"'{kind}' takes {arity or 'at least 2'} operands, got "
+                              f"{len(args)}", self._loc(kind))
         for a in args:
             if a.startswith("@C") and a[2:].isdigit() and dim_too_large(a[2:]):
                 raise BladecError(f"constant '@C{too_large_text(a[2:])}' is too large (at most "

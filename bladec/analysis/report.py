@@ -95,8 +95,12 @@ def solve_max(module: Module, info: ShapeInfo, binding: dict[str, int], limit: i
     the other symbols given or derived from ``binding`` and it; where the relations
     have no integer solution for some values (``S0*S1 = 256``), the search skips them and
     may stop below a larger value that has one."""
+    free = [s for s in info.free if s not in info.atoms]
+    if symbol in info.atoms:
+        raise BladecError(f"{symbol} = {info.atoms[symbol]} follows from its operands: solve "
+                          f"for one of them ({', '.join(free)})")
     if symbol not in info.free:
-        raise BladecError(f"can only solve for a free symbol ({', '.join(info.free)}), "
+        raise BladecError(f"can only solve for a free symbol ({', '.join(free)}), "
                           f"not {symbol}")
     lo, hi = info.ranges.get(symbol, (1, None))
     implied_lo, implied_hi = bounds(info)[symbol]  # what the relations leave it

@@ -20,7 +20,8 @@ from bladec.symbolic.expr import SymbolicExpr
 
 # ops whose result dims their shape rule does not derive from operands: where a hint goes
 _SOURCES = {"reshape", "dynamic_reshape", "iota", "constant", "rng_uniform",
-            "broadcast_in_dim", "broadcast", "broadcast_like", "split_dim"}
+            "broadcast_in_dim", "broadcast", "broadcast_like", "split_dim",
+            "conv", "reduce_window"}  # (a stride over a dynamic dim: window.py)
 
 
 def _determined(info: Any, inputs: list[str]) -> set[str]:
@@ -35,6 +36,10 @@ def _determined(info: Any, inputs: list[str]) -> set[str]:
                 if len(free) == 1 and e.degree(free[0]) == 1:
                     known.add(free[0])
                     changed = True
+        for s, atom in info.atoms.items():   # computed from its operands
+            if s not in known and atom.symbols() <= known:
+                known.add(s)
+                changed = True
     return known
 
 
@@ -149,6 +154,7 @@ def check_dims(imp: Imported, bindings: list[dict[str, int]] | None = None) -> N
                 b[s] = v if hi is None else max(lo, min(hi, v))
             bindings.append(b)
     for b in bindings:
+        b = imp.jax_binding(b)
         shapes = {n: tuple(e.evaluate(b) for e in imp.jax_dims[n]) for n in imp.input_names}
         full = info.bind({}, [input_equation(a.name, j, e, shapes[a.name])
                               for a in imp.module.main.args
@@ -159,3 +165,26 @@ def check_dims(imp: Imported, bindings: list[dict[str, int]] | None = None) -> N
             if got != want:
                 raise JaxImportError(f"bladec's analysis gives {name} the shape {got} at "
                                      f"{b}, JAX gives {want}")
+
+
+def write_atoms(imp: Imported, tr: Any) -> None:
+    """The translator's quotient and bound dims into the shape graph (``@S5 = FloorDiv
+    @S6, @C4``, operands named by relations), and the inputs' compound dims (``4*Hp``)
+    bound to symbols with their relations."""
+    graph = imp.module.shape_graph
+    imp.atoms = dict(tr.atoms.defs)
+    taken = {d.name for d in graph.decls}
+    graph.decls += [SymbolDecl(name) for name in tr.atoms.defs if name not in taken]
+    for name, atom in tr.atoms.defs.items():
+        graph.relations.append(Relation(name, atom.kind,
+                                        [_hint_symbol(imp, e) for e in atom.args]))
+    if not tr.compound:
+        return
+    args = imp.module.main.args
+    for i, a in enumerate(args):
+        binds = list(a.type.binds or ())
+        for j in range(len(binds)):
+            if (a.name, j) in tr.compound:
+                binds[j] = _hint_symbol(imp, tr.compound[(a.name, j)])
+        if binds != list(a.type.binds or ()):
+            args[i] = Value(a.name, a.type.with_binds(tuple(binds)), a.donated)

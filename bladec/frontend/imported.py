@@ -28,6 +28,15 @@ class Imported:
     jax_dims: dict[str, list[SymbolicExpr]]  # value -> JAX's dims over the bladec symbols
     hints: list[str] = field(default_factory=list)
     decomposed: Counter = field(default_factory=Counter)  # primitive -> times decomposed
+    atoms: dict = field(default_factory=dict)  # JAX's floordiv/min/...: symbol -> atoms.Atom
+
+    def jax_binding(self, binding: dict[str, int]) -> dict[str, int]:
+        """``binding`` of the input symbols with the values of JAX's quotient and bound
+        dims added (what :attr:`jax_dims` are evaluated at)."""
+        out = dict(binding)
+        for name, atom in self.atoms.items():  # in order: operands before their atoms
+            out[name] = atom.value(out)
+        return out
 
     def text(self) -> str:
         from bladec.printer import format_module

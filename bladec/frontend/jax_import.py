@@ -20,7 +20,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 import bladec.frontend.rules  # noqa: F401  (registers the translation rules)
-from bladec.frontend.dims import check_dims, complete_dims
+from bladec.frontend.dims import check_dims, complete_dims, write_atoms
 from bladec.frontend.imported import Imported
 from bladec.frontend.translate import (
     SHORT_DTYPES,
@@ -28,7 +28,6 @@ from bladec.frontend.translate import (
     Lit,
     Translator,
     bladec_dtype,
-    dim_to_expr,
     dim_vars,
 )
 from bladec.ir import NOWHERE, Func, Loc, Module, Op, ShapeGraph, SymbolDecl, Value, fresh_name
@@ -178,6 +177,9 @@ def trace(fn: Callable, arg_specs: Sequence[Any], *, arg_names: Sequence[str] | 
     out_flat, out_tree = jax.tree_util.tree_flatten_with_path(out_shapes)
 
     tr = Translator(symmap, stop_gradients)
+    rng = {symmap.get(k, k): v for k, v in (ranges or {}).items()}
+    tr.ranges.update({s: (int(lo), None if hi is None else int(hi))
+                      for s, (lo, hi) in rng.items()})
     args = [tr.add_input(n, leaf.shape, bladec_dtype(leaf.dtype))
             for n, leaf in zip(names, leaves)]
     if donate_argnums is not None:
@@ -206,7 +208,6 @@ def trace(fn: Callable, arg_specs: Sequence[Any], *, arg_names: Sequence[str] | 
     ops = _renumber(_dce(tr.ops, returns), set(returns), tr)
 
     decls = []
-    rng = {symmap.get(k, k): v for k, v in (ranges or {}).items()}
     for s in sorted(set(symmap.values()), key=lambda s: int(s[1:]) if s[1:].isdigit() else 0):
         lo, hi = rng.get(s, (1, None))
         decls.append(SymbolDecl(s, int(lo), None if hi is None else int(hi)))
@@ -216,9 +217,10 @@ def trace(fn: Callable, arg_specs: Sequence[Any], *, arg_names: Sequence[str] | 
                              f" (known: {', '.join(symmap)})")
     module = Module([Func("main", args, ops, returns)], ShapeGraph(decls, []))
     static = not decls
-    jax_dims = {n: [dim_to_expr(d, symmap) for d in shp] for n, shp in tr.shapes.items()}
+    jax_dims = {n: [tr.dim(d) for d in shp] for n, shp in tr.shapes.items()}
     imported = Imported(module, closed, symmap, names, list(returns), in_tree, out_tree,
                         jax_dims, [], tr.decomposed)
+    write_atoms(imported, tr)
     complete_dims(imported, hints)
     if check:
         check_dims(imported)

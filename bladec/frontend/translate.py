@@ -33,6 +33,7 @@ import numpy as np
 from bladec.errors import BladecError
 from bladec.frontend.rule import RULES
 from bladec.ir import NOWHERE, Loc, Op, TensorType, Value
+from bladec.symbolic.atoms import AtomTable
 from bladec.symbolic.expr import SymbolicExpr, const, sym
 
 DTYPES = {"float32": "f32", "float64": "f64", "float16": "f16", "bfloat16": "bf16",
@@ -105,8 +106,14 @@ def dim_vars(d: Any) -> list[str]:
     return out
 
 
-def dim_to_expr(d: Any, symbols: dict[str, str]) -> SymbolicExpr:
-    """A JAX dimension (int or ``jax.export`` expression) as a bladec polynomial."""
+_ATOM_KINDS = {"floordiv": "FloorDiv", "mod": "Mod", "max": "Max", "min": "Min"}
+
+
+def dim_to_expr(d: Any, symbols: dict[str, str], atoms: AtomTable | None = None,
+                ranges: dict[str, tuple[int, int | None]] | None = None) -> SymbolicExpr:
+    """A JAX dimension (int or ``jax.export`` expression) as a bladec polynomial; JAX's
+    ``floordiv``, ``mod``, ``max`` and ``min`` become atoms of ``atoms`` (symbol/atoms.py,
+    canonical over ``ranges``), refused without one."""
     if not is_symbolic(d):
         return const(int(d))
     total = const(0)
@@ -114,12 +121,30 @@ def dim_to_expr(d: Any, symbols: dict[str, str]) -> SymbolicExpr:
         part = const(int(coeff))
         for factor, power in term._factors:
             if factor.var is None:
-                raise JaxImportError(f"dimension {d} uses '{factor.operation}', which the "
-                                     "listing's polynomial shapes can not express")
+                kind = _ATOM_KINDS.get(factor.operation)
+                if atoms is None or kind is None:
+                    raise JaxImportError(f"dimension {d} uses '{factor.operation}', which the "
+                                         "listing's shapes can not express")
+                args = [dim_to_expr(o, symbols, atoms, ranges) for o in factor.operands]
+                try:
+                    value = atoms.make(kind, args, {} if ranges is None else ranges)
+                except BladecError as exc:
+                    raise JaxImportError(f"dimension {d}: {exc.diagnostic.message}") from None
+            else:
+                value = sym(symbols[factor.var])
             for _ in range(int(power)):
-                part = part * sym(symbols[factor.var])
+                part = part * value
         total = total + part
     return total
+
+
+def _single_symbol(e: SymbolicExpr) -> str | None:
+    """The symbol ``e`` is, if it is one alone."""
+    if len(e.terms) == 1:
+        (m, c), = e.terms.items()
+        if c == 1 and len(m) == 1 and m[0][1] == 1:
+            return m[0][0]
+    return None
 
 
 def source_loc(eqn: Any) -> Loc:
@@ -166,6 +191,19 @@ class Translator:
         self.donated: set[str] = set()           # inputs whose dims are read last resort
         self.loc: Loc = NOWHERE                  # the user's line of the equation at hand
         self.primitive = ""                      # the name of the equation at hand
+        # quotient and bound dims (floordiv, min, ...): atoms named after the symbols,
+        # canonical over the ranges given (symbol/atoms.py)
+        self.ranges: dict[str, tuple[int, int | None]] = {}
+        self.atoms = AtomTable(self._fresh_symbol)
+        self.compound: dict[tuple[str, int], SymbolicExpr] = {}  # input dims like 4*S0
+
+    def _fresh_symbol(self) -> str:
+        taken = set(self.symbols.values()) | set(self.atoms.defs)
+        return next(f"S{i}" for i in itertools.count() if f"S{i}" not in taken)
+
+    def dim(self, d: Any) -> SymbolicExpr:
+        """A JAX dim as an expression over the listing's symbols and atoms."""
+        return dim_to_expr(d, self.symbols, self.atoms, self.ranges)
 
     # values ---------------------------------------------------------------------------
     def _type(self, shape: Sequence, dtype: str) -> TensorType:
@@ -192,25 +230,28 @@ class Translator:
 
     def add_input(self, name: str, shape: Sequence, dtype: str) -> Value:
         self.inputs.add(name)
+        binds = []
         for j, d in enumerate(shape):
-            if is_symbolic(d):
-                self.dim_sources.setdefault(self._input_symbol(d), []).append((name, j))
-        binds = tuple(f"C{int(d)}" if not is_symbolic(d) else self._input_symbol(d)
-                      for d in shape)
+            if not is_symbolic(d):
+                binds.append(f"C{int(d)}")
+                continue
+            e = self.dim(d)
+            s = _single_symbol(e)
+            if s is None:                 # a compound size (4*Hp): named by trace()
+                if e.is_const or set(self.atoms.defs) & e.symbols:
+                    raise JaxImportError(f"input dimension {d} must be a polynomial of "
+                                         "dimension variables (floordiv, mod, min and max "
+                                         "are derived inside the function)")
+                self.compound[(name, j)] = e
+                binds.append("")
+                continue
+            self.dim_sources.setdefault(s, []).append((name, j))
+            binds.append(s)
         t = TensorType(tuple(None if is_symbolic(d) else int(d) for d in shape), dtype,
-                       binds if any(is_symbolic(d) for d in shape) else None)
+                       tuple(binds) if any(is_symbolic(d) for d in shape) else None)
         self.types[name] = t
         self.shapes[name] = tuple(shape)
         return Value(name, t)
-
-    def _input_symbol(self, d: Any) -> str:
-        e = dim_to_expr(d, self.symbols)
-        if len(e.terms) == 1 and e.terms.get(next(iter(e.terms))) == 1 and len(e.symbols) == 1:
-            (m,) = e.terms
-            if len(m) == 1 and m[0][1] == 1:
-                return m[0][0]
-        raise JaxImportError(f"input dimension {d} must be a single dimension variable "
-                             "(derive compound sizes inside the function)")
 
     def dtype(self, x: str | Lit) -> str:
         return x.dtype if isinstance(x, Lit) else self.types[x].dtype
@@ -280,7 +321,7 @@ class Translator:
         for i, d in enumerate(shape):
             if i in covered or not is_symbolic(d):
                 continue
-            e = dim_to_expr(d, self.symbols)
+            e = self.dim(d)
             syms = sorted(e.symbols)
             one = len(syms) == 1 and e.terms.get(((syms[0], 1),)) == 1 and len(e.terms) == 1
             sources = self.dim_sources.get(syms[0], []) if one else []

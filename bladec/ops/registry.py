@@ -57,6 +57,13 @@ class ShapeCtx:
     def at_least(self, a: SymbolicExpr, bound: int, what: str) -> None:
         self.sink.at_least(a, bound, self.op, what)
 
+    def quotient(self, kind: str, a: SymbolicExpr, b: SymbolicExpr | int
+                 ) -> SymbolicExpr | None:
+        """``kind(a, b)`` (``FloorDiv``, ``Min``, ...: symbolic/atoms.py) where the sink
+        can name quotient and bound dims (the shape analysis), else None."""
+        make = getattr(self.sink, "atom", None)
+        return None if make is None else make(kind, a, SymbolicExpr.lift(b), self.op)
+
     def fail(self, message: str) -> BladecError:
         return BladecError(f"'{self.op.name}': {message}", self.op.loc)
 

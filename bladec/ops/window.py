@@ -44,7 +44,8 @@ def _pads(ctx: ShapeCtx, rank: int) -> list[tuple[int, int]]:
 def _extent(ctx: ShapeCtx, size: SymbolicExpr, k: SymbolicExpr, lo: int, hi: int, stride: int,
             base: int, dil: int, j: int) -> SymbolicExpr | None:
     """The number of window positions along one dim; None where a stride above 1 divides a
-    span that is not a number here (the result's declared dim stands, unrelated)."""
+    span that is not a number, outside the shape analysis (which makes it a quotient dim,
+    symbolic/atoms.py; elsewhere the result's declared dim stands, unrelated)."""
     if stride < 1 or base < 1 or dil < 1:
         raise ctx.fail(f"strides and dilations must be at least 1 (dim {j})")
     span = (size - 1) * base + 1 + lo + hi - ((k - 1) * dil + 1)
@@ -52,8 +53,9 @@ def _extent(ctx: ShapeCtx, size: SymbolicExpr, k: SymbolicExpr, lo: int, hi: int
         if span.const < 0:
             raise ctx.fail(f"the window does not fit dim {j} (span {span.const})")
         return const(span.const // stride + 1)
-    if stride != 1:
-        return None
+    if stride != 1:   # floordiv(span, stride) + 1, where the analysis names quotients
+        q = ctx.quotient("FloorDiv", span, stride)
+        return None if q is None else q + 1
     return span + 1
 
 

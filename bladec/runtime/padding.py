@@ -44,8 +44,9 @@ def parse_pad(values: str | tuple[str, ...] | list[str] | None) -> dict[str, int
 def padding_multiples(executor: Binder, pad: dict[str, int] | None,
                       pad_multiple: int | None) -> dict[str, int]:
     """The multiple for each free symbol to pad: ``pad`` by name, ``pad_multiple`` for
-    the others. Only free symbols can be padded (derived ones follow from them)."""
-    free = executor.info.free
+    the others. Only free symbols can be padded (derived ones follow from them, and so do
+    quotient and bound dims: symbol/atoms.py)."""
+    free = [s for s in executor.info.free if s not in executor.info.atoms]
     out: dict[str, int] = {}
     for name, m in (pad or {}).items():
         s = name.lstrip("@")
@@ -73,7 +74,7 @@ def padded_binding(executor: Binder, binding: dict[str, int],
     (still one shape for every value up to it, which is what padding is for), and a
     BladecWarning says so: the user asked for a multiple, and gets a value that is not one
     and may be many times the real size (a batch of 4 padded to 32 by a multiple of 64)."""
-    out = dict(binding)
+    out = {s: v for s, v in binding.items() if s not in executor.info.atoms}
     for s, m in multiples.items():
         v = binding[s]
         target = -(-v // m) * m
@@ -88,6 +89,10 @@ def padded_binding(executor: Binder, binding: dict[str, int],
                     stacklevel=2)
             target = capped
         out[s] = target
+    atoms = executor.info.atoms
+    if atoms:   # quotient and bound dims of the padded values
+        full = executor.info.bind(out)
+        out = {s: full[s] for s in binding}
     return out
 
 

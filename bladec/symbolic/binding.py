@@ -34,6 +34,7 @@ class SymbolSystem(Protocol):
     ranges: dict[str, tuple[int, int | None]]
     derived_ranges: dict[str, tuple[int, int | None]]
     equations: list | None
+    atoms: dict  # symbol -> atoms.Atom: computed from its operands, never given freely
 
 Bounds = dict[str, tuple[int, float]]  # symbol -> (low, high), high may be math.inf
 DIVISOR_SEARCH = 1 << 20  # candidate roots tried for an equation of higher degree
@@ -103,6 +104,9 @@ def complete(info: SymbolSystem, given: dict[str, int], extra: Iterable[Equation
             _check_range(s, known[s], info.ranges.get(s, (1, None)))
     extra, rels = list(extra), relations(info)
     sources: dict[str, str] = {}
+    atoms = info.atoms
+    if atoms:
+        _derive(atoms, known)
     if all(s in known for s in info.free) and not any(s in known for s in info.subst):
         for s, e in info.subst.items():  # the common case: no solving needed
             known[s] = e.evaluate(known)
@@ -112,6 +116,8 @@ def complete(info: SymbolSystem, given: dict[str, int], extra: Iterable[Equation
     else:
         eqs = extra + rels
         _propagate(eqs, known, sources)
+        while atoms and _derive(atoms, known):  # atoms of what the equations gave
+            _propagate(eqs, known, sources)
     missing = [s for s in info.free if s not in known]
     if missing:
         raise BladecError(f"no value for symbol(s) {', '.join(missing)}; give them with "
@@ -120,6 +126,10 @@ def complete(info: SymbolSystem, given: dict[str, int], extra: Iterable[Equation
     for eq in eqs:
         if eq.expr.evaluate(known) != 0:
             raise BladecError(_broken(eq, known, sources=sources))
+    for s, atom in atoms.items():
+        if atom.value(known) != known[s]:
+            raise BladecError(f"{_values(known, {s} | atom.symbols(), sources)} breaks the "
+                              f"relation {s} = {atom}")
     order = _sorted(symbols)
     for s in order:
         if s in info.subst:
@@ -130,6 +140,19 @@ def complete(info: SymbolSystem, given: dict[str, int], extra: Iterable[Equation
         else:
             _check_range(s, known[s], info.ranges.get(s, (1, None)))
     return {s: known[s] for s in order}
+
+
+def _derive(atoms: dict, known: dict[str, int]) -> bool:
+    """Compute the atoms whose operands are known (in place); whether any was."""
+    found = progress = False
+    while True:
+        progress = False
+        for s, atom in atoms.items():
+            if s not in known and atom.symbols() <= known.keys():
+                known[s] = atom.value(known)
+                progress = found = True
+        if not progress:
+            return found
 
 
 def _solved(s: str, e: SymbolicExpr) -> str:
@@ -263,7 +286,7 @@ def basis(info: SymbolSystem) -> list[str]:
         linear = [s for s in f.symbols if s not in solved and f.degree(s) == 1]
         if linear:
             solved.add(max(linear, key=_sym_order))
-    return [s for s in info.free if s not in solved]
+    return [s for s in info.free if s not in solved and s not in info.atoms]
 
 
 def bounds(info: SymbolSystem, rounds: int = 8) -> Bounds:

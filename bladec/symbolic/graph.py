@@ -72,7 +72,9 @@ class _Writer:
         own relation is written with the other derived symbols.
         """
         existing = self.names.get(expr)
-        if existing is not None and not existing.startswith("C") and existing in self.info.subst:
+        if existing is not None and not existing.startswith("C") and \
+                (existing in self.info.subst or existing in self.emitted
+                 or existing in self.info.atoms):  # (an atom: never eliminated on reading)
             return existing, None
         name = self.fresh()
         self.names[expr] = name
@@ -138,6 +140,10 @@ def write_back(module: Module, info: ShapeInfo, func: Func | None = None) -> Mod
     writer = _Writer(info, old, used)
     derived = sorted((s for s in info.subst if s in used or s in info.declared), key=_key)
     writer.wanted = set(derived)
+    for s, atom in info.atoms.items():  # @S7 = FloorDiv @S8, @C4: operands named first
+        writer.loc = info.origins.get(s, NOWHERE)
+        args = [writer.term_name(e) for e in atom.args]
+        writer.relations.append(Relation(s, atom.kind, args, writer.loc))
     for s in derived:
         writer.loc = info.origins.get(s, NOWHERE)
         writer.define(s, info.subst[s])

@@ -25,6 +25,7 @@ from bladec.ir import DTYPE_BYTES, NOWHERE, Func, Loc, Module, Op, TensorType
 from bladec.ops import ShapeCtx, apply_rule, lookup
 from bladec.ops.loop import REGIONS, with_bodies
 from bladec.sharding import splits
+from bladec.symbolic.atoms import RELATION_KINDS, Atom, AtomTable, relation_value
 from bladec.symbolic.binding import bounds, complete, empty_bounds
 from bladec.symbolic.compare import Comparator
 from bladec.symbolic.expr import SymbolicExpr, const, format_expr, sym
@@ -69,6 +70,8 @@ class ShapeInfo:
     origins: dict[str, Loc] = field(default_factory=dict)  # solved symbol -> its op
     fact_locs: list[Loc] = field(default_factory=list)     # each fact's op
     equations: list | None = field(default=None, repr=False)  # binding.relations' cache
+    # quotient and bound dims (atoms.py): symbols a binding computes from their operands
+    atoms: dict[str, Atom] = field(default_factory=dict)
 
     def relation_loc(self, symbols: Iterable[str]) -> Loc | None:
         """Where the last relation that mentions any of ``symbols`` came from (the op
@@ -114,6 +117,7 @@ class ShapeInfo:
         out = [f"{s} = {format_expr(e)}" for s, e in sorted(self.subst.items(), key=_order)
                if s in self.declared or not e.is_const]
         out += [f"{format_expr(f)} = 0" for f in self.facts]
+        out += [f"{s} = {a}" for s, a in self.atoms.items()]
         return out
 
     def bind(self, binding: dict[str, int], extra: Iterable = ()) -> dict[str, int]:
@@ -184,6 +188,7 @@ class _Solver:
         self.derived_ranges: dict[str, tuple[int, int | None]] = {}
         self.origins: dict[str, Loc] = {}  # solved symbol -> where its equation came from
         self.effective = 0  # equations that said something new
+        self.atoms: set[str] | dict = set()  # atom symbols: never eliminated unpreferred
 
     def add(self, eq: _Equation) -> None:
         e = eq.expr.subs(self.subst)
@@ -275,6 +280,8 @@ class _Solver:
             s = m[0][0]
             if occurs[s] != 1:   # linear, and alone in its term: in no other term
                 continue
+            if s in self.atoms:  # an atom is its operands' function (settled ones are not
+                continue         # in the table any more)
             if abs(c) == 1 or all(c2 % c == 0 for m2, c2 in e.terms.items() if m2 != m):
                 choices.append(s)
         if not choices:
@@ -293,9 +300,23 @@ class _Solver:
 
 
 class _Sink:
-    def __init__(self, solver: _Solver) -> None:
+    def __init__(self, solver: _Solver, table: AtomTable | None = None,
+                 made: Callable[[], None] | None = None) -> None:
         self.solver = solver
         self.lower: list[tuple[SymbolicExpr, int, Op, str]] = []
+        self.table = table
+        self.made = made  # told when an op made an atom (its name depends on the order)
+
+    def atom(self, kind: str, a: SymbolicExpr, b: SymbolicExpr, op: Op) -> SymbolicExpr:
+        """A quotient or bound dim an op's rule makes (a strided window's extent)."""
+        assert self.table is not None
+        before = len(self.table.defs)
+        value = relation_value(self.table, kind, [a.subs(self.solver.subst),
+                                                  b.subs(self.solver.subst)],
+                               self.solver.ranges, None, op.loc)
+        if len(self.table.defs) != before and self.made is not None:
+            self.made()
+        return value
 
     def equal(self, a: SymbolicExpr, b: SymbolicExpr, op: Op, what: str) -> None:
         if a == b:  # most shape rules restate what the types already say
@@ -370,10 +391,22 @@ def _analyze(module: Module, func: Func) -> tuple[ShapeInfo, bool]:
         return f"S{next(counter)}"
 
     solver = _Solver(ranges)
+    table = AtomTable(lambda: f"S{next(counter)}")  # (not ``fresh``: no op makes atoms)
+    solver.atoms = table.defs
     if graph is not None:
         for rel in graph.relations:
             args = [const(int(a[1:])) if a.startswith("C") and a[1:].isdigit() else sym(a)
                     for a in rel.args]
+            if rel.kind in RELATION_KINDS:
+                name = rel.lhs if rel.lhs not in solver.subst and rel.lhs not in table.defs \
+                    and all(rel.lhs not in a.symbols for a in args) else None
+                value = relation_value(table, rel.kind, [a.subs(solver.subst) for a in args],
+                                       solver.ranges, name, rel.loc)
+                if value != sym(rel.lhs):
+                    solver.add(_Equation(sym(rel.lhs) - value, rel.loc, f"relation {rel} "
+                                         "contradicts the relations before it", prefer=rel.lhs,
+                                         who=f"relation {rel}"))
+                continue
             rhs = args[0]
             for a in args[1:]:
                 rhs = rhs * a if rel.kind == "Mul" else rhs + a
@@ -414,7 +447,7 @@ def _analyze(module: Module, func: Func) -> tuple[ShapeInfo, bool]:
 
     for arg in func.args:
         define(arg.name, arg.type, func.loc)
-    sink = _Sink(solver)
+    sink = _Sink(solver, table, lambda: fresh_used.append(True))
     said = solver.effective
 
     def block(ops: list[Op]) -> None:
@@ -444,6 +477,15 @@ def _analyze(module: Module, func: Func) -> tuple[ShapeInfo, bool]:
                 s = m[0][0]
                 lo, hi = solver.ranges.get(s, (1, None))
                 solver.narrow(s, max(lo, bound), hi, op.loc, f"'{op.name}': {what}")
+    if table.defs:
+        def equate(name: str, value: SymbolicExpr) -> None:
+            solver.add(_Equation(sym(name) - value, solver.origins.get(name, NOWHERE),
+                                 f"{name} = {format_expr(value)}", prefer=name))
+        table.settle(lambda e: e.subs(solver.subst), solver.ranges,
+                     lambda s: s in solver.subst, equate)
+        said_ranges = {d.name: (d.min, d.max) for d in graph.decls} if graph else {}
+        solver.ranges.update(table.ranges({s: r for s, r in solver.ranges.items()
+                                           if s not in table.defs or s in said_ranges}))
     solved: dict[SymbolicExpr, SymbolicExpr] = {}  # values share a few distinct dims
 
     def canonical(d: SymbolicExpr) -> SymbolicExpr:
@@ -453,7 +495,8 @@ def _analyze(module: Module, func: Func) -> tuple[ShapeInfo, bool]:
         return out
     canon = {v: [canonical(d) for d in ds] for v, ds in dims.items()}
     all_syms = set(solver.subst) | {s for ds in dims.values() for d in ds for s in d.symbols}
-    all_syms |= declared
+    all_syms |= declared | set(table.defs)
+    all_syms |= {s for a in table.defs.values() for e in a.args for s in e.symbols}
     free = sorted({s for s in all_syms if s not in solver.subst}
                   | {s for e in solver.subst.values() for s in e.symbols}, key=_key)
     full_ranges = {s: solver.ranges.get(s, (1, None)) for s in free}
@@ -462,7 +505,7 @@ def _analyze(module: Module, func: Func) -> tuple[ShapeInfo, bool]:
                      full_ranges, canon, names, dtypes, declared,
                      derived_ranges=dict(solver.derived_ranges), ways=ways,
                      origins=solver.origins,
-                     fact_locs=[f.loc for f in solver.facts.values()])
+                     fact_locs=[f.loc for f in solver.facts.values()], atoms=dict(table.defs))
     if info.facts or any(hi is not None for _, hi in info.derived_ranges.values()) or \
             any(c < 0 for e in info.subst.values() for c in e.terms.values()):
         implied = bounds(info)  # ranges the relations imply: empty means no solution

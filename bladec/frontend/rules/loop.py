@@ -121,7 +121,7 @@ def _region(tr: Translator, closed: Any, env: list, specs: dict[int, tuple[tuple
             args[index] = name = tr.emit(ARG, [], ashape, adtype, {"index": index})
             for j, d in enumerate(ashape):
                 if is_symbolic(d):
-                    for s in dim_to_expr(d, tr.symbols).symbols:
+                    for s in tr.dim(d).symbols:
                         tr.dim_sources.setdefault(s, []).append((name, j))
         res = tr.run(closed.jaxpr, closed.consts,
                      [args[x] if isinstance(x, int) else x for x in env])
