@@ -15,7 +15,7 @@ from bladec.runtime.planning.limit import LimitError
 from bladec.runtime.store.listings import ListingCache
 from bladec.runtime.planning.policy import CostModel
 from bladec.source import load_module
-from entries import contents, rewrite
+from tests.support.entries import contents, rewrite
 
 from tests.support.paths import ROOT
 

@@ -22,7 +22,7 @@ from bladec.runtime.store import listings
 from bladec.runtime.engine import Engine, optimize
 from bladec.runtime.store.listings import SUFFIX, ListingCache, listing_key
 from bladec.source import load_module
-from entries import contents, rewrite
+from tests.support.entries import contents, rewrite
 
 from tests.support.paths import ROOT
 

@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parents[1] / "bladec"
+from tests.support.paths import ROOT
+
+PACKAGE = ROOT / "bladec"
 MAX_MODULES = 13   # "about 12" modules directly in a folder (issue #36)
 # The runtime's rooms, each importing only those after it (docs/architecture.md).
 ROOMS = ["bladec.runtime", "bladec.runtime.planning", "bladec.runtime.backends",

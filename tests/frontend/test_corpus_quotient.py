@@ -10,9 +10,9 @@ import jax
 import numpy as np
 import pytest
 
-from clirunner import make_runner
-from corpus import run_under_half
-from corpus_quotient import capacity, quotient_steps
+from tests.support.clirunner import make_runner
+from tests.support.corpus import run_under_half
+from tests.support.corpus_quotient import capacity, quotient_steps
 
 import bladec
 from bladec.cli import main
@@ -112,7 +112,7 @@ def test_compound_input_dims(tmp_path):
     """A spec input of ``4*Hp`` rows: bound to a symbol related to Hp (no hint), run
     like JAX through ``trace`` and ``bladec import --shapes``."""
     from jax import export
-    from corpus_quotient import patch_rows
+    from tests.support.corpus_quotient import patch_rows
     hp, = export.symbolic_shape("Hp")
     imp = trace(patch_rows, (jax.ShapeDtypeStruct((4 * hp, 8), np.float32),
                              jax.ShapeDtypeStruct((8, 3), np.float32)))

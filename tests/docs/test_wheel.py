@@ -30,7 +30,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.support.paths import ROOT  # noqa: E402
 
 
 def _run(args: list, cwd: Path, env: dict | None = None, timeout: float = 600) -> str:

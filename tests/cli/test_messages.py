@@ -8,8 +8,8 @@ import json
 import pytest
 
 from bladec.cli import main
-from clirunner import make_runner
-from runtimecase import LISTING1
+from tests.support.clirunner import make_runner
+from tests.support.runtimecase import LISTING1
 
 
 def _invoke(*args: str):

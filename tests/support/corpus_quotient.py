@@ -24,7 +24,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import export
 
-from corpus import F32, I32, Step, _init, _shapes, attention, cross_entropy, layer_norm, sgd
+from tests.support.corpus import F32, I32, Step, _init, _shapes, attention, cross_entropy, layer_norm, sgd
 
 D, FF = 16, 32
 PATCH, POS_ROWS, CLASSES = 4, 8, 5

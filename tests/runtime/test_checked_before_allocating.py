@@ -18,7 +18,7 @@ from bladec.parse import parse_module
 from bladec.runtime.backends.jax_backend import JaxBackend
 from bladec.runtime.executor import Executor
 from bladec.runtime.planning.limit import LimitError
-from clirunner import make_runner
+from tests.support.clirunner import make_runner
 
 # inputs of S0 and S1 elements, a result of S0 x S1: small inputs, a huge result
 OUTER = """

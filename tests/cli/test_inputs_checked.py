@@ -12,8 +12,8 @@ from bladec.cli import main
 from bladec.errors import BladecError
 from bladec.units import parse_dims
 from bladec.runtime.padding import parse_pad
-from clirunner import make_runner
-from runtimecase import LISTING1
+from tests.support.clirunner import make_runner
+from tests.support.runtimecase import LISTING1
 
 ONE = """func.func @{name}(%x: tensor<4>) {{
   %a = {op}(%x) -> tensor<4>

@@ -20,10 +20,10 @@ from bladec.runtime.store import cachedir
 from bladec.runtime.store.cachedir import MAGIC, CacheDirectory, distrust, seal, unseal
 from bladec.runtime.store.executables import ExecutableStore
 from bladec.cli import main
-from clirunner import make_runner
-from runtimecase import LISTING1, smallest_named
-from test_executables import BINDING, _entries, _module, limit   # noqa: F401 (a fixture)
-from test_executables import _run as run_with_store
+from tests.support.clirunner import make_runner
+from tests.support.runtimecase import LISTING1, smallest_named
+from tests.runtime.store.test_executables import BINDING, _entries, _module, limit   # noqa: F401 (a fixture)
+from tests.runtime.store.test_executables import _run as run_with_store
 
 @pytest.fixture(autouse=True)
 def _fresh_warnings(monkeypatch):

@@ -240,7 +240,7 @@ def test_apply_refuses_a_divisor_below_one():
 
 
 def test_cli_analyze_binds_and_refuses_to_solve_for_a_quotient(tmp_path):
-    from clirunner import make_runner
+    from tests.support.clirunner import make_runner
     from bladec.cli import main
     path = tmp_path / "q.mlir"
     path.write_text(_listing("  @S2 = FloorDiv @S0, @C4\n"))
