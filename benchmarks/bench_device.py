@@ -27,6 +27,7 @@ import dataclasses
 import datetime
 import json
 import re
+import resource
 import shlex
 import sys
 import time
@@ -38,6 +39,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import allocator  # noqa: E402
 from bench_paper import CPU_CONFIG  # noqa: E402
 from devicereport import Case, Row, goal_lines, plot, table_lines  # noqa: E402
 
@@ -107,10 +109,14 @@ class Runner:
         self.row, self.call, self.args, self.carried = row, call, args, carried
 
     def step(self) -> float:
+        before = resource.getrusage(resource.RUSAGE_SELF)
         start = time.perf_counter()
         out = self.call(self.args)
         _block(out)
         seconds = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_SELF)
+        self.cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+        self.faults = after.ru_minflt - before.ru_minflt
         _, *new = out
         self.args = (*new, *self.args[self.carried:])
         return seconds
@@ -203,6 +209,8 @@ def measure(runners: list[Runner], steps: int, warmup: int) -> None:
             seconds = r.step()
             if i >= warmup:
                 r.row.times.append(seconds)
+                r.row.cpu_times.append(r.cpu)
+                r.row.faults.append(r.faults)
 
 
 def run_case(cfg: Config, optimizer: str, batch: int, seq: int, steps: int = 5,
@@ -273,7 +281,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default="out/bench-device.md")
     ap.add_argument("--json", default="out/bench-device.json")
     ap.add_argument("--plot", default="docs/pareto-device.png")
+    allocator.add_option(ap)
     args = ap.parse_args(argv)
+    status = allocator.run_under(args.allocator, sys.argv[1:] if argv is None else argv,
+                                 __file__)
+    if status is not None:
+        return status
+    args.out, args.json, args.plot = (allocator.suffixed(p)
+                                      for p in (args.out, args.json, args.plot))
     if args.steps < 5:
         ap.error("--steps must be at least 5 (the median of at least 5 steps)")
     barriers = {"default": (False,), "kept": (True,), "both": (False, True)}[args.barriers]
@@ -291,7 +306,8 @@ def main(argv: list[str] | None = None) -> int:
     lines = [f"## Device peak against step time ({date})", "", f"Command: `{command.strip()}`",
              "", f"Model: {cfg}; jax {jax.__version__} on {jax.devices()[0].platform}; "
              f"median of {args.steps} steps after {args.warmup} warm-up round(s), rows "
-             "interleaved.", ""]
+             f"interleaved; {allocator.describe()} (every row in this process under it; "
+             "CPU time: the process's, all threads).", ""]
     goals: dict[str, list[tuple[bool, str]]] = {}
     for case in cases:
         lines += table_lines(case) + [""]

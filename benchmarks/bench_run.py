@@ -50,6 +50,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+import allocator  # noqa: E402
 from runreport import (bitwise_lines, goal_lines, header_lines, profile_lines,  # noqa: E402
                        stream_lines, throughput_lines)
 from shapestream import StreamRow, batch_stream, record_lengths, stream_rows  # noqa: E402
@@ -104,6 +105,7 @@ def parser() -> argparse.ArgumentParser:
                     "steadier numbers on a shared machine, no inter-op concurrency")
     ap.add_argument("--profile", type=int, default=0, metavar="N",
                     help="also cProfile N steps of (b) and of the lowest-limit fuse=off run")
+    allocator.add_option(ap)
     return ap
 
 
@@ -133,6 +135,10 @@ def stream_table(w: Workload, args: argparse.Namespace, fuse: bool
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     """Every table, printed as markdown; their figures returned for the tests."""
     args = parser().parse_args(argv)
+    status = allocator.run_under(args.allocator, sys.argv[1:] if argv is None else argv,
+                                 __file__)
+    if status is not None:   # each allocator's tables came from a child process
+        return {"text": "", "status": status}
     t_start = time.perf_counter()
     if args.malloc == "keep":
         keep_freed_memory()

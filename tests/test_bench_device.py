@@ -14,6 +14,7 @@ pytest.importorskip("matplotlib")
 
 bench = load_bench("bench_device")
 report = load_bench("devicereport")
+allocator = load_bench("allocator")
 MIB = report.MIB
 
 
@@ -75,7 +76,9 @@ def test_script_on_a_tiny_model(tmp_path):
     assert bench.main(["--model", "tiny", "--shapes", "2x8", "--optimizers", "sgd",
                        "--policies", "nothing_saveable", "--barriers", "kept",
                        "--fractions", "0.9,0.01", "--no-policy-limits",
-                       "--out", str(out), "--json", str(js), "--plot", str(png)]) == 0
+                       "--out", str(out), "--json", str(js), "--plot", str(png),
+                       "--allocator", "tuned" if allocator.current() == "tuned"
+                       else "default"]) == 0
     dump = json.loads(js.read_text())
     rows = {r["name"]: r for r in dump["cases"][0]["rows"]}
     refused = rows.pop("bladec, 0.01x")
@@ -91,6 +94,9 @@ def test_script_on_a_tiny_model(tmp_path):
     assert len(goals) == 3 and goals[-1]["text"] == "0.5x jit's peak: not run (--fractions)"
     text = out.read_text()
     assert "| bladec, min |" in text and "| bladec, 0.01x | - |" in text
+    assert "| CPU ms | x jit CPU | faults/step |" in text and "allocator: " in text
+    for r in rows.values():
+        assert len(r["cpu_times"]) == 5 and sum(r["cpu_times"]) > 0, r
     assert "### Goals (issue 13):" in text
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 

@@ -24,7 +24,6 @@ segment's time.
 from __future__ import annotations
 
 import time
-from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -35,7 +34,7 @@ from bladec.passes.remat import strip_remat
 from bladec.runtime.backends import machine
 from bladec.runtime.planning.binding import _Bound
 from bladec.runtime.planning.accounting import DeviceAccount
-from bladec.runtime.execution import CompileCount, Report, execute
+from bladec.runtime.execution import PEAK_COUNTS, CompileCount, Report, execute
 from bladec.runtime.planning.fitting import Fitter
 from bladec.runtime.planning.segments import PreparedRun
 from bladec.units import format_dims, format_size
@@ -56,11 +55,6 @@ class Executor(Fitter):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._memory_checked: set[tuple] = set()   # (binding, limit) runs (_check_memory)
-
-    @cached_property
-    def one_memory(self) -> bool:
-        """Whether the device is this machine's CPU, sharing its memory (machine.py)."""
-        return getattr(self.backend, "name", "") == "jax" and machine.device_is_cpu()
 
     def run(self, inputs: dict[str, np.ndarray], limit: int | None = None,
             dims: dict[str, int] | None = None, profile: bool = False
@@ -106,12 +100,13 @@ class Executor(Fitter):
                         peak_bytes=device.peak, model_peak_bytes=plan.peak,
                         planned_peak_bytes=bound.planned_peak,
                         host_peak_bytes=device.host_peak,
+                        peak_counts=PEAK_COUNTS[self.one_memory],
                         timeline=list(plan.measure.memory), evictions=prepared.evictions,
                         reloads=prepared.reloads, recomputes=prepared.recomputes,
                         segments=prepared.segments,
                         executables=len({id(s.fn) for s in prepared.segment_steps()}))
         outputs = execute(prepared, env, self.backend, self.inputs, self.outputs, report,
-                          profile)
+                          profile, self.one_memory)
         if report.peak_bytes != device.peak:
             raise AssertionError(f"the run held {report.peak_bytes} bytes at its peak, "
                                  f"the plan's accounting said {device.peak}")

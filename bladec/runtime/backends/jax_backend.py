@@ -125,6 +125,8 @@ class JaxBackend:
     ``enforce_order`` (default: on CPU, or ``BLADEC_ENFORCE_ORDER=1``) holds the ops of a
     segment in the listing's order inside the executable (:class:`_OrderedJaxKernels`):
     without it XLA schedules by itself and bladec's order does not reach the device.
+    ``one_memory`` (default: on CPU, unless ``BLADEC_ONE_MEMORY=0``) counts host copies
+    in the peak a limit bounds, and plans without reloads (a host copy frees nothing).
     ``bitwise=True`` compiles each segment with XLA's fusion pass off and every op's
     result behind an optimization barrier (:class:`_BarrierJaxKernels`), so every op is
     its own kernel whatever segment it lands in, and every plan computes bit for bit
@@ -140,8 +142,8 @@ class JaxBackend:
     accounting = "held arrays plus each segment's XLA outputs and temporaries"
 
     def __init__(self, bitwise: bool = False, keep_freed_memory: bool | None = None,
-                 enforce_order: bool | None = None, fusion_emitters: bool | None = None
-                 ) -> None:
+                 enforce_order: bool | None = None, fusion_emitters: bool | None = None,
+                 one_memory: bool | None = None) -> None:
         self.bitwise = bitwise
         self.fuse = not bitwise
         self.cache_dir = use_compilation_cache()   # BLADEC_COMPILATION_CACHE, if set
@@ -163,6 +165,13 @@ class JaxBackend:
         self.compile_options = dict(self.jit_options)
         if device.platform == "cpu" and not fusion_emitters:
             self.compile_options.update(legacy_cpu_emitters())
+        if device.platform == "cpu" and self.enforce_order:
+            # XLA:CPU's cse_barrier_expander drops the barriers that hold the order, and
+            # CSE then merges a recomputed value with the original: the recompute saves
+            # nothing (the small Llama SGD step at 8x256: smallest limit 217.6 MiB with
+            # the pass, against 218.1 MiB unlimited; 200 MiB met without it, 36
+            # recomputes). On CPU, one memory, recomputes are all a limit has.
+            self.compile_options.update(KEEP_BARRIERS)
         self.K = _BarrierJaxKernels() if bitwise else \
             _OrderedJaxKernels() if self.enforce_order else _JaxKernels()
         self.compilations = 0
@@ -182,6 +191,16 @@ class JaxBackend:
                       if "pinned_host" in kinds else None)
         self._platform = device.platform
         self._stats_device = device
+        # a CPU device's "host" copies are in its own memory: a limit then bounds both
+        # (DESIGN.md section 4); one_memory=False (BLADEC_ONE_MEMORY=0) plans as for a
+        # device with memory of its own (reloads and all): a model of a GPU's plans
+        if one_memory is None:
+            one_memory = device.platform == "cpu" and \
+                os.environ.get("BLADEC_ONE_MEMORY", "1") != "0"
+        self.one_memory = one_memory
+        if self.one_memory:
+            self.accounting = (f"{self.accounting}, and the host copies of offloaded values "
+                               "(on a CPU device they share its memory)")
 
     def check_types(self, func: Func) -> None:
         check_wide_types(self.jax, func)
@@ -292,6 +311,7 @@ def check_wide_types(jax: Any, func: Func) -> None:
 
 # the barriers keep algsimp from rewriting across ops (_BarrierJaxKernels)
 BITWISE_OPTIONS = {"xla_disable_hlo_passes": "fusion"}
+KEEP_BARRIERS = {"xla_disable_hlo_passes": "cse_barrier_expander"}
 FUSION_EMITTERS_VARIABLE = "BLADEC_CPU_FUSION_EMITTERS"
 _LEGACY_EMITTERS = {"xla_cpu_use_fusion_emitters": False}
 _KNOWN: dict[str, bool] = {}

@@ -1,0 +1,91 @@
+"""One memory where there is one (DESIGN.md section 4): on a CPU device a limit bounds the
+device's bytes and the host copies together, and what the OS counts is the final judge.
+
+The planner there never reloads (a host copy lands in the same RAM and frees nothing),
+the peak a report gives counts the host copies and says so, and a fresh process running
+the small Llama SGD step under a limit grows (``ru_maxrss``, over a process that only
+imports JAX and makes the inputs) by no more than the limit plus a stated overhead.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict
+
+import pytest
+
+from bladec.passes import parse_pipeline, run_pipeline
+from bladec.runtime.backends import machine
+from bladec.runtime.backends.jax_backend import JaxBackend
+from bladec.runtime.executor import Executor
+from bladec.runtime.planning.limit import LimitError
+from bladec.runtime.planning.plan import CostModel
+from benchscript import load_bench
+from runtimecase import CUT, module_of, tight_limit
+
+pytestmark = pytest.mark.skipif(not machine.device_is_cpu(), reason="one memory on CPU")
+
+MIB = 1 << 20
+# What a process running the step under a limit holds beyond the limit, measured
+# (docs/measurements/cpu-memory.md): bladec's own imports and the step's listing
+# (about 50 MiB), XLA compiling the step (its peak while compiling), the compiled code,
+# and the allocator's own slack; glibc as it comes.
+OVERHEAD = 260 * MIB
+SHAPE = (8, 256)
+LIMIT = 200 * MIB   # about 0.8x jit's device peak (250.1 MiB): a plan that recomputes
+
+
+def test_a_reload_frees_nothing_in_one_memory() -> None:
+    """CUT has nothing to recompute: with a memory of its own the device meets a limit
+    under the whole step by reloading; in one memory (CPU) no plan can, and the limit
+    is refused naming the whole step's peak, which counts device and host bytes."""
+    module = run_pipeline(module_of(CUT), parse_pipeline("analyze,remat"))
+    own = Executor(module, JaxBackend(one_memory=False), cost=CostModel())
+    binding = {"S0": 256}
+    limit = tight_limit(own, binding)
+    _, report = own.run(own.random_inputs(binding), limit)
+    assert report.reloads > 0 and report.host_peak_bytes > 0 and report.peak_counts == "device"
+    one = Executor(module, JaxBackend(), cost=CostModel())
+    assert one.one_memory and one.cost.one_memory
+    _, whole = one.run(one.random_inputs(binding))
+    assert whole.peak_counts == "device and host copies (one memory)"
+    with pytest.raises(LimitError, match="host copies") as caught:
+        one.prepare(binding, limit)
+    # nothing below the whole step (in bladec's order or in XLA's, which may hold less)
+    assert limit < caught.value.smallest <= whole.peak_bytes
+
+
+def test_one_memory_counts_host_copies_in_the_peak() -> None:
+    """A plan with host copies, accounted as one memory (as a CPU device is): its peak
+    is the device bytes and the host copies at once, and the run measures the same."""
+    from bladec.runtime.execution import Report, execute
+    from bladec.runtime.planning.accounting import account
+    module = run_pipeline(module_of(CUT), parse_pipeline("analyze,remat"))
+    own = Executor(module, JaxBackend(one_memory=False), cost=CostModel())
+    binding = {"S0": 256}
+    prepared = own.prepare(binding, tight_limit(own, binding))
+    sizes = own._bound(binding).sizes
+    device = account(prepared, sizes, own.inputs)
+    both = account(prepared, sizes, own.inputs, one_memory=True)
+    assert device.host_peak > 0 and both.peak == device.with_host_peak > device.peak
+    env = {n: own.backend.put(a) for n, a in own.random_inputs(binding).items()}
+    report = Report()
+    execute(prepared, env, own.backend, own.inputs, own.outputs, report, False, True)
+    assert report.peak_bytes == both.peak
+
+
+def test_a_limited_step_grows_the_process_by_at_most_the_limit_and_a_constant() -> None:
+    """The small Llama SGD step (benchmarks/bench_device.py's CPU model) at 8x256 under a
+    200 MiB limit, in a fresh process: its growth over a process that only imports JAX
+    and makes the inputs is at most the limit plus OVERHEAD, and its peak, which counts
+    the host copies, is within the limit."""
+    bench = load_bench("bench_rss")
+    config = asdict(load_bench("bench_paper").CPU_CONFIG)
+    spec = {"config": config, "optimizer": "sgd", "batch": SHAPE[0], "seq": SHAPE[1],
+            "steps": 1, "warmup": 1}
+    base = bench.run_child(dict(spec, row="baseline"), None)
+    run = bench.run_child(dict(spec, row="bladec", limit=LIMIT), None)
+    assert "error" not in run, run
+    assert run["peak_bytes"] <= LIMIT and run["reloads"] == 0 and run["host_peak_bytes"] == 0
+    growth = run["rss"] - base["rss"]
+    assert growth <= LIMIT + OVERHEAD, (
+        f"grew {growth / MIB:.0f} MiB under a {LIMIT / MIB:.0f} MiB limit "
+        f"(allowed {(LIMIT + OVERHEAD) / MIB:.0f} MiB)")
