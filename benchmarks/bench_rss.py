@@ -10,8 +10,8 @@ child the same environment, allocator settings included (``GLIBC_TUNABLES`` must
 before a process starts, so a setting is compared only across children), and reports
 RSS growth, step wall and CPU time (medians) and minor page faults per step.
 
-``--allocator default`` is glibc as it comes; ``tuned`` sets
-:data:`TUNED_ALLOCATOR` (one arena, so XLA's worker threads do not take big buffers
+``--allocator default`` is glibc as it comes; ``tuned`` sets allocator.py's
+``TUNED`` (one arena, so XLA's worker threads do not take big buffers
 from arenas of their own, which glibc maps afresh and unmaps on every free; large
 buffers from the heap and the heap not trimmed, so freed memory is reused, not faulted
 in again). A limit is given as bytes or as a fraction of jit's device peak (``0.5x``).
@@ -29,9 +29,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-TUNED_ALLOCATOR = ("glibc.malloc.arena_max=1:glibc.malloc.mmap_threshold=1073741824:"
-                   "glibc.malloc.trim_threshold=2147483648")
-ALLOCATORS = {"default": None, "tuned": TUNED_ALLOCATOR}
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from allocator import ALLOCATORS  # noqa: E402
 TINY = dict(vocab=64, hidden=16, intermediate=32, heads=2, layers=1)
 
 
@@ -41,10 +41,16 @@ def _usage() -> dict[str, float]:
             "minflt": r.ru_minflt}
 
 
+def _code_bytes(executable: Any) -> int:
+    """An executable's own memory by XLA: generated code and constants."""
+    m = executable.memory_analysis()
+    return int(getattr(m, "generated_code_size_in_bytes", 0)
+               + getattr(m, "constant_size_in_bytes", 0))
+
+
 def child(spec: dict[str, Any]) -> dict[str, Any]:
     """One row in this process: build it, run ``warmup`` + ``steps`` steps, and say
     what the process held at its peak and what each step cost."""
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
     import jax
     import numpy as np
     from bench_device import make_args, step_fn
@@ -75,7 +81,9 @@ def child(spec: dict[str, Any]) -> dict[str, Any]:
             outs, rep = engine.call(dict(zip(imported.input_names, leaves)), limit=limit)
             report.update(peak_bytes=rep.peak_bytes, host_peak_bytes=rep.host_peak_bytes,
                           segments=rep.segments, reloads=rep.reloads,
-                          recomputes=rep.recomputes, executables=rep.executables)
+                          recomputes=rep.recomputes, executables=rep.executables,
+                          peak_counts=rep.peak_counts, code_bytes=sum(
+                              _code_bytes(e) for e in engine.backend.executables()))
             return imported.unflatten_outputs(outs)
     else:
         policy = None if row == "jit" else row.split(":")[1]
@@ -85,7 +93,8 @@ def child(spec: dict[str, Any]) -> dict[str, Any]:
             compiler_options=options)
         m = compiled.memory_analysis()
         report = {"peak_bytes": m.argument_size_in_bytes + m.output_size_in_bytes
-                  + m.temp_size_in_bytes - m.alias_size_in_bytes}
+                  + m.temp_size_in_bytes - m.alias_size_in_bytes,
+                  "code_bytes": _code_bytes(compiled)}
 
         def call(a: tuple) -> Any:
             return compiled(*a)
@@ -159,17 +168,18 @@ def table(results: list[dict[str, Any]]) -> list[str]:
     mib = 1 << 20
     jit = results[1]
     lines = ["| row | device peak MiB | host peak MiB | RSS growth MiB | x jit | wall ms | "
-             "CPU ms | x jit CPU | faults/step |", "|---" * 9 + "|"]
+             "CPU ms | x jit CPU | faults/step | code MiB |", "|---" * 10 + "|"]
     for r in results[1:]:
         name = r["row"] + (f" @ {r['limit_text']}" if "limit_text" in r else "")
         if "error" in r:
-            lines.append(f"| {name} | refused: {r['error'][:120]} |" + " |" * 7)
+            lines.append(f"| {name} | refused: {r['error'][:120]} |" + " |" * 8)
             continue
         lines.append(
             f"| {name} | {r['peak_bytes'] / mib:.1f} | {r.get('host_peak_bytes', 0) / mib:.1f}"
             f" | {r['growth'] / mib:.0f} | {r['growth'] / jit['growth']:.2f} | "
             f"{r['wall'] * 1e3:.0f} | {r['cpu_time'] * 1e3:.0f} | "
-            f"{r['cpu_time'] / jit['cpu_time']:.2f} | {r['faults']:.0f} |")
+            f"{r['cpu_time'] / jit['cpu_time']:.2f} | {r['faults']:.0f} | "
+            f"{r.get('code_bytes', 0) / mib:.1f} |")
     return lines
 
 
@@ -213,5 +223,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
     sys.exit(main())

@@ -275,8 +275,12 @@ def test_copy_bandwidth_is_the_same_in_every_process() -> None:
         replace(mine, one_memory=backend.one_memory)
 
 
-def test_keep_freed_memory_is_opt_out(monkeypatch) -> None:
+def test_keep_freed_memory_is_opt_in_on_cpu(monkeypatch) -> None:
+    """Off by default where the device is the CPU (one memory: what the allocator keeps
+    is the process's growth), on elsewhere; the variable or the argument decide."""
     import platform
+
+    import jax
 
     from bladec.runtime.backends.jax_backend import keep_freed_memory_in_process
     assert not JaxBackend(keep_freed_memory=False).keeps_freed_memory
@@ -285,6 +289,8 @@ def test_keep_freed_memory_is_opt_out(monkeypatch) -> None:
     if platform.system() == "Linux" and platform.libc_ver()[0] == "glibc":
         assert keep_freed_memory_in_process() is True
         monkeypatch.delenv("BLADEC_KEEP_FREED_MEMORY")
+        assert JaxBackend().keeps_freed_memory == (jax.devices()[0].platform != "cpu")
+        monkeypatch.setenv("BLADEC_KEEP_FREED_MEMORY", "1")
         assert JaxBackend().keeps_freed_memory
 
 

@@ -34,23 +34,28 @@ LIMIT = 200 * MIB   # about 0.8x jit's device peak (250.1 MiB): a plan that reco
 
 
 def test_a_reload_frees_nothing_in_one_memory() -> None:
-    """CUT has nothing to recompute: with a memory of its own the device meets a limit
-    under the whole step by reloading; in one memory (CPU) no plan can, and the limit
-    is refused naming the whole step's peak, which counts device and host bytes."""
+    """CUT has nothing to recompute: a device with a memory of its own goes lower by
+    reloading; in one memory (CPU) the smallest limit a refusal names is higher, it
+    counts device and host bytes (the message says so), and its plan reloads nothing."""
     module = run_pipeline(module_of(CUT), parse_pipeline("analyze,remat"))
-    own = Executor(module, JaxBackend(one_memory=False), cost=CostModel())
     binding = {"S0": 256}
-    limit = tight_limit(own, binding)
-    _, report = own.run(own.random_inputs(binding), limit)
+    own = Executor(module, JaxBackend(one_memory=False), cost=CostModel())
+    with pytest.raises(LimitError) as own_refusal:
+        own.prepare(binding, 1)
+    _, report = own.run(own.random_inputs(binding), own_refusal.value.smallest)
     assert report.reloads > 0 and report.host_peak_bytes > 0 and report.peak_counts == "device"
     one = Executor(module, JaxBackend(), cost=CostModel())
     assert one.one_memory and one.cost.one_memory
-    _, whole = one.run(one.random_inputs(binding))
-    assert whole.peak_counts == "device and host copies (one memory)"
-    with pytest.raises(LimitError, match="host copies") as caught:
-        one.prepare(binding, limit)
-    # nothing below the whole step (in bladec's order or in XLA's, which may hold less)
-    assert limit < caught.value.smallest <= whole.peak_bytes
+    with pytest.raises(LimitError, match="host copies") as refusal:
+        one.prepare(binding, 1)
+    smallest = refusal.value.smallest
+    assert smallest > own_refusal.value.smallest
+    _, report = one.run(one.random_inputs(binding), smallest)
+    assert report.peak_bytes <= smallest and report.reloads == 0
+    assert report.host_peak_bytes == 0
+    assert report.peak_counts == "device and host copies (one memory)"
+    with pytest.raises(LimitError):
+        one.prepare(binding, smallest - 1)
 
 
 def test_one_memory_counts_host_copies_in_the_peak() -> None:
