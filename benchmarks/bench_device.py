@@ -283,14 +283,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--plot", default="docs/pareto-device.png")
     allocator.add_option(ap)
     args = ap.parse_args(argv)
+    if args.steps < 5:
+        ap.error("--steps must be at least 5 (the median of at least 5 steps)")
     status = allocator.run_under(args.allocator, sys.argv[1:] if argv is None else argv,
                                  __file__)
     if status is not None:
         return status
     args.out, args.json, args.plot = (allocator.suffixed(p)
                                       for p in (args.out, args.json, args.plot))
-    if args.steps < 5:
-        ap.error("--steps must be at least 5 (the median of at least 5 steps)")
     barriers = {"default": (False,), "kept": (True,), "both": (False, True)}[args.barriers]
     cfg = MODELS[args.model]
     start = time.perf_counter()
