@@ -27,6 +27,7 @@ import dataclasses
 import datetime
 import json
 import re
+import resource
 import shlex
 import sys
 import time
@@ -38,6 +39,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # benchmarks.support
 
+from benchmarks.support import allocator  # noqa: E402
 from benchmarks.support.devicereport import (  # noqa: E402
     Case, Row, goal_lines, plot, table_lines, xla_device_peak)
 from benchmarks.support.training import CPU_CONFIG  # noqa: E402
@@ -101,10 +103,14 @@ class Runner:
         self.row, self.call, self.args, self.carried = row, call, args, carried
 
     def step(self) -> float:
+        before = resource.getrusage(resource.RUSAGE_SELF)
         start = time.perf_counter()
         out = self.call(self.args)
         _block(out)
         seconds = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_SELF)
+        self.cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+        self.faults = after.ru_minflt - before.ru_minflt
         _, *new = out
         self.args = (*new, *self.args[self.carried:])
         return seconds
@@ -197,6 +203,8 @@ def measure(runners: list[Runner], steps: int, warmup: int) -> None:
             seconds = r.step()
             if i >= warmup:
                 r.row.times.append(seconds)
+                r.row.cpu_times.append(r.cpu)
+                r.row.faults.append(r.faults)
 
 
 def run_case(cfg: Config, optimizer: str, batch: int, seq: int, steps: int = 5,
@@ -267,9 +275,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default="out/bench-device.md")
     ap.add_argument("--json", default="out/bench-device.json")
     ap.add_argument("--plot", default="docs/pareto-device.png")
+    allocator.add_option(ap)
     args = ap.parse_args(argv)
     if args.steps < 5:
         ap.error("--steps must be at least 5 (the median of at least 5 steps)")
+    status = allocator.run_under(args.allocator, sys.argv[1:] if argv is None else argv,
+                                 __file__)
+    if status is not None:
+        return status
+    args.out, args.json, args.plot = (allocator.suffixed(p)
+                                      for p in (args.out, args.json, args.plot))
     barriers = {"default": (False,), "kept": (True,), "both": (False, True)}[args.barriers]
     cfg = MODELS[args.model]
     start = time.perf_counter()
@@ -285,7 +300,8 @@ def main(argv: list[str] | None = None) -> int:
     lines = [f"## Device peak against step time ({date})", "", f"Command: `{command.strip()}`",
              "", f"Model: {cfg}; jax {jax.__version__} on {jax.devices()[0].platform}; "
              f"median of {args.steps} steps after {args.warmup} warm-up round(s), rows "
-             "interleaved.", ""]
+             f"interleaved; {allocator.describe()} (every row in this process under it; "
+             "CPU time: the process's, all threads).", ""]
     goals: dict[str, list[tuple[bool, str]]] = {}
     for case in cases:
         lines += table_lines(case) + [""]

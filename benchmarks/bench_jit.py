@@ -27,14 +27,18 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from pathlib import Path
 
 import jax
 import numpy as np
 
-import bladec
-from bladec.models import llama
-from bladec.runtime.engine import make_backend
-from bladec.workloads.codealpaca import batches, load_examples, make_batch
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # benchmarks.support
+
+from benchmarks.support import allocator  # noqa: E402
+import bladec  # noqa: E402
+from bladec.models import llama  # noqa: E402
+from bladec.runtime.engine import make_backend  # noqa: E402
+from bladec.workloads.codealpaca import batches, load_examples, make_batch  # noqa: E402
 
 CFG = llama.SMALL
 DYNAMIC = {"tokens": "B,S", "targets": "B,S", "mask": "B,S"}
@@ -107,7 +111,12 @@ def main() -> None:
     ap.add_argument("--pad", type=int, default=64)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--limit-fraction", type=float, default=0.6)
+    allocator.add_option(ap)
     args = ap.parse_args()
+    status = allocator.run_under(args.allocator, sys.argv[1:], __file__)
+    if status is not None:   # each allocator's table came from a child process
+        sys.exit(status)
+    print(f"{allocator.describe()}; every mode in this process, under the same one")
     data = stream(args.steps, args.batch, args.pad, args.seed)
     seqs = [d[0].shape[1] for d in data]
     print(f"{args.steps} batches of {args.batch}, sequence padded to multiples of "

@@ -30,9 +30,12 @@ at 0.5x the peak at most 30% slower than at no limit.
         [--malloc keep|default] [--ablate] [--profile 5]
 
 On a shared 2-core machine ``--pin-cpu 0`` gives steady numbers (best ~ median), at the
-price of XLA's inter-op concurrency. ``--malloc default`` turns off what JaxBackend does
-by default (keep freed memory in the process, so that big buffers are not unmapped and
-faulted in again on every step); it is process-wide, so compare two runs. ``--ablate``
+price of XLA's inter-op concurrency. ``--malloc keep`` does what JaxBackend does off CPU
+(keep freed memory in the process, so that big buffers are not unmapped and faulted in
+again on every step; on CPU, one memory, it is off unless BLADEC_KEEP_FREED_MEMORY=1);
+it is process-wide, every row under it, so compare two runs. ``--allocator`` (both by
+default) runs the whole benchmark under glibc as it comes and under GLIBC_TUNABLES that
+take the page faults away (benchmarks/allocator.py), one child process each. ``--ablate``
 adds the lowest-limit plan with its cut points left where the planner chose them and
 with every segment awaited, to show what sharing cut points and asynchronous dispatch
 buy, side by side.
@@ -49,6 +52,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.support import allocator  # noqa: E402
 from benchmarks.support.runreport import (  # noqa: E402
     bitwise_lines, goal_lines, header_lines, profile_lines, stream_lines, throughput_lines)
 from benchmarks.support.shapestream import (  # noqa: E402
@@ -89,8 +93,8 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--no-explain", action="store_true",
                     help="skip the split-only rows (the lowest-limit plan's segments, no "
                     "evictions), which separate the cost of segmentation from that of copies")
-    ap.add_argument("--malloc", choices=["default", "keep"], default="keep",
-                    help="keep (what JaxBackend does unless told not to): mallopt so freed "
+    ap.add_argument("--malloc", choices=["default", "keep"], default="default",
+                    help="keep (what JaxBackend does off CPU): mallopt so freed "
                     "memory stays in the process (no mmap/munmap and page faults per large "
                     "buffer); default: glibc's own behaviour (BLADEC_KEEP_FREED_MEMORY=0)")
     ap.add_argument("--profile-rounds", type=int, default=3,
@@ -105,6 +109,7 @@ def parser() -> argparse.ArgumentParser:
                     "steadier numbers on a shared machine, no inter-op concurrency")
     ap.add_argument("--profile", type=int, default=0, metavar="N",
                     help="also cProfile N steps of (b) and of the lowest-limit fuse=off run")
+    allocator.add_option(ap)
     return ap
 
 
@@ -134,6 +139,10 @@ def stream_table(w: Workload, args: argparse.Namespace, fuse: bool
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     """Every table, printed as markdown; their figures returned for the tests."""
     args = parser().parse_args(argv)
+    status = allocator.run_under(args.allocator, sys.argv[1:] if argv is None else argv,
+                                 __file__)
+    if status is not None:   # each allocator's tables came from a child process
+        return {"text": "", "status": status}
     t_start = time.perf_counter()
     if args.malloc == "keep":
         keep_freed_memory()

@@ -35,6 +35,8 @@ class Row:
     peak: int | None = None         # device bytes; None where it did not run
     limit: int | None = None        # bladec's limit
     times: list[float] = field(default_factory=list)
+    cpu_times: list[float] = field(default_factory=list)   # the process's CPU seconds
+    faults: list[int] = field(default_factory=list)        # minor page faults per step
     info: dict[str, Any] = field(default_factory=dict)
     error: str = ""
 
@@ -45,6 +47,10 @@ class Row:
     @property
     def median(self) -> float | None:
         return statistics.median(self.times) if self.times else None
+
+    @property
+    def cpu_median(self) -> float | None:
+        return statistics.median(self.cpu_times) if self.cpu_times else None
 
 
 @dataclass
@@ -113,8 +119,9 @@ def goal_lines(case: Case) -> list[tuple[bool, str]]:
 def table_lines(case: Case) -> list[str]:
     jit, front = case.jit, pareto(case.rows)
     lines = [f"### {case.title}", "",
-             "| config | device peak MiB | x jit peak | median step ms | x jit time | notes |",
-             "| --- | ---: | ---: | ---: | ---: | --- |"]
+             "| config | device peak MiB | x jit peak | median step ms | x jit time "
+             "| CPU ms | x jit CPU | faults/step | notes |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
     for r in case.rows:
         notes = []
         if r.name in front:
@@ -133,10 +140,18 @@ def table_lines(case: Case) -> list[str]:
         if r.error:
             notes.append(r.error.replace("|", "/"))
         if not r.ran:
-            lines.append(f"| {r.name} | - | - | - | - | {'; '.join(notes)} |")
+            lines.append(f"| {r.name} | - | - | - | - | - | - | - | {'; '.join(notes)} |")
             continue
+        cpu = cpu_ratio = faults = "-"
+        if r.cpu_median is not None:
+            cpu = f"{r.cpu_median * 1e3:.1f}"
+            if jit.cpu_median:
+                cpu_ratio = f"{r.cpu_median / jit.cpu_median:.3f}"
+        if r.faults:
+            faults = f"{statistics.median(r.faults):.0f}"
         lines.append(f"| {r.name} | {mib(r.peak)} | {r.peak / jit.peak:.3f} | "
-                     f"{r.median * 1e3:.1f} | {r.median / jit.median:.3f} | {'; '.join(notes)} |")
+                     f"{r.median * 1e3:.1f} | {r.median / jit.median:.3f} | {cpu} | "
+                     f"{cpu_ratio} | {faults} | {'; '.join(notes)} |")
     return lines
 
 

@@ -14,6 +14,7 @@ import numpy as np
 
 from bladec.units import format_size
 
+from benchmarks.support import allocator
 from benchmarks.support.shapestream import StreamRow
 from benchmarks.support.throughput import Config, Lineup, profile_steps
 from benchmarks.support.workload import SCHEDULED, UNSCHEDULED, Workload
@@ -80,7 +81,7 @@ def header_lines(w: Workload, args: argparse.Namespace, configs: list[Config]) -
     say(f"## bench_run: {rel} ({ops} compute ops), "
         + ", ".join(f"{k}={v}" for k, v in binding.items())
         + f", {dev.platform} (jax {jax.__version__}), {args.repeats} interleaved rounds, "
-        f"malloc: {args.malloc}, CPUs: "
+        f"malloc: {args.malloc}, {allocator.describe()}, CPUs: "
         + (f"1 (pinned to CPU {args.pin_cpu})" if args.pin_cpu is not None
            else str(len(os.sched_getaffinity(0)))))
     say("")
@@ -104,10 +105,11 @@ def throughput_lines(w: Workload, lineup: Lineup, profile_rounds: int
     say("### 1. Throughput (compile excluded)")
     say("")
     say("| configuration | limit | steps/s (best) | steps/s (median) | vs jit (a) "
+        "| CPU ms/step (median) | CPU vs jit (a) "
         "| vs bladec no limit | segments | evict/reload/recompute per step "
         "| segments ms/step | host ms/step | device peak | XLA temp | plan ms | first step s "
         "| compilations |")
-    say("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    say("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     results = []
     for c in configs:
         best, med = min(c.times), statistics.median(c.times)
@@ -127,11 +129,17 @@ def throughput_lines(w: Workload, lineup: Lineup, profile_rounds: int
         else:
             erc, segs, pk, sm, hm, pm, xt = "-", "1", "-", "-", "-", "-", "-"
         lim = "none" if c.limit is None else f"{format_size(c.limit)} ({c.limit / peak:.2f}x)"
+        cpu = statistics.median(c.cpu_times) if c.cpu_times else None
+        jit_cpu = statistics.median(lineup.jit.cpu_times) if lineup.jit.cpu_times else None
+        cpu_text = "-" if cpu is None else f"{cpu * 1e3:.1f}"
+        cpu_vs = f"{cpu / jit_cpu:.2f}x" if cpu and jit_cpu else "-"
         say(f"| {c.label} | {lim} | {1 / best:.2f} | {1 / med:.2f} | "
-            f"{fmt_pair(vs_jit)} | {fmt_pair(vs_base) if vs_base else '-'} | {segs} | "
+            f"{fmt_pair(vs_jit)} | {cpu_text} | {cpu_vs} | "
+            f"{fmt_pair(vs_base) if vs_base else '-'} | {segs} | "
             f"{erc} | {sm} | {hm} | {pk} | {xt} | {pm} | {c.first_seconds:.2f} "
             f"| {c.compilations} |")
         results.append({"label": c.label, "limit": c.limit, "best_s": best, "median_s": med,
+                        "cpu_median_s": cpu,
                         "vs_jit": vs_jit, "vs_base": vs_base,
                         "first_s": c.first_seconds, "compilations": c.compilations})
     say("")

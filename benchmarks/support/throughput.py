@@ -71,6 +71,7 @@ class Config:
     first_seconds: float = 0.0
     compilations: int = 0
     times: list[float] = field(default_factory=list)
+    cpu_times: list[float] = field(default_factory=list)   # the process's, all threads
     reports: list[Report] = field(default_factory=list)
     profiled: list[Report] = field(default_factory=list)  # steps run with profile=True
     outputs: list[np.ndarray] | None = None
@@ -164,9 +165,10 @@ def measure(configs: list[Config], repeats: int, seed: int, profile_rounds: int 
         order = list(configs)
         rng.shuffle(order)
         for c in order:
-            t = time.perf_counter()
+            t, cpu = time.perf_counter(), time.process_time()
             _, report = c.step()
             c.times.append(time.perf_counter() - t)
+            c.cpu_times.append(time.process_time() - cpu)
             if report is not None:
                 c.reports.append(report)
     for c in configs:  # the split between compiled segments and the host, apart

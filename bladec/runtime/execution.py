@@ -17,11 +17,16 @@ from bladec.runtime.backends.backend import Backend
 from bladec.runtime.planning.segments import EvictStep, PreparedRun, SegmentStep
 
 
+PEAK_COUNTS = {False: "device", True: "device and host copies (one memory)"}
+
+
 @dataclass
 class Report:
     """One run's figures: what the device held (measured here), what the plan was, and
     what preparing it cost (compilations, filled in by the executor)."""
     peak_bytes: int = 0            # the device peak (accounting.py): what a limit promises
+    peak_counts: str = "device"    # what peak_bytes counts (PEAK_COUNTS): on a CPU device
+                                   # the host copies too, which share its memory
     model_peak_bytes: int = 0      # the per-op memory model over the executed trace
     planned_peak_bytes: int = 0    # the model over the same order with nothing evicted
     held_peak_bytes: int = 0       # bytes of the arrays the runtime held, between segments
@@ -77,9 +82,11 @@ def loads_text(loads: int) -> str:
 
 
 def execute(prepared: PreparedRun, env: dict[str, Any], backend: Backend, inputs: list[str],
-            outputs: list[str], report: Report, profile: bool) -> dict[str, Any]:
+            outputs: list[str], report: Report, profile: bool, one_memory: bool = False
+            ) -> dict[str, Any]:
     """Dispatch the steps, measuring what is held from the arrays themselves: the
-    device peak of the report is counted here, and must equal the plan's."""
+    device peak of the report is counted here, and must equal the plan's.
+    ``one_memory``: the host copies share the device's memory and count in its peak."""
     nbytes = backend.nbytes
     host: dict[str, Any] = {}
     held = sum(nbytes(env[n]) for n in inputs)
@@ -91,7 +98,8 @@ def execute(prepared: PreparedRun, env: dict[str, Any], backend: Backend, inputs
             figure = {"held_bytes": held, "output_bytes": memory.output_bytes,
                       "temp_bytes": memory.temp_bytes}
             report.segment_memory.append(figure)
-            peak = max(peak, held + memory.output_bytes + memory.temp_bytes)
+            peak = max(peak, held + memory.output_bytes + memory.temp_bytes
+                       + (host_bytes if one_memory else 0))
             args = [env[n] for n in step.inputs]
             freed = [env.pop(n) for n in step.free]  # donated: the segment owns them
             freed_bytes = sum(nbytes(x) for x in freed)
@@ -121,10 +129,11 @@ def execute(prepared: PreparedRun, env: dict[str, Any], backend: Backend, inputs
         else:
             x = env[step.value] = backend.reload(
                 host.pop(step.value) if step.drop else host[step.value])
+            held += nbytes(x)
+            # (both copies exist at once: the host's is dropped after the reload)
+            peak = max(peak, held + (host_bytes if one_memory else 0))
             if step.drop:
                 host_bytes -= nbytes(x)
-            held += nbytes(x)
-            peak = max(peak, held)
         held_peak = max(held_peak, held)
         host_peak = max(host_peak, host_bytes)
     report.peak_bytes = peak

@@ -35,7 +35,7 @@ from bladec.passes.remat import strip_remat
 from bladec.runtime.backends import machine
 from bladec.runtime.planning.binding import _Bound
 from bladec.runtime.planning.accounting import DeviceAccount
-from bladec.runtime.execution import CompileCount, Report, execute
+from bladec.runtime.execution import PEAK_COUNTS, CompileCount, Report, execute
 from bladec.runtime.planning.fitting import Fitter
 from bladec.runtime.planning.segments import PreparedRun
 from bladec.units import format_dims, format_size
@@ -58,9 +58,10 @@ class Executor(Fitter):
         self._memory_checked: set[tuple] = set()   # (binding, limit) runs (_check_memory)
 
     @cached_property
-    def one_memory(self) -> bool:
-        """Whether the device is this machine's memory (machine.py): NumPy's arrays, or
-        JAX's on its CPU device."""
+    def in_machine_memory(self) -> bool:
+        """Whether the device's arrays live in this machine's memory (machine.py): NumPy's
+        arrays, or JAX's on its CPU device. (Whether host copies count in the device peak
+        is the planner's ``one_memory``, a fact of the backend.)"""
         name = getattr(self.backend, "name", "")
         return name == "numpy" or (name == "jax" and machine.device_is_cpu())
 
@@ -112,12 +113,13 @@ class Executor(Fitter):
                         peak_bytes=device.peak, model_peak_bytes=plan.peak,
                         planned_peak_bytes=bound.planned_peak,
                         host_peak_bytes=device.host_peak,
+                        peak_counts=PEAK_COUNTS[self.one_memory],
                         timeline=list(plan.measure.memory), evictions=prepared.evictions,
                         reloads=prepared.reloads, recomputes=prepared.recomputes,
                         segments=prepared.segments,
                         executables=len({id(s.fn) for s in prepared.segment_steps()}))
         outputs = execute(prepared, env, self.backend, self.inputs, self.outputs, report,
-                          profile)
+                          profile, self.one_memory)
         if report.peak_bytes != device.peak:
             raise AssertionError(f"the run held {report.peak_bytes} bytes at its peak, "
                                  f"the plan's accounting said {device.peak}")
@@ -146,7 +148,7 @@ class Executor(Fitter):
         key = (tuple(sorted(bound.binding.items())), limit)
         if key in self._memory_checked:
             return
-        if not self.one_memory:
+        if not self.in_machine_memory:
             machine.refuse_beyond_device(self.backend, prepared.device.peak,
                                          format_dims(bound.binding) or "no symbols")
             self._memory_checked.add(key)

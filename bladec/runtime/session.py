@@ -120,7 +120,7 @@ def run_listing(module: Module, passes: list[Pass] | None, limit: int | None = N
                     progress=progress)
     executor = engine.executor
     counted = CompileCount.of(engine.backend)   # planning before the call compiles too
-    one_memory = executor.one_memory and not engine.multiples
+    one_memory = executor.in_machine_memory and not engine.multiples
     if inputs_path:
         inputs = _load_inputs(inputs_path, executor)
         if one_memory:

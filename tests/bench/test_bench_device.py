@@ -12,6 +12,7 @@ pytest.importorskip("jax")
 pytest.importorskip("matplotlib")
 
 from benchmarks import bench_device as bench  # noqa: E402
+from benchmarks.support import allocator  # noqa: E402
 from benchmarks.support import devicereport as report  # noqa: E402
 MIB = report.MIB
 
@@ -69,14 +70,20 @@ def test_pareto_keeps_rows_nothing_beats_on_both():
 
 
 @pytest.mark.slow
-def test_script_on_a_tiny_model(tmp_path):
+def test_script_on_a_tiny_model(tmp_path, monkeypatch):
     """Every kind of row, the table, the JSON, the goal check and the plot, end to end
-    (the whole benchmark on a tiny model, about 20 s of CPU: ``make bench``)."""
+    (the whole benchmark on a tiny model, about 20 s of CPU: ``make bench``).
+    Planned as for a device with its own memory (BLADEC_ONE_MEMORY=0): in one memory
+    (CPU) the tiny step has nothing to recompute worth it: 0.9x is refused there, and
+    its smallest limit is its whole step, which would leave no row that evicts."""
+    monkeypatch.setenv("BLADEC_ONE_MEMORY", "0")
     out, js, png = tmp_path / "b.md", tmp_path / "b.json", tmp_path / "p.png"
     assert bench.main(["--model", "tiny", "--shapes", "2x8", "--optimizers", "sgd",
                        "--policies", "nothing_saveable", "--barriers", "kept",
                        "--fractions", "0.9,0.01", "--no-policy-limits",
-                       "--out", str(out), "--json", str(js), "--plot", str(png)]) == 0
+                       "--out", str(out), "--json", str(js), "--plot", str(png),
+                       "--allocator", "tuned" if allocator.current() == "tuned"
+                       else "default"]) == 0
     dump = json.loads(js.read_text())
     rows = {r["name"]: r for r in dump["cases"][0]["rows"]}
     refused = rows.pop("bladec, 0.01x")
@@ -92,6 +99,9 @@ def test_script_on_a_tiny_model(tmp_path):
     assert len(goals) == 3 and goals[-1]["text"] == "0.5x jit's peak: not run (--fractions)"
     text = out.read_text()
     assert "| bladec, min |" in text and "| bladec, 0.01x | - |" in text
+    assert "| CPU ms | x jit CPU | faults/step |" in text and "allocator: " in text
+    for r in rows.values():
+        assert len(r["cpu_times"]) == 5 and sum(r["cpu_times"]) > 0, r
     assert "### Goals (issue 13):" in text
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 

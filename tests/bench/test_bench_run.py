@@ -56,7 +56,8 @@ def test_tiny_benchmark(tmp_path, capsys):
     result = bench.main(["--sample", str(listing), "--dims", "S0=2,S1=16", "--repeats", "2",
                          "--limits", "0.5", "--fuse", "0", "--no-unscheduled",
                          "--no-jit-nofuse", "--stream-steps", "3", "--stream-batch", "1",
-                         "--stream-max-seq", "40", "--ablate", "--profile-rounds", "1"])
+                         "--stream-max-seq", "40", "--ablate", "--profile-rounds", "1",
+                         "--allocator", "default"])
     text = capsys.readouterr().out
     _check_tables(text)
     assert "cut points not shared" in text and "every segment awaited" in text
@@ -101,7 +102,7 @@ def test_batch_stream_is_seeded_and_clipped():
 @pytest.mark.slow
 def test_benchmark_run(capsys):
     """The real benchmark with fewer rounds: every table, and bitwise equality."""
-    result = bench.main(["--repeats", "3"])
+    result = bench.main(["--repeats", "3", "--allocator", "default"])
     text = capsys.readouterr().out
     with capsys.disabled():
         print("\n" + text)

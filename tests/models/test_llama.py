@@ -151,7 +151,9 @@ def test_remat_under_limit_is_bitwise_numpy(small, optimized):
 
 @pytest.mark.slow  # XLA compiles every op as its own kernel with fusion off: about a minute
 def test_remat_under_limit_is_bitwise_jax(small, optimized):
-    _remat_run(small, optimized, JaxBackend)
+    # as for a device with a memory of its own: in one memory (CPU) recomputes alone do
+    # not reach 0.7x of this step (tests/test_rss.py)
+    _remat_run(small, optimized, lambda: JaxBackend(one_memory=False))
 
 
 def test_loss_decreases_over_three_steps(small, optimized):

@@ -28,7 +28,7 @@ from typing import Any
 
 from bladec.frontend.rule import Outs, Params, Result, Shape, rule
 from bladec.frontend.rules.control import unroll_scan
-from bladec.frontend.translate import (JaxImportError, Lit, Translator, dim_to_expr,
+from bladec.frontend.translate import (JaxImportError, Lit, Translator,
                                        is_symbolic, same_dim)
 from bladec.ir import Op
 from bladec.ops.loop import ARG, BODY, COND, YIELD

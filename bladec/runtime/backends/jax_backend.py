@@ -125,6 +125,8 @@ class JaxBackend:
     ``enforce_order`` (default: on CPU, or ``BLADEC_ENFORCE_ORDER=1``) holds the ops of a
     segment in the listing's order inside the executable (:class:`_OrderedJaxKernels`):
     without it XLA schedules by itself and bladec's order does not reach the device.
+    ``one_memory`` (default: on CPU, unless ``BLADEC_ONE_MEMORY=0``) counts host copies
+    in the peak a limit bounds, and plans without reloads (a host copy frees nothing).
     ``bitwise=True`` compiles each segment with XLA's fusion pass off and every op's
     result behind an optimization barrier (:class:`_BarrierJaxKernels`), so every op is
     its own kernel whatever segment it lands in, and every plan computes bit for bit
@@ -140,29 +142,51 @@ class JaxBackend:
     accounting = "held arrays plus each segment's XLA outputs and temporaries"
 
     def __init__(self, bitwise: bool = False, keep_freed_memory: bool | None = None,
-                 enforce_order: bool | None = None, fusion_emitters: bool | None = None
-                 ) -> None:
+                 enforce_order: bool | None = None, fusion_emitters: bool | None = None,
+                 one_memory: bool | None = None) -> None:
         self.bitwise = bitwise
         self.fuse = not bitwise
         self.cache_dir = use_compilation_cache()   # BLADEC_COMPILATION_CACHE, if set
-        if keep_freed_memory is None:
-            keep_freed_memory = os.environ.get("BLADEC_KEEP_FREED_MEMORY", "1") != "0"
-        self.keeps_freed_memory = keep_freed_memory and keep_freed_memory_in_process()
         import jax
         self.jax = jax
         device = jax.devices()[0]
+        if keep_freed_memory is None:
+            # not on CPU, one memory: what the allocator keeps is the process's growth
+            # (the small Llama SGD step at 8x256 under a 200 MiB limit, glibc as it
+            # comes: 772 MiB over a JAX-only process kept, 705 MiB not, for 2.8% more
+            # CPU time a step; docs/measurements/cpu-memory.md). GLIBC_TUNABLES (README)
+            # takes the page faults away for jax.jit and bladec alike.
+            keep_freed_memory = os.environ.get(
+                "BLADEC_KEEP_FREED_MEMORY", "0" if device.platform == "cpu" else "1") != "0"
+        self.keeps_freed_memory = keep_freed_memory and keep_freed_memory_in_process()
         if enforce_order is None:  # measured on CPU only; GPUs keep XLA's own order
             enforce_order = os.environ.get("BLADEC_ENFORCE_ORDER",
                                            "1" if device.platform == "cpu" else "0") != "0"
         self.enforce_order = enforce_order and not bitwise
         if fusion_emitters is None:   # measured on CPU only (legacy_cpu_emitters)
             fusion_emitters = os.environ.get(FUSION_EMITTERS_VARIABLE, "0") != "0"
+        # a CPU device's "host" copies are in its own memory: a limit then bounds both
+        # (DESIGN.md section 4); one_memory=False (BLADEC_ONE_MEMORY=0) plans as for a
+        # device with memory of its own (reloads and all): a model of a GPU's plans
+        if one_memory is None:
+            one_memory = device.platform == "cpu" and \
+                os.environ.get("BLADEC_ONE_MEMORY", "1") != "0"
+        self.one_memory = one_memory
         # the XLA options of a plain jax.jit in this mode (for the whole step, in either
         # order: Fitter._in_xla_order), and of the segments of cut plans
         self.jit_options = dict(BITWISE_OPTIONS) if bitwise else {}
         self.compile_options = dict(self.jit_options)
         if device.platform == "cpu" and not fusion_emitters:
             self.compile_options.update(legacy_cpu_emitters())
+        if self.one_memory and self.enforce_order:
+            # XLA:CPU's cse_barrier_expander drops the barriers that hold the order, and
+            # CSE then merges a recomputed value with the original: the recompute saves
+            # nothing (the small Llama SGD step at 8x256: smallest limit 217.6 MiB with
+            # the pass, against 218.1 MiB unlimited; 200 MiB met without it, 36
+            # recomputes). On CPU, one memory, recomputes are all a limit has. (Their
+            # numerics move further from the fused whole step: up to 6e-5 of an
+            # output's magnitude against 1e-5 with the pass, tests/test_device.py.)
+            self.compile_options.update(KEEP_BARRIERS)
         self.K = _BarrierJaxKernels() if bitwise else \
             _OrderedJaxKernels() if self.enforce_order else _JaxKernels()
         self.compilations = 0
@@ -182,6 +206,9 @@ class JaxBackend:
                       if "pinned_host" in kinds else None)
         self._platform = device.platform
         self._stats_device = device
+        if self.one_memory:
+            self.accounting = (f"{self.accounting}, and the host copies of offloaded values "
+                               "(on a CPU device they share its memory)")
 
     def check_types(self, func: Func) -> None:
         check_wide_types(self.jax, func)
@@ -292,6 +319,7 @@ def check_wide_types(jax: Any, func: Func) -> None:
 
 # the barriers keep algsimp from rewriting across ops (_BarrierJaxKernels)
 BITWISE_OPTIONS = {"xla_disable_hlo_passes": "fusion"}
+KEEP_BARRIERS = {"xla_disable_hlo_passes": "cse_barrier_expander"}
 FUSION_EMITTERS_VARIABLE = "BLADEC_CPU_FUSION_EMITTERS"
 _LEGACY_EMITTERS = {"xla_cpu_use_fusion_emitters": False}
 _KNOWN: dict[str, bool] = {}

@@ -37,6 +37,7 @@ class SegmentFigure:
 @dataclass
 class DeviceAccount:
     peak: int = 0                  # the device peak: the most bytes at any moment
+                                   # (with the host copies where they share its memory)
     held_peak: int = 0             # the most bytes held between segments
     host_peak: int = 0             # the most bytes of host copies (offloaded values)
     with_host_peak: int = 0        # the most bytes on the device and the host at once
@@ -53,13 +54,15 @@ def compiled_figure(step: SegmentStep, held: int) -> SegmentFigure:
 
 def account(run: PreparedRun, sizes: dict[str, int], inputs: list[str],
             donated: set[str] = frozenset(), over: int | None = None,
-            figure_of: Callable[[SegmentStep, int], SegmentFigure] = compiled_figure
-            ) -> DeviceAccount:
+            figure_of: Callable[[SegmentStep, int], SegmentFigure] = compiled_figure,
+            one_memory: bool = False) -> DeviceAccount:
     """The device accounting of ``run`` (compiles its segments to read their figures;
     ``figure_of``: a segment's figure given the bytes held when it starts, by default
     its compiled executable's). ``over``: stop after the first segment whose figure
     exceeds it (the run does not fit, and compiling the rest would be wasted): the
-    account then covers the steps up to that segment, and its peak is over ``over``."""
+    account then covers the steps up to that segment, and its peak is over ``over``.
+    ``one_memory``: the host copies are in the device's memory (a CPU device), and the
+    peak a limit promises counts them too (it is then ``with_host_peak``)."""
     held = sum(sizes[n] for n in inputs)
     acct = DeviceAccount(peak=held, held_peak=held, with_host_peak=held)
     host: dict[str, int] = {}
@@ -67,9 +70,12 @@ def account(run: PreparedRun, sizes: dict[str, int], inputs: list[str],
         if isinstance(step, SegmentStep):
             figure = figure_of(step, held)
             acct.segments.append(figure)
-            acct.peak = max(acct.peak, figure.total)
-            acct.with_host_peak = max(acct.with_host_peak, figure.total + sum(host.values()))
-            if over is not None and figure.total > over:
+            total = figure.total + sum(host.values())   # with the host copies
+            acct.with_host_peak = max(acct.with_host_peak, total)
+            if not one_memory:
+                total = figure.total
+            acct.peak = max(acct.peak, total)
+            if over is not None and total > over:
                 break
             held += sum(sizes[n] for n in step.outputs) - sum(sizes[n] for n in step.free)
         elif isinstance(step, EvictStep):
@@ -78,8 +84,8 @@ def account(run: PreparedRun, sizes: dict[str, int], inputs: list[str],
             held -= sizes[step.value]
         elif isinstance(step, ReloadStep):
             held += sizes[step.value]
-            acct.peak = max(acct.peak, held)
             acct.with_host_peak = max(acct.with_host_peak, held + sum(host.values()))
+            acct.peak = acct.with_host_peak if one_memory else max(acct.peak, held)
             if step.drop:
                 host.pop(step.value, None)
         acct.held_peak = max(acct.held_peak, held)

@@ -155,12 +155,14 @@ class Fitter(Planner):
         if gate and limit is not None:
             estimate = partial(estimated_figure, memory=plan.measure.memory,
                                sizes=bound.sizes)
-            guess = account(run, bound.sizes, self.inputs, over=limit, figure_of=estimate)
+            guess = account(run, bound.sizes, self.inputs, over=limit, figure_of=estimate,
+                            one_memory=self.one_memory)
             if guess.peak > limit:
                 guess.estimated = True
                 run.device = guess
                 return run
-        run.device = account(run, bound.sizes, self.inputs, over=limit)
+        run.device = account(run, bound.sizes, self.inputs, over=limit,
+                             one_memory=self.one_memory)
         return run
 
     def _in_xla_order(self, bound: _Bound) -> PreparedRun | None:
@@ -262,7 +264,8 @@ class Fitter(Planner):
         """``plan`` and its run, with each segment over ``limit`` repaired in turn
         (repair.py: values held across it moved to the host while it runs, the segment
         and its executable kept) while that covers the excess; the last plan checked."""
-        for _ in range(run.segments):
+        for _ in range(run.segments if not self.one_memory else 0):
+            # (one memory: moving values to the host frees nothing the limit counts)
             if run.device.peak <= limit:
                 break
             fixed = repair(plan, run, bound.program, bound.sizes, limit)
@@ -382,7 +385,7 @@ class Fitter(Planner):
         bound.recalled = True
         bound.hint = self.hints.recall(self._hint_key(bound))
         self._priced(bound)
-        plan = _plan_of((bound.hint or {}).get("evictions"), bound)
+        plan = _plan_of((bound.hint or {}).get("evictions"), bound, self.one_memory)
         if plan is None:
             return False
         bound.good.append(self._checked(plan, bound))
@@ -415,11 +418,13 @@ class Fitter(Planner):
             "evictions": evictions_record(found.plan.evictions) if found else None})
 
 
-def _plan_of(record: object, bound: _Bound) -> Plan | None:
+def _plan_of(record: object, bound: _Bound, one_memory: bool = False) -> Plan | None:
     """The plan a hint's evictions make of the binding's program, or None where they are
-    not evictions that make a valid trace of it."""
+    not evictions that make a valid trace of it (or reload where there is one memory)."""
     program = bound.program
     events = evictions_of(record)
+    if one_memory and events and any(e.how == "reload" for e in events):
+        return None   # (an earlier backend's plan: here a reload frees nothing)
     if events is None or any(
             e.how not in ("reload", "recompute") or e.value not in program.uses
             or not 0 <= e.after < e.before <= e.use < len(program.ops) for e in events):

@@ -17,9 +17,18 @@ from bladec.runtime.planning.trace import Measure, Step, simulate
 @dataclass(frozen=True)
 class CostModel:
     """Bytes per second copied to or from the host (and written by a recomputed op), and
-    FLOPs per second recomputed. ``JaxBackend`` measures its own copy bandwidth."""
+    FLOPs per second recomputed. ``JaxBackend`` measures its own copy bandwidth.
+
+    ``one_memory``: the host copies land in the device's own memory (a CPU device,
+    DESIGN.md section 4), so offloading a value frees nothing a limit counts: the
+    planner then never reloads (:meth:`reload_frees` is 0), and only recomputes."""
     copy_bandwidth: float = DEFAULT_COPY_BANDWIDTH
     flop_rate: float = 5e10
+    one_memory: bool = False
+
+    def reload_frees(self, nbytes: int) -> int:
+        """The bytes a limit sees freed while a value of ``nbytes`` waits on the host."""
+        return 0 if self.one_memory else nbytes
 
     def reload(self, nbytes: int, offloaded: bool = False) -> float:
         """Offload and copy back; only the copy back when the host holds a copy already."""

@@ -50,10 +50,18 @@ class Planner(Binder):
         self._plans: dict[tuple, Plan] = {}
 
     @property
+    def one_memory(self) -> bool:
+        """Whether the backend's host copies share its device's memory (a CPU device):
+        then a limit bounds both together, and the planner never reloads."""
+        return bool(getattr(self.backend, "one_memory", False))
+
+    @property
     def cost(self) -> CostModel:
         if self._cost is None:
             measure = getattr(self.backend, "copy_bandwidth", None)
             self._cost = CostModel(copy_bandwidth=measure()) if measure else CostModel()
+        if self._cost.one_memory != self.one_memory:   # a fact of the backend, not a price
+            self._cost = replace(self._cost, one_memory=self.one_memory)
         return self._cost
 
     @cost.setter

@@ -9,7 +9,9 @@ cost per byte freed per step away (reload: two copies over the host link, one wh
 earlier eviction already left a copy on the host; recompute: the region's FLOPs and the
 bytes it writes). A recompute whose region reads values that would otherwise be dead
 keeps them alive until it runs: it is weighed by the bytes it frees net of those, and
-refused when that is not positive. When no candidate covers an over-limit step, the
+refused when that is not positive. Where the host copies share the device's memory (a
+CPU device: ``CostModel.one_memory``) a reload frees nothing a limit counts, and only
+recomputes are candidates. When no candidate covers an over-limit step, the
 limit can not be met and the smallest limit that can is searched.
 
 Every eviction and every reload cuts the run into one more compiled segment (section 7),
@@ -49,7 +51,7 @@ def plan_run(program: Program, sizes: dict[str, int], limit: int | None,
     lo, hi = 0, unconstrained
     while lo < hi:  # the smallest limit the planner meets, for the message
         mid = (lo + hi) // 2
-        if _greedy(program, sizes, Budget(mid), cost, False) is not None:
+        if _greedy(program, sizes, Budget(mid), cost, cost.one_memory) is not None:
             hi = mid
         else:
             lo = mid + 1
@@ -67,7 +69,9 @@ def try_plan(program: Program, sizes: dict[str, int], limit: int | None,
                           program.donated))
     budget = Budget(limit, margins)
     # recompute is cheaper but ties its inputs down; reload alone fits whatever can fit
-    plan = _greedy(program, sizes, budget, cost) or _greedy(program, sizes, budget, cost, False)
+    # (where a host copy frees something: not in one memory, CostModel.one_memory)
+    plan = _greedy(program, sizes, budget, cost) or (
+        None if cost.one_memory else _greedy(program, sizes, budget, cost, False))
     if plan is not None and consolidate and plan.evictions:
         plan = consolidate_plan(program, sizes, budget, plan, cost)
     return plan
@@ -203,14 +207,17 @@ def _best_option(program: Program, sizes: dict[str, int], cost: CostModel, k: in
         if not open_points:
             continue
         site = program.sites[(value, use)]
-        how, seconds, freed = "reload", cost.reload(size, value in offloaded), size
+        how, seconds, freed = "reload", cost.reload(size, value in offloaded), \
+            cost.reload_frees(size)
         if recompute and site.region is not None \
                 and not _away_at(spans, site.external, use):
             # the values it keeps alive are weighed against what it frees
             net = size - sum(sizes[n] for n in site.region_inputs)
             t = cost.recompute(site.flops, site.nbytes)
-            if net > 0 and t / net < seconds / size:
+            if net > 0 and (freed == 0 or t / net < seconds / freed):
                 how, seconds, freed = "recompute", t, net
+        if freed == 0:
+            continue   # one memory: a host copy saves nothing, and no recompute frees
         # the cost is the same from every point, the steps away are not: the earliest
         # point scores best (with a free regeneration all score 0 and the latest is first)
         i, rank = open_points[-1] if seconds == 0 else open_points[0]

@@ -2,6 +2,8 @@
 host copies), caching, and the closed loop's repair and gate."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -55,6 +57,13 @@ func.func @main(%x: tensor<?x8, [@S0, @C8]>) {
   return %o2
 }
 """
+
+
+def OWN_MEMORY() -> JaxBackend:
+    """The JAX backend planning as for a device with a memory of its own (a GPU), where
+    a host copy frees device memory: for the tests of plans that reload (CUT has nothing
+    to recompute); on a CPU device (one memory) such plans would free nothing."""
+    return JaxBackend(one_memory=False)
 
 
 class CountingNumpy(NumpyBackend):
@@ -160,14 +169,14 @@ def test_the_whole_step_is_not_compiled_to_learn_it_does_not_fit(monkeypatch) ->
     # slack a 2,000,000 B limit is estimated over, and a plan with one eviction fits it
     monkeypatch.setattr("bladec.runtime.planning.fitting.WHOLE_STEP_SLACK", 0.0)
     module = run_pipeline(module_of(CUT), parse_pipeline("analyze,remat"))
-    ex = Executor(module, JaxBackend(), cost=CostModel())
+    ex = Executor(module, OWN_MEMORY(), cost=CostModel())   # (CUT's plans reload)
     ex.prepare({"S0": 64}, None)
     before = ex.backend.compilations
     run = ex.prepare({"S0": 256}, 2_000_000)
     assert run.evictions and run.device.peak <= 2_000_000
     assert None not in ex._bound({"S0": 256}).runs        # the whole step: not compiled
     assert ex.backend.compilations - before == len({id(s.fn) for s in run.segment_steps()})
-    refused = Executor(module, JaxBackend(), cost=CostModel())
+    refused = Executor(module, OWN_MEMORY(), cost=CostModel())
     refused.prepare({"S0": 64}, None)
     with pytest.raises(LimitError, match="smallest limit that works"):
         refused.prepare({"S0": 256}, 1_000_000)
@@ -208,7 +217,7 @@ def test_runs_are_cached_per_input_shapes(monkeypatch) -> None:
         ex.run(ex.random_inputs({"S0": 7}), limit)  # new shapes: bound afresh
 
 
-@pytest.mark.parametrize("backend", [JaxBackend, NumpyBackend])
+@pytest.mark.parametrize("backend", [OWN_MEMORY, NumpyBackend], ids=["jax", "numpy"])
 def test_segment_times_only_when_profiling(backend) -> None:
     # the default cost model, not the measured copy bandwidth: with a slow one (a loaded
     # machine) the planner prefers recomputes, finds no plan under the peak here, and
@@ -226,7 +235,7 @@ def test_segment_times_only_when_profiling(backend) -> None:
     assert np.allclose(out["%g"], out2["%g"], rtol=1e-5)
 
 
-@pytest.mark.parametrize("backend", [JaxBackend, NumpyBackend])
+@pytest.mark.parametrize("backend", [OWN_MEMORY, NumpyBackend], ids=["jax", "numpy"])
 def test_segment_memory_comes_from_each_segment(backend) -> None:
     """Each segment's figures are its own (XLA's memory analysis on JAX, the arrays its
     interpretation allocates on NumPy), listed per segment run, in order."""
@@ -242,7 +251,7 @@ def test_segment_memory_comes_from_each_segment(backend) -> None:
         assert (figure["output_bytes"], figure["temp_bytes"]) == \
             (memory.output_bytes, memory.temp_bytes)
     assert report.peak_bytes <= limit
-    if backend is JaxBackend:
+    if backend is OWN_MEMORY:
         stats = steps[0].fn.compile().memory_analysis()
         assert steps[0].fn.memory().temp_bytes == stats.temp_size_in_bytes
 
@@ -261,12 +270,18 @@ def test_copy_bandwidth_is_the_same_in_every_process() -> None:
     assert JaxBackend().copy_bandwidth() == bw
     assert Executor(module_of(CHAIN), backend).cost.copy_bandwidth == bw
     assert Executor(module_of(CHAIN), NumpyBackend()).cost == CostModel()
-    mine = CostModel(copy_bandwidth=1.0)
-    assert Executor(module_of(CHAIN), backend, cost=mine).cost is mine
+    mine = CostModel(copy_bandwidth=1.0)   # its prices are kept; whether host copies
+    # share the device's memory is the backend's to say (one memory on CPU)
+    assert Executor(module_of(CHAIN), backend, cost=mine).cost == \
+        replace(mine, one_memory=backend.one_memory)
 
 
-def test_keep_freed_memory_is_opt_out(monkeypatch) -> None:
+def test_keep_freed_memory_is_opt_in_on_cpu(monkeypatch) -> None:
+    """Off by default where the device is the CPU (one memory: what the allocator keeps
+    is the process's growth), on elsewhere; the variable or the argument decide."""
     import platform
+
+    import jax
 
     from bladec.runtime.backends.jax_backend import keep_freed_memory_in_process
     assert not JaxBackend(keep_freed_memory=False).keeps_freed_memory
@@ -275,6 +290,8 @@ def test_keep_freed_memory_is_opt_out(monkeypatch) -> None:
     if platform.system() == "Linux" and platform.libc_ver()[0] == "glibc":
         assert keep_freed_memory_in_process() is True
         monkeypatch.delenv("BLADEC_KEEP_FREED_MEMORY")
+        assert JaxBackend().keeps_freed_memory == (jax.devices()[0].platform != "cpu")
+        monkeypatch.setenv("BLADEC_KEEP_FREED_MEMORY", "1")
         assert JaxBackend().keeps_freed_memory
 
 
@@ -424,7 +441,7 @@ def test_a_stride_starts_from_the_last_fitting_plans_margins(monkeypatch) -> Non
     closed loop for a limit starts from none, so that its answer does not depend on what
     was asked before. Attention at 8x256 on JAX: its search learns margins of 6 MB."""
     from bladec.runtime.planning import fitting
-    ex = Executor(_attention(), JaxBackend(), cost=CostModel())
+    ex = Executor(_attention(), OWN_MEMORY(), cost=CostModel())   # (its plans reload)
     binding = {"S0": 8, "S1": 256}
     bound = ex._bound(binding)
     ex.prepare(binding, None)
