@@ -19,7 +19,7 @@ traced again, once; dims that have always had equal sizes share a symbol (as
 from __future__ import annotations
 
 import dataclasses
-import inspect
+import functools
 import os
 import time
 from dataclasses import dataclass, field
@@ -31,6 +31,7 @@ from bladec.errors import BladecError
 from bladec.passes import Pass
 from bladec.runtime.engine import Engine, Report
 from bladec.runtime.store.listings import ListingCache
+from bladec.signature import Call, Owner, Signature
 from bladec.units import format_size, parse_size
 
 DimSpec = str | Sequence[str | None]
@@ -91,7 +92,9 @@ def jit(fn: Callable | None = None, *, mem_limit: int | str | None = None,
         pad: int | dict[str, int] | None = None, donate_argnums: int | Sequence[int] = (),
         passes: list[Pass] | str | None = None, backend: str = "jax",
         bitwise: bool = False, compilation_cache: str | None = None,
-        coarse: bool = True) -> Any:
+        coarse: bool = True, static_argnums: int | Sequence[int] = (),
+        static_argnames: str | Sequence[str] = (),
+        donate_argnames: str | Sequence[str] = ()) -> Any:
     """Wrap ``fn`` (a JAX function of pytrees of arrays) to run with bladec.
 
     ``mem_limit``: the device peak a step may take (bytes or ``"2GiB"``); a step that can
@@ -110,39 +113,54 @@ def jit(fn: Callable | None = None, *, mem_limit: int | str | None = None,
     (runtime/listings.py) instead of running the passes again. ``coarse``: with ``pad``,
     a new bucket is served from a coarser one already compiled while the padding that costs
     is less than compiling it cost (rent or buy: runtime/engine.py).
+    ``static_argnums``/``static_argnames``: as for ``jax.jit``: Python values (hashable)
+    that pick a trace instead of being traced; ``donate_argnames``: donation by name.
+    Arguments may be passed by keyword; ``dynamic`` and donation name parameters alike.
 
     Usable as ``@bladec.jit`` or ``@bladec.jit(mem_limit=...)``."""
     def wrap(f: Callable) -> "Jitted":
         return Jitted(f, mem_limit=mem_limit, dynamic=dynamic, ranges=ranges, pad=pad,
                       donate_argnums=donate_argnums, passes=passes, backend=backend,
-                      bitwise=bitwise, compilation_cache=compilation_cache, coarse=coarse)
+                      bitwise=bitwise, compilation_cache=compilation_cache, coarse=coarse,
+                      static_argnums=static_argnums, static_argnames=static_argnames,
+                      donate_argnames=donate_argnames)
     return wrap if fn is None else wrap(fn)
 
 
 class Jitted:
-    """The callable :func:`jit` returns; ``.report()`` describes the last step."""
+    """The callable :func:`jit` returns; ``.report()`` describes the last step,
+    ``.lower(*args)`` the listing a call with those arguments runs."""
 
     def __init__(self, fn: Callable, *, mem_limit: int | str | None,
                  dynamic: dict[str | int, DimSpec] | None,
                  ranges: dict[str, tuple[int, int | None]] | None,
                  pad: int | dict[str, int] | None, donate_argnums: int | Sequence[int],
                  passes: list[Pass] | str | None, backend: str, bitwise: bool,
-                 compilation_cache: str | None = None, coarse: bool = True) -> None:
+                 compilation_cache: str | None = None, coarse: bool = True,
+                 static_argnums: int | Sequence[int] = (),
+                 static_argnames: str | Sequence[str] = (),
+                 donate_argnames: str | Sequence[str] = ()) -> None:
         if not callable(fn):
             raise BladecError(f"bladec.jit needs a function, not {type(fn).__name__}")
         self.fn = fn
+        functools.update_wrapper(self, fn)   # __name__, __doc__, __wrapped__, ...
         self.__name__ = getattr(fn, "__name__", "fn")
-        self.__doc__ = getattr(fn, "__doc__", None)
         self.mem_limit = _limit(mem_limit)
-        self.params = _parameters(fn)
+        self.signature = Signature(fn, static_argnums, static_argnames)
         self.dynamic_spec = dynamic
+        if dynamic is not None and not isinstance(dynamic, dict):
+            raise BladecError("dynamic must be a dict from parameter (name or position) to "
+                              "the names of its dims: {'tokens': 'B,S'}")
         self.ranges = dict(ranges or {})
         self.pad = pad
-        self.donate = {donate_argnums} if isinstance(donate_argnums, int) \
-            else set(donate_argnums)
-        if not all(isinstance(i, int) and i >= 0 for i in self.donate):
+        try:
+            donated = _ints(donate_argnums)
+        except BladecError:
             raise BladecError(f"donate_argnums must be argument positions (non-negative "
-                              f"integers), not {donate_argnums!r}")
+                              f"integers), not {donate_argnums!r}") from None
+        names = {donate_argnames} if isinstance(donate_argnames, str) \
+            else set(donate_argnames or ())
+        self.donate = {self.signature.owner(i) for i in donated} | names
         self.passes = passes
         self.backend = backend
         self.bitwise = bitwise
@@ -160,25 +178,31 @@ class Jitted:
                 raise BladecError(f"cannot use the compilation cache {where}: "
                                   f"{exc.strerror or exc}") from None
         self._traces: dict[tuple, _Traced] = {}
+        self._static_only: set[tuple] = set()   # found dims whose symbolic trace failed
         self._history: dict[tuple, list[list[tuple[int, ...]]]] = {}  # automatic mode
         self._trace_seconds = 0.0
         self._last: Report | None = None
         self._last_traced: _Traced | None = None
         self._steps = 0
 
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:
+        """As a method: bound to the instance (``jax.jit`` of a method behaves so)."""
+        return self if obj is None else functools.partial(self, obj)
+
     # -- a call -----------------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if kwargs:
-            raise BladecError(f"{self.__name__}: pass the arguments by position (bladec.jit "
-                              f"names its inputs after them); got {', '.join(kwargs)} by name")
-        return self._call(args, retry=True)
+        return self._call(self.signature.split(args, kwargs), retry=True)
 
-    def _call(self, args: tuple, retry: bool) -> Any:
+    def _leaves(self, call: Call) -> tuple[list[Any], Any, list[Owner]]:
+        """The traced arguments' leaves as arrays, their tree and their owners."""
         import jax
-        flat, tree = jax.tree_util.tree_flatten_with_path(args)
-        leaves = [_as_array(x) for _, x in flat]
-        positions = [path[0].idx for path, _ in flat]
-        traced = self._traced(tree, positions, leaves, args)
+        flat, tree = jax.tree_util.tree_flatten_with_path(call.args)
+        owners = [call.leaf_owner(tuple(path)) for path, _ in flat]
+        return [_as_array(x) for _, x in flat], tree, owners
+
+    def _call(self, call: Call, retry: bool) -> Any:
+        leaves, tree, owners = self._leaves(call)
+        traced = self._traced(call, tree, owners, leaves)
         imp, engine = traced.imported, traced.engine
         arrays = {}
         for name, leaf in zip(imp.input_names, leaves):
@@ -188,17 +212,30 @@ class Jitted:
         except BladecError as exc:
             if self.dynamic_spec is None and _is_shape_error(exc) and retry:
                 # automatic mode: two dims equal so far differ now: trace again, once
-                self._remember((tree, tuple(str(x.dtype) for x in leaves)), leaves,
-                               force=True)
-                return self._call(args, retry=False)
+                self._remember((call.static, tree, tuple(str(x.dtype) for x in leaves)),
+                               leaves, force=True)
+                return self._call(call, retry=False)
             raise _renamed(exc, traced.names) from None
         self._last, self._last_traced = report, traced
         self._steps += 1
         return imp.unflatten_outputs(outputs)
 
+    def lower(self, *args: Any, **kwargs: Any) -> "Lowered":
+        """The optimized listing a call with these arguments runs (traced and optimized
+        as the call would, nothing compiled or run), as ``jax.jit(f).lower`` gives the
+        program of its arguments: ``str(f.lower(x))`` or ``.as_text()``."""
+        call = self.signature.split(args, kwargs)
+        leaves, tree, owners = self._leaves(call)
+        traced = self._traced(call, tree, owners, leaves)
+        return Lowered(traced.engine.module, dict(traced.names))
+
     def report(self) -> JitReport:
-        """The last step's device peak, evictions and compilations, and totals."""
+        """The last step's device peak, evictions and compilations, and totals; a
+        BladecError before the first step (there is nothing to report)."""
         r = self._last
+        if r is None and not self._traces:
+            raise BladecError(f"{self.__name__} has not been called yet: no step to "
+                              f"report (call it first, or see .lower(*args) for its listing)")
         out = JitReport(steps=self._steps, traces=len(self._traces),
                         trace_seconds=self._trace_seconds)
         engines = [t.engine for t in self._traces.values()]
@@ -224,31 +261,43 @@ class Jitted:
     def listing(self) -> str:
         """The optimized listing of the last trace (what runs), as text."""
         if self._last_traced is None:
-            raise BladecError(f"{self.__name__} has not been called yet: nothing traced")
+            raise NotTracedError(f"{self.__name__} has not been called yet: nothing traced "
+                                 f"(see .lower(*args) for the listing of given arguments)")
         from bladec.printer import format_module
         return format_module(self._last_traced.engine.module)
 
     # -- tracing ----------------------------------------------------------------------
-    def _traced(self, tree: Any, positions: list[int], leaves: list[Any],
-                args: tuple) -> _Traced:
+    def _traced(self, call: Call, tree: Any, owners: list[Owner], leaves: list[Any]
+                ) -> _Traced:
         dtypes = tuple(str(x.dtype) for x in leaves)
         if self.dynamic_spec is not None:
-            dynamic = _given_dims(self.dynamic_spec, self.params, positions, leaves)
+            dynamic = _given_dims(self.dynamic_spec, self.signature, owners, leaves)
         else:
-            dynamic = self._found_dims(tree, dtypes, leaves)
-        static = tuple((i, j, d) for i, x in enumerate(leaves) for j, d in enumerate(x.shape)
-                       if (i, j) not in dynamic)
-        key = (tree, dtypes, static, tuple(sorted(dynamic.items())))
+            dynamic = self._found_dims((call.static, tree, dtypes), leaves)
+        key = _trace_key(call, tree, dtypes, leaves, dynamic)
+        if key in self._static_only:
+            dynamic, key = {}, _trace_key(call, tree, dtypes, leaves, {})
         traced = self._traces.get(key)
-        if traced is None:
-            traced = self._traces[key] = self._trace(leaves, positions, dynamic, args)
+        if traced is not None:
+            return traced
+        try:
+            traced = self._trace(call, leaves, owners, dynamic)
+        except BladecError:
+            if self.dynamic_spec is not None or not dynamic:
+                raise
+            # found dims that do not trace symbolically (a shape read in Python, or
+            # sizes that do not fit together): trace the call's own shapes, as jax.jit
+            # does, so that an error names them, not the symbols bladec made up
+            self._static_only.add(key)
+            dynamic, key = {}, _trace_key(call, tree, dtypes, leaves, {})
+            traced = self._traces.get(key) or self._trace(call, leaves, owners, {})
+        self._traces[key] = traced
         return traced
 
-    def _found_dims(self, tree: Any, dtypes: tuple, leaves: list[Any]
-                    ) -> dict[tuple[int, int], str]:
+    def _found_dims(self, key: tuple, leaves: list[Any]) -> dict[tuple[int, int], str]:
         """Automatic mode: the dims whose sizes differed between the calls that caused a
         trace; dims with the same sizes in all of them share a name."""
-        history = self._remember((tree, dtypes), leaves)
+        history = self._remember(key, leaves)
         groups: dict[tuple[int, ...], str] = {}
         out = {}
         for i, x in enumerate(leaves):
@@ -279,8 +328,8 @@ class Jitted:
                     return False
         return True
 
-    def _trace(self, leaves: list[Any], positions: list[int],
-               dynamic: dict[tuple[int, int], str], args: tuple) -> _Traced:
+    def _trace(self, call: Call, leaves: list[Any], owners: list[Owner],
+               dynamic: dict[tuple[int, int], str]) -> _Traced:
         import jax
         from jax import export
 
@@ -292,14 +341,13 @@ class Jitted:
             dims = [dynamic.get((i, j), str(d)) for j, d in enumerate(x.shape)]
             shape = export.symbolic_shape(", ".join(dims), scope=scope) if dims else ()
             structs.append(jax.ShapeDtypeStruct(shape, x.dtype))
-        specs = jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(args), structs)
-        names = [p for p in self.params][:len(args)]
-        names += [f"arg{i}" for i in range(len(names), len(args))]
+        specs = jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(call.args),
+                                             structs)
         used = set(dynamic.values())
         ranges = {k: v for k, v in self.ranges.items() if k in used}
-        imported = trace(self.fn, specs, arg_names=names, ranges=ranges)
+        imported = trace(call.fn, specs, arg_names=list(call.names), ranges=ranges)
         module = imported.module
-        donated = {n for n, pos in zip(imported.input_names, positions) if pos in self.donate}
+        donated = {n for n, o in zip(imported.input_names, owners) if o in self.donate}
         if donated:  # as the listing's {donate = true}: freed at the last use, reused
             func = module.main
             func.args = [dataclasses.replace(a, donated=True) if a.name in donated else a
@@ -321,6 +369,32 @@ class Jitted:
         return _Traced(imported, engine, {v: k for k, v in to_bladec.items()}, dynamic)
 
 
+class NotTracedError(BladecError, AttributeError):
+    """An attribute that exists only once the function is traced (``listing``): an
+    AttributeError too, so that ``hasattr`` and ``getattr(f, name, default)`` answer."""
+
+
+@dataclass
+class Lowered:
+    """The optimized listing for given arguments (what ``f.lower(*args)`` returns)."""
+    module: Any
+    names: dict[str, str]          # bladec symbol -> the caller's dim name
+
+    def as_text(self) -> str:
+        from bladec.printer import format_module
+        return format_module(self.module)
+
+    def __str__(self) -> str:
+        return self.as_text()
+
+
+def _trace_key(call: Call, tree: Any, dtypes: tuple, leaves: list[Any],
+               dynamic: dict[tuple[int, int], str]) -> tuple:
+    static = tuple((i, j, d) for i, x in enumerate(leaves) for j, d in enumerate(x.shape)
+                   if (i, j) not in dynamic)
+    return (call.static, tree, dtypes, static, tuple(sorted(dynamic.items())))
+
+
 # -- arguments ----------------------------------------------------------------------------
 
 def _limit(value: int | str | None) -> int | None:
@@ -332,14 +406,6 @@ def _limit(value: int | str | None) -> int | None:
         return int(value)
     raise BladecError(f"mem_limit must be a positive number of bytes or a size such as "
                       f"'2GiB', not {value!r}")
-
-
-def _parameters(fn: Callable) -> list[str]:
-    try:
-        return [p.name for p in inspect.signature(fn).parameters.values()
-                if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    except (TypeError, ValueError):
-        return []
 
 
 def _as_array(x: Any) -> Any:
@@ -375,41 +441,43 @@ def _cast(x: Any, dtype: str, name: str) -> Any:
                       f"was traced with {dtype}")
 
 
-def _given_dims(spec: dict[str | int, DimSpec], params: list[str], positions: list[int],
+def _ints(value: int | Sequence[int]) -> set[int]:
+    items = [value] if isinstance(value, int) else list(value or ())
+    if not all(isinstance(i, int) and not isinstance(i, bool) and i >= 0 for i in items):
+        raise BladecError(f"not argument positions: {value!r}")
+    return set(items)
+
+
+def _given_dims(spec: dict[str | int, DimSpec], signature: Signature, owners: list[Owner],
                 leaves: list[Any]) -> dict[tuple[int, int], str]:
     """``dynamic`` as (leaf, dim) -> name, checked against the arguments."""
-    if not isinstance(spec, dict):
-        raise BladecError("dynamic must be a dict from parameter (name or position) to the "
-                          "names of its dims: {'tokens': 'B,S'}")
-    by_position: dict[int, list[str | None]] = {}
+    by_owner: dict[Owner, list[str | None]] = {}
     for key, dims in spec.items():
         if isinstance(key, str):
-            if key not in params:
+            if not signature.known(key):
                 raise BladecError(f"dynamic names '{key}', which is not a parameter "
-                                  f"(parameters: {', '.join(params) or 'none'})")
-            pos = params.index(key)
-        elif isinstance(key, int) and not isinstance(key, bool):
-            pos = key
-        else:
+                                  f"(parameters: {', '.join(signature.names) or 'none'})")
+        elif not isinstance(key, int) or isinstance(key, bool):
             raise BladecError(f"dynamic: bad key {key!r} (a parameter name or position)")
+        owner = signature.owner(key)
         items = dims.split(",") if isinstance(dims, str) else list(dims)
-        by_position[pos] = [None if d is None or str(d).strip() in ("", "_") else
-                            str(d).strip() for d in items]
-        for d in by_position[pos]:
+        by_owner[owner] = [None if d is None or str(d).strip() in ("", "_") else
+                           str(d).strip() for d in items]
+        for d in by_owner[owner]:
             if d is not None and not d.isidentifier():
                 raise BladecError(f"dynamic: bad dim name '{d}' for {key!r} (a name such "
                                   "as B or seq)")
-    unused = set(by_position) - set(positions)
+    unused = [o for o in by_owner if o not in owners]
     if unused:
-        raise BladecError(f"dynamic names argument(s) {sorted(unused)}, which the call does "
-                          f"not pass")
+        raise BladecError(f"dynamic names argument(s) {', '.join(map(str, unused))}, which "
+                          f"the call does not pass (or passes as static)")
     out = {}
-    for i, (pos, x) in enumerate(zip(positions, leaves)):
-        dims = by_position.get(pos)
+    for i, (owner, x) in enumerate(zip(owners, leaves)):
+        dims = by_owner.get(owner)
         if dims is None:
             continue
         if len(dims) != len(x.shape):
-            what = params[pos] if pos < len(params) else f"argument {pos}"
+            what = owner if isinstance(owner, str) else f"argument {owner}"
             raise BladecError(f"dynamic gives {len(dims)} dim(s) for {what}, but it has "
                               f"shape {tuple(x.shape)}")
         for j, d in enumerate(dims):
