@@ -84,6 +84,7 @@ class _Traced:
     engine: Engine
     names: dict[str, str]          # bladec symbol -> JAX dim name
     dynamic: dict[tuple[int, int], str]
+    constants: dict[str, Any] = field(default_factory=dict)  # closed-over arrays, placed
 
 
 def jit(fn: Callable | None = None, *, mem_limit: int | str | None = None,
@@ -207,6 +208,7 @@ class Jitted:
         arrays = {}
         for name, leaf in zip(imp.input_names, leaves):
             arrays[name] = _cast(leaf, engine.executor.info.dtypes[name], name)
+        arrays.update(traced.constants)
         try:
             outputs, report = engine.call(arrays, self.mem_limit)
         except BladecError as exc:
@@ -345,7 +347,8 @@ class Jitted:
                                              structs)
         used = set(dynamic.values())
         ranges = {k: v for k, v in self.ranges.items() if k in used}
-        imported = trace(call.fn, specs, arg_names=list(call.names), ranges=ranges)
+        imported = trace(call.fn, specs, arg_names=list(call.names), ranges=ranges,
+                         capture=True)
         module = imported.module
         donated = {n for n, o in zip(imported.input_names, owners) if o in self.donate}
         if donated:  # as the listing's {donate = true}: freed at the last use, reused
@@ -366,7 +369,11 @@ class Jitted:
                         bitwise=self.bitwise, pad=pad_map or None, coarse=self.coarse,
                         listings=self._listings)
         self._trace_seconds += time.perf_counter() - start
-        return _Traced(imported, engine, {v: k for k, v in to_bladec.items()}, dynamic)
+        # closed-over arrays: inputs of every call, put on the device once (jax.jit
+        # likewise keeps them beside its executable)
+        constants = {n: engine.backend.put(a) for n, a in imported.constants.items()}
+        return _Traced(imported, engine, {v: k for k, v in to_bladec.items()}, dynamic,
+                       constants)
 
 
 class NotTracedError(BladecError, AttributeError):

@@ -28,6 +28,7 @@ class Imported:
     jax_dims: dict[str, list[SymbolicExpr]]  # value -> JAX's dims over the bladec symbols
     hints: list[str] = field(default_factory=list)
     decomposed: Counter = field(default_factory=Counter)  # primitive -> times decomposed
+    constants: dict[str, np.ndarray] = field(default_factory=dict)  # captured input -> value
 
     def text(self) -> str:
         from bladec.printer import format_module
