@@ -32,6 +32,13 @@ from bladec.passes import Pass
 from bladec.runtime.engine import Engine, Report
 from bladec.runtime.store.listings import ListingCache
 from bladec.signature import Call, Owner, Signature
+from bladec.transform import (
+    call_transformed,
+    cotangents,
+    float_outputs,
+    has_tracers,
+    vjp_function,
+)
 from bladec.units import format_size, parse_size
 
 DimSpec = str | Sequence[str | None]
@@ -85,6 +92,22 @@ class _Traced:
     names: dict[str, str]          # bladec symbol -> JAX dim name
     dynamic: dict[tuple[int, int], str]
     constants: dict[str, Any] = field(default_factory=dict)  # closed-over arrays, placed
+    specs: Any = None              # the traced arguments' specs (symbolic dims)
+    ranges: dict[str, tuple[int, int | None]] = field(default_factory=dict)
+    backward: "_Backward | None" = None   # made at the first jax.grad through it
+
+
+@dataclass
+class _Backward:
+    """The vector-Jacobian product of a trace (transform.py): its engine, the names of
+    its inputs (the trace's leaves, then the float outputs' cotangents), the inputs it
+    differentiates by, which outputs are floats, and its closed-over arrays."""
+    engine: Engine
+    inputs: list[str]
+    cots: list[str]
+    wrt: list[str]
+    floats: list[bool]
+    constants: dict[str, Any]
 
 
 def jit(fn: Callable | None = None, *, mem_limit: int | str | None = None,
@@ -192,7 +215,11 @@ class Jitted:
 
     # -- a call -----------------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self._call(self.signature.split(args, kwargs), retry=True)
+        import jax
+        call = self.signature.split(args, kwargs)
+        if has_tracers(jax.tree_util.tree_leaves(call.args)):
+            return call_transformed(self, call)   # jax.grad and the like (transform.py)
+        return self._call(call, retry=True)
 
     def _leaves(self, call: Call) -> tuple[list[Any], Any, list[Owner]]:
         """The traced arguments' leaves as arrays, their tree and their owners."""
@@ -222,6 +249,59 @@ class Jitted:
         self._steps += 1
         return imp.unflatten_outputs(outputs)
 
+    def _vjp(self, call: Call, cots: list[Any]) -> tuple:
+        """The cotangents of the traced arguments' leaves given those of the outputs:
+        the backward listing (the ``grad`` pass of the same function, transform.py) run
+        under the same limit; None for leaves that are not floats."""
+        leaves, tree, owners = self._leaves(call)
+        traced = self._traced(call, tree, owners, leaves)
+        if traced.backward is None:
+            traced.backward = self._backward(call, traced, leaves)
+        back = traced.backward
+        types = back.engine.executor.info.dtypes
+        arrays = {n: _cast(x, types[n], n) for n, x in zip(back.inputs, leaves)}
+        for n, c in zip(back.cots, cotangents(back.floats, cots)):
+            arrays[n] = _cast(_as_array(c), types[n], n)
+        arrays.update(back.constants)
+        try:
+            outputs, report = back.engine.call(arrays, self.mem_limit)
+        except BladecError as exc:
+            raise _renamed(exc, traced.names) from None
+        self._last, self._last_traced = report, traced
+        grads = dict(zip(back.wrt, (outputs[n] for n in back.engine.outputs[1:])))
+        return tuple(grads.get(n) for n in back.inputs)
+
+    def _backward(self, call: Call, traced: _Traced, leaves: list[Any]) -> _Backward:
+        """The engine of the vector-Jacobian product of ``traced``: its function with the
+        outputs' cotangents contracted into a scalar, traced at the same symbolic shapes,
+        differentiated by bladec's ``grad`` pass ahead of the pipeline."""
+        import jax
+        import jax.numpy as jnp
+
+        from bladec.frontend.jax_import import trace
+        from bladec.passes import DEFAULT_PIPELINE, parse_pipeline
+        from bladec.passes.grad import GradPass
+        start = time.perf_counter()
+        outs, floats = float_outputs(call.fn, traced.specs)
+        cot_specs = tuple(jax.ShapeDtypeStruct(o.shape, o.dtype)
+                          for o, f in zip(outs, floats) if f)
+        fn = vjp_function(call.fn, len(outs), floats)
+        imported = trace(fn, (*traced.specs, cot_specs),
+                         arg_names=list(call.names) + ["cot"], ranges=traced.ranges,
+                         capture=True, stop_gradients=True)
+        n = len(leaves)
+        inputs, cots = imported.input_names[:n], imported.input_names[n:]
+        wrt = tuple(name for name, x in zip(inputs, leaves)
+                    if jax.dtypes.issubdtype(x.dtype, jnp.inexact))
+        pipeline = self.passes if self.passes is not None else DEFAULT_PIPELINE
+        if isinstance(pipeline, str):
+            pipeline = parse_pipeline(pipeline)
+        passes = ([GradPass(wrt=wrt)] if wrt else []) + list(pipeline)
+        engine = self._engine(imported, traced.dynamic, passes)
+        self._trace_seconds += time.perf_counter() - start
+        constants = {k: engine.backend.put(a) for k, a in imported.constants.items()}
+        return _Backward(engine, inputs, cots, list(wrt), floats, constants)
+
     def lower(self, *args: Any, **kwargs: Any) -> "Lowered":
         """The optimized listing a call with these arguments runs (traced and optimized
         as the call would, nothing compiled or run), as ``jax.jit(f).lower`` gives the
@@ -240,7 +320,8 @@ class Jitted:
                               f"report (call it first, or see .lower(*args) for its listing)")
         out = JitReport(steps=self._steps, traces=len(self._traces),
                         trace_seconds=self._trace_seconds)
-        engines = [t.engine for t in self._traces.values()]
+        engines = [e for t in self._traces.values()
+                   for e in (t.engine, t.backward.engine if t.backward else None) if e]
         out.total_compilations = sum(e.stats.compilations for e in engines)
         out.total_compile_seconds = sum(e.stats.compile_seconds for e in engines)
         out.total_compile_cpu_seconds = sum(getattr(e.backend, "compile_cpu_seconds", 0.0)
@@ -355,6 +436,17 @@ class Jitted:
             func = module.main
             func.args = [dataclasses.replace(a, donated=True) if a.name in donated else a
                          for a in func.args]
+        engine = self._engine(imported, dynamic, self.passes)
+        self._trace_seconds += time.perf_counter() - start
+        # closed-over arrays: inputs of every call, put on the device once (jax.jit
+        # likewise keeps them beside its executable)
+        constants = {n: engine.backend.put(a) for n, a in imported.constants.items()}
+        return _Traced(imported, engine, {v: k for k, v in imported.symbols.items()},
+                       dynamic, constants, specs, ranges)
+
+    def _engine(self, imported: Any, dynamic: dict[tuple[int, int], str],
+                passes: list[Pass] | str | None) -> Engine:
+        """The engine of an imported listing, with the padding asked for."""
         to_bladec = imported.symbols
         pad = self.pad
         if isinstance(pad, int):
@@ -365,15 +457,9 @@ class Jitted:
                 raise BladecError(f"cannot pad {', '.join(unknown)}: not a dynamic dim "
                                   f"(dynamic dims: {', '.join(sorted(to_bladec)) or 'none'})")
             pad_map = {to_bladec[k]: m for k, m in (pad or {}).items() if k in to_bladec}
-        engine = Engine(module, passes=self.passes, backend=self.backend,
-                        bitwise=self.bitwise, pad=pad_map or None, coarse=self.coarse,
-                        listings=self._listings)
-        self._trace_seconds += time.perf_counter() - start
-        # closed-over arrays: inputs of every call, put on the device once (jax.jit
-        # likewise keeps them beside its executable)
-        constants = {n: engine.backend.put(a) for n, a in imported.constants.items()}
-        return _Traced(imported, engine, {v: k for k, v in to_bladec.items()}, dynamic,
-                       constants)
+        return Engine(imported.module, passes=passes, backend=self.backend,
+                      bitwise=self.bitwise, pad=pad_map or None, coarse=self.coarse,
+                      listings=self._listings)
 
 
 class NotTracedError(BladecError, AttributeError):
