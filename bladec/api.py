@@ -118,7 +118,7 @@ def jit(fn: Callable | None = None, *, mem_limit: int | str | None = None,
         bitwise: bool = False, compilation_cache: str | None = None,
         coarse: bool = True, static_argnums: int | Sequence[int] = (),
         static_argnames: str | Sequence[str] = (),
-        donate_argnames: str | Sequence[str] = ()) -> Any:
+        donate_argnames: str | Sequence[str] = (), pad_unsafe: bool = False) -> Any:
     """Wrap ``fn`` (a JAX function of pytrees of arrays) to run with bladec.
 
     ``mem_limit``: the device peak a step may take (bytes or ``"2GiB"``); a step that can
@@ -127,8 +127,10 @@ def jit(fn: Callable | None = None, *, mem_limit: int | str | None = None,
     one), by parameter name or position, applied to every array of that argument;
     default: found from the calls (the module's text). ``ranges``: ``{"S": (1, 512)}``.
     ``pad``: round each dynamic dim up to a multiple (an int for all, or by name): fewer
-    distinct shapes, fewer compilations; the function must mask the padding itself, and
-    outputs with a padded dim are cut back. ``donate_argnums``: as for ``jax.jit``.
+    distinct shapes, fewer compilations; outputs with a padded dim are cut back, and the
+    listing is rewritten so that reductions, contractions and size reads over a padded dim
+    ignore the padding (passes/mask.py): the outputs are the unpadded function's. An op
+    that no rewrite makes exact is an error at its line, unless ``pad_unsafe=True``. ``donate_argnums``: as for ``jax.jit``.
     ``passes``: the pipeline (default ``analyze,schedule,remat``). ``backend``: ``"jax"``
     or ``"numpy"`` (no compiling; host arrays). ``bitwise``: every op its own kernel.
     ``compilation_cache``: a directory for JAX's persistent compilation cache (default:
@@ -147,7 +149,7 @@ def jit(fn: Callable | None = None, *, mem_limit: int | str | None = None,
                       donate_argnums=donate_argnums, passes=passes, backend=backend,
                       bitwise=bitwise, compilation_cache=compilation_cache, coarse=coarse,
                       static_argnums=static_argnums, static_argnames=static_argnames,
-                      donate_argnames=donate_argnames)
+                      donate_argnames=donate_argnames, pad_unsafe=pad_unsafe)
     return wrap if fn is None else wrap(fn)
 
 
@@ -163,7 +165,7 @@ class Jitted:
                  compilation_cache: str | None = None, coarse: bool = True,
                  static_argnums: int | Sequence[int] = (),
                  static_argnames: str | Sequence[str] = (),
-                 donate_argnames: str | Sequence[str] = ()) -> None:
+                 donate_argnames: str | Sequence[str] = (), pad_unsafe: bool = False) -> None:
         if not callable(fn):
             raise BladecError(f"bladec.jit needs a function, not {type(fn).__name__}")
         self.fn = fn
@@ -177,6 +179,7 @@ class Jitted:
                               "the names of its dims: {'tokens': 'B,S'}")
         self.ranges = dict(ranges or {})
         self.pad = pad
+        self.pad_unsafe = pad_unsafe
         try:
             donated = _ints(donate_argnums)
         except BladecError:
@@ -297,7 +300,10 @@ class Jitted:
         if isinstance(pipeline, str):
             pipeline = parse_pipeline(pipeline)
         passes = ([GradPass(wrt=wrt)] if wrt else []) + list(pipeline)
-        engine = self._engine(imported, traced.dynamic, passes)
+        try:
+            engine = self._engine(imported, traced.dynamic, passes)
+        except BladecError as exc:
+            raise _renamed(exc, traced.names) from None
         self._trace_seconds += time.perf_counter() - start
         constants = {k: engine.backend.put(a) for k, a in imported.constants.items()}
         return _Backward(engine, inputs, cots, list(wrt), floats, constants)
@@ -436,13 +442,16 @@ class Jitted:
             func = module.main
             func.args = [dataclasses.replace(a, donated=True) if a.name in donated else a
                          for a in func.args]
-        engine = self._engine(imported, dynamic, self.passes)
+        names = {v: k for k, v in imported.symbols.items()}
+        try:
+            engine = self._engine(imported, dynamic, self.passes)
+        except BladecError as exc:   # a pass's error, in the caller's dim names
+            raise _renamed(exc, names) from None
         self._trace_seconds += time.perf_counter() - start
         # closed-over arrays: inputs of every call, put on the device once (jax.jit
         # likewise keeps them beside its executable)
         constants = {n: engine.backend.put(a) for n, a in imported.constants.items()}
-        return _Traced(imported, engine, {v: k for k, v in imported.symbols.items()},
-                       dynamic, constants, specs, ranges)
+        return _Traced(imported, engine, names, dynamic, constants, specs, ranges)
 
     def _engine(self, imported: Any, dynamic: dict[tuple[int, int], str],
                 passes: list[Pass] | str | None) -> Engine:
@@ -459,7 +468,7 @@ class Jitted:
             pad_map = {to_bladec[k]: m for k, m in (pad or {}).items() if k in to_bladec}
         return Engine(imported.module, passes=passes, backend=self.backend,
                       bitwise=self.bitwise, pad=pad_map or None, coarse=self.coarse,
-                      listings=self._listings)
+                      listings=self._listings, exact=True, pad_unsafe=self.pad_unsafe)
 
 
 class NotTracedError(BladecError, AttributeError):
@@ -587,7 +596,7 @@ def _renamed(exc: BladecError, names: dict[str, str]) -> BladecError:
                   exc.diagnostic.message)
     if text == exc.diagnostic.message:
         return exc
-    out = BladecError(text)
+    out = BladecError(text, exc.loc)
     out.__dict__.update({k: v for k, v in exc.__dict__.items() if k != "diagnostic"})
     return out
 

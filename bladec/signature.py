@@ -129,6 +129,7 @@ class Signature:
             keywords = dict(xs[n]) if len(xs) > n else {}
             return fn(*full, **keywords, **fixed)
 
+        call.__name__ = call.__qualname__ = name   # for the importer's messages
         names = [str(o) if isinstance(o, str) else f"arg{o}" for o in owners]
         if given:
             traced.append(given)

@@ -192,7 +192,7 @@ class Translator:
             self.types[out] = t
             self.shapes[out] = tuple(shape)
         attrs = {k: tuple(v) if isinstance(v, list) else v for k, v in (attrs or {}).items()}
-        self.ops.append(Op(name, list(operands), results, attrs))
+        self.ops.append(Op(name, list(operands), results, attrs, loc=self.loc))
         return names
 
     def add_input(self, name: str, shape: Sequence, dtype: str) -> Value:

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from bladec.errors import BladecError, BladecWarning
+from bladec.passes.mask import free_symbol
 from bladec.runtime.planning.binding import Binder
 
 
@@ -45,7 +46,7 @@ def padding_multiples(executor: Binder, pad: dict[str, int] | None,
     free = executor.info.free
     out: dict[str, int] = {}
     for name, m in (pad or {}).items():
-        s = name.lstrip("@")
+        s = free_symbol(executor.info, name.lstrip("@")) or name.lstrip("@")
         if s not in free:
             raise BladecError(f"cannot pad {name}: not a free symbol of the listing "
                               f"(free symbols: {', '.join(free) or 'none'})")
