@@ -31,14 +31,8 @@ from bladec.errors import BladecError
 from bladec.passes import Pass
 from bladec.runtime.engine import Engine, Report
 from bladec.runtime.store.listings import ListingCache
-from bladec.signature import Call, Owner, Signature
-from bladec.transform import (
-    call_transformed,
-    cotangents,
-    float_outputs,
-    has_tracers,
-    vjp_function,
-)
+from bladec.signature import Call, Owner, Signature, as_array, cast, given_dims, positions
+from bladec.transform import Backward, backward, call_transformed, cotangents, has_tracers
 from bladec.units import format_size, parse_size
 
 DimSpec = str | Sequence[str | None]
@@ -94,20 +88,7 @@ class _Traced:
     constants: dict[str, Any] = field(default_factory=dict)  # closed-over arrays, placed
     specs: Any = None              # the traced arguments' specs (symbolic dims)
     ranges: dict[str, tuple[int, int | None]] = field(default_factory=dict)
-    backward: "_Backward | None" = None   # made at the first jax.grad through it
-
-
-@dataclass
-class _Backward:
-    """The vector-Jacobian product of a trace (transform.py): its engine, the names of
-    its inputs (the trace's leaves, then the float outputs' cotangents), the inputs it
-    differentiates by, which outputs are floats, and its closed-over arrays."""
-    engine: Engine
-    inputs: list[str]
-    cots: list[str]
-    wrt: list[str]
-    floats: list[bool]
-    constants: dict[str, Any]
+    backward: Backward | None = None   # made at the first jax.grad through it
 
 
 def jit(fn: Callable | None = None, *, mem_limit: int | str | None = None,
@@ -181,7 +162,7 @@ class Jitted:
         self.pad = pad
         self.pad_unsafe = pad_unsafe
         try:
-            donated = _ints(donate_argnums)
+            donated = positions(donate_argnums)
         except BladecError:
             raise BladecError(f"donate_argnums must be argument positions (non-negative "
                               f"integers), not {donate_argnums!r}") from None
@@ -230,12 +211,12 @@ class Jitted:
         import jax
         flat, tree = jax.tree_util.tree_flatten_with_path(call.args)
         owners = [call.leaf_owner(tuple(path)) for path, _ in flat]
-        return [_as_array(x) for _, x in flat], tree, owners
+        return [as_array(x) for _, x in flat], tree, owners
 
     def _call(self, call: Call, retry: bool) -> Any:
         import jax
         raw, tree = jax.tree_util.tree_flatten(call.args)
-        leaves = [_as_array(x) for x in raw]
+        leaves = [as_array(x) for x in raw]
         # the trace of an argument signature already run, without the walk over the
         # arguments' owners and dims that finds it (a small step's dispatch is ~1 ms)
         signature = (call.static, tree, tuple((x.shape, x.dtype) for x in leaves))
@@ -245,7 +226,7 @@ class Jitted:
             traced = self._traced(call, tree, owners, leaves)
         imp, engine = traced.imported, traced.engine
         types = engine.executor.info.dtypes
-        arrays = {name: _cast(leaf, types[name], name)
+        arrays = {name: cast(leaf, types[name], name)
                   for name, leaf in zip(imp.input_names, leaves)}
         arrays.update(traced.constants)
         try:
@@ -269,12 +250,18 @@ class Jitted:
         leaves, tree, owners = self._leaves(call)
         traced = self._traced(call, tree, owners, leaves)
         if traced.backward is None:
-            traced.backward = self._backward(call, traced, leaves)
+            start = time.perf_counter()
+            try:
+                traced.backward = backward(call, traced, leaves, self.passes,
+                                           lambda imp, p: self._engine(imp, traced.dynamic, p))
+            except BladecError as exc:
+                raise _renamed(exc, traced.names) from None
+            self._trace_seconds += time.perf_counter() - start
         back = traced.backward
         types = back.engine.executor.info.dtypes
-        arrays = {n: _cast(x, types[n], n) for n, x in zip(back.inputs, leaves)}
+        arrays = {n: cast(x, types[n], n) for n, x in zip(back.inputs, leaves)}
         for n, c in zip(back.cots, cotangents(back.floats, cots)):
-            arrays[n] = _cast(_as_array(c), types[n], n)
+            arrays[n] = cast(as_array(c), types[n], n)
         arrays.update(back.constants)
         try:
             outputs, report = back.engine.call(arrays, self.mem_limit)
@@ -283,40 +270,6 @@ class Jitted:
         self._last, self._last_traced = report, traced
         grads = dict(zip(back.wrt, (outputs[n] for n in back.engine.outputs[1:])))
         return tuple(grads.get(n) for n in back.inputs)
-
-    def _backward(self, call: Call, traced: _Traced, leaves: list[Any]) -> _Backward:
-        """The engine of the vector-Jacobian product of ``traced``: its function with the
-        outputs' cotangents contracted into a scalar, traced at the same symbolic shapes,
-        differentiated by bladec's ``grad`` pass ahead of the pipeline."""
-        import jax
-        import jax.numpy as jnp
-
-        from bladec.frontend.jax_import import trace
-        from bladec.passes import DEFAULT_PIPELINE, parse_pipeline
-        from bladec.passes.grad import GradPass
-        start = time.perf_counter()
-        outs, floats = float_outputs(call.fn, traced.specs)
-        cot_specs = tuple(jax.ShapeDtypeStruct(o.shape, o.dtype)
-                          for o, f in zip(outs, floats) if f)
-        fn = vjp_function(call.fn, len(outs), floats)
-        imported = trace(fn, (*traced.specs, cot_specs),
-                         arg_names=list(call.names) + ["cot"], ranges=traced.ranges,
-                         capture=True, stop_gradients=True)
-        n = len(leaves)
-        inputs, cots = imported.input_names[:n], imported.input_names[n:]
-        wrt = tuple(name for name, x in zip(inputs, leaves)
-                    if jax.dtypes.issubdtype(x.dtype, jnp.inexact))
-        pipeline = self.passes if self.passes is not None else DEFAULT_PIPELINE
-        if isinstance(pipeline, str):
-            pipeline = parse_pipeline(pipeline)
-        passes = ([GradPass(wrt=wrt)] if wrt else []) + list(pipeline)
-        try:
-            engine = self._engine(imported, traced.dynamic, passes)
-        except BladecError as exc:
-            raise _renamed(exc, traced.names) from None
-        self._trace_seconds += time.perf_counter() - start
-        constants = {k: engine.backend.put(a) for k, a in imported.constants.items()}
-        return _Backward(engine, inputs, cots, list(wrt), floats, constants)
 
     def lower(self, *args: Any, **kwargs: Any) -> "Lowered":
         """The optimized listing a call with these arguments runs (traced and optimized
@@ -370,7 +323,7 @@ class Jitted:
                 ) -> _Traced:
         dtypes = tuple(str(x.dtype) for x in leaves)
         if self.dynamic_spec is not None:
-            dynamic = _given_dims(self.dynamic_spec, self.signature, owners, leaves)
+            dynamic = given_dims(self.dynamic_spec, self.signature, owners, leaves)
         else:
             dynamic = self._found_dims((call.static, tree, dtypes), leaves)
         key = _trace_key(call, tree, dtypes, leaves, dynamic)
@@ -518,84 +471,6 @@ def _limit(value: int | str | None) -> int | None:
         return int(value)
     raise BladecError(f"mem_limit must be a positive number of bytes or a size such as "
                       f"'2GiB', not {value!r}")
-
-
-def _as_array(x: Any) -> Any:
-    """A leaf as something with a shape and a dtype: device arrays as they are, the rest
-    (NumPy arrays, Python numbers) as NumPy arrays with JAX's default dtypes."""
-    import jax
-    if isinstance(x, jax.Array):
-        return x
-    if isinstance(x, np.ndarray):
-        dtype = jax.dtypes.canonicalize_dtype(x.dtype)
-        return x if dtype == x.dtype else x.astype(dtype)
-    try:
-        array = np.asarray(x)
-    except Exception:
-        raise BladecError(f"cannot pass a {type(x).__name__} to a bladec.jit function: "
-                          f"arguments are pytrees of arrays and numbers") from None
-    if array.dtype == object:
-        raise BladecError(f"cannot pass a {type(x).__name__} to a bladec.jit function: "
-                          f"arguments are pytrees of arrays and numbers")
-    return array.astype(jax.dtypes.canonicalize_dtype(array.dtype))
-
-
-def _cast(x: Any, dtype: str, name: str) -> Any:
-    """``x`` in the listing's dtype: host arrays are converted; a device array of another
-    dtype is an error (converting it would copy it)."""
-    from bladec.runtime.backends.backend import numpy_dtype
-    want = numpy_dtype(dtype)
-    if x.dtype == want:
-        return x
-    if isinstance(x, np.ndarray) and x.ndim == 0:
-        return x.astype(want)
-    raise BladecError(f"argument {name.lstrip('%')} is {np.dtype(x.dtype)}, but the function "
-                      f"was traced with {dtype}")
-
-
-def _ints(value: int | Sequence[int]) -> set[int]:
-    items = [value] if isinstance(value, int) else list(value or ())
-    if not all(isinstance(i, int) and not isinstance(i, bool) and i >= 0 for i in items):
-        raise BladecError(f"not argument positions: {value!r}")
-    return set(items)
-
-
-def _given_dims(spec: dict[str | int, DimSpec], signature: Signature, owners: list[Owner],
-                leaves: list[Any]) -> dict[tuple[int, int], str]:
-    """``dynamic`` as (leaf, dim) -> name, checked against the arguments."""
-    by_owner: dict[Owner, list[str | None]] = {}
-    for key, dims in spec.items():
-        if isinstance(key, str):
-            if not signature.known(key):
-                raise BladecError(f"dynamic names '{key}', which is not a parameter "
-                                  f"(parameters: {', '.join(signature.names) or 'none'})")
-        elif not isinstance(key, int) or isinstance(key, bool):
-            raise BladecError(f"dynamic: bad key {key!r} (a parameter name or position)")
-        owner = signature.owner(key)
-        items = dims.split(",") if isinstance(dims, str) else list(dims)
-        by_owner[owner] = [None if d is None or str(d).strip() in ("", "_") else
-                           str(d).strip() for d in items]
-        for d in by_owner[owner]:
-            if d is not None and not d.isidentifier():
-                raise BladecError(f"dynamic: bad dim name '{d}' for {key!r} (a name such "
-                                  "as B or seq)")
-    unused = [o for o in by_owner if o not in owners]
-    if unused:
-        raise BladecError(f"dynamic names argument(s) {', '.join(map(str, unused))}, which "
-                          f"the call does not pass (or passes as static)")
-    out = {}
-    for i, (owner, x) in enumerate(zip(owners, leaves)):
-        dims = by_owner.get(owner)
-        if dims is None:
-            continue
-        if len(dims) != len(x.shape):
-            what = owner if isinstance(owner, str) else f"argument {owner}"
-            raise BladecError(f"dynamic gives {len(dims)} dim(s) for {what}, but it has "
-                              f"shape {tuple(x.shape)}")
-        for j, d in enumerate(dims):
-            if d is not None:
-                out[(i, j)] = d
-    return out
 
 
 def _renamed(exc: BladecError, names: dict[str, str]) -> BladecError:

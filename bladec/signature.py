@@ -17,6 +17,8 @@ import inspect
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
+import numpy as np
+
 from bladec.errors import BladecError
 
 Owner = str | int
@@ -62,7 +64,7 @@ class Signature:
                       if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
         self.var_keywords = any(p.kind == p.VAR_KEYWORD for p in params)
         self.var_positional = any(p.kind == p.VAR_POSITIONAL for p in params)
-        nums = _ints("static_argnums", static_argnums)
+        nums = _argnums("static_argnums", static_argnums)
         names = {static_argnames} if isinstance(static_argnames, str) \
             else set(static_argnames or ())
         for n in names:
@@ -137,7 +139,7 @@ class Signature:
         return Call(tuple(traced), tuple(names), tuple(owners), tuple(static), call)
 
 
-def _ints(what: str, value: int | Sequence[int]) -> set[int]:
+def _argnums(what: str, value: int | Sequence[int]) -> set[int]:
     items = [value] if isinstance(value, int) else list(value or ())
     if not all(isinstance(i, int) and not isinstance(i, bool) and i >= 0 for i in items):
         raise BladecError(f"{what} must be argument positions (non-negative integers), "
@@ -155,3 +157,83 @@ def _hashable(value: Any, owner: Owner, fn: str) -> Any:
                           f"which is not hashable (pass a tuple, or make it a traced "
                           f"argument)") from None
     return value
+
+
+# -- the arguments' leaves ---------------------------------------------------------------
+
+def as_array(x: Any) -> Any:
+    """A leaf as something with a shape and a dtype: device arrays as they are, the rest
+    (NumPy arrays, Python numbers) as NumPy arrays with JAX's default dtypes."""
+    import jax
+    if isinstance(x, jax.Array):
+        return x
+    if isinstance(x, np.ndarray):
+        dtype = jax.dtypes.canonicalize_dtype(x.dtype)
+        return x if dtype == x.dtype else x.astype(dtype)
+    try:
+        array = np.asarray(x)
+    except Exception:
+        raise BladecError(f"cannot pass a {type(x).__name__} to a bladec.jit function: "
+                          f"arguments are pytrees of arrays and numbers") from None
+    if array.dtype == object:
+        raise BladecError(f"cannot pass a {type(x).__name__} to a bladec.jit function: "
+                          f"arguments are pytrees of arrays and numbers")
+    return array.astype(jax.dtypes.canonicalize_dtype(array.dtype))
+
+
+def cast(x: Any, dtype: str, name: str) -> Any:
+    """``x`` in the listing's dtype: host arrays are converted; a device array of another
+    dtype is an error (converting it would copy it)."""
+    from bladec.runtime.backends.backend import numpy_dtype
+    want = numpy_dtype(dtype)
+    if x.dtype == want:
+        return x
+    if isinstance(x, np.ndarray) and x.ndim == 0:
+        return x.astype(want)
+    raise BladecError(f"argument {name.lstrip('%')} is {np.dtype(x.dtype)}, but the function "
+                      f"was traced with {dtype}")
+
+
+def positions(value: int | Sequence[int]) -> set[int]:
+    items = [value] if isinstance(value, int) else list(value or ())
+    if not all(isinstance(i, int) and not isinstance(i, bool) and i >= 0 for i in items):
+        raise BladecError(f"not argument positions: {value!r}")
+    return set(items)
+
+
+def given_dims(spec: dict[str | int, Any], signature: Signature, owners: list[Owner],
+                leaves: list[Any]) -> dict[tuple[int, int], str]:
+    """``dynamic`` as (leaf, dim) -> name, checked against the arguments."""
+    by_owner: dict[Owner, list[str | None]] = {}
+    for key, dims in spec.items():
+        if isinstance(key, str):
+            if not signature.known(key):
+                raise BladecError(f"dynamic names '{key}', which is not a parameter "
+                                  f"(parameters: {', '.join(signature.names) or 'none'})")
+        elif not isinstance(key, int) or isinstance(key, bool):
+            raise BladecError(f"dynamic: bad key {key!r} (a parameter name or position)")
+        owner = signature.owner(key)
+        items = dims.split(",") if isinstance(dims, str) else list(dims)
+        by_owner[owner] = [None if d is None or str(d).strip() in ("", "_") else
+                           str(d).strip() for d in items]
+        for d in by_owner[owner]:
+            if d is not None and not d.isidentifier():
+                raise BladecError(f"dynamic: bad dim name '{d}' for {key!r} (a name such "
+                                  "as B or seq)")
+    unused = [o for o in by_owner if o not in owners]
+    if unused:
+        raise BladecError(f"dynamic names argument(s) {', '.join(map(str, unused))}, which "
+                          f"the call does not pass (or passes as static)")
+    out = {}
+    for i, (owner, x) in enumerate(zip(owners, leaves)):
+        dims = by_owner.get(owner)
+        if dims is None:
+            continue
+        if len(dims) != len(x.shape):
+            what = owner if isinstance(owner, str) else f"argument {owner}"
+            raise BladecError(f"dynamic gives {len(dims)} dim(s) for {what}, but it has "
+                              f"shape {tuple(x.shape)}")
+        for j, d in enumerate(dims):
+            if d is not None:
+                out[(i, j)] = d
+    return out

@@ -18,7 +18,8 @@ arrays: a one-line :class:`BladecError` says what to do instead.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Callable
 
 import numpy as np
 
@@ -108,3 +109,47 @@ def float_outputs(fn: Any, specs: tuple) -> tuple[list[Any], list[bool]]:
 def cotangents(floats: list[bool], cots: list[Any]) -> list[Any]:
     """The cotangents of the float outputs (JAX gives integer outputs float0 ones)."""
     return [c for c, f in zip(cots, floats) if f]
+
+
+@dataclass
+class Backward:
+    """The vector-Jacobian product of a trace: its engine, the names of its inputs (the
+    trace's leaves, then the float outputs' cotangents), the inputs it differentiates
+    by, which outputs are floats, and its closed-over arrays (placed)."""
+    engine: Any
+    inputs: list[str]
+    cots: list[str]
+    wrt: list[str]
+    floats: list[bool]
+    constants: dict[str, Any]
+
+
+def backward(call: Any, traced: Any, leaves: list[Any], passes: Any,
+             make_engine: Callable[[Any, list], Any]) -> Backward:
+    """The engine of the vector-Jacobian product of ``traced`` (a trace of ``call``):
+    its function with the outputs' cotangents contracted into a scalar
+    (:func:`vjp_function`), traced at the same symbolic shapes, differentiated by
+    bladec's ``grad`` pass ahead of ``passes`` (the trace's own pipeline), and made an
+    engine by ``make_engine(imported, passes)`` (the same limit and padding)."""
+    import jax
+    import jax.numpy as jnp
+
+    from bladec.frontend.jax_import import trace
+    from bladec.passes import DEFAULT_PIPELINE, parse_pipeline
+    from bladec.passes.grad import GradPass
+    outs, floats = float_outputs(call.fn, traced.specs)
+    cot_specs = tuple(jax.ShapeDtypeStruct(o.shape, o.dtype)
+                      for o, f in zip(outs, floats) if f)
+    fn = vjp_function(call.fn, len(outs), floats)
+    imported = trace(fn, (*traced.specs, cot_specs), arg_names=list(call.names) + ["cot"],
+                     ranges=traced.ranges, capture=True, stop_gradients=True)
+    n = len(leaves)
+    inputs, cots = imported.input_names[:n], imported.input_names[n:]
+    wrt = tuple(name for name, x in zip(inputs, leaves)
+                if jax.dtypes.issubdtype(x.dtype, jnp.inexact))
+    pipeline = passes if passes is not None else DEFAULT_PIPELINE
+    if isinstance(pipeline, str):
+        pipeline = parse_pipeline(pipeline)
+    engine = make_engine(imported, ([GradPass(wrt=wrt)] if wrt else []) + list(pipeline))
+    constants = {k: engine.backend.put(a) for k, a in imported.constants.items()}
+    return Backward(engine, inputs, cots, list(wrt), floats, constants)
