@@ -143,3 +143,42 @@ def test_what_no_rewrite_makes_exact_is_a_located_error() -> None:
     assert not np.allclose(np.asarray(unsafe(x)), np.asarray(flipped(x)))
     # without padding the same function runs and is exact
     _close(bladec.jit(flipped, dynamic={"x": "B,_"})(x), flipped(x))
+
+
+def attention(q, k, v):
+    """Scores over a padded key dim, softmax, then a contraction over it: no mask."""
+    s = jnp.einsum("qd,kd->qk", q, k) / jnp.sqrt(q.shape[-1])
+    return jax.nn.softmax(s, axis=-1) @ v
+
+
+def test_attention_over_padded_keys_and_queries() -> None:
+    fn = bladec.jit(attention, dynamic={"q": "Q,_", "k": "K,_", "v": "K,_"}, pad=8)
+    for nq, nk in ((3, 5), (7, 2), (9, 11)):
+        q, k, v = (RNG.standard_normal((n, 4)).astype(np.float32) for n in (nq, nk, nk))
+        _close(fn(q, k, v), attention(q, k, v))
+    # and its gradient by every input, with outputs of a padded dim (their cotangents
+    # padded with zeros)
+    q, k, v = (RNG.standard_normal((n, 4)).astype(np.float32) for n in (5, 6, 6))
+    w = RNG.standard_normal((5, 4)).astype(np.float32)
+    got = jax.grad(lambda *a: jnp.sum(fn(*a) * w), argnums=(0, 1, 2))(q, k, v)
+    want = jax.grad(lambda *a: jnp.sum(attention(*a) * w), argnums=(0, 1, 2))(q, k, v)
+    _close(got, want)
+
+
+def test_the_mask_pass_on_a_listing() -> None:
+    """The pass alone, from the pipeline string: size inputs added, a reduction masked,
+    an unknown symbol refused."""
+    from bladec.parse import parse_module
+    from bladec.passes import parse_pipeline, run_pipeline
+    from bladec.printer import format_module
+    text = """func.func @main(%x: tensor<?x8, [@S0, @C8]>) {
+  %s = reduce(%x) {dims = [0], kind = "max"} -> tensor<8>
+  %n = dim_size(%x) {dim = 0} -> tensor<i32>
+  return %s, %n
+}
+"""
+    out = format_module(run_pipeline(parse_module(text), parse_pipeline("mask{pad=S0}")))
+    assert "%padding.true.S0: tensor<i32>" in out and "select(" in out
+    assert "value = -inf" in out and "dim_size" not in out
+    with pytest.raises(bladec.BladecError, match="mask: S7 is not a free symbol"):
+        run_pipeline(parse_module(text), parse_pipeline("mask{pad=S7}"))
