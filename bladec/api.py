@@ -411,6 +411,7 @@ class Jitted:
         except BladecError as exc:   # a pass's error, in the caller's dim names
             raise _renamed(exc, names) from None
         self._trace_seconds += time.perf_counter() - start
+        _name_shifts(names, engine.executor.info.subst)
         # closed-over arrays: inputs of every call, put on the device once (jax.jit
         # likewise keeps them beside its executable)
         constants = {n: engine.backend.put(a) for n, a in imported.constants.items()}
@@ -484,6 +485,18 @@ def _renamed(exc: BladecError, names: dict[str, str]) -> BladecError:
     out = BladecError(text, exc.loc)
     out.__dict__.update({k: v for k, v in exc.__dict__.items() if k != "diagnostic"})
     return out
+
+
+def _name_shifts(names: dict[str, str], subst: dict[str, Any]) -> None:
+    """A free symbol that the analysis kept in place of a caller's dim it shifts
+    (``x[1:]`` keeps S1 = B - 1 free, S0 = S1 + 1) named after it: ``B-1``."""
+    for s, e in subst.items():
+        if s not in names or len(e.symbols) != 1:
+            continue
+        (free,) = e.symbols
+        c = e.terms.get((), 0)
+        if free not in names and e.terms.get(((free, 1),)) == 1 and len(e.terms) <= 2:
+            names[free] = f"{names[s]}{-c:+d}" if c else names[s]
 
 
 def _is_shape_error(exc: BladecError) -> bool:

@@ -72,7 +72,6 @@ REDUCTIONS = {
     "top_k": lambda x: jax.lax.top_k(x.T, 1)[0],
     "top_k_index": lambda x: jax.lax.top_k(x.T, 1)[1],
     "last_row": lambda x: x[-1],
-    "shifted": lambda x: jnp.sum(x[1:] - x[:-1], axis=0),
     "size": lambda x: jnp.sum(x) / x.shape[0],
     "gram": lambda x: x.T @ x,
     "contract": lambda x: jnp.einsum("bi,bj->ij", x, jnp.tanh(x)),
@@ -104,6 +103,20 @@ def test_random_reductions_over_a_padded_dim(seed) -> None:
             assert a.dtype == w.dtype, name
             _close(a, w, 2e-5)
     assert fn.report().buckets == 2          # 3, 5 and 7 share one shape
+    assert fn.report().binding == {"B": 8}       # the last, 5, padded
+
+
+def test_a_shifted_slice_pads_the_symbol_the_analysis_keeps() -> None:
+    """``x[1:]`` makes the analysis keep B-1 free (B = (B-1) + 1): padding B pads that
+    one, the padding still at the end of both, and the report names it."""
+    def f(x):
+        h = jnp.exp(x) + 1.0
+        return jnp.sum(h[1:] - h[:-1], axis=0), jnp.mean(h), h[-1]
+    fn = bladec.jit(f, dynamic={"x": "B,_"}, pad={"B": 8})
+    for b in (2, 5, 12):
+        x = RNG.standard_normal((b, 3)).astype(np.float32)
+        _close(fn(x), jax.jit(f)(x))
+    assert fn.report().binding == {"B-1": 16}
 
 
 def test_every_reduction_once() -> None:
