@@ -127,3 +127,16 @@ def test_errors_name_the_given_dims() -> None:
     with pytest.raises(bladec.BladecError, match=r"\bbatch=5 is outside") as info:
         fn(_x(5), W)
     assert "S0" not in str(info.value)
+
+
+def test_as_a_method() -> None:
+    class Layer:
+        def __init__(self, scale: float) -> None:
+            self.scale = scale
+
+        @functools.partial(bladec.jit, static_argnums=0)   # self: static, as for jax.jit
+        def __call__(self, x):
+            return jnp.tanh(x) * self.scale
+
+    _close(Layer(2.0)(_x(3)), jnp.tanh(_x(3)) * 2.0)
+    _close(Layer(3.0)(_x(3)), jnp.tanh(_x(3)) * 3.0)   # another instance: another trace
