@@ -155,7 +155,8 @@ def check_dims(imp: Imported, bindings: list[dict[str, int]] | None = None) -> N
             bindings.append(b)
     for b in bindings:
         b = imp.jax_binding(b)
-        shapes = {n: tuple(e.evaluate(b) for e in imp.jax_dims[n]) for n in imp.input_names}
+        shapes = {a.name: tuple(e.evaluate(b) for e in imp.jax_dims[a.name])
+                  for a in imp.module.main.args}
         full = info.bind({}, [input_equation(a.name, j, e, shapes[a.name])
                               for a in imp.module.main.args
                               for j, e in enumerate(info.dims[a.name])])

@@ -28,6 +28,7 @@ class Imported:
     jax_dims: dict[str, list[SymbolicExpr]]  # value -> JAX's dims over the bladec symbols
     hints: list[str] = field(default_factory=list)
     decomposed: Counter = field(default_factory=Counter)  # primitive -> times decomposed
+    constants: dict[str, np.ndarray] = field(default_factory=dict)  # captured input -> value
     atoms: dict = field(default_factory=dict)  # JAX's floordiv/min/...: symbol -> atoms.Atom
 
     def jax_binding(self, binding: dict[str, int]) -> dict[str, int]:

@@ -131,7 +131,7 @@ def trace(fn: Callable, arg_specs: Sequence[Any], *, arg_names: Sequence[str] | 
           ranges: dict[str, tuple[int, int | None]] | None = None,
           symbols: dict[str, str] | None = None, hints: bool = True,
           check: bool = True, donate_argnums: Sequence[int] | int | None = None,
-          stop_gradients: bool = False) -> Imported:
+          stop_gradients: bool = False, capture: bool = False) -> Imported:
     """Trace ``fn(*arg_specs)`` with ``jax.make_jaxpr`` and translate it to a listing.
 
     ``arg_specs``: one pytree per positional argument, whose leaves have ``.shape`` and
@@ -148,6 +148,10 @@ def trace(fn: Callable, arg_specs: Sequence[Any], *, arg_names: Sequence[str] | 
     has its own donations read from its jaxpr.
     ``stop_gradients``: keep ``lax.stop_gradient`` as the ``stop_gradient`` op (for a
     forward listing that the ``grad`` pass differentiates) instead of dropping it.
+    ``capture``: constant arrays the function closes over (other than fills) become
+    inputs of the listing (``%const0``, ...), their values in ``Imported.constants`` for
+    the caller to pass, as ``jax.jit`` passes them to its executable; without it they
+    are an error (a listing alone can not carry them).
     """
     import jax
 
@@ -176,7 +180,7 @@ def trace(fn: Callable, arg_specs: Sequence[Any], *, arg_names: Sequence[str] | 
     out_shapes = jax.eval_shape(fn, *jax.tree_util.tree_unflatten(in_tree, structs))
     out_flat, out_tree = jax.tree_util.tree_flatten_with_path(out_shapes)
 
-    tr = Translator(symmap, stop_gradients)
+    tr = Translator(symmap, stop_gradients, capture)
     rng = {symmap.get(k, k): v for k, v in (ranges or {}).items()}
     tr.ranges.update({s: (int(lo), None if hi is None else int(hi))
                       for s, (lo, hi) in rng.items()})
@@ -205,7 +209,11 @@ def trace(fn: Callable, arg_specs: Sequence[Any], *, arg_names: Sequence[str] | 
     output_names = _unique(list(output_names), set(names))
     returns = _outputs(tr, results, [a.name for a in args], output_names,
                        [tuple(v.aval.shape) for v in closed.jaxpr.outvars])
-    ops = _renumber(_dce(tr.ops, returns), set(returns), tr)
+    ops = _dce(tr.ops, returns)
+    read = {o for op in with_bodies(ops) for o in op.operands} | set(returns)
+    constants = {v.name: arr for v, arr in tr.captured.values() if v.name in read}
+    args += [v for v, _ in tr.captured.values() if v.name in constants]
+    ops = _renumber(ops, set(returns), tr)
 
     decls = []
     for s in sorted(set(symmap.values()), key=lambda s: int(s[1:]) if s[1:].isdigit() else 0):
@@ -219,7 +227,7 @@ def trace(fn: Callable, arg_specs: Sequence[Any], *, arg_names: Sequence[str] | 
     static = not decls
     jax_dims = {n: [tr.dim(d) for d in shp] for n, shp in tr.shapes.items()}
     imported = Imported(module, closed, symmap, names, list(returns), in_tree, out_tree,
-                        jax_dims, [], tr.decomposed)
+                        jax_dims, [], tr.decomposed, constants)
     write_atoms(imported, tr)
     complete_dims(imported, hints)
     if check:

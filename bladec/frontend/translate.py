@@ -32,7 +32,7 @@ import numpy as np
 
 from bladec.errors import BladecError
 from bladec.frontend.rule import RULES
-from bladec.ir import NOWHERE, Loc, Op, TensorType, Value
+from bladec.ir import NOWHERE, Loc, Op, TensorType, Value, fresh_name
 from bladec.symbolic.atoms import AtomTable
 from bladec.symbolic.expr import SymbolicExpr, const, sym
 
@@ -172,8 +172,13 @@ class Translator:
     """Emits the listing's ops for jaxpr equations, keeping each JAX variable's value name,
     its JAX shape (to find implicit broadcasts) and what is known of it at import time."""
 
-    def __init__(self, symbols: dict[str, str], stop_gradients: bool = False) -> None:
+    def __init__(self, symbols: dict[str, str], stop_gradients: bool = False,
+                 capture: bool = False) -> None:
         self.symbols = symbols
+        # closed-over constant arrays that are not fills: inputs of their own (as jax.jit
+        # passes them to its executable), or an error where the caller can not supply them
+        self.capture = capture
+        self.captured: dict[int, tuple[Value, np.ndarray]] = {}   # by id of the constant
         # keep JAX's stop_gradient as the listing's op (a forward listing for the grad
         # pass needs it); else it is the identity (a differentiated step has no use for it)
         self.stop_gradients = stop_gradients
@@ -225,7 +230,7 @@ class Translator:
             self.types[out] = t
             self.shapes[out] = tuple(shape)
         attrs = {k: tuple(v) if isinstance(v, list) else v for k, v in (attrs or {}).items()}
-        self.ops.append(Op(name, list(operands), results, attrs))
+        self.ops.append(Op(name, list(operands), results, attrs, loc=self.loc))
         return names
 
     def add_input(self, name: str, shape: Sequence, dtype: str) -> Value:
@@ -344,7 +349,13 @@ class Translator:
             return env[v]
 
         for v, c in zip(jaxpr.constvars, consts):
-            env[v] = self._const_array(c)
+            try:
+                env[v] = self._const_array(c)
+            except JaxImportError as exc:   # located at the first equation that reads it
+                first = next((e for e in jaxpr.eqns if v in e.invars), None)
+                loc = source_loc(first) if first is not None else NOWHERE
+                raise JaxImportError(exc.diagnostic.message,
+                                     loc if loc is not NOWHERE else self.loc) from None
         for v, a in zip(jaxpr.invars, args):
             env[v] = a
         for eqn in jaxpr.eqns:
@@ -364,9 +375,24 @@ class Translator:
         if flat.size and np.array_equal(flat, np.full_like(flat, flat[0]),
                                         equal_nan=arr.dtype.kind == "f"):
             return self.constant(flat[0].item(), arr.shape, dtype)
+        if self.capture:
+            return self._capture(c, arr, dtype)
         raise JaxImportError(f"the function closes over a non-uniform constant array of "
                              f"shape {arr.shape}; the listing's constants are fills: pass it "
                              "as an argument, or build it inside the function (from iotas)")
+
+    def _capture(self, c: Any, arr: np.ndarray, dtype: str) -> str:
+        """A closed-over constant as an input of the listing (once per array), its value
+        also known at import time where small (so that constant indices still fold)."""
+        if id(c) in self.captured:
+            return self.captured[id(c)][0].name
+        taken = self.inputs | {v.name for v, _ in self.captured.values()}
+        name = fresh_name(f"%const{len(self.captured)}", taken)
+        value = self.add_input(name, arr.shape, dtype)
+        self.captured[id(c)] = (value, arr)
+        if arr.size <= KNOWN_MAX_ELEMENTS:
+            self.known[name] = arr
+        return name
 
     def eqn(self, eqn: Any, ins: list) -> list:
         """Translate one equation by its primitive's rule; errors get the user's line."""

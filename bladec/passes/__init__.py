@@ -14,4 +14,4 @@ remat plan, would both hide the mistake.
 from bladec.passes.pipeline import (DEFAULT_PIPELINE, PASSES, ChoiceOption, IntOption,  # noqa: F401
                                     NamesOption, Option, Pass, describe_options, parse_options,
                                     parse_pipeline, passes_help, register, run_pipeline)
-from bladec.passes import amp, analyze, grad, propagate, redistribute, remat, schedule, verify_pass  # noqa: E402,F401,E501
+from bladec.passes import amp, analyze, grad, mask, propagate, redistribute, remat, schedule, verify_pass  # noqa: E402,F401,E501

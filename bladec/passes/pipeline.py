@@ -83,7 +83,28 @@ class NamesOption:
         return names
 
 
-Option = Union[IntOption, ChoiceOption, NamesOption]
+@dataclass(frozen=True)
+class SymbolsOption:
+    """A list of symbols (``pad=S0,S1``; the ``@`` is optional), continued over the
+    items without ``=`` as :class:`NamesOption` is."""
+    help: str = ""
+
+    def describe(self, key: str) -> str:
+        return f"{key}=S0,S1,... ({self.help + ', ' if self.help else ''}default: see the pass)"
+
+    def brief(self) -> str:
+        return "S0,S1,..."
+
+    def parse(self, pass_name: str, key: str, text: str) -> tuple[str, ...]:
+        names = tuple(n.strip().lstrip("@") for n in text.split(",") if n.strip())
+        bad = [n for n in names if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", n)]
+        if bad or not names:
+            raise BladecError(f"bad option {key}={text} for pass '{pass_name}': expected "
+                              f"{self.describe(key)}")
+        return names
+
+
+Option = Union[IntOption, ChoiceOption, NamesOption, SymbolsOption]
 
 
 class Pass(Protocol):
@@ -134,7 +155,8 @@ def parse_options(name: str, text: str | None) -> dict[str, Any]:
     items: list[str] = []
     for item in filter(None, (o.strip() for o in (text or "").split(","))):
         if "=" not in item and items and isinstance(
-                schema.get(items[-1].partition("=")[0].strip().replace("-", "_")), NamesOption):
+                schema.get(items[-1].partition("=")[0].strip().replace("-", "_")),
+                (NamesOption, SymbolsOption)):
             items[-1] += "," + item
         else:
             items.append(item)

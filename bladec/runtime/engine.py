@@ -39,6 +39,8 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Sequence
 
+import numpy as np
+
 from bladec.errors import BladecError
 from bladec.ir import Module
 from bladec.passes import DEFAULT_PIPELINE, Pass, parse_pipeline, run_pipeline
@@ -50,6 +52,7 @@ from bladec.runtime.executor import Executor, Report, unoptimized
 from bladec.runtime.store.hints import SearchHints
 from bladec.runtime.store.listings import ListingCache, listing_key
 from bladec.runtime.padding import Padding
+from bladec.passes.mask import SIZE_PREFIX, TRUE_PREFIX
 from bladec.units import format_dims
 
 __all__ = ["Engine", "EngineStats", "Report", "is_optimized", "make_backend", "optimize",
@@ -140,11 +143,19 @@ class Engine:
                  pad: dict[str, int] | None = None, pad_multiple: int | None = None,
                  consolidate: bool = True, cut_padding: bool = True,
                  coarse: bool = True, listings: ListingCache | None = None,
-                 progress: Progress = SILENT) -> None:
+                 progress: Progress = SILENT, exact: bool = False,
+                 pad_unsafe: bool = False) -> None:
         start = time.perf_counter()
         self.progress = progress
         self.source = module
+        if exact and (pad or pad_multiple) and not is_optimized(module):
+            passes = _masked(passes, None if pad_multiple else list(pad or {}), pad_unsafe)
         self.module = optimize(module, passes, progress, listings)
+        # the true and the run sizes of the padded symbols, where the mask pass asked
+        # for them (passes/mask.py): inputs the engine gives every call
+        self.sizes = {a.name: (a.name.startswith(TRUE_PREFIX), a.name.split(".")[-1])
+                      for a in self.module.main.args
+                      if a.name.startswith((TRUE_PREFIX, SIZE_PREFIX))}
         self.stats = EngineStats(optimize_seconds=time.perf_counter() - start)
         self.backend = make_backend(backend, bitwise) if isinstance(backend, str) else backend
         if hasattr(self.backend, "progress"):
@@ -211,12 +222,16 @@ class Engine:
         binding = None
         counted = CompileCount.of(self.executor.backend)   # planning before the padding too
         if self.multiples:
-            binding = self.binding({n: tuple(arrays[n].shape) for n in self.inputs}, dims)
+            given = [n for n in self.inputs if n not in self.sizes]
+            binding = self.binding({n: tuple(arrays[n].shape) if n in arrays else ()
+                                    for n in self.inputs}, dims)
             dims = self.padded(binding)
             if self.coarse:
                 dims = self._bucket(dims, limit)
             self.executor.prepare(dims, limit)   # a refusal before the padded copies
-            arrays = self.padding.pad(arrays, binding, dims)
+            arrays = self.padding.pad({n: arrays[n] for n in given}, binding, dims)
+            for name, (true, s) in self.sizes.items():
+                arrays[name] = np.asarray((binding if true else dims)[s], np.int32)
         shapes = {n: tuple(arrays[n].shape) for n in self.inputs if n in arrays}
         key = (tuple(shapes.values()), tuple(sorted((dims or {}).items())))
         if key not in self._seen and len(shapes) == len(self.inputs):
@@ -270,6 +285,18 @@ class Engine:
             return target       # buy: compile the bucket of its own
         self._rent[own] = paid + extra
         return other
+
+
+def _masked(passes: list[Pass] | str | None, symbols: list[str] | None,
+            unsafe: bool) -> list[Pass]:
+    """The pipeline with the ``mask`` pass first (passes/mask.py): padding that does not
+    change the answer."""
+    from bladec.passes.mask import MaskPass
+    pipeline = DEFAULT_PIPELINE if passes is None else passes
+    if isinstance(pipeline, str):
+        pipeline = parse_pipeline(pipeline)
+    return [MaskPass(tuple(symbols) if symbols else None, "keep" if unsafe else "refuse"),
+            *pipeline]
 
 
 @dataclass

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from bladec.errors import BladecError, BladecWarning
+from bladec.passes.mask import free_symbol
 from bladec.units import is_count
 from bladec.runtime.planning.binding import Binder
 
@@ -49,7 +50,7 @@ def padding_multiples(executor: Binder, pad: dict[str, int] | None,
     free = [s for s in executor.info.free if s not in executor.info.atoms]
     out: dict[str, int] = {}
     for name, m in (pad or {}).items():
-        s = name.lstrip("@")
+        s = free_symbol(executor.info, name.lstrip("@")) or name.lstrip("@")
         if s not in free:
             raise BladecError(f"cannot pad {name}: not a free symbol of the listing "
                               f"(free symbols: {', '.join(free) or 'none'})")

@@ -131,8 +131,12 @@ def test_train_under_a_limit(reference, free_peak, monkeypatch) -> None:
     # not fit, a plan whose segment the estimate puts over the limit is tightened
     # without compiling it, and a segment that XLA's figures put over it is kept where
     # moving out values it does not read brings it within (runtime/fitting.py, repair.py)
-    assert total.total_compilations == total.total_executables
-    assert all(r.compilations == n for r, n in zip(reports, new))
+    # (with pad, the mask pass's selects over the attention scores (passes/mask.py) move
+    # one bucket's plan to where XLA's figures reject a first compiled segment: 23
+    # compilations for 22 executables at this bandwidth; without the masks, 22 for 22)
+    rejected = total.total_compilations - total.total_executables
+    assert 0 <= rejected <= 1
+    assert sum(r.compilations - n for r, n in zip(reports, new)) == rejected
     print(f"limit {limit}: peaks {[r.peak_bytes for r in reports]}, compilations "
           f"{total.total_compilations} for {total.total_executables} executables run "
           f"({[(s, r.segments, r.executables, r.compilations) for s, r in buckets.items()]})")
@@ -305,10 +309,7 @@ def test_not_a_function() -> None:
         bladec.jit(3)
 
 
-def test_arguments_by_name_and_bad_donation_are_errors() -> None:
-    fn = bladec.jit(sgd)
-    with pytest.raises(bladec.BladecError, match="pass the arguments by position"):
-        fn(_params(), x=_rows(3), lr=0.1)
+def test_bad_donation_is_an_error() -> None:
     with pytest.raises(bladec.BladecError, match="donate_argnums must be argument positions"):
         bladec.jit(sgd, donate_argnums=("params",))
 

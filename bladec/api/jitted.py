@@ -1,4 +1,5 @@
-"""``bladec.jit`` (defined here, exported by the package): a JAX function run by bladec under a memory limit, called like ``jax.jit``.
+"""``bladec.jit`` (defined here, exported by the package): a JAX function run by bladec
+under a memory limit, called like ``jax.jit``.
 
 A training loop calls its step thousands of times with changing shapes. ``bladec.jit``
 traces the function once with symbolic dims (bladec/frontend), optimizes the listing
@@ -19,7 +20,7 @@ traced again, once; dims that have always had equal sizes share a symbol (as
 from __future__ import annotations
 
 import dataclasses
-import inspect
+import functools
 import os
 import time
 from dataclasses import dataclass, field
@@ -31,6 +32,8 @@ from bladec.errors import BladecError
 from bladec.passes import Pass
 from bladec.runtime.engine import Engine, Report
 from bladec.runtime.store.listings import ListingCache
+from bladec.api.signature import Call, Owner, Signature, as_array, cast, given_dims, positions
+from bladec.api.transform import Backward, backward, call_transformed, cotangents, has_tracers
 from bladec.units import format_size, parse_size
 
 DimSpec = str | Sequence[str | None]
@@ -83,6 +86,10 @@ class _Traced:
     engine: Engine
     names: dict[str, str]          # bladec symbol -> JAX dim name
     dynamic: dict[tuple[int, int], str]
+    constants: dict[str, Any] = field(default_factory=dict)  # closed-over arrays, placed
+    specs: Any = None              # the traced arguments' specs (symbolic dims)
+    ranges: dict[str, tuple[int, int | None]] = field(default_factory=dict)
+    backward: Backward | None = None   # made at the first jax.grad through it
 
 
 def jit(fn: Callable | None = None, *, mem_limit: int | str | None = None,
@@ -91,7 +98,9 @@ def jit(fn: Callable | None = None, *, mem_limit: int | str | None = None,
         pad: int | dict[str, int] | None = None, donate_argnums: int | Sequence[int] = (),
         passes: list[Pass] | str | None = None, backend: str = "jax",
         bitwise: bool = False, compilation_cache: str | None = None,
-        coarse: bool = True) -> Any:
+        coarse: bool = True, static_argnums: int | Sequence[int] = (),
+        static_argnames: str | Sequence[str] = (),
+        donate_argnames: str | Sequence[str] = (), pad_unsafe: bool = False) -> Any:
     """Wrap ``fn`` (a JAX function of pytrees of arrays) to run with bladec.
 
     ``mem_limit``: the device peak a step may take (bytes or ``"2GiB"``); a step that can
@@ -100,8 +109,10 @@ def jit(fn: Callable | None = None, *, mem_limit: int | str | None = None,
     one), by parameter name or position, applied to every array of that argument;
     default: found from the calls (the module's text). ``ranges``: ``{"S": (1, 512)}``.
     ``pad``: round each dynamic dim up to a multiple (an int for all, or by name): fewer
-    distinct shapes, fewer compilations; the function must mask the padding itself, and
-    outputs with a padded dim are cut back. ``donate_argnums``: as for ``jax.jit``.
+    distinct shapes, fewer compilations; outputs with a padded dim are cut back, and the
+    listing is rewritten so that reductions, contractions and size reads over a padded dim
+    ignore the padding (passes/mask.py): the outputs are the unpadded function's. An op
+    that no rewrite makes exact is an error at its line, unless ``pad_unsafe=True``. ``donate_argnums``: as for ``jax.jit``.
     ``passes``: the pipeline (default ``analyze,schedule,remat``). ``backend``: ``"jax"``
     or ``"numpy"`` (no compiling; host arrays). ``bitwise``: every op its own kernel.
     ``compilation_cache``: a directory for JAX's persistent compilation cache (default:
@@ -110,41 +121,56 @@ def jit(fn: Callable | None = None, *, mem_limit: int | str | None = None,
     (runtime/listings.py) instead of running the passes again. ``coarse``: with ``pad``,
     a new bucket is served from a coarser one already compiled while the padding that costs
     is less than compiling it cost (rent or buy: runtime/engine.py).
+    ``static_argnums``/``static_argnames``: as for ``jax.jit``: Python values (hashable)
+    that pick a trace instead of being traced; ``donate_argnames``: donation by name.
+    Arguments may be passed by keyword; ``dynamic`` and donation name parameters alike.
 
     Usable as ``@bladec.jit`` or ``@bladec.jit(mem_limit=...)``."""
     def wrap(f: Callable) -> "Jitted":
         return Jitted(f, mem_limit=mem_limit, dynamic=dynamic, ranges=ranges, pad=pad,
                       donate_argnums=donate_argnums, passes=passes, backend=backend,
-                      bitwise=bitwise, compilation_cache=compilation_cache, coarse=coarse)
+                      bitwise=bitwise, compilation_cache=compilation_cache, coarse=coarse,
+                      static_argnums=static_argnums, static_argnames=static_argnames,
+                      donate_argnames=donate_argnames, pad_unsafe=pad_unsafe)
     return wrap if fn is None else wrap(fn)
 
 
 class Jitted:
-    """The callable :func:`jit` returns; ``.report()`` describes the last step."""
+    """The callable :func:`jit` returns; ``.report()`` describes the last step,
+    ``.lower(*args)`` the listing a call with those arguments runs."""
 
     def __init__(self, fn: Callable, *, mem_limit: int | str | None,
                  dynamic: dict[str | int, DimSpec] | None,
                  ranges: dict[str, tuple[int, int | None]] | None,
                  pad: int | dict[str, int] | None, donate_argnums: int | Sequence[int],
                  passes: list[Pass] | str | None, backend: str, bitwise: bool,
-                 compilation_cache: str | None = None, coarse: bool = True) -> None:
+                 compilation_cache: str | None = None, coarse: bool = True,
+                 static_argnums: int | Sequence[int] = (),
+                 static_argnames: str | Sequence[str] = (),
+                 donate_argnames: str | Sequence[str] = (), pad_unsafe: bool = False) -> None:
         if not callable(fn):
             raise BladecError(f"bladec.jit needs a function, not {type(fn).__name__}")
         self.fn = fn
+        functools.update_wrapper(self, fn)   # __name__, __doc__, __wrapped__, ...
         self.__name__ = getattr(fn, "__name__", "fn")
-        self.__doc__ = getattr(fn, "__doc__", None)
         self.mem_limit = _limit(mem_limit)
-        self.params = _parameters(fn)
+        self.signature = Signature(fn, static_argnums, static_argnames)
         self.dynamic_spec = dynamic
+        if dynamic is not None and not isinstance(dynamic, dict):
+            raise BladecError("dynamic must be a dict from parameter (name or position) to "
+                              "the names of its dims: {'tokens': 'B,S'}")
         self.ranges = _ranges(ranges)
         self.pad = _pad(pad)
-        self.donate = {donate_argnums} if isinstance(donate_argnums, int) \
-            else set(donate_argnums)
-        if not all(isinstance(i, int) and not isinstance(i, bool) and i >= 0
-                   for i in self.donate):
+        self.pad_unsafe = pad_unsafe
+        try:
+            donated = positions(donate_argnums)
+        except BladecError:
             raise BladecError(f"donate_argnums must be argument positions (non-negative "
-                              f"integers), not {donate_argnums!r}")
-        _check_options(fn, self.params, dynamic, self.ranges, self.pad, self.donate)
+                              f"integers), not {donate_argnums!r}") from None
+        names = {donate_argnames} if isinstance(donate_argnames, str) \
+            else set(donate_argnames or ())
+        self.donate = {self.signature.owner(i) for i in donated} | names
+        _check_options(self.signature, dynamic, self.ranges, self.pad, donated)
         self.passes = passes
         self.backend = backend
         self.bitwise = bitwise
@@ -162,52 +188,112 @@ class Jitted:
                 raise BladecError(f"cannot use the compilation cache {where}: "
                                   f"{exc.strerror or exc}") from None
         self._traces: dict[tuple, _Traced] = {}
+        self._static_only: set[tuple] = set()   # found dims whose symbolic trace failed
+        self._signatures: dict[tuple, _Traced] = {}   # argument signature -> its trace
         self._history: dict[tuple, list[list[tuple[int, ...]]]] = {}  # automatic mode
         self._trace_seconds = 0.0
         self._last: Report | None = None
         self._last_traced: _Traced | None = None
         self._steps = 0
 
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:
+        """As a method: bound to the instance (``jax.jit`` of a method behaves so)."""
+        return self if obj is None else functools.partial(self, obj)
+
     # -- a call -----------------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if kwargs:
-            raise BladecError(f"{self.__name__}: pass the arguments by position (bladec.jit "
-                              f"names its inputs after them); got {', '.join(kwargs)} by name")
-        return self._call(args, retry=True)
-
-    def _call(self, args: tuple, retry: bool) -> Any:
         import jax
-        flat, tree = jax.tree_util.tree_flatten_with_path(args)
-        leaves = [_as_array(x) for _, x in flat]
-        positions = [path[0].idx for path, _ in flat]
-        traced = self._traced(tree, positions, leaves, args)
+        call = self.signature.split(args, kwargs)
+        if has_tracers(jax.tree_util.tree_leaves(call.args)):
+            return call_transformed(self, call)   # jax.grad and the like (transform.py)
+        return self._call(call, retry=True)
+
+    def _leaves(self, call: Call) -> tuple[list[Any], Any, list[Owner]]:
+        """The traced arguments' leaves as arrays, their tree and their owners."""
+        import jax
+        flat, tree = jax.tree_util.tree_flatten_with_path(call.args)
+        owners = [call.leaf_owner(tuple(path)) for path, _ in flat]
+        return [as_array(x) for _, x in flat], tree, owners
+
+    def _call(self, call: Call, retry: bool) -> Any:
+        import jax
+        raw, tree = jax.tree_util.tree_flatten(call.args)
+        leaves = [as_array(x) for x in raw]
+        # the trace of an argument signature already run, without the walk over the
+        # arguments' owners and dims that finds it (a small step's dispatch is ~1 ms)
+        signature = (call.static, tree, tuple((x.shape, x.dtype) for x in leaves))
+        traced = self._signatures.get(signature)
+        if traced is None:
+            _, _, owners = self._leaves(call)
+            traced = self._traced(call, tree, owners, leaves)
         imp, engine = traced.imported, traced.engine
-        arrays = {}
-        for name, leaf in zip(imp.input_names, leaves):
-            arrays[name] = _cast(leaf, engine.executor.info.dtypes[name], name)
+        types = engine.executor.info.dtypes
+        arrays = {name: cast(leaf, types[name], name)
+                  for name, leaf in zip(imp.input_names, leaves)}
+        arrays.update(traced.constants)
         try:
             outputs, report = engine.call(arrays, self.mem_limit)
         except BladecError as exc:
             if self.dynamic_spec is None and _is_shape_error(exc) and retry:
                 # automatic mode: two dims equal so far differ now: trace again, once
-                self._remember((tree, tuple(str(x.dtype) for x in leaves)), leaves,
-                               force=True)
-                return self._call(args, retry=False)
+                self._remember((call.static, tree, tuple(str(x.dtype) for x in leaves)),
+                               leaves, force=True)
+                return self._call(call, retry=False)
             raise _renamed(exc, traced.names) from None
+        self._signatures[signature] = traced
         self._last, self._last_traced = report, traced
         self._steps += 1
         return imp.unflatten_outputs(outputs)
 
+    def _vjp(self, call: Call, cots: list[Any]) -> tuple:
+        """The cotangents of the traced arguments' leaves given those of the outputs:
+        the backward listing (the ``grad`` pass of the same function, transform.py) run
+        under the same limit; None for leaves that are not floats."""
+        leaves, tree, owners = self._leaves(call)
+        traced = self._traced(call, tree, owners, leaves)
+        if traced.backward is None:
+            start = time.perf_counter()
+            try:
+                traced.backward = backward(call, traced, leaves, self.passes,
+                                           lambda imp, p: self._engine(imp, traced.dynamic, p))
+            except BladecError as exc:
+                raise _renamed(exc, traced.names) from None
+            self._trace_seconds += time.perf_counter() - start
+        back = traced.backward
+        types = back.engine.executor.info.dtypes
+        arrays = {n: cast(x, types[n], n) for n, x in zip(back.inputs, leaves)}
+        for n, c in zip(back.cots, cotangents(back.floats, cots)):
+            arrays[n] = cast(as_array(c), types[n], n)
+        arrays.update(back.constants)
+        try:
+            outputs, report = back.engine.call(arrays, self.mem_limit)
+        except BladecError as exc:
+            raise _renamed(exc, traced.names) from None
+        self._last, self._last_traced = report, traced
+        grads = dict(zip(back.wrt, (outputs[n] for n in back.engine.outputs[1:])))
+        return tuple(grads.get(n) for n in back.inputs)
+
+    def lower(self, *args: Any, **kwargs: Any) -> "Lowered":
+        """The optimized listing a call with these arguments runs (traced and optimized
+        as the call would, nothing compiled or run), as ``jax.jit(f).lower`` gives the
+        program of its arguments: ``str(f.lower(x))`` or ``.as_text()``."""
+        call = self.signature.split(args, kwargs)
+        leaves, tree, owners = self._leaves(call)
+        traced = self._traced(call, tree, owners, leaves)
+        return Lowered(traced.engine.module, dict(traced.names))
+
     def report(self) -> JitReport:
         """The last step's device peak, evictions and compilations, and totals; a
-        BladecError before the first call (there is no step to describe: an all-zero
+        BladecError before the first step (there is no step to describe: an all-zero
         report would read as a step that held nothing)."""
         r = self._last
         if r is None and not self._traces:   # after a refused step: what it compiled
-            raise BladecError(f"{self.__name__} has not run a step yet: nothing to report")
+            raise BladecError(f"{self.__name__} has not been called yet: no step to "
+                              f"report (call it first, or see .lower(*args) for its listing)")
         out = JitReport(steps=self._steps, traces=len(self._traces),
                         trace_seconds=self._trace_seconds)
-        engines = [t.engine for t in self._traces.values()]
+        engines = [e for t in self._traces.values()
+                   for e in (t.engine, t.backward.engine if t.backward else None) if e]
         out.total_compilations = sum(e.stats.compilations for e in engines)
         out.total_compile_seconds = sum(e.stats.compile_seconds for e in engines)
         out.total_compile_cpu_seconds = sum(getattr(e.backend, "compile_cpu_seconds", 0.0)
@@ -230,31 +316,43 @@ class Jitted:
     def listing(self) -> str:
         """The optimized listing of the last trace (what runs), as text."""
         if self._last_traced is None:
-            raise BladecError(f"{self.__name__} has not been called yet: nothing traced")
+            raise NotTracedError(f"{self.__name__} has not been called yet: nothing traced "
+                                 f"(see .lower(*args) for the listing of given arguments)")
         from bladec.printer import format_module
         return format_module(self._last_traced.engine.module)
 
     # -- tracing ----------------------------------------------------------------------
-    def _traced(self, tree: Any, positions: list[int], leaves: list[Any],
-                args: tuple) -> _Traced:
+    def _traced(self, call: Call, tree: Any, owners: list[Owner], leaves: list[Any]
+                ) -> _Traced:
         dtypes = tuple(str(x.dtype) for x in leaves)
         if self.dynamic_spec is not None:
-            dynamic = _given_dims(self.dynamic_spec, self.params, positions, leaves)
+            dynamic = given_dims(self.dynamic_spec, self.signature, owners, leaves)
         else:
-            dynamic = self._found_dims(tree, dtypes, leaves)
-        static = tuple((i, j, d) for i, x in enumerate(leaves) for j, d in enumerate(x.shape)
-                       if (i, j) not in dynamic)
-        key = (tree, dtypes, static, tuple(sorted(dynamic.items())))
+            dynamic = self._found_dims((call.static, tree, dtypes), leaves)
+        key = _trace_key(call, tree, dtypes, leaves, dynamic)
+        if key in self._static_only:
+            dynamic, key = {}, _trace_key(call, tree, dtypes, leaves, {})
         traced = self._traces.get(key)
-        if traced is None:
-            traced = self._traces[key] = self._trace(leaves, positions, dynamic, args)
+        if traced is not None:
+            return traced
+        try:
+            traced = self._trace(call, leaves, owners, dynamic)
+        except BladecError:
+            if self.dynamic_spec is not None or not dynamic:
+                raise
+            # found dims that do not trace symbolically (a shape read in Python, or
+            # sizes that do not fit together): trace the call's own shapes, as jax.jit
+            # does, so that an error names them, not the symbols bladec made up
+            self._static_only.add(key)
+            dynamic, key = {}, _trace_key(call, tree, dtypes, leaves, {})
+            traced = self._traces.get(key) or self._trace(call, leaves, owners, {})
+        self._traces[key] = traced
         return traced
 
-    def _found_dims(self, tree: Any, dtypes: tuple, leaves: list[Any]
-                    ) -> dict[tuple[int, int], str]:
+    def _found_dims(self, key: tuple, leaves: list[Any]) -> dict[tuple[int, int], str]:
         """Automatic mode: the dims whose sizes differed between the calls that caused a
         trace; dims with the same sizes in all of them share a name."""
-        history = self._remember((tree, dtypes), leaves)
+        history = self._remember(key, leaves)
         groups: dict[tuple[int, ...], str] = {}
         out = {}
         for i, x in enumerate(leaves):
@@ -285,8 +383,8 @@ class Jitted:
                     return False
         return True
 
-    def _trace(self, leaves: list[Any], positions: list[int],
-               dynamic: dict[tuple[int, int], str], args: tuple) -> _Traced:
+    def _trace(self, call: Call, leaves: list[Any], owners: list[Owner],
+               dynamic: dict[tuple[int, int], str]) -> _Traced:
         import jax
         from jax import export
 
@@ -305,17 +403,32 @@ class Jitted:
             dims = [dynamic.get((i, j), str(d)) for j, d in enumerate(x.shape)]
             shape = export.symbolic_shape(", ".join(dims), scope=scope) if dims else ()
             structs.append(jax.ShapeDtypeStruct(shape, x.dtype))
-        specs = jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(args), structs)
-        names = [p for p in self.params][:len(args)]
-        names += [f"arg{i}" for i in range(len(names), len(args))]
+        specs = jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(call.args),
+                                             structs)
         ranges = {k: v for k, v in self.ranges.items() if k in used}
-        imported = trace(self.fn, specs, arg_names=names, ranges=ranges)
+        imported = trace(call.fn, specs, arg_names=list(call.names), ranges=ranges,
+                         capture=True)
         module = imported.module
-        donated = {n for n, pos in zip(imported.input_names, positions) if pos in self.donate}
+        donated = {n for n, o in zip(imported.input_names, owners) if o in self.donate}
         if donated:  # as the listing's {donate = true}: freed at the last use, reused
             func = module.main
             func.args = [dataclasses.replace(a, donated=True) if a.name in donated else a
                          for a in func.args]
+        names = {v: k for k, v in imported.symbols.items()}
+        try:
+            engine = self._engine(imported, dynamic, self.passes)
+        except BladecError as exc:   # a pass's error, in the caller's dim names
+            raise _renamed(exc, names) from None
+        self._trace_seconds += time.perf_counter() - start
+        _name_shifts(names, engine.executor.info.subst)
+        # closed-over arrays: inputs of every call, put on the device once (jax.jit
+        # likewise keeps them beside its executable)
+        constants = {n: engine.backend.put(a) for n, a in imported.constants.items()}
+        return _Traced(imported, engine, names, dynamic, constants, specs, ranges)
+
+    def _engine(self, imported: Any, dynamic: dict[tuple[int, int], str],
+                passes: list[Pass] | str | None) -> Engine:
+        """The engine of an imported listing, with the padding asked for."""
         to_bladec = imported.symbols
         pad = self.pad
         if isinstance(pad, int):
@@ -326,11 +439,35 @@ class Jitted:
                 raise BladecError(f"cannot pad {', '.join(unknown)}: not a dynamic dim "
                                   f"(dynamic dims: {', '.join(sorted(to_bladec)) or 'none'})")
             pad_map = {to_bladec[k]: m for k, m in (pad or {}).items() if k in to_bladec}
-        engine = Engine(module, passes=self.passes, backend=self.backend,
-                        bitwise=self.bitwise, pad=pad_map or None, coarse=self.coarse,
-                        listings=self._listings)
-        self._trace_seconds += time.perf_counter() - start
-        return _Traced(imported, engine, {v: k for k, v in to_bladec.items()}, dynamic)
+        return Engine(imported.module, passes=passes, backend=self.backend,
+                      bitwise=self.bitwise, pad=pad_map or None, coarse=self.coarse,
+                      listings=self._listings, exact=True, pad_unsafe=self.pad_unsafe)
+
+
+class NotTracedError(BladecError, AttributeError):
+    """An attribute that exists only once the function is traced (``listing``): an
+    AttributeError too, so that ``hasattr`` and ``getattr(f, name, default)`` answer."""
+
+
+@dataclass
+class Lowered:
+    """The optimized listing for given arguments (what ``f.lower(*args)`` returns)."""
+    module: Any
+    names: dict[str, str]          # bladec symbol -> the caller's dim name
+
+    def as_text(self) -> str:
+        from bladec.printer import format_module
+        return format_module(self.module)
+
+    def __str__(self) -> str:
+        return self.as_text()
+
+
+def _trace_key(call: Call, tree: Any, dtypes: tuple, leaves: list[Any],
+               dynamic: dict[tuple[int, int], str]) -> tuple:
+    static = tuple((i, j, d) for i, x in enumerate(leaves) for j, d in enumerate(x.shape)
+                   if (i, j) not in dynamic)
+    return (call.static, tree, dtypes, static, tuple(sorted(dynamic.items())))
 
 
 # -- arguments ----------------------------------------------------------------------------
@@ -383,22 +520,17 @@ def _pad(pad: Any) -> int | dict[str, int] | None:
                       f"a dict by dim name: {{'S': 16}}), not {pad!r}")
 
 
-def _check_options(fn: Callable, params: list[str],
-                   dynamic: dict[str | int, DimSpec] | None,
+def _check_options(signature: Signature, dynamic: dict[str | int, DimSpec] | None,
                    ranges: dict[str, tuple[int, int | None]],
-                   pad: int | dict[str, int] | None, donate: set[int]) -> None:
+                   pad: int | dict[str, int] | None, donated: set[int]) -> None:
     """What can be checked before the first call: donated positions the function does
     not take, and, where ``dynamic`` names the dims, ranges and paddings of other names
     (in automatic mode the names come from the calls)."""
-    try:
-        kinds = [p.kind for p in inspect.signature(fn).parameters.values()]
-    except (TypeError, ValueError):
-        kinds = [inspect.Parameter.VAR_POSITIONAL]
-    if inspect.Parameter.VAR_POSITIONAL not in kinds:
-        beyond = sorted(i for i in donate if i >= len(params))
+    if signature.sig is not None and not signature.var_positional:
+        beyond = sorted(i for i in donated if i >= len(signature.positional))
         if beyond:
             raise BladecError(f"donate_argnums {beyond} out of range: the function takes "
-                              f"{len(params)} positional argument(s)")
+                              f"{len(signature.positional)} positional argument(s)")
     if not isinstance(dynamic, dict):
         return
     names = {str(d).strip() for dims in dynamic.values()
@@ -409,92 +541,6 @@ def _check_options(fn: Callable, params: list[str],
         if unknown:
             raise BladecError(f"{what} names {', '.join(unknown)}, not a dim that dynamic "
                               f"names (it names: {', '.join(sorted(names)) or 'none'})")
-
-
-def _parameters(fn: Callable) -> list[str]:
-    try:
-        return [p.name for p in inspect.signature(fn).parameters.values()
-                if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    except (TypeError, ValueError):
-        return []
-
-
-def _as_array(x: Any) -> Any:
-    """A leaf as something with a shape and a dtype: device arrays as they are, the rest
-    (NumPy arrays, Python numbers) as NumPy arrays with JAX's default dtypes."""
-    import jax
-    if isinstance(x, jax.Array):
-        return x
-    if isinstance(x, np.ndarray):
-        dtype = jax.dtypes.canonicalize_dtype(x.dtype)
-        return x if dtype == x.dtype else x.astype(dtype)
-    try:
-        array = np.asarray(x)
-    except Exception:
-        raise BladecError(f"cannot pass a {type(x).__name__} to a bladec.jit function: "
-                          f"arguments are pytrees of arrays and numbers") from None
-    if array.dtype == object:
-        raise BladecError(f"cannot pass a {type(x).__name__} to a bladec.jit function: "
-                          f"arguments are pytrees of arrays and numbers")
-    return array.astype(jax.dtypes.canonicalize_dtype(array.dtype))
-
-
-def _cast(x: Any, dtype: str, name: str) -> Any:
-    """``x`` in the listing's dtype: host arrays are converted; a device array of another
-    dtype is an error (converting it would copy it)."""
-    from bladec.runtime.backends.backend import numpy_dtype
-    want = numpy_dtype(dtype)
-    if np.dtype(x.dtype) == want:
-        return x
-    if isinstance(x, np.ndarray) and x.ndim == 0:
-        return x.astype(want)
-    raise BladecError(f"argument {name.lstrip('%')} is {np.dtype(x.dtype)}, but the function "
-                      f"was traced with {dtype}")
-
-
-def _given_dims(spec: dict[str | int, DimSpec], params: list[str], positions: list[int],
-                leaves: list[Any]) -> dict[tuple[int, int], str]:
-    """``dynamic`` as (leaf, dim) -> name, checked against the arguments."""
-    if not isinstance(spec, dict):
-        raise BladecError("dynamic must be a dict from parameter (name or position) to the "
-                          "names of its dims: {'tokens': 'B,S'}")
-    by_position: dict[int, list[str | None]] = {}
-    for key, dims in spec.items():
-        if isinstance(key, str):
-            if key not in params:
-                raise BladecError(f"dynamic names '{key}', which is not a parameter "
-                                  f"(parameters: {', '.join(params) or 'none'})")
-            pos = params.index(key)
-        elif isinstance(key, int) and not isinstance(key, bool):
-            pos = key
-        else:
-            raise BladecError(f"dynamic: bad key {key!r} (a parameter name or position)")
-        items = dims.split(",") if isinstance(dims, str) else list(dims)
-        by_position[pos] = [None if d is None or str(d).strip() in ("", "_") else
-                            str(d).strip() for d in items]
-        for d in by_position[pos]:
-            if d is not None and not d.isidentifier():
-                raise BladecError(f"dynamic: bad dim name '{d}' for {key!r} (a name such "
-                                  "as B or seq)")
-    unused = set(by_position) - set(positions)
-    if unused:
-        raise BladecError(f"dynamic names argument(s) {sorted(unused)}, which the call does "
-                          f"not pass")
-    out = {}
-    for i, (pos, x) in enumerate(zip(positions, leaves)):
-        dims = by_position.get(pos)
-        if dims is None:
-            continue
-        if len(dims) != len(x.shape):
-            what = params[pos] if pos < len(params) else f"argument {pos}"
-            raise BladecError(f"dynamic gives {len(dims)} dim(s) for {what}, but it has "
-                              f"shape {tuple(x.shape)}")
-        for j, d in enumerate(dims):
-            if d is not None:
-                out[(i, j)] = d
-    return out
-
-
 def _renamed(exc: BladecError, names: dict[str, str]) -> BladecError:
     """``exc`` with the listing's symbols (S0, S1) called by the caller's dim names (B, S),
     its other attributes (a LimitError's smallest limit) kept."""
@@ -503,9 +549,21 @@ def _renamed(exc: BladecError, names: dict[str, str]) -> BladecError:
                   exc.diagnostic.message)
     if text == exc.diagnostic.message:
         return exc
-    out = BladecError(text)
+    out = BladecError(text, exc.loc)
     out.__dict__.update({k: v for k, v in exc.__dict__.items() if k != "diagnostic"})
     return out
+
+
+def _name_shifts(names: dict[str, str], subst: dict[str, Any]) -> None:
+    """A free symbol that the analysis kept in place of a caller's dim it shifts
+    (``x[1:]`` keeps S1 = B - 1 free, S0 = S1 + 1) named after it: ``B-1``."""
+    for s, e in subst.items():
+        if s not in names or len(e.symbols) != 1:
+            continue
+        (free,) = e.symbols
+        c = e.terms.get((), 0)
+        if free not in names and e.terms.get(((free, 1),)) == 1 and len(e.terms) <= 2:
+            names[free] = f"{names[s]}{-c:+d}" if c else names[s]
 
 
 def _is_shape_error(exc: BladecError) -> bool:
