@@ -156,6 +156,7 @@ def run_sharded(module: Module, passes: list[Pass] | None, limit: int | None = N
                         {a.name: a.type for a in optimized.main.args})
     backend = MeshBackend(mesh, types)
     executor = Executor(optimized, backend)
+    executor.prepare(binding, limit)   # refused (a limit, an extent) before anything is placed
     placed = {n: backend.place(n, np.asarray(inputs[n])) for n in executor.inputs}
     input_bytes = sum(backend.nbytes(x) for x in placed.values())
     seconds = []

@@ -119,8 +119,9 @@ def test_no_solution_in_the_ranges_is_located_at_the_op():
 
 
 def test_no_integer_solution_is_located_at_the_op():
-    """2*S0 = 2*S1 + 1 has real solutions, no integer one: the pass that samples says so
-    at the op that made the last relation (also through the written-back graph)."""
+    """2*S0 = 2*S1 + 1 has real solutions, no integer one: the analysis says so where
+    the equation is stated (its symbols' coefficients share 2, its constant does not),
+    at the op that made the last relation."""
     text = """func.func @main(%a: tensor<?xf32, [@S0]>, %b: tensor<?xf32, [@S1]>, %c: tensor<1xf32>) {
   %1 = concatenate(%a, %a) {dim = 0} -> tensor<?xf32, [@S2]>
   %2 = concatenate(%b, %b, %c) {dim = 0} -> tensor<?xf32, [@S2]>
@@ -128,6 +129,7 @@ def test_no_integer_solution_is_located_at_the_op():
 }
 """
     module = parse_module(text, "<t>")
-    with pytest.raises(BladecError, match="no values of the symbols") as err:
+    with pytest.raises(BladecError, match="it makes 2\\*S0 - 2\\*S1 - 1 = 0, which no "
+                                          "integers solve") as err:
         run_pipeline(module, parse_pipeline("analyze,schedule,remat"))
     assert err.value.loc.line == 3
