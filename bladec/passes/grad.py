@@ -35,7 +35,8 @@ from bladec.errors import BladecError
 from bladec.ir import FLOAT_DTYPES, Func, Module, Op, Value, walk
 from bladec.ops import REGISTRY
 from bladec.ops.collective import SHARD_RULES
-from bladec.passes.pipeline import ChoiceOption, NamesOption, register
+from bladec.passes import scaling
+from bladec.passes.pipeline import ChoiceOption, IntOption, NamesOption, register
 from bladec.passes.propagate import PropagatePass
 from bladec.passes.saving import PER_USE, recompute_cheap
 from bladec.symbolic.graph import write_back
@@ -47,16 +48,23 @@ class GradPass:
     name = "grad"
     options = {"wrt": NamesOption("the inputs to differentiate by"),
                "save": ChoiceOption("all", ("all", "auto"),
-                                    "what the backward keeps from the forward")}
+                                    "what the backward keeps from the forward"),
+               "scale": ChoiceOption("none", ("none", "dynamic"),
+                                     "dynamic loss scaling (for f16), its state an input "
+                                     "and an output"),
+               "growth": IntOption(2000, 1, None, "finite steps before the scale doubles")}
     discards = {"grad": "would differentiate a training graph again (grad runs once)",
                 "schedule": "would differentiate schedule's versions (they have no adjoint)",
                 "remat": "would differentiate remat's evict and regenerate points"}
 
-    def __init__(self, wrt: tuple[str, ...] | str | None = None, save: str = "all") -> None:
+    def __init__(self, wrt: tuple[str, ...] | str | None = None, save: str = "all",
+                 scale: str = "none", growth: int | str = 2000) -> None:
         if isinstance(wrt, str):
             wrt = self.options["wrt"].parse(self.name, "wrt", wrt)
         self.wrt = tuple(wrt) if wrt else None
         self.save = self.options["save"].parse(self.name, "save", save)
+        self.scale = self.options["scale"].parse(self.name, "scale", scale)
+        self.growth = self.options["growth"].parse(self.name, "growth", str(growth))
 
     def apply(self, module: Module) -> Module:
         if module.mesh is not None:  # the forward's splits, which the adjoints read
@@ -65,9 +73,10 @@ class GradPass:
         func = module.main
         trained = _trained(func, self.wrt)
         loss = _loss(func)
-        new = differentiate(func, loss, trained)
+        new = differentiate(func, loss, trained,
+                            self.growth if self.scale == "dynamic" else None)
         if self.save == "auto":
-            new = recompute_cheap(module, new, len(func.ops))
+            new = recompute_cheap(module, new, len(func.ops), guard=True)
         else:  # as JAX's linearization, whose residuals are what a broadcast reads
             new = recompute_cheap(module, new, len(func.ops), PER_USE, 1)
         if module.mesh is not None:
@@ -135,28 +144,53 @@ def _loss(func: Func) -> str:
     return outs[0]
 
 
-def differentiate(func: Func, loss: str, wrt: list[str]) -> Func:
-    """``func`` returning ``loss`` and then ``%grad_<input>`` for each of ``wrt``."""
+def differentiate(func: Func, loss: str, wrt: list[str], growth: int | None = None) -> Func:
+    """``func`` returning ``loss`` and then ``%grad_<input>`` for each of ``wrt``;
+    ``growth``: with dynamic loss scaling (bladec/passes/scaling.py), the finite steps
+    before the scale doubles (then two more inputs and three more outputs)."""
     for op in func.ops:
         if not is_compute(op):
             raise BladecError(f"'{op.name}': grad takes a listing before schedule and remat "
                               "(put grad first in the pipeline)", op.loc)
     types = func.value_types()
     active = depends_on(func.ops, set(wrt))
-    b = Builder(types, set(types) | {a.name for a in func.args})
-    cots: dict[str, list[str]] = {loss: [b.const(1.0, loss)]}
+    args = list(func.args) + (scaling.state_inputs(func) if growth is not None else [])
+    b = Builder(types, set(types) | {a.name for a in args})
+    cots: dict[str, list[str]] = {
+        loss: [b.const(1.0, loss) if growth is None else scaling.seed(b, loss)]}
     backprop(b, func.ops, cots, active, lambda op: REGISTRY[op.name].adjoint, loss)
     grads = []
     for name in wrt:
         b.loc = func.loc
         g = total(b, cots, name) or b.const(0.0, name)
         grads.append(g)
+    state: list[str] = []
+    if growth is not None:
+        grads, state = scaling.unscale(b, grads, growth, func.loc)
     # rules write cotangents for every float operand; those of operands that do not
     # depend on a trained input are dropped
-    ops = needed_ops(b.ops, grads)
+    ops = needed_ops(b.ops, grads + state)
     ops, grads = _named(ops, grads, wrt, b)
-    return Func(func.name, list(func.args), list(func.ops) + ops, [loss] + grads, func.loc,
+    if state:
+        ops, state = _renamed(ops, state, [scaling.NEXT_SCALE, scaling.NEXT_STEPS,
+                                           scaling.FINITE], b)
+    return Func(func.name, args, list(func.ops) + ops, [loss] + grads + state, func.loc,
                 func.return_loc)
+
+
+def _renamed(ops: list[Op], names: list[str], want: list[str], b: Builder
+             ) -> tuple[list[Op], list[str]]:
+    """The values ``names`` (results of ``ops``) renamed ``want``; a copy where one
+    is not a result of its own (the scale passed through unchanged)."""
+    rename = dict(zip(names, want))
+    made = {r.name for op in ops for r in op.results}
+    for op in walk(ops):
+        op.operands = [rename.get(n, n) if n in made else n for n in op.operands]
+        op.results = [Value(rename.get(r.name, r.name), r.type) for r in op.results]
+    for n, w in zip(names, want):
+        if n not in made:
+            ops.append(Op("copy", [n], [Value(w, b.type(n))], loc=b.loc))
+    return ops, want
 
 
 def _named(ops: list[Op], grads: list[str], wrt: list[str], b: Builder
