@@ -67,12 +67,33 @@ func.func @symbolic_shape_graph() {
 """
 
 
-def test_default_trains_every_static_float_input():
+def test_wrt_static_trains_every_static_float_input():
     """%x and %y have a dynamic dim: data. %w and %bias are the weights."""
-    train = run_pipeline(parse_module(MLP), parse_pipeline("grad"))
+    train = run_pipeline(parse_module(MLP), parse_pipeline("grad{wrt=static}"))
     assert train.main.returns == ["%loss", "%grad_w", "%grad_bias"]
     types = train.main.value_types()
     assert types["%grad_w"].dims == (8, 4) and types["%grad_bias"].dims == (4,)
+
+
+def test_default_trains_the_first_argument_as_jax_grad():
+    """The first input (%x, data or not, as jax.grad's argnums=0), or the first
+    argument's pytree where the importer named its leaves %params.<path>."""
+    train = run_pipeline(parse_module(MLP), parse_pipeline("grad"))
+    assert train.main.returns == ["%loss", "%grad_x"]
+    assert run_pipeline(parse_module(MLP), parse_pipeline("grad{wrt=first}")).main.returns \
+        == ["%loss", "%grad_x"]
+    tree = MLP.replace("%w:", "%p.w:").replace("%bias:", "%p.bias:").replace(
+        "(%x, %w)", "(%x, %p.w)").replace("(%bias)", "(%p.bias)")
+    tree = tree.replace("%x: tensor<?x8, [@S0, @C8]>, %p.w: tensor<8x4>, %p.bias: tensor<4>",
+                        "%p.w: tensor<8x4>, %p.bias: tensor<4>, %x: tensor<?x8, [@S0, @C8]>")
+    train = run_pipeline(parse_module(tree), parse_pipeline("grad"))
+    assert train.main.returns == ["%loss", "%grad_p.w", "%grad_p.bias"]
+
+
+def test_default_refuses_an_integer_first_argument():
+    text = MLP.replace("func.func @main(", "func.func @main(%ids: tensor<3xi32>, ")
+    with pytest.raises(BladecError, match="first argument by default .* %ids is i32"):
+        run_pipeline(parse_module(text), parse_pipeline("grad"))
 
 
 def test_cli_optimize_grad_round_trips_and_run_matches_jax_grad(tmp_path):
@@ -81,7 +102,7 @@ def test_cli_optimize_grad_round_trips_and_run_matches_jax_grad(tmp_path):
     import jax
     src = tmp_path / "mlp.mlir"
     src.write_text(MLP)
-    res = invoke(["optimize", "-p", "grad", str(src)])
+    res = invoke(["optimize", "-p", "grad{wrt=%w,%bias}", str(src)])
     assert res.exit_code == 0, res.output
     out = tmp_path / "train.mlir"
     out.write_text(res.stdout)

@@ -8,10 +8,13 @@ truth values carry none (a ``compare`` or an integer ``convert`` stops the gradi
 ops that no gradient passes through need no adjoint. An op that a gradient must pass
 through and that has no adjoint is an error located at that op.
 
-Which inputs: ``grad{wrt=%w1,%w2}`` names them; by default every float input that is not
-*data*. Data are the inputs with a dynamic (``?``) dim: their sizes follow the batch and
-the sequence, so they are examples, not weights (a weight's shape is fixed when the model
-is built). A listing that trains a dynamically shaped input says so with ``wrt``.
+Which inputs: ``grad{wrt=%w1,%w2}`` names them; by default, as ``jax.grad``, the first
+argument: the first input, with every input of the same pytree where the listing was
+imported from JAX (the importer names a pytree's leaves ``%params.w1``, ``%params.b1``:
+the inputs that share the first one's name up to its first dot). ``wrt=static`` is the
+rule of earlier versions: every float input that is not *data*, data being the inputs
+with a dynamic (``?``) dim (their sizes follow the batch and the sequence, so they are
+examples; a weight's shape is fixed when the model is built).
 
 The backward reads the forward values it needs (as JAX's ``grad`` does): they stay live
 from the forward into the backward, except broadcasts and filled constants, which it
@@ -46,7 +49,9 @@ from bladec.symbolic.shapes import analyze_shapes
 @register
 class GradPass:
     name = "grad"
-    options = {"wrt": NamesOption("the inputs to differentiate by"),
+    options = {"wrt": NamesOption("the inputs to differentiate by: names, 'first' (the "
+                                  "first argument, as jax.grad) or 'static' (every float "
+                                  "input of static shape)", ("first", "static")),
                "save": ChoiceOption("all", ("all", "auto"),
                                     "what the backward keeps from the forward"),
                "scale": ChoiceOption("none", ("none", "dynamic"),
@@ -114,9 +119,22 @@ def _unsplit_backward(func: Func, start: int, trained: list[str]) -> Func:
 def _trained(func: Func, wrt: tuple[str, ...] | None) -> list[str]:
     """The inputs to differentiate by, checked, in argument order."""
     args = {a.name: a for a in func.args}
-    if wrt is None:
+    if wrt == ("static",):
         return [a.name for a in func.args
                 if a.type.dtype in FLOAT_DTYPES and None not in a.type.dims]
+    if wrt is None or wrt == ("first",):
+        if not func.args:
+            raise BladecError(f"grad: @{func.name} has no inputs to differentiate by",
+                              func.loc)
+        first = func.args[0].name
+        root = first.split(".", 1)[0] + "."
+        wrt = tuple(a.name for a in func.args if a.name == first or
+                    ("." in first and a.name.startswith(root)))
+        bad = [a for a in wrt if args[a].type.dtype not in FLOAT_DTYPES]
+        if bad:
+            raise BladecError(f"grad differentiates by the first argument by default (as "
+                              f"jax.grad), and {bad[0]} is {args[bad[0]].type.dtype}: name "
+                              f"the inputs to train with wrt=%a,%b (or wrt=static)", func.loc)
     for name in wrt:
         if name not in args:
             raise BladecError(f"grad: wrt names {name}, which is not an input of "
