@@ -122,7 +122,7 @@ BLOCKS = {
                      "b2": (CLASSES,)},
                     lambda b, s: (_f32(b, IN), ((b,), np.int32)), ("x", "labels")),
 }
-MAX_BATCH, MAX_SEQ = 256, 1024
+MAX_BATCH, MAX_SEQ = 4096, 1024
 
 
 def init_params(block: Block, seed: int = 0) -> Params:
