@@ -167,9 +167,10 @@ def main(argv: list[str] | None = None) -> int:
     command = "python benchmarks/bench_training.py " + " ".join(
         map(shlex.quote, argv if argv is not None else sys.argv[1:]))
     lines = [f"`{command.strip()}` ({datetime.date.today()}, {jax.devices()[0].platform}, "
-             f"JAX {jax.__version__})", "",
-             "| kind | shape | config | device peak MiB | x jit | x grad | median step ms | "
-             "x jit (paired) |", "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |"]
+             f"JAX {jax.__version__})", ""]
+    if opts.kinds:
+        lines += ["| kind | shape | config | device peak MiB | x jit | x grad | median step ms "
+                  "| x jit (paired) |", "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |"]
     ratios: dict[str, list[float]] = {p: [] for p in PIPELINES}
     for kind in opts.kinds.split(",") if opts.kinds else []:
         rows = kind_rows(kind, opts.rounds)

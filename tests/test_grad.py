@@ -207,33 +207,41 @@ func.func @symbolic_shape_graph() {
 
 def test_broadcasts_are_made_again_and_save_auto_recomputes_cheap_values():
     """By default the backward re-emits the broadcast %h (64 floats a row) from %s2 (one)
-    and saves the rest; save=auto also recomputes %g = logistic(%p) from %p, which the
-    backward keeps anyway (mul's adjoint reads it), and %u = tanh(%t) by the chain of
-    cheap ops back to %p and %s2. Dots are never recomputed."""
+    and saves the rest. The cheap recomputations (without save=auto's guard) also make
+    %g = logistic(%p) again from %p, which the backward keeps anyway (mul's adjoint reads
+    it), and %u = tanh(%t) by the chain of cheap ops back to %p and %s2; dots never. Here
+    they lower the model peak at no corner of S0's range (it is the forward's), so
+    save=auto, which recomputes only where the whole step's peak goes down, keeps the
+    default's choices."""
     from bladec.analysis.memory import exact_peak, exact_sizes
+    from bladec.ir import Module
+    from bladec.passes.grad import differentiate
+    from bladec.passes.saving import recompute_cheap
     from bladec.symbolic.shapes import analyze_shapes
-    forward = len(parse_module(SCALED).main.ops)
-    every = run_pipeline(parse_module(SCALED), parse_pipeline("grad"))
-    auto = run_pipeline(parse_module(SCALED), parse_pipeline("grad{save=auto}"))
-    for module in (every, auto):
-        made = {r.name: op for op in module.main.ops for r in op.results}
-        assert made["%h.r0"].name == "broadcast_in_dim" and made["%h.r0"].operands == ["%s2"]
-        assert not any(n.startswith("%p.") for n in made)
-        backward = module.main.ops[forward:]
-        assert "%h" not in {n for op in backward for n in op.operands}
+    forward = parse_module(SCALED)
+    n = len(forward.main.ops)
+    every = run_pipeline(parse_module(SCALED), parse_pipeline("grad{wrt=%w}"))
+    auto = run_pipeline(parse_module(SCALED), parse_pipeline("grad{wrt=%w,save=auto}"))
+    made = {r.name: op for op in every.main.ops for r in op.results}
+    assert made["%h.r0"].name == "broadcast_in_dim" and made["%h.r0"].operands == ["%s2"]
+    assert "%h" not in {v for op in every.main.ops[n:] for v in op.operands}
     assert {r.name for op in every.main.ops for r in op.results if ".r" in r.name} == {"%h.r0"}
-    made = {r.name: op for op in auto.main.ops for r in op.results}
+    assert [op.results for op in auto.main.ops] == [op.results for op in every.main.ops]
+    cheap = recompute_cheap(forward, differentiate(forward.main, "%loss", ["%w"]), n)
+    made = {r.name: op for op in cheap.ops for r in op.results}
     assert made["%g.r0"].name == "logistic" and made["%g.r0"].operands == ["%p"]
     assert made["%u.r0"].name == "tanh"
+    assert not any(n.startswith("%p.") for n in made)
+    module = Module([cheap], forward.shape_graph, forward.file)
     rng = np.random.default_rng(0)
     x = {"%x": rand(rng, (5, 64)), "%w": rand(rng, (64, 64)) / 8}
     a, _ = Executor(every, NumpyBackend()).run(x)
-    b, _ = Executor(auto, NumpyBackend()).run(x)
+    b, _ = Executor(module, NumpyBackend()).run(x)
     assert all(np.array_equal(a[k], b[k]) for k in a)  # the same ops on the same values
     for s0 in (1, 64, 4096):
         peaks = [exact_peak(m.main, exact_sizes(analyze_shapes(m), {"S0": s0}))
-                 for m in (every, auto)]
-        assert peaks[1] <= peaks[0], s0  # strictly lower on the Llama (test_grad_llama)
+                 for m in (every, module)]
+        assert peaks[1] >= peaks[0], s0  # why save=auto keeps the default here
 
 
 def test_the_llama_backward_reads_no_forward_broadcast():

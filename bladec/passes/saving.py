@@ -94,15 +94,24 @@ def recompute_cheap(module: Module, func: Func, forward_ops: int,
         choose(cheap, max_ops, None)
         return build(plan) if plan else func
     choose(PER_USE, 1, None)
+    default = build(plan) if plan else func
     sizes = [_Sizes(exact_sizes(info, b)) for b in corners(module)]
-    best = [fused_peak(build(plan), forward_ops, s) for s in sizes]
+    best = [fused_peak(default, forward_ops, s) for s in sizes]
 
     def lower(trial: dict[str, list[Op]]) -> bool:
         new = build(trial)
         peaks = [fused_peak(new, forward_ops, s) for s in sizes]
         return all(p <= q for p, q in zip(peaks, best))
+    chosen = len(plan)
     choose(cheap, max_ops, lower)
-    return build(plan) if plan else func
+    if len(plan) == chosen:
+        return default
+    # choices that tie one by one can lower the peak together (two values live at its
+    # moment); where together they lower it at no corner they cost time for nothing
+    new = build(plan)
+    if all(fused_peak(new, forward_ops, s) >= q for s, q in zip(sizes, best)):
+        return default
+    return new
 
 
 def fused_peak(func: Func, forward_ops: int, sizes: dict[str, int]) -> int:
