@@ -89,20 +89,26 @@ def bladec_row(block: blocks.Block, args: tuple, forward: Any, pipeline: str
     return peak[0], call
 
 
-def timed(calls: dict[str, Callable[[], Any]], rounds: int) -> dict[str, list[float]]:
-    times: dict[str, list[float]] = {k: [] for k in calls}
+def timed(calls: dict[str, Callable[[], Any]], rounds: int
+          ) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """Wall and process CPU seconds of each call per round (the CPU time of all the
+    process's threads: less moved by other processes on a shared machine)."""
+    wall: dict[str, list[float]] = {k: [] for k in calls}
+    cpu: dict[str, list[float]] = {k: [] for k in calls}
     names = list(calls)
     for i in range(rounds + 1):
         for name in names[i % len(names):] + names[:i % len(names)]:
-            start = time.perf_counter()
+            start, c = time.perf_counter(), time.process_time()
             jax.block_until_ready(calls[name]())
             if i:
-                times[name].append(time.perf_counter() - start)
-    return times
+                wall[name].append(time.perf_counter() - start)
+                cpu[name].append(time.process_time() - c)
+    return wall, cpu
 
 
-def kind_rows(kind: str, rounds: int) -> list[tuple[str, int, float, float]]:
-    """(config, device peak, median seconds, median paired ratio to jit) per row."""
+def kind_rows(kind: str, rounds: int) -> list[tuple[str, int, float, float, float, float]]:
+    """(config, device peak, median seconds, median paired ratio to jit, the same two of
+    CPU time) per row."""
     block = blocks.BLOCKS[kind]
     batch, seq = SHAPES[kind]
     args = blocks.args(block, batch, seq)
@@ -113,10 +119,16 @@ def kind_rows(kind: str, rounds: int) -> list[tuple[str, int, float, float]]:
         peaks[name], calls[name] = jit_row(block, args, policy)
     for pipeline in PIPELINES:
         peaks[pipeline], calls[pipeline] = bladec_row(block, args, forward, pipeline)
-    times = timed(calls, rounds)
-    jit = times["jit"]
-    return [(name, peaks[name], statistics.median(t),
-             statistics.median(a / b for a, b in zip(t, jit))) for name, t in times.items()]
+    wall, cpu = timed(calls, rounds)
+
+    def paired(t: dict[str, list[float]], name: str) -> float:
+        return statistics.median(a / b for a, b in zip(t[name], t["jit"]))
+    return [(name, peaks[name], statistics.median(wall[name]), paired(wall, name),
+             statistics.median(cpu[name]), paired(cpu, name)) for name in calls]
+
+
+def _geomean(xs: list[float]) -> float:
+    return math.exp(sum(map(math.log, xs)) / len(xs))
 
 
 def largest(fit: Callable[[int], bool], top: int = BATCH_MAX) -> int:
@@ -170,25 +182,27 @@ def main(argv: list[str] | None = None) -> int:
              f"JAX {jax.__version__})", ""]
     if opts.kinds:
         lines += ["| kind | shape | config | device peak MiB | x jit | x grad | median step ms "
-                  "| x jit (paired) |", "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |"]
+                  "| x jit (paired) | median CPU ms | x jit (paired) |",
+                  "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     ratios: dict[str, list[float]] = {p: [] for p in PIPELINES}
+    cpus: dict[str, list[float]] = {p: [] for p in PIPELINES}
     for kind in opts.kinds.split(",") if opts.kinds else []:
         rows = kind_rows(kind, opts.rounds)
         by = {r[0]: r for r in rows}
         b, s = SHAPES[kind]
         shape = f"{b}x{s}" if blocks.BLOCKS[kind].sequence else str(b)
-        for name, peak, sec, ratio in rows:
+        for name, peak, sec, ratio, cpu, cpu_ratio in rows:
             lines.append(f"| {kind} | {shape} | {name} | {peak / MIB:.2f} | "
                          f"{peak / by['jit'][1]:.3f} | {peak / by['grad'][1]:.3f} | "
-                         f"{sec * 1e3:.2f} | {ratio:.3f} |")
+                         f"{sec * 1e3:.2f} | {ratio:.3f} | {cpu * 1e3:.2f} | {cpu_ratio:.3f} |")
             if name in ratios:
                 ratios[name].append(ratio)
+                cpus[name].append(cpu_ratio)
         print("\n".join(lines[-len(rows):]), flush=True)
     lines.append("")
     for name, rs in ratios.items() if opts.kinds else []:
-        mean = math.exp(sum(map(math.log, rs)) / len(rs))
-        lines.append(f"- {name}: geometric mean of the paired step-time ratios to jit "
-                     f"{mean:.3f} over {len(rs)} kinds")
+        lines.append(f"- {name}: geometric mean of the paired ratios to jit over {len(rs)} "
+                     f"kinds: step time {_geomean(rs):.3f}, CPU time {_geomean(cpus[name]):.3f}")
     for kind in opts.batch.split(",") if opts.batch else []:
         limit, rows = batch_rows(kind)
         b, s = SHAPES[kind]
