@@ -215,6 +215,12 @@ class JaxBackend:
         return [c.executable for c in self._cache.values() if c.executable is not None]
 
     def put(self, array: np.ndarray) -> Any:
+        """``array`` on the device: a device array already there as it is (what
+        ``device_put`` would return, without its 0.1 ms of dispatch per input and step:
+        about 1.5% of the take_along_axis MLP's step at batch 1024), else a copy."""
+        if isinstance(array, self.jax.Array) and array.sharding == self._device \
+                and not array.is_deleted():
+            return array
         return self.jax.device_put(array, self._device)
 
     def fetch(self, x: Any) -> np.ndarray:
