@@ -21,8 +21,10 @@ from the forward into the backward, except broadcasts and filled constants, whic
 makes again from what they read (never more bytes: JAX's linearization likewise keeps
 the operands of its implicit broadcasts). ``grad{save=auto}`` instead recomputes, in the
 backward, each needed value whose recomputation from other saved values is cheap and
-frees more bytes than it holds, decided on symbolic sizes for every binding at once
-(bladec/passes/saving.py).
+frees more bytes than it holds, decided on symbolic sizes for every binding at once,
+where the whole step's model peak goes down at some corner of the declared ranges and
+up at none (bladec/passes/saving.py). ``grad{scale=dynamic}`` adds dynamic loss scaling
+for f16 training (bladec/passes/scaling.py).
 
 Nothing here knows a dim's value: new types copy the symbols of the forward types, and
 the analysis (run before and after) derives the relations of the new values as for any
@@ -38,10 +40,11 @@ from bladec.errors import BladecError
 from bladec.ir import FLOAT_DTYPES, Func, Module, Op, Value, walk
 from bladec.ops import REGISTRY
 from bladec.ops.collective import SHARD_RULES
-from bladec.passes import scaling
 from bladec.passes.pipeline import ChoiceOption, IntOption, NamesOption, register
 from bladec.passes.propagate import PropagatePass
 from bladec.passes.saving import PER_USE, recompute_cheap
+from bladec.passes.scaling import (FINITE, NEXT_SCALE, NEXT_STEPS, seed, state_inputs,
+                                   unscale)
 from bladec.symbolic.graph import write_back
 from bladec.symbolic.shapes import analyze_shapes
 
@@ -172,10 +175,10 @@ def differentiate(func: Func, loss: str, wrt: list[str], growth: int | None = No
                               "(put grad first in the pipeline)", op.loc)
     types = func.value_types()
     active = depends_on(func.ops, set(wrt))
-    args = list(func.args) + (scaling.state_inputs(func) if growth is not None else [])
+    args = list(func.args) + (state_inputs(func) if growth is not None else [])
     b = Builder(types, set(types) | {a.name for a in args})
     cots: dict[str, list[str]] = {
-        loss: [b.const(1.0, loss) if growth is None else scaling.seed(b, loss)]}
+        loss: [b.const(1.0, loss) if growth is None else seed(b, loss)]}
     backprop(b, func.ops, cots, active, lambda op: REGISTRY[op.name].adjoint, loss)
     grads = []
     for name in wrt:
@@ -184,14 +187,13 @@ def differentiate(func: Func, loss: str, wrt: list[str], growth: int | None = No
         grads.append(g)
     state: list[str] = []
     if growth is not None:
-        grads, state = scaling.unscale(b, grads, growth, func.loc)
+        grads, state = unscale(b, grads, growth, func.loc)
     # rules write cotangents for every float operand; those of operands that do not
     # depend on a trained input are dropped
     ops = needed_ops(b.ops, grads + state)
     ops, grads = _named(ops, grads, wrt, b)
     if state:
-        ops, state = _renamed(ops, state, [scaling.NEXT_SCALE, scaling.NEXT_STEPS,
-                                           scaling.FINITE], b)
+        ops, state = _renamed(ops, state, [NEXT_SCALE, NEXT_STEPS, FINITE], b)
     return Func(func.name, args, list(func.ops) + ops, [loss] + grads + state, func.loc,
                 func.return_loc)
 

@@ -18,20 +18,24 @@ fewer bytes than saving it does:
 
 where an input costs nothing if it is a graph input (resident anyway), a value the
 backward keeps anyway, or made by an op with no operands (a constant, an iota) or by a
-broadcast of such values (recomputed too). The value is recomputed when ``impact >= 0`` is proved for every binding within
-the declared ranges and ``impact > 0`` is possible (:mod:`bladec.symbolic.compare`
-answers ``>`` or ``>=``: never more memory, less for some shapes; a broadcast of a
-per-row sum to [B, H, S, S] frees as much as it holds only at S = 1); where the sign is
-unknown or depends on the binding, or the impact is 0 everywhere, it is saved, as by
-default. Values are considered from the last
-forward one to the first, and each choice updates what the backward keeps.
+broadcast of such values (recomputed too). The value is a candidate when ``impact >= 0``
+is proved for every binding within the declared ranges and ``impact > 0`` is possible
+(:mod:`bladec.symbolic.compare` answers ``>`` or ``>=``: never more memory, less for
+some shapes; a broadcast of a per-row sum to [B, H, S, S] frees as much as it holds only
+at S = 1); where the sign is unknown or depends on the binding, or the impact is 0
+everywhere, it is saved, as by default. Values are considered from the last forward one
+to the first, and each choice updates what the backward keeps.
 
 A local test can not see where the step's peak is: recomputing a value moves the
 moment it is live to its use in the backward, which can be the moment of the peak. So
 ``save=auto`` starts from the default's choices (broadcasts and constants re-emitted)
 and takes each further choice only where the model peak of the whole step (DESIGN
-section 4) stays at or under the current one at every corner of the declared ranges
-(:func:`corners`): never above the default's, by the model, for any binding there.
+section 4, with XLA's loop fusion of recomputed elementwise chains counted:
+:func:`fused_peak`) stays at or under the default's at every corner of the declared
+ranges (:func:`corners`); and the choices stand only where together they lower that
+peak at some corner, else the default's graph is returned: recomputing costs time, so
+it must buy memory. The model is not XLA: on the attention block the choices that tie
+one by one (the GELU's ``tanh`` chain) are those that lower XLA's device peak.
 """
 from __future__ import annotations
 
