@@ -151,6 +151,14 @@ class Builder:
         return self.emit("reduce", [x], make_type(kept, t.dtype),
                          {"dims": tuple(axes), "kind": "sum"})
 
+    def reduce_max(self, x: str) -> str:
+        """The largest element of ``x`` (a scalar; ``x`` itself if it is one)."""
+        t = self.type(x)
+        if not t.rank:
+            return x
+        return self.emit("reduce", [x], TensorType((), t.dtype),
+                         {"dims": tuple(range(t.rank)), "kind": "max"})
+
     def broadcast(self, x: str, dims: Sequence[int], type: TensorType) -> str:
         """``broadcast_in_dim``: operand dim i becomes dim ``dims[i]`` of ``type``."""
         if list(dims) == list(range(type.rank)) and self.type(x).dims == type.dims \

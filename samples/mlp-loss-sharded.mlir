@@ -10,8 +10,8 @@
 // all_reduce (which `grad` has `propagate` insert) of the weight gradient's partial
 // sums over the batch; the loss's all_reduce passes the whole cotangent to each part.
 //
-// RUN: bladec optimize -p grad %s | filecheck %s
-// RUN: bladec optimize -p grad %s | bladec optimize -p verify - | filecheck %s
+// RUN: bladec optimize -p grad{wrt=static} %s | filecheck %s
+// RUN: bladec optimize -p grad{wrt=static} %s | bladec optimize -p verify - | filecheck %s
 //
 // CHECK-LABEL: func.func @main(
 // CHECK:         %loss = all_reduce(%loss.p) -> tensor<f32>

@@ -1,9 +1,10 @@
 // The forward pass of a one-layer tanh regression, written by hand, with a scalar
-// squared-error loss: `grad` writes its training graph. %x and %y have the dynamic batch
-// @S0, so they are data; %w and %bias, of static shape, are trained.
+// squared-error loss: `grad{wrt=static}` writes its training graph. %x and %y have the
+// dynamic batch @S0, so they are data; %w and %bias, of static shape, are trained (plain
+// `grad` differentiates by the first input, %x, as jax.grad does).
 //
-// RUN: bladec optimize -p grad %s | filecheck %s
-// RUN: bladec optimize -p grad %s | bladec optimize -p verify - | filecheck %s
+// RUN: bladec optimize -p grad{wrt=static} %s | filecheck %s
+// RUN: bladec optimize -p grad{wrt=static} %s | bladec optimize -p verify - | filecheck %s
 //
 // The forward ops come first, unchanged; %d has two uses in %s, so its cotangent is the
 // sum of both; tanh's adjoint reads the forward %t; the weight's gradient is a contraction

@@ -67,14 +67,19 @@ class NamesOption:
     ``=`` of their own continue the list, so the pipeline string needs no other quoting.
     Whether each name exists is for the pass to say, where it sees the listing."""
     help: str = ""
+    words: tuple[str, ...] = ()   # single words it also takes instead of names
 
     def describe(self, key: str) -> str:
-        return f"{key}=%a,%b,... ({self.help + ', ' if self.help else ''}default: see the pass)"
+        alt = "".join(f"|{w}" for w in self.words)
+        return f"{key}=%a,%b,...{alt} ({self.help + ', ' if self.help else ''}" \
+               f"default: see the pass)"
 
     def brief(self) -> str:
-        return "%a,%b,..."
+        return "%a,%b,..." + "".join(f"|{w}" for w in self.words)
 
     def parse(self, pass_name: str, key: str, text: str) -> tuple[str, ...]:
+        if text.strip() in self.words:
+            return (text.strip(),)
         names = tuple(n.strip() for n in text.split(",") if n.strip())
         bad = [n for n in names if not re.fullmatch(r"%[A-Za-z0-9_.$]+", n)]
         if bad or not names:

@@ -70,7 +70,7 @@ def test_sharded_mlp_loss_through_grad_matches_the_unsharded_gradients(tmp_path)
     from bladec.cli import main
     from tests.support.clirunner import make_runner
     # optimize needs no devices: in this process (a JAX start saved); run needs the 8
-    train = make_runner().invoke(main, ["optimize", "-p", "grad", str(
+    train = make_runner().invoke(main, ["optimize", "-p", "grad{wrt=static}", str(
         ROOT / "samples" / "mlp-loss-sharded.mlir"), "-o", str(tmp_path / "train.mlir")])
     assert train.exit_code == 0, train.stderr
     done = _run(BLADEC + ["run", str(tmp_path / "train.mlir"), "--inputs",
