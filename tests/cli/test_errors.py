@@ -237,7 +237,7 @@ CASES = {
     "relation_lhs_undeclared": (H + "  return %a\n}\n" + SG + "  SymbolicDim @S1\n"
                                 "  ¦@S0 = Mul @C12, @S1\n}\n", "relation uses undeclared symbol @S0"),
     "unknown_relation_kind": (H + "  return %a\n}\n" + SG + "  SymbolicDim @S0\n  SymbolicDim @S1\n"
-                              "  @S0 = ¦Div @C12, @S1\n}\n", "unknown relation 'Div' (expected Mul or Add)"),
+                              "  @S0 = ¦Div @C12, @S1\n}\n", "unknown relation 'Div' (expected Mul, Add, FloorDiv, CeilDiv, Mod, Min, Max)"),
     "symbol_named_like_a_constant": (H + "  return %a\n}\n" + SG + "  ¦SymbolicDim @C12\n}\n",
                                      "symbol names start with 'S', got @C12"),
     "empty_symbol_range": (H + "  return %a\n}\n" + SG + "  SymbolicDim ¦@S0 {min = 0}\n}\n",
