@@ -448,16 +448,11 @@ class LazyCompiled:
         return self._memory
 
     def _probed(self) -> SegmentMemory | None:
-        """XLA's figures from a compilation that only reads them (:func:`probe_options`:
-        LLVM's optimizations off), kept in the store as the figures of the executable
-        that runs, whose own compilation is left to its first call; None where the
-        platform has no such options.
-
-        Why it may: XLA assigns buffers (what ``memory_analysis()`` reports) in its HLO
-        passes, before the backend's code generation that the option turns down, so the
-        figures are the same (checked on both whole steps of the paper-size Llama step,
-        tests/test_probe.py), and a refusal that compiles whole steps only to name the
-        smallest limit, never to run them, pays about 0.6x of their compile time."""
+        """XLA's figures from a compilation that only reads them (:func:`probe_options`),
+        kept in the store as those of the executable that runs, which is compiled at its
+        first call; None where the platform has no such options. XLA assigns buffers in
+        its HLO passes, before the code generation the options turn down (tests/test_probe.py
+        checks the figures alike)."""
         options = probe_options(self.backend, self._options)
         if options is None:
             return None
@@ -484,10 +479,9 @@ PROBE_OPTIONS = {"xla_backend_optimization_level": 0}
 
 
 def probe_options(backend: Any, options: dict[str, Any]) -> dict[str, Any] | None:
-    """XLA's options for a compilation that only reads an executable's memory figures:
-    ``options`` with the backend's (LLVM's) optimizations off, on CPU (measured there:
-    the same figures, 0.55-0.7x of the CPU time of the paper-size step's whole steps);
-    None elsewhere (a GPU backend's figures were not checked this way)."""
+    """``options`` with LLVM's optimizations off, for a compilation that only reads the
+    memory figures, on CPU (the paper step's whole steps: the same figures at 0.55-0.7x of
+    the CPU time); None elsewhere (not checked on GPUs)."""
     if getattr(backend, "_platform", None) != "cpu":
         return None
     return {**options, **PROBE_OPTIONS}
