@@ -15,14 +15,16 @@
 // peak. Its symbolic peak is not provably at most the listing's, so the pass keeps the
 // listing's order unchanged (benchmarks/bench_schedule.py measures this).
 //
-// An order found with exact sizes at one end of the ranges is kept as a schedule
-// version (@main.v1): better than the listing's for some bindings.
+// Orders found with exact sizes are kept as schedule versions (@main.v1 to v3): the
+// list scheduler's at one end of the ranges, and optimal orders (the exact search over
+// the sets of ops executed, for graphs this small), each better than the others for some
+// bindings; the runtime runs the lowest of them per binding.
 //
 // RUN: bladec optimize -p analyze,schedule %s | filecheck %s
 // RUN: bladec optimize -p analyze,schedule %s | bladec optimize -p schedule - | filecheck %s
 //
 // CHECK-LABEL: func.func @main(
-// CHECK-NEXT:    schedule.versions() {funcs = [@main.v1]}
+// CHECK-NEXT:    schedule.versions() {funcs = [@main.v1, @main.v2, @main.v3]}
 // CHECK-NEXT:    %scale = constant() {value = 0.125} -> tensor<f32>
 // CHECK-NEXT:    %scb = broadcast_in_dim(%scale) {dims = []} -> tensor<?x4x?x?, [@S0, @C4, @S1, @S1]>
 // CHECK:         %p = div(%e, %denb)

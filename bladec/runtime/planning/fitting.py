@@ -69,6 +69,7 @@ class Fitter(Planner):
         self._reference = reference if reference is not None and \
             _same_signature(reference, module) else None
         self._reference_fitter: Fitter | None = None
+        self._figures_only = False   # refusing a limit no run meets (prepare, _checked)
 
     def prepare(self, binding: dict[str, int], limit: int | None) -> PreparedRun:
         """The plan for ``binding`` under ``limit`` as segments and copies, checked
@@ -80,16 +81,28 @@ class Fitter(Planner):
                 run = self._checked(self.plan(binding, None), bound)
                 self._whole_ratios.append(run.device.peak / max(bound.planned_peak, 1))
             else:
-                run = self._guess(bound, limit) or self._fits(bound, limit)
-                if run is None and self._recalled(bound):
-                    run = self._fits(bound, limit)   # with the plan an earlier search found
-            if run is None:
-                smallest = self._smallest_limit(bound)
-                run = self._fits(bound, limit)  # the search may have found one
-                if run is None:
-                    raise LimitError(limit, smallest, "by the device accounting: "
-                                     + self.backend.accounting)
+                # nothing compiled under a limit no run can meet is run under it: its
+                # executables are compiled for their figures only (_checked)
+                before, self._figures_only = self._figures_only, \
+                    self._figures_only or self._held_over(bound, limit)
+                try:
+                    run = self._under(bound, limit)
+                finally:
+                    self._figures_only = before
             bound.runs[limit] = run
+        return run
+
+    def _under(self, bound: _Bound, limit: int) -> PreparedRun:
+        """:meth:`prepare`'s run under ``limit`` (not cached here), or its LimitError."""
+        run = self._guess(bound, limit) or self._fits(bound, limit)
+        if run is None and self._recalled(bound):
+            run = self._fits(bound, limit)   # with the plan an earlier search found
+        if run is None:
+            smallest = self._smallest_limit(bound)
+            run = self._fits(bound, limit)  # the search may have found one
+            if run is None:
+                raise LimitError(limit, smallest, "by the device accounting: "
+                                 + self.backend.accounting)
         return run
 
     def fits(self, binding: dict[str, int], limit: int) -> bool:
@@ -131,15 +144,21 @@ class Fitter(Planner):
         was 1.04, 1.03 and 0.98 at 4x32, 4x48 and 4x64, 0.88 and 0.87 at 8x256 and
         8x320: within 7% across the buckets of one stream). No estimate before a whole
         step has been compiled."""
-        sizes = bound.sizes
-        inputs = sum(sizes[n] for n in self.inputs)
-        outputs = sum(sizes[n] for n in dict.fromkeys(self.outputs) if n not in self.inputs)
-        donated = sum(sizes[n] for n in self.donated)
-        if inputs + max(outputs - donated, 0) > limit:
+        if self._held_over(bound, limit):
             return True
         if not self._whole_ratios:
             return False
         return bound.planned_peak * min(self._whole_ratios) > limit * (1 + WHOLE_STEP_SLACK)
+
+    def _held_over(self, bound: _Bound, limit: int) -> bool:
+        """Whether no run can meet ``limit``, proved from sizes alone: every input is held
+        when a run starts, and at its end the outputs XLA can not write into donated
+        inputs are held beside the inputs not donated."""
+        sizes = bound.sizes
+        inputs = sum(sizes[n] for n in self.inputs)
+        outputs = sum(sizes[n] for n in dict.fromkeys(self.outputs) if n not in self.inputs)
+        donated = sum(sizes[n] for n in self.donated)
+        return inputs + max(outputs - donated, 0) > limit
 
     def _checked(self, plan: Plan, bound: _Bound, limit: int | None = None,
                  xla_order: bool = False, gate: bool = False) -> PreparedRun:
@@ -152,6 +171,10 @@ class Fitter(Planner):
         ``limit``, refuse the run on the estimate, compiling nothing."""
         run = split(plan, bound.shapes, self.info.dtypes, self._keep, self.backend,
                     xla_order=xla_order)
+        if self._figures_only:   # compiled to name the smallest limit, not to run here
+            for step in run.segment_steps():
+                if hasattr(step.fn, "figures_only") and not step.fn.compiled:
+                    step.fn.figures_only = True
         if gate and limit is not None:
             estimate = partial(estimated_figure, memory=plan.measure.memory,
                                sizes=bound.sizes)
@@ -190,6 +213,7 @@ class Fitter(Planner):
                                                     self._cost, consolidate=False)
                 fitter = self._reference_fitter
                 at = fitter._bound(bound.binding)
+            fitter._figures_only = self._figures_only
             bound.xla_run = fitter._checked(fitter.plan(bound.binding, None), at,
                                             xla_order=True)
         return bound.xla_run
@@ -290,6 +314,13 @@ class Fitter(Planner):
             xla = self._in_xla_order(bound)
             if xla is not None and xla.device.peak <= limit:
                 run = xla
+        if run is not None and bound.smallest is not None and \
+                run.device.peak < bound.smallest:
+            # the closed loop is not monotone in the limit: a later limit's loop can find
+            # a plan under the one a search named (a random listing's search named 1,462 B
+            # and the loop at 1,415 B then found 1,412 B); the next refusal searches again
+            # (every plan found so far joins it through bound.good)
+            bound.smallest = None
         return run
 
     def _stride(self, bound: _Bound, limit: int) -> PreparedRun | None:

@@ -115,8 +115,9 @@ def test_a_key_by_object_identity_is_not_kept(tmp_path) -> None:
 def test_a_refusal_reads_the_figures_without_loading_an_executable(tmp_path, limit,
                                                                    monkeypatch) -> None:
     """A search compiles segments only to read XLA's figures: a later process's search
-    reads them from the entries' headers, loading and lowering nothing; a run still
-    loads what it executes."""
+    reads them from the entries' headers, loading and lowering nothing. Under a limit no
+    run meets (0 here) the search compiled them for their figures only (jax_backend.py,
+    LazyCompiled._probed), so a run compiles what it executes, once."""
     first = JaxBackend()
     first.store = ExecutableStore(str(tmp_path))
     assert smallest_named(Executor(_module(), first), BINDING) == limit
@@ -136,7 +137,7 @@ def test_a_refusal_reads_the_figures_without_loading_an_executable(tmp_path, lim
     run = ex.prepare(BINDING, limit)
     assert run.device.peak == limit and again.compilations == 0
     outputs, report = ex.run(ex.random_inputs(BINDING, 3), limit)
-    assert lowered == [] and len(loads) == again.compilations == report.segments > 1
+    assert len(lowered) == again.compilations == report.segments > 1
     assert report.peak_bytes == limit
 
 

@@ -1,0 +1,60 @@
+"""Executables compiled only for their memory figures (jax_backend.LazyCompiled._probed):
+while a limit that no run can meet is refused, the whole steps and plans compiled to name
+the smallest limit are compiled with LLVM's optimizations off. Their figures must be the
+figures of the executables that run (XLA assigns buffers before code generation), the
+limit named must run, and one byte less must be refused."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.support.runtimecase import module_of
+
+from bladec.runtime.backends.jax_backend import JaxBackend, _segment_memory
+from bladec.runtime.engine import optimize
+from bladec.runtime.executor import Executor
+from bladec.runtime.planning.limit import LimitError
+from bladec.runtime.session import _random_inputs
+from bladec.runtime.store.executables import figures_of
+
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+
+
+@pytest.mark.parametrize("sample,dims", [("mlp-train.mlir", {"S0": 2, "S1": 24}),
+                                         ("attention.mlir", {"S0": 3, "S1": 40})])
+def test_a_refusal_reads_figures_from_cheaper_compilations(sample, dims) -> None:
+    module = optimize(module_of(path=SAMPLES / sample))
+    ex = Executor(module, JaxBackend())
+    shapes = ex.shapes_for(dict(dims))
+    binding = ex.bind({n: shapes[n] for n in ex.inputs}, dims)
+    with pytest.raises(LimitError) as err:
+        ex.prepare(binding, 1)         # under the inputs alone: no run can meet it
+    smallest = err.value.smallest
+    probed = [c for c in ex.backend._cache.values() if c.figures_only]
+    whole = ex._bound(binding).runs[None].segment_steps()[0].fn
+    assert whole in probed and whole.executable is None   # named, not compiled to run
+    for c in probed:                   # the figures are the runnable executable's
+        assert c.memory() == _segment_memory(figures_of(c.compile()))
+    run = ex.prepare(binding, smallest)
+    assert run.device.peak == smallest
+    with pytest.raises(LimitError):
+        ex.prepare(binding, smallest - 1)
+    _, report = ex.run(_random_inputs(ex, dict(dims), 0), limit=smallest)
+    assert report.peak_bytes <= smallest
+
+
+def test_a_limit_some_run_may_meet_compiles_what_runs() -> None:
+    """Only a limit proved out of reach from sizes alone probes: a run under any other
+    may be the one compiled to check it."""
+    module = optimize(module_of(path=SAMPLES / "mlp-train.mlir"))
+    ex = Executor(module, JaxBackend())
+    dims = {"S0": 2, "S1": 24}
+    shapes = ex.shapes_for(dict(dims))
+    binding = ex.bind({n: shapes[n] for n in ex.inputs}, dims)
+    peak = ex.prepare(binding, None).device.peak
+    try:
+        ex.prepare(binding, peak - 1)
+    except LimitError:
+        pass
+    assert not any(c.figures_only for c in ex.backend._cache.values())
