@@ -16,6 +16,8 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
+import numpy as np
+
 from bladec.errors import BladecError
 
 
@@ -75,6 +77,10 @@ class Kernel:
         self.import_seconds = time.perf_counter() - start
         self._lean: dict[tuple, _Lean | None] = {}
         self.calls = 0
+        # the batch dim "n" read only from the last argument's first dim (an index array)
+        uses = [(i, j) for i, j, d in self.shape_of if d == "n"]
+        self._index_only = uses == [(len(leaves) - 1, 0)]
+        self._n_at = next((k for k, (_, _, d) in enumerate(self.shape_of) if d == "n"), -1)
 
     @property
     def listing(self) -> str:
@@ -91,16 +97,45 @@ class Kernel:
         return self.engine.executor.backend.compile_seconds
 
     def __call__(self, *flat: Any) -> list[Any]:
-        """Run on the arguments (one array per spec); the outputs, flattened."""
+        """Run on the arguments (one array per spec); the outputs, flattened.
+
+        A bucket of the batch dim ``n`` with no executable yet is served by a larger
+        compiled one where that costs little padding: up to twice the lanes below 64
+        (such calls are bound by their launch, not their arithmetic), up to a quarter
+        more from 64 on. That holds only where ``n`` is only the index array's (the
+        last argument, a host array whose padding rows are zeros). Sizes that a batch
+        meets for the first time are then compiled only where no near bucket exists,
+        which after a few batches is rare (the ladder of schedule.py is fixed)."""
         self.calls += 1
         key = tuple(flat[i].shape[j] for i, j, _ in self.shape_of)
         lean = self._lean.get(key, False)
+        if lean is False and self._index_only:
+            larger = self._larger(key)
+            if larger is not None:
+                index = flat[-1]
+                flat = (*flat[:-1], np.pad(index, [(0, larger[self._n_at] - len(index)),
+                                                   (0, 0)]))
+                key, lean = larger, self._lean[larger]
         if lean is False:
             lean = self._lean[key] = self._prepare(flat)
         if lean is None:
             return self._general(flat)
         out = lean.executable(*[flat[i] for i in lean.take])
         return [out[i] for i in lean.give]
+
+    def _larger(self, key: tuple) -> tuple | None:
+        """The smallest compiled key that differs from ``key`` only in ``n``, and there
+        by little (see :meth:`__call__`)."""
+        at, n = self._n_at, key[self._n_at]
+        most = 2 * n if n < 64 else n + n // 4
+        best = None
+        for other, lean in self._lean.items():
+            if lean is None or not n < other[at] <= most:
+                continue
+            if other[:at] + other[at + 1:] == key[:at] + key[at + 1:] and \
+                    (best is None or other[at] < best[at]):
+                best = other
+        return best
 
     def _binding(self, flat: Sequence[Any]) -> dict[str, int]:
         return {self.to_bladec[d]: flat[i].shape[j] for i, j, d in self.shape_of

@@ -9,9 +9,11 @@ finds the depths as a dynamic-graph batcher does, by walking every invocation on
 host in recording order; ``batched=False`` runs every invocation as a call of its own
 (the unbatched reference that batching is measured against).
 
-Buckets: a count is rounded up to the next of 1, 2, 3, 4, 6, 8, 12, 16, 24, ... (powers
-of two and their halves in between): at most a third of a call is padding, and a kernel
-sees O(log n) distinct sizes, so its executables stay few. Padded lanes read and write
+Buckets: a call's count is rounded up to the next of 8, 12, 16, 24, 32, 48, 64, 80, 96,
+112, 128, 160, ... (powers of two with halves, then quarters, between them): at most a
+third of a small call and a fifth of a large one is padding, and a kernel sees
+O(log n) distinct sizes, so its executables stay few. Buffers and tables take the
+next power of two, never less than earlier batches took. Padded lanes read and write
 row 0 of each buffer, which no instance uses.
 """
 from __future__ import annotations
@@ -25,13 +27,23 @@ from bladec.batching.value import BufferKey, Group, Recording
 
 
 def bucket(n: int, smallest: int = 1) -> int:
-    """``n`` rounded up to the next size of the geometric ladder (at least ``smallest``)."""
+    """``n`` rounded up to the next size of the ladder (at least ``smallest``): below 64
+    the powers of two and the halves between them, from 64 on quarters (64, 80, 96,
+    112, 128, 160, ...), where padding costs real arithmetic."""
     n = max(int(n), smallest, 1)
     if n <= 2:
         return n
     p = 1 << (n - 1).bit_length()          # next power of two
-    half = p // 2 + p // 4                   # 3 * 2^(k-2), between p/2 and p
-    return half if n <= half else p
+    steps = 4 if p > 64 else 2
+    step = p // 2 // steps                  # p/2 + k*step, k = 1..steps
+    return p // 2 + -(-(n - p // 2) // step) * step
+
+
+def _power(n: int) -> int:
+    """Rows of a buffer or table: the next power of two (at least 8). Coarser than the
+    calls' buckets: every kernel reading a buffer compiles again when its size changes,
+    while a larger buffer costs only its memory."""
+    return max(8, 1 << (max(n, 1) - 1).bit_length())
 
 
 @dataclass
@@ -116,10 +128,10 @@ def schedule(recording: Recording, *, static_depth: bool = True, batched: bool =
     out = Schedule(calls=[c for _, _, c in parts])
     out.depths = 1 + max((c.depth for c in out.calls), default=-1)
     for key, rows in recording.rows.items():
-        out.rows[key] = floor[("rows", key)] = max(bucket(rows, 8), floor.get(("rows", key), 0))
+        out.rows[key] = floor[("rows", key)] = max(_power(rows), floor.get(("rows", key), 0))
     for key, items in recording.data.items():
         shape, dtype = key
-        size = floor[("data", key)] = max(bucket(len(items), 8), floor.get(("data", key), 0))
+        size = floor[("data", key)] = max(_power(len(items)), floor.get(("data", key), 0))
         table = np.zeros((size, *shape), dtype=np.dtype(dtype))
         if len(items) > 1:
             table[1:len(items)] = np.asarray(items[1:], dtype=np.dtype(dtype)).reshape(

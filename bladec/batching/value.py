@@ -148,8 +148,7 @@ class Recording:
         return code, table
 
     def invoke(self, cell: "Cell", args: tuple) -> Any:
-        import jax
-        leaves, in_tree = jax.tree_util.tree_flatten(args)
+        leaves, in_tree = _tree.flatten(args)
         sig: list[Any] = [cell, in_tree]
         lazy_rows: list[int] = []
         data_rows: list[int] = []
@@ -189,7 +188,7 @@ class Recording:
         group.order.append(self.invocations)
         self.invocations += 1
         outs = [Lazy(c, r, depth, self) for c, r in zip(group.out_codes, out_rows)]
-        return jax.tree_util.tree_unflatten(group.out_tree, outs)
+        return _tree.unflatten(group.out_tree, outs)
 
     def _group(self, cell: "Cell", signature: tuple, in_tree: Any) -> Group:
         kinds = []
@@ -202,6 +201,18 @@ class Recording:
         return Group(cell, signature, in_tree, tuple(kinds), out_keys, out_tree, out_codes)
 
 
+class _Tree:
+    """jax.tree_util's flatten and unflatten, looked up once (invoke is the hot path:
+    one call per cell invocation of every instance)."""
+
+    def __getattr__(self, name: str) -> Any:
+        import jax
+        self.flatten = jax.tree_util.tree_flatten
+        self.unflatten = jax.tree_util.tree_unflatten
+        return getattr(self, name)
+
+
+_tree = _Tree()
 _ACTIVE: list[Recording] = []
 
 
