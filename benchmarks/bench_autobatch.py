@@ -277,6 +277,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="batches of bladec's unbatched execution (0: none)")
     ap.add_argument("--ablation", type=int, default=8,
                     help="instances per batch of the ablation (0: none)")
+    ap.add_argument("--no-compare", action="store_true",
+                    help="only the ablation (no side by side with DyNet)")
     ap.add_argument("--lr", type=float, default=0.01)
     ap.add_argument("--sync", action="store_true",
                     help="XLA's CPU client runs each call in the calling thread (JAX's "
@@ -291,7 +293,7 @@ def main(argv: list[str] | None = None) -> int:
     rows, ablations = [], []
     for model in args.models.split(","):
         for hidden in map(int, args.hidden.split(",")):
-            for batch in map(int, args.batch.split(",")):
+            for batch in map(int, args.batch.split(",")) if not args.no_compare else ():
                 for mode in args.modes.split(","):
                     row = compare(model, hidden, batch, mode == "training", args.warmup,
                                   args.batches, args.unbatched if batch == max(

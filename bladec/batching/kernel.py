@@ -18,6 +18,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from bladec.batching.schedule import bucket
 from bladec.errors import BladecError
 
 
@@ -101,21 +102,31 @@ class Kernel:
 
         A bucket of the batch dim ``n`` with no executable yet is served by a larger
         compiled one where that costs little padding: up to twice the lanes below 64
-        (such calls are bound by their launch, not their arithmetic), up to a quarter
-        more from 64 on. That holds only where ``n`` is only the index array's (the
+        (such calls are bound by their launch, not their arithmetic), half as many more
+        below 512, a quarter more from 512 on. That holds only where ``n`` is only the index array's (the
         last argument, a host array whose padding rows are zeros). Sizes that a batch
         meets for the first time are then compiled only where no near bucket exists,
-        which after a few batches is rare (the ladder of schedule.py is fixed)."""
+        which after a few batches is rare (the ladder of schedule.py is fixed). A size
+        from 64 on beyond every compiled one is compiled one step of the ladder larger
+        (at most a quarter), so that the
+        slowly rising largest size of a kernel (the maximum over more and more batches)
+        does not compile at every new step of the ladder."""
         self.calls += 1
         key = tuple(flat[i].shape[j] for i, j, _ in self.shape_of)
         lean = self._lean.get(key, False)
         if lean is False and self._index_only:
             larger = self._larger(key)
             if larger is not None:
+                lean = self._lean[larger]
+            elif key[self._n_at] >= 64 and self._is_top(key):
+                n = key[self._n_at]          # a new largest size: compile with headroom
+                larger = (*key[:self._n_at], bucket(n + 1), *key[self._n_at + 1:])
+                lean = self._lean.get(larger, False)
+            if larger is not None:
                 index = flat[-1]
                 flat = (*flat[:-1], np.pad(index, [(0, larger[self._n_at] - len(index)),
                                                    (0, 0)]))
-                key, lean = larger, self._lean[larger]
+                key = larger
         if lean is False:
             lean = self._lean[key] = self._prepare(flat)
         if lean is None:
@@ -127,7 +138,7 @@ class Kernel:
         """The smallest compiled key that differs from ``key`` only in ``n``, and there
         by little (see :meth:`__call__`)."""
         at, n = self._n_at, key[self._n_at]
-        most = 2 * n if n < 64 else n + n // 4
+        most = 2 * n if n < 64 else n + n // 2 if n < 512 else n + n // 4
         best = None
         for other, lean in self._lean.items():
             if lean is None or not n < other[at] <= most:
@@ -136,6 +147,12 @@ class Kernel:
                     (best is None or other[at] < best[at]):
                 best = other
         return best
+
+    def _is_top(self, key: tuple) -> bool:
+        at = self._n_at
+        rest = key[:at] + key[at + 1:]
+        return all(other[at] < key[at] for other, lean in self._lean.items()
+                   if lean is not None and other[:at] + other[at + 1:] == rest)
 
     def _binding(self, flat: Sequence[Any]) -> dict[str, int]:
         return {self.to_bladec[d]: flat[i].shape[j] for i, j, d in self.shape_of

@@ -210,7 +210,8 @@ class Autobatched:
                 new = self._kernel("fwd", group, shared)(*weights, *written, *read, *tabs,
                                                  call.index)
             else:
-                operands = self._kernel("gather", group, shared)(*written, *read, *tabs, call.index)
+                operands = self._kernel("gather", group, shared)(
+                    *[state[k] for k in dict.fromkeys(group.operand_keys)], *tabs, call.index)
                 if o.coarse:
                     outs = self._kernel("cell", group, shared)(*weights, *operands)
                 else:
@@ -290,9 +291,10 @@ class Autobatched:
         return sum(getattr(k, "compilations", 0) for k in self._kernels.values())
 
     def _layout(self, group: Group) -> Layout:
-        layout = self._kernels.get(("layout", group.signature))
+        key = ("layout", group.identity)
+        layout = self._kernels.get(key)
         if layout is None:
-            layout = self._kernels[("layout", group.signature)] = Layout.of(group)
+            layout = self._kernels[key] = Layout.of(group)
         return layout
 
     def _helper(self, name: str, fn: Callable) -> Any:
@@ -302,7 +304,7 @@ class Autobatched:
         return self._helpers[name]
 
     def _kernel(self, kind: str, group: Group, shared: list[Any]) -> Any:
-        key = (kind, group.signature, self.options.shared_weights)
+        key = (kind, group.identity, self.options.shared_weights)
         kernel = self._kernels.get(key)
         if kernel is None:
             kernel = self._kernels[key] = self._make(kind, group, shared)
@@ -310,8 +312,7 @@ class Autobatched:
 
     def _make(self, kind: str, group: Group, shared: list[Any]) -> Any:
         layout = self._layout(group)
-        shared_leaves = [(tuple(np.shape(shared[i])), np.dtype(shared[i].dtype).name)
-                         for i in group.shared]
+        shared_leaves = list(group.shared_specs)
         buf = {k: (("N%d" % i), *k[0]) for i, k in enumerate(
             dict.fromkeys((*layout.written, *layout.read, *group.operand_keys,
                            *group.out_keys)))}
@@ -332,9 +333,10 @@ class Autobatched:
                           passes=self.passes, limit=self.mem_limit)
         if kind == "gather":
             fn = gather_fn(group, layout)
-            return Kernel(_spread(fn, [len(written), len(read), len(tables), 1]),
-                          [*written, *read, *tables, index], name=name, passes=self.passes,
-                          limit=self.mem_limit)
+            operand_buffers = [(buf[k], k[1]) for k in dict.fromkeys(group.operand_keys)]
+            return Kernel(_spread(fn, [len(operand_buffers), len(tables), 1]),
+                          [*operand_buffers, *tables, index], name=name,
+                          passes=self.passes, limit=self.mem_limit)
         operands = [(("n", *key[0]), key[1]) for kind_, key in group.kinds
                     if kind_ != "shared"]
         if kind == "cell":

@@ -61,15 +61,18 @@ def _batched_cell(group: Group, shared: bool) -> Any:
     return jax.vmap(group.cell.fn, in_axes=tuple(in_axes))
 
 
-def _gathered_leaves(group: Group, layout: Layout, weights: tuple, buffers: dict,
+def _gathered_leaves(group: Group, layout: Layout, weights: tuple | None, buffers: dict,
                      tables: dict, index: Any, shared: bool) -> list[Any]:
-    """The cell's input leaves for the invocations of ``index``, read from the buffers."""
+    """The cell's input leaves for the invocations of ``index``, read from the buffers
+    (``weights`` None: the lazy and data leaves only)."""
     import jax.numpy as jnp
     leaves = []
     lazy = iter(layout.lazy_cols)
     data = iter(layout.data_cols)
-    w = iter(weights)
+    w = iter(weights or ())
     for kind, key in group.kinds:
+        if kind == "shared" and weights is None:
+            continue
         if kind == "lazy":
             leaves.append(_take(buffers[key], index[:, next(lazy)]))
         elif kind == "data":
@@ -114,12 +117,13 @@ def forward_fn(group: Group, layout: Layout, shared: bool = True) -> Any:
 
 
 def gather_fn(group: Group, layout: Layout) -> Any:
-    """Ablation: the operands copied into contiguous arrays by a kernel of their own."""
-    def fn(written: tuple, read: tuple, tables: tuple, index: Any) -> tuple:
-        buffers = dict(zip(layout.written, written)) | dict(zip(layout.read, read))
-        leaves = _gathered_leaves(group, layout, (), buffers,
-                                  dict(zip(layout.tables, tables)), index, True)
-        return tuple(leaves)
+    """Ablation: the operands copied into contiguous arrays by a kernel of their own
+    (``f(operand buffers, tables, index)``, the buffers in order of first use)."""
+    keys = tuple(dict.fromkeys(group.operand_keys))
+
+    def fn(buffers: tuple, tables: tuple, index: Any) -> tuple:
+        return tuple(_gathered_leaves(group, layout, None, dict(zip(keys, buffers)),
+                                      dict(zip(layout.tables, tables)), index, True))
     return fn
 
 
@@ -130,9 +134,17 @@ def cell_fn(group: Group, shared: bool = True) -> Any:
     n_shared = len(group.shared)
 
     def fn(weights: tuple, operands: tuple) -> tuple:
+        import jax.numpy as jnp
         leaves, ops, w = [], iter(operands), iter(weights[:n_shared])
+        n = operands[0].shape[0] if operands else 1
         for kind, _ in group.kinds:
-            leaves.append(next(w) if kind == "shared" else next(ops))
+            if kind != "shared":
+                leaves.append(next(ops))
+            elif shared:
+                leaves.append(next(w))
+            else:    # the ablation: a copy of the weights per invocation
+                x = next(w)
+                leaves.append(jnp.broadcast_to(x, (n, *x.shape)))
         return tuple(jax.tree_util.tree_leaves(
             cell(*jax.tree_util.tree_unflatten(group.in_tree, leaves))))
     return fn

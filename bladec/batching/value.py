@@ -61,7 +61,8 @@ class Lazy:
 
     __bool__ = __float__ = __int__ = __index__ = __array__ = _refuse
     __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _refuse
-    __truediv__ = __matmul__ = __getitem__ = __neg__ = _refuse
+    __truediv__ = __rtruediv__ = __matmul__ = __rmatmul__ = __pow__ = _refuse
+    __getitem__ = __neg__ = __abs__ = __lt__ = __le__ = __gt__ = __ge__ = _refuse
 
 
 class Group:
@@ -83,6 +84,10 @@ class Group:
         self.operand_keys = tuple(k[1] for k in kinds if k[0] == "lazy")
         self.data_keys = tuple(k[1] for k in kinds if k[0] == "data")
         self.shared = tuple(k[1] for k in kinds if k[0] == "shared")
+        self.shared_specs: tuple = ()         # (shape, dtype) of each shared leaf
+        # what a kernel depends on, the same in every batch (``signature`` numbers the
+        # buffers in the order one recording met them)
+        self.identity: tuple = (cell, in_tree, kinds)
 
 
 # A leaf's kind is coded as one int, so that a signature is a tuple of ints (cheap to
@@ -198,7 +203,12 @@ class Recording:
                          ("lazy" if kind == _LAZY else "data", self.keys[n]))
         out_keys, out_tree = cell.out_spec(in_tree, tuple(kinds))
         out_codes = tuple(self.number(k) * 4 + _LAZY for k in out_keys)
-        return Group(cell, signature, in_tree, tuple(kinds), out_keys, out_tree, out_codes)
+        group = Group(cell, signature, in_tree, tuple(kinds), out_keys, out_tree, out_codes)
+        shared = _SHARED[-1]
+        group.shared_specs = tuple((tuple(np.shape(shared[i])), np.dtype(shared[i].dtype).name)
+                                   for i in group.shared)
+        group.identity = (cell, in_tree, group.kinds, group.shared_specs)
+        return group
 
 
 class _Tree:
@@ -251,10 +261,11 @@ class Cell:
     def out_spec(self, in_tree: Any, kinds: tuple) -> tuple[tuple[BufferKey, ...], Any]:
         """The state buffers of the outputs (shape and dtype per leaf) and their pytree
         structure, from ``jax.eval_shape`` once per signature."""
-        memo = (in_tree, kinds)
+        shared = _SHARED[-1]
+        memo = (in_tree, kinds, tuple((np.shape(shared[n]), str(shared[n].dtype))
+                                      for kind, n in kinds if kind == "shared"))
         if memo not in self._shapes:
             import jax
-            shared = _SHARED[-1]
             try:
                 out = jax.eval_shape(self.fn, *self.abstract_args(in_tree, kinds, shared))
             except Exception as exc:   # the user's cell failed on these shapes
