@@ -32,7 +32,9 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-if "jax" not in sys.modules:   # one thread: before XLA's CPU client starts
+if __name__ == "__main__" and "jax" not in sys.modules:
+    # one thread: before XLA's CPU client starts (run as a script; imported by a test,
+    # the process's JAX is left as it is)
     os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") +
                                " --xla_cpu_multi_thread_eigen=false"
                                " intra_op_parallelism_threads=1").strip()

@@ -231,12 +231,25 @@ def test_cli_runs_a_model_over_a_file_of_instances(tmp_path, monkeypatch):
     assert [x["instance"] for x in lines] == [0, 1, 2]
     assert _rel([x["output"] for x in lines], losses) <= 1e-5
     assert r.stderr.count("batch ") == 2
-    r = make_runner().invoke(main, ["autobatch", "tinytree:model", "trees.json", "--train",
-                                    "0.1"])
-    assert r.exit_code == 0 and r.stdout.startswith("batch 0: loss ")
     (tmp_path / "bad.jsonl").write_text('{"tree": 1, "label": 0}\n{"tree": [1,\n')
     r = make_runner().invoke(main, ["autobatch", "tinytree:model", "bad.jsonl"])
     assert r.exit_code == 1 and r.stderr.strip() == "bad.jsonl:2:13: error: Expecting value"
+
+
+@pytest.mark.slow
+def test_cli_trains(tmp_path, monkeypatch):
+    from clirunner import make_runner
+
+    from bladec.cli import main
+    (tmp_path / "tinytree.py").write_text(
+        "from bladec.models.treelstm import model, init_params as _init\n"
+        "def init_params():\n    return _init(hidden=4, vocab=30, classes=3)\n")
+    (tmp_path / "trees.json").write_text(json.dumps(_batch("treelstm", 3, 4, (2, 4))))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    r = make_runner().invoke(main, ["autobatch", "tinytree:model", "trees.json", "--train",
+                                    "0.1"])
+    assert r.exit_code == 0 and r.stdout.startswith("batch 0: loss ")
 
 
 @pytest.mark.slow

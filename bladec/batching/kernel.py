@@ -34,13 +34,15 @@ class Kernel:
     """``fn(*arrays)`` whose dims named by strings in ``specs`` are symbolic.
 
     ``specs``: one ``(shape, dtype)`` per positional argument, where a dim is an int or
-    the name of a symbol (one name, one symbol). ``donate``: argument positions given up (state
+    the name of a symbol (one name, one symbol). ``index``: the last argument is an
+    index array (rows of zeros are padding), so a call may be padded to a larger
+    compiled bucket. ``donate``: argument positions given up (state
     buffers updated in place). ``engine_kwargs``: passed to the engine (passes)."""
 
     def __init__(self, fn: Callable, specs: Sequence[Any], *, name: str,
                  donate: Sequence[int] = (), passes: Any = None,
                  ranges: dict[str, tuple[int, int | None]] | None = None,
-                 limit: int | None = None) -> None:
+                 limit: int | None = None, index: bool = False) -> None:
         import jax
         from jax import export
 
@@ -80,7 +82,7 @@ class Kernel:
         self.calls = 0
         # the batch dim "n" read only from the last argument's first dim (an index array)
         uses = [(i, j) for i, j, d in self.shape_of if d == "n"]
-        self._index_only = uses == [(len(leaves) - 1, 0)]
+        self._index_only = index and uses == [(len(leaves) - 1, 0)]
         self._n_at = next((k for k, (_, _, d) in enumerate(self.shape_of) if d == "n"), -1)
 
     @property

@@ -330,23 +330,24 @@ class Autobatched:
                           [*shared_leaves, *written, *read, *tables, index], name=name,
                           donate=range(len(shared_leaves),
                                         len(shared_leaves) + len(written)),
-                          passes=self.passes, limit=self.mem_limit)
+                          passes=self.passes, limit=self.mem_limit, index=True)
         if kind == "gather":
             fn = gather_fn(group, layout)
             operand_buffers = [(buf[k], k[1]) for k in dict.fromkeys(group.operand_keys)]
             return Kernel(_spread(fn, [len(operand_buffers), len(tables), 1]),
                           [*operand_buffers, *tables, index], name=name,
-                          passes=self.passes, limit=self.mem_limit)
+                          passes=self.passes, limit=self.mem_limit)   # no renting: the
+            # scatter that follows takes the same index and the operands' row count
         operands = [(("n", *key[0]), key[1]) for kind_, key in group.kinds
                     if kind_ != "shared"]
         if kind == "cell":
             fn = cell_fn(group, reuse)
-            return Kernel(_spread(fn, [len(shared_leaves), len(operands)]),
+            return Kernel(_spread(fn, [len(shared_leaves), len(operands)], index=False),
                           [*shared_leaves, *operands], name=name, passes=self.passes,
                           limit=self.mem_limit)
         if kind == "ops":
-            return OpByOp(_spread(cell_fn(group, reuse), [len(shared_leaves), len(operands)]),
-                          name)
+            return OpByOp(_spread(cell_fn(group, reuse), [len(shared_leaves), len(operands)],
+                                  index=False), name)
         outs = [(("n", *key[0]), key[1]) for key in group.out_keys]
         if kind == "scatter":
             fn = scatter_fn(group, layout)
@@ -364,18 +365,19 @@ class Autobatched:
         return Kernel(_spread(fn, counts), [*shared_leaves, *fwd, *tables, *adj, *grads,
                                             index],
                       name=name, donate=range(start, start + len(adj) + len(grads)),
-                      passes=self.passes, limit=self.mem_limit)
+                      passes=self.passes, limit=self.mem_limit, index=True)
 
 
-def _spread(fn: Callable, counts: list[int]) -> Callable:
-    """``fn`` of tuples (the last count 1: a single array) as a function of flat
-    positional arrays, so that the importer sees one argument per array."""
+def _spread(fn: Callable, counts: list[int], index: bool = True) -> Callable:
+    """``fn`` of tuples (with ``index``, the last argument a single array: the index)
+    as a function of flat positional arrays, so that the importer sees one argument per
+    array."""
     def flat(*args: Any) -> Any:
         parts, i = [], 0
         for c in counts[:-1]:
             parts.append(tuple(args[i:i + c]))
             i += c
-        parts.append(args[i] if counts[-1] == 1 else tuple(args[i:i + counts[-1]]))
+        parts.append(args[i] if index else tuple(args[i:i + counts[-1]]))
         out = fn(*parts)
         return out
     flat.__name__ = getattr(fn, "__name__", "kernel")
