@@ -49,6 +49,7 @@ ABLATIONS = [("all techniques", {}), ("static depth off", {"static_depth": False
              ("fused gathers off", {"fused_gathers": False}),
              ("coarse cells off", {"coarse": False}),
              ("shared weights off", {"shared_weights": False}),
+             ("sinks last off", {"sinks_last": False}),
              ("batching off", {"batched": False})]
 
 
@@ -218,7 +219,9 @@ def compare(model: str, hidden: int, batch: int, train: bool, warmup: int, batch
 
 def ablation(model: str, hidden: int, batch: int, warmup: int, batches: int
              ) -> list[dict[str, Any]]:
-    """Inference with each technique switched off in turn (same batches)."""
+    """Inference with each technique switched off in turn, on one batch run again and
+    again (its first runs compile; the median is over the runs after ``warmup``): the
+    steady cost of each variant, not its compilations."""
     import jax
     mod = MODELS[model]
     params = jax.tree_util.tree_map(jax.numpy.asarray, mod.init_params(hidden=hidden))
@@ -226,20 +229,23 @@ def ablation(model: str, hidden: int, batch: int, warmup: int, batches: int
     for label, switches in ABLATIONS:
         f = bladec.autobatch(mod.model, **switches)
         n = batches if switches.get("batched", True) else max(1, batches // 4)
-        times, host = [], []
-        for i in range(min(warmup, 2) + n):
-            instances = mod.instances(batch, seed=7000 + i)
-            t, _, _ = timed(lambda: bladec_step(f, {"params": params}, instances, False, 0.0))
-            if i >= min(warmup, 2):
+        times, host, cpu = [], [], []
+        instances = mod.instances(batch, seed=7000)
+        for i in range(warmup + n):
+            t, c, _ = timed(lambda: bladec_step(f, {"params": params}, instances, False, 0.0))
+            if i >= warmup:
                 times.append(t)
+                cpu.append(c)
                 host.append(f.report().host_seconds)
         r = f.report()
         rows.append({"model": model, "hidden": hidden, "batch": batch, "variant": label,
                      "ms": 1e3 * statistics.median(times),
+                     "cpu_ms": 1e3 * statistics.median(cpu),
                      "host_ms": 1e3 * statistics.median(host), "calls": r.calls})
-    base = rows[0]["ms"]
+    base, base_cpu = rows[0]["ms"], rows[0]["cpu_ms"]
     for row in rows:
         row["slowdown"] = row["ms"] / base
+        row["cpu_slowdown"] = row["cpu_ms"] / base_cpu
     return rows
 
 
@@ -259,11 +265,13 @@ def markdown(rows: list[dict], ablations: list[dict], command: str) -> str:
                      f"{unb} | {r['host_share']:.0%} | "
                      f"{r['batches_compiling']}/{r['batches']} |")
     if ablations:
-        lines += ["", "| model | batch | variant | ms | x all | host ms | calls |",
-                  "|---|---|---|---|---|---|---|"]
+        lines += ["", "| model | batch | variant | ms | x all | CPU ms | x all (CPU) | "
+                  "host ms | calls |", "|---|---|---|---|---|---|---|---|---|"]
         for a in ablations:
             lines.append(f"| {a['model']} | {a['batch']} | {a['variant']} | {a['ms']:.1f} | "
-                         f"{a['slowdown']:.2f}x | {a['host_ms']:.1f} | {a['calls']} |")
+                         f"{a['slowdown']:.2f}x | {a.get('cpu_ms', 0.0):.1f} | "
+                         f"{a.get('cpu_slowdown', 0.0):.2f}x | {a['host_ms']:.1f} | "
+                         f"{a['calls']} |")
     return "\n".join(lines) + "\n"
 
 

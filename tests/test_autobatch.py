@@ -143,6 +143,21 @@ def test_one_call_per_cell_signature_and_depth():
     assert (r.calls, r.depths, r.invocations) == (5, 5, 8 * 16)
 
 
+def test_losses_of_instances_of_different_depths_are_one_call():
+    """Results no invocation reads (the losses) run in one last call, not one per depth
+    at which an instance ends; switched off, one call each."""
+    params = _params(treelstm)
+    batch = [{"tree": [[0, 1], 2], "label": 0}, {"tree": [[[0, 1], 2], 3], "label": 1}]
+    f = _batched("treelstm")
+    losses = np.array([float(treelstm.model(params, i)) for i in batch])
+    assert _rel(f(params, batch), losses) <= 1e-5 and f.report().calls == 5
+    f.options.sinks_last = False
+    try:
+        assert _rel(f(params, batch), losses) <= 1e-5 and f.report().calls == 6
+    finally:
+        f.options.sinks_last = True
+
+
 def test_inline_depths_equal_a_walk_of_the_graph():
     import jax
     params = _params(bilstm)

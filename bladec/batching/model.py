@@ -33,6 +33,7 @@ class Options:
     coarse: bool = True          # a cell is one kernel (else one batched call per op)
     fused_gathers: bool = True   # operands read through indices inside the kernel
     shared_weights: bool = True  # parameters passed whole (else gathered per invocation)
+    sinks_last: bool = True      # results nobody reads (losses) computed in one last call
     batched: bool = True         # False: every invocation a call of its own
 
 
@@ -183,7 +184,7 @@ class Autobatched:
         t1 = time.perf_counter()
         o = self.options
         sched = schedule(recording, static_depth=o.static_depth, batched=o.batched,
-                         floor=self._floor)
+                         sinks_last=o.sinks_last, floor=self._floor)
         r = self._report
         r.trace_seconds, r.schedule_seconds = t1 - t0, time.perf_counter() - t1
         r.instances, r.invocations = len(instances), recording.invocations

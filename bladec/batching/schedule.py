@@ -4,7 +4,9 @@ Every invocation's depth was computed while its instance was traced (value.py), 
 schedule is array work: per group, a stable sort of the invocations by depth and a
 split where the depth changes, each part padded to its bucket as one index array (the
 rows of the operands and of the outputs, one column each). Calls run in order of depth;
-at one depth the groups are independent. ``static_depth=False`` is the ablation that
+at one depth the groups are independent. Invocations whose results nothing reads (an
+instance's loss) are moved to the last depth, one call for all instances however deep
+each one is. ``static_depth=False`` is the ablation that
 finds the depths as a dynamic-graph batcher does, by walking every invocation on the
 host in recording order; ``batched=False`` runs every invocation as a call of its own
 (the unbatched reference that batching is measured against).
@@ -65,6 +67,27 @@ class Schedule:
     seconds: float = 0.0
 
 
+def _sinks_last(recording: Recording, groups: list[Group], slots_of: list[np.ndarray],
+                depths_of: list[np.ndarray]) -> None:
+    """Invocations whose results no invocation reads (an instance's loss, its output)
+    moved to the last depth: they can run at any depth after their operands', and
+    together they are one call instead of one per depth at which instances end (the
+    program phase of ACRoBat, found from the index arrays: which rows are read)."""
+    read = {key: np.zeros(rows, bool) for key, rows in recording.rows.items()}
+    for group, slots in zip(groups, slots_of):
+        for col, key in enumerate(group.operand_keys):
+            read[key][slots[:, col]] = True
+    last = max((int(d.max()) for d in depths_of if len(d)), default=0)
+    for group, slots, depths in zip(groups, slots_of, depths_of):
+        n_in = len(group.operand_keys) + len(group.data_keys)
+        if not group.out_keys:
+            continue
+        sink = np.ones(len(slots), bool)
+        for col, key in enumerate(group.out_keys, n_in):
+            sink &= ~read[key][slots[:, col]]
+        depths[sink] = last
+
+
 def walked_depths(recording: Recording) -> dict[int, np.ndarray]:
     """The ablation of inline depths: every invocation visited on the host in recording
     order, its depth one more than its operands' (looked up by buffer row), as a
@@ -92,7 +115,8 @@ def walked_depths(recording: Recording) -> dict[int, np.ndarray]:
 
 
 def schedule(recording: Recording, *, static_depth: bool = True, batched: bool = True,
-             smallest: int = 8, floor: dict[Any, int] | None = None) -> Schedule:
+             sinks_last: bool = True, smallest: int = 8,
+             floor: dict[Any, int] | None = None) -> Schedule:
     """The calls of a recorded batch, by depth, and the sizes of its buffers.
 
     ``smallest``: the smallest bucket of a batched call. ``floor``: rows already
@@ -103,12 +127,14 @@ def schedule(recording: Recording, *, static_depth: bool = True, batched: bool =
     import time
     start = time.perf_counter()
     walked = None if static_depth else walked_depths(recording)
+    groups = list(recording.groups.values())
+    slots_of = [np.asarray(g.slots, dtype=np.int32).reshape(len(g.slots), -1) for g in groups]
+    depths_of = [np.asarray(g.depths) if walked is None else walked[id(g)] for g in groups]
+    if batched and sinks_last:
+        _sinks_last(recording, groups, slots_of, depths_of)
     parts: list[tuple[int, int, Call]] = []
-    for g_index, group in enumerate(recording.groups.values()):
-        slots = np.asarray(group.slots, dtype=np.int32)
-        if slots.ndim == 1:     # a cell with neither operands nor outputs is refused
-            slots = slots.reshape(len(group.slots), -1)
-        depths = np.asarray(group.depths) if walked is None else walked[id(group)]
+    for g_index, group in enumerate(groups):
+        slots, depths = slots_of[g_index], depths_of[g_index]
         if not batched:
             for i in range(len(slots)):
                 parts.append((int(depths[i]), g_index,
