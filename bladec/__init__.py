@@ -1,7 +1,8 @@
 """bladec: memory optimization of dynamic-shape tensor graphs from symbolic shapes.
 
 The library API: :func:`bladec.jit` (a JAX function run by bladec under a memory limit,
-bladec/api.py), :func:`bladec.parse.parse_module`, :func:`bladec.verify.verify`,
+bladec/api.py), :func:`bladec.autobatch` and :func:`bladec.cell` (a per-instance model
+batched across a mini-batch, bladec/batching/), :func:`bladec.parse.parse_module`, :func:`bladec.verify.verify`,
 :func:`bladec.printer.format_module`, the passes in :mod:`bladec.passes`, and the
 engine that runs listings, :class:`bladec.runtime.engine.Engine`. Errors are
 :class:`BladecError`.
@@ -11,7 +12,7 @@ from typing import Any
 from bladec.errors import BladecError, BladecWarning
 
 __version__ = "0.1.0"
-__all__ = ["BladecError", "BladecWarning", "JitReport", "jit"]
+__all__ = ["BladecError", "BladecWarning", "JitReport", "autobatch", "cell", "jit"]
 
 
 def __getattr__(name: str) -> Any:
@@ -20,4 +21,7 @@ def __getattr__(name: str) -> Any:
     if name in ("jit", "Jitted", "JitReport"):
         from bladec import api
         return getattr(api, name)
+    if name in ("autobatch", "cell", "Autobatched", "AutobatchReport"):
+        from bladec import batching
+        return getattr(batching, name)
     raise AttributeError(f"module 'bladec' has no attribute {name!r}")

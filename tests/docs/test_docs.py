@@ -81,3 +81,17 @@ def test_readme_training_loop_runs_as_written(capsys):
     assert report.peak_bytes <= report.limit and report.compilations == 0
     printed = capsys.readouterr().out.strip().splitlines()
     assert len(printed) == 4 and all("limit 3.00 MiB" in line for line in printed)
+
+
+def test_readme_autobatch_example_runs_as_written(capsys):
+    """The README's bladec.autobatch example, exactly as written: it asserts its batched
+    losses against the same model run unbatched; here also that it batched (one call per
+    cell and depth, fewer calls than invocations)."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text.split("## Batching per-instance models: `bladec.autobatch`", 1)[1]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    namespace: dict = {}
+    exec(compile(code, "README.md", "exec"), namespace)
+    report = namespace["batched"].report()
+    assert report.instances == 3 and report.calls < report.invocations
+    assert "batch 3" in capsys.readouterr().out

@@ -1,0 +1,332 @@
+"""bladec.autobatch against DyNet's autobatching, side by side in one process.
+
+    python benchmarks/bench_autobatch.py [--models treelstm,bilstm] [--hidden 256]
+        [--batch 8,64] [--warmup 5] [--batches 20] [--unbatched 3] [--ablation 8]
+        [--out out/bench-autobatch.md] [--json out/bench-autobatch.json]
+
+The same weights (bladec/models/treelstm.py and bilstm.py's ``init_params``, copied
+into DyNet's parameter collection) and the same seeded instances (trees of 5-45 leaves,
+sequences of 5-45 tokens) for both; the batches of the two systems alternate, so both
+see the same load on the machine's shared cores. One thread for each: XLA's CPU client
+without its Eigen thread pool (``XLA_FLAGS`` set before JAX is imported), DyNet as
+built (single-threaded on the CPU). Inference: every instance's loss (DyNet:
+``concatenate(losses).npvalue()``); training: the summed loss, its gradient and an SGD
+step (DyNet's ``SimpleSGDTrainer``, clipping off). Each figure is the median wall time of
+the measured batches after ``--warmup`` batches (results on the host or ready on the
+device).
+
+Also: bladec's own unbatched execution (every invocation a call of its own,
+``batched=False``), the batches after warm-up that compiled anything, the host
+scheduling share (tracing the instances plus building the schedule, over the batch's
+wall time), and an ablation at ``--ablation`` instances per batch (each technique off in
+turn). DyNet's first batch's losses are checked against bladec's (the same model).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+if __name__ == "__main__" and "jax" not in sys.modules:
+    # one thread: before XLA's CPU client starts (run as a script; imported by a test,
+    # the process's JAX is left as it is)
+    os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") +
+                               " --xla_cpu_multi_thread_eigen=false"
+                               " intra_op_parallelism_threads=1").strip()
+
+import numpy as np
+
+import bladec
+from bladec.models import bilstm, treelstm
+
+MODELS = {"treelstm": treelstm, "bilstm": bilstm}
+ABLATIONS = [("all techniques", {}), ("static depth off", {"static_depth": False}),
+             ("fused gathers off", {"fused_gathers": False}),
+             ("coarse cells off", {"coarse": False}),
+             ("shared weights off", {"shared_weights": False}),
+             ("sinks last off", {"sinks_last": False}),
+             ("batching off", {"batched": False})]
+
+
+def dynet_module() -> Any:
+    """DyNet with autobatching, configured before its import (its flags are global)."""
+    import dynet_config
+    dynet_config.set(autobatch=1, random_seed=1, mem="2048")
+    import dynet
+    return dynet
+
+
+class DyTreeLSTM:
+    """The TreeLSTM of bladec/models/treelstm.py in DyNet, on the same weights."""
+
+    def __init__(self, dy: Any, params: dict[str, Any]) -> None:
+        self.dy, pc = dy, dy.ParameterCollection()
+        self.pc = pc
+        self.hidden = params["emb"].shape[1]
+        self.emb = pc.lookup_parameters_from_numpy(params["emb"])
+        self.raw = [pc.parameters_from_numpy(params[k][n]) for k, n in (
+            ("leaf", "w"), ("leaf", "b"), ("node", "u"), ("node", "b"), ("out", "w"),
+            ("out", "b"))]
+
+    def losses(self, instances: list[dict]) -> list[Any]:
+        dy, h = self.dy, self.hidden
+        wl, bl, u, bn, wo, bo = [dy.parameter(p) for p in self.raw]
+
+        def gates(z: Any, k: int) -> list[Any]:
+            return [dy.pick_range(z, i * h, (i + 1) * h) for i in range(k)]
+
+        def encode(t: Any) -> tuple[Any, Any]:
+            if isinstance(t, list):
+                (hl, cl), (hr, cr) = encode(t[0]), encode(t[1])
+                i, fl, fr, o, g = gates(u * dy.concatenate([hl, hr]) + bn, 5)
+                c = dy.cmult(dy.logistic(i), dy.tanh(g)) + dy.cmult(dy.logistic(fl), cl) + \
+                    dy.cmult(dy.logistic(fr), cr)
+                return dy.cmult(dy.logistic(o), dy.tanh(c)), c
+            i, o, g = gates(wl * dy.lookup(self.emb, t) + bl, 3)
+            c = dy.cmult(dy.logistic(i), dy.tanh(g))
+            return dy.cmult(dy.logistic(o), dy.tanh(c)), c
+        out = []
+        for inst in instances:
+            root, _ = encode(inst["tree"])
+            out.append(dy.pickneglogsoftmax(wo * root + bo, inst["label"]))
+        return out
+
+
+class DyBiLSTM:
+    """The BiLSTM of bladec/models/bilstm.py in DyNet, on the same weights."""
+
+    def __init__(self, dy: Any, params: dict[str, Any]) -> None:
+        self.dy, pc = dy, dy.ParameterCollection()
+        self.pc = pc
+        self.hidden = params["emb"].shape[1]
+        self.emb = pc.lookup_parameters_from_numpy(params["emb"])
+        self.raw = [pc.parameters_from_numpy(params[k][n]) for k, n in (
+            ("fwd", "w"), ("fwd", "b"), ("bwd", "w"), ("bwd", "b"), ("out", "w"),
+            ("out", "b"))]
+
+    def losses(self, instances: list[dict]) -> list[Any]:
+        dy, h = self.dy, self.hidden
+        wf, bf, wb, bb, wo, bo = [dy.parameter(p) for p in self.raw]
+
+        def run(w: Any, b: Any, tokens: list[int]) -> Any:
+            hs, cs = dy.zeros(h), dy.zeros(h)
+            for t in tokens:
+                z = w * dy.concatenate([dy.lookup(self.emb, t), hs]) + b
+                i, f, o, g = [dy.pick_range(z, k * h, (k + 1) * h) for k in range(4)]
+                cs = dy.cmult(dy.logistic(f), cs) + dy.cmult(dy.logistic(i), dy.tanh(g))
+                hs = dy.cmult(dy.logistic(o), dy.tanh(cs))
+            return hs
+        out = []
+        for inst in instances:
+            tokens = inst["tokens"]
+            both = dy.concatenate([run(wf, bf, tokens), run(wb, bb, tokens[::-1])])
+            out.append(dy.pickneglogsoftmax(wo * both + bo, inst["label"]))
+        return out
+
+
+DYNET = {"treelstm": DyTreeLSTM, "bilstm": DyBiLSTM}
+
+
+def dynet_step(net: Any, trainer: Any, instances: list[dict], train: bool) -> np.ndarray:
+    dy = net.dy
+    dy.renew_cg()
+    losses = net.losses(instances)
+    if not train:
+        return np.asarray(dy.concatenate(losses).npvalue()).reshape(-1)
+    total = dy.esum(losses)
+    value = total.value()
+    total.backward()
+    trainer.update()
+    return np.asarray([value])
+
+
+def bladec_step(f: Any, state: dict, instances: list[dict], train: bool, lr: float
+                ) -> np.ndarray:
+    import jax
+    if not train:
+        return np.asarray(jax.device_get(f(state["params"], instances)))
+    loss, state["params"] = f.train_step(state["params"], instances, lr)
+    jax.block_until_ready(state["params"])
+    return np.asarray([float(loss)])
+
+
+def timed(fn: Callable[[], Any]) -> tuple[float, float, Any]:
+    """Wall and CPU seconds of ``fn()`` (the CPU time of the whole process: XLA's
+    threads included), and its result."""
+    start, cpu = time.perf_counter(), time.process_time()
+    out = fn()
+    return time.perf_counter() - start, time.process_time() - cpu, out
+
+
+def compare(model: str, hidden: int, batch: int, train: bool, warmup: int, batches: int,
+            unbatched: int, lr: float, dy: Any) -> dict[str, Any]:
+    """One row: bladec and DyNet alternating over the same batches."""
+    import jax
+    mod = MODELS[model]
+    raw = mod.init_params(hidden=hidden, seed=0)
+    params = jax.tree_util.tree_map(jax.numpy.asarray, raw)
+    f = bladec.autobatch(mod.model)
+    net = DYNET[model](dy, raw)
+    trainer = dy.SimpleSGDTrainer(net.pc, learning_rate=lr)
+    trainer.set_clip_threshold(0)
+    state = {"params": params}
+    ours, theirs, host, compiled, first = [], [], [], [], None
+    ours_cpu, theirs_cpu = [], []
+    for i in range(warmup + batches):
+        instances = mod.instances(batch, seed=1000 * batch + i)
+        t_b, c_b, out_b = timed(lambda: bladec_step(f, state, instances, train, lr))
+        t_d, c_d, out_d = timed(lambda: dynet_step(net, trainer, instances, train))
+        if first is None:
+            first = float(np.max(np.abs(out_b - out_d) / np.maximum(np.abs(out_d), 1e-6)))
+        if i >= warmup:
+            r = f.report()
+            ours.append(t_b)
+            theirs.append(t_d)
+            ours_cpu.append(c_b)
+            theirs_cpu.append(c_d)
+            host.append(r.host_seconds / r.seconds)
+            compiled.append(r.compilations > 0)
+    row = {"model": model, "hidden": hidden, "batch": batch,
+           "mode": "training" if train else "inference",
+           "bladec_ms": 1e3 * statistics.median(ours),
+           "dynet_ms": 1e3 * statistics.median(theirs),
+           "bladec_cpu_ms": 1e3 * statistics.median(ours_cpu),
+           "dynet_cpu_ms": 1e3 * statistics.median(theirs_cpu),
+           "host_share": statistics.median(host),
+           "batches_compiling": sum(compiled), "batches": len(compiled),
+           "first_batch_rel_diff": first, "kernels": f.report().kernels,
+           "compilations": f.report().total_compilations}
+    row["vs_dynet"] = row["dynet_ms"] / row["bladec_ms"]
+    row["vs_dynet_cpu"] = row["dynet_cpu_ms"] / row["bladec_cpu_ms"]
+    if unbatched:
+        g = bladec.autobatch(mod.model, batched=False)
+        times = []
+        for i in range(1 + unbatched):
+            instances = mod.instances(batch, seed=1000 * batch + i)
+            s = {"params": params}
+            t, _, _ = timed(lambda: bladec_step(g, s, instances, train, lr))
+            if i:
+                times.append(t)
+        row["unbatched_ms"] = 1e3 * statistics.median(times)
+        row["vs_unbatched"] = row["unbatched_ms"] / row["bladec_ms"]
+    return row
+
+
+def ablation(model: str, hidden: int, batch: int, warmup: int, batches: int
+             ) -> list[dict[str, Any]]:
+    """Inference with each technique switched off in turn, on one batch run again and
+    again (its first runs compile; the median is over the runs after ``warmup``): the
+    steady cost of each variant, not its compilations."""
+    import jax
+    mod = MODELS[model]
+    params = jax.tree_util.tree_map(jax.numpy.asarray, mod.init_params(hidden=hidden))
+    rows = []
+    for label, switches in ABLATIONS:
+        f = bladec.autobatch(mod.model, **switches)
+        n = batches if switches.get("batched", True) else max(1, batches // 4)
+        times, host, cpu = [], [], []
+        instances = mod.instances(batch, seed=7000)
+        for i in range(warmup + n):
+            t, c, _ = timed(lambda: bladec_step(f, {"params": params}, instances, False, 0.0))
+            if i >= warmup:
+                times.append(t)
+                cpu.append(c)
+                host.append(f.report().host_seconds)
+        r = f.report()
+        rows.append({"model": model, "hidden": hidden, "batch": batch, "variant": label,
+                     "ms": 1e3 * statistics.median(times),
+                     "cpu_ms": 1e3 * statistics.median(cpu),
+                     "host_ms": 1e3 * statistics.median(host), "calls": r.calls})
+    base, base_cpu = rows[0]["ms"], rows[0]["cpu_ms"]
+    for row in rows:
+        row["slowdown"] = row["ms"] / base
+        row["cpu_slowdown"] = row["cpu_ms"] / base_cpu
+    return rows
+
+
+def markdown(rows: list[dict], ablations: list[dict], command: str) -> str:
+    lines = [f"`{command}`", "",
+             "| model | hidden | batch | mode | bladec ms | DyNet ms | vs DyNet | "
+             "bladec CPU ms | DyNet CPU ms | vs DyNet (CPU) | unbatched ms | vs unbatched | "
+             "host share | batches compiling |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        unb = (f"{r['unbatched_ms']:.1f} | {r['vs_unbatched']:.1f}x"
+               if "unbatched_ms" in r else "- | -")
+        lines.append(f"| {r['model']} | {r['hidden']} | {r['batch']} | {r['mode']} | "
+                     f"{r['bladec_ms']:.1f} | {r['dynet_ms']:.1f} | {r['vs_dynet']:.2f}x | "
+                     f"{r['bladec_cpu_ms']:.1f} | {r['dynet_cpu_ms']:.1f} | "
+                     f"{r['vs_dynet_cpu']:.2f}x | "
+                     f"{unb} | {r['host_share']:.0%} | "
+                     f"{r['batches_compiling']}/{r['batches']} |")
+    if ablations:
+        lines += ["", "| model | batch | variant | ms | x all | CPU ms | x all (CPU) | "
+                  "host ms | calls |", "|---|---|---|---|---|---|---|---|---|"]
+        for a in ablations:
+            lines.append(f"| {a['model']} | {a['batch']} | {a['variant']} | {a['ms']:.1f} | "
+                         f"{a['slowdown']:.2f}x | {a.get('cpu_ms', 0.0):.1f} | "
+                         f"{a.get('cpu_slowdown', 0.0):.2f}x | {a['host_ms']:.1f} | "
+                         f"{a['calls']} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--models", default="treelstm,bilstm")
+    ap.add_argument("--hidden", default="256")
+    ap.add_argument("--batch", default="8,64")
+    ap.add_argument("--modes", default="inference,training")
+    ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--batches", type=int, default=20)
+    ap.add_argument("--unbatched", type=int, default=3,
+                    help="batches of bladec's unbatched execution (0: none)")
+    ap.add_argument("--ablation", type=int, default=8,
+                    help="instances per batch of the ablation (0: none)")
+    ap.add_argument("--no-compare", action="store_true",
+                    help="only the ablation (no side by side with DyNet)")
+    ap.add_argument("--lr", type=float, default=0.01)
+    ap.add_argument("--sync", action="store_true",
+                    help="XLA's CPU client runs each call in the calling thread (JAX's "
+                         "jax_cpu_enable_async_dispatch off), as DyNet does")
+    ap.add_argument("--out")
+    ap.add_argument("--json")
+    args = ap.parse_args(argv)
+    if args.sync:
+        import jax
+        jax.config.update("jax_cpu_enable_async_dispatch", False)
+    dy = dynet_module()
+    rows, ablations = [], []
+    for model in args.models.split(","):
+        for hidden in map(int, args.hidden.split(",")):
+            for batch in map(int, args.batch.split(",")) if not args.no_compare else ():
+                for mode in args.modes.split(","):
+                    row = compare(model, hidden, batch, mode == "training", args.warmup,
+                                  args.batches, args.unbatched if batch == max(
+                                      map(int, args.batch.split(","))) else 0,
+                                  args.lr, dy)
+                    print(json.dumps(row), flush=True)
+                    rows.append(row)
+            if args.ablation:
+                ablations += ablation(model, hidden, args.ablation, args.warmup,
+                                      args.batches)
+                print(json.dumps(ablations[-len(ABLATIONS):]), flush=True)
+    text = markdown(rows, ablations, "python benchmarks/bench_autobatch.py " +
+                    " ".join(argv if argv is not None else sys.argv[1:]))
+    print(text)
+    if args.out:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.out).write_text(text, encoding="utf-8")
+    if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps({"rows": rows, "ablation": ablations},
+                                              indent=1), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,385 @@
+"""``bladec.autobatch``: a per-instance model run batched across a mini-batch.
+
+``model(params, instance)`` is plain Python over one instance's structure that calls
+cells (value.py) and returns a pytree (its leaves lazy values or constants). A call
+``batched(params, instances)`` traces every instance (recording cell invocations and
+their depths, running nothing), schedules the batch (schedule.py: a sort by depth),
+and runs one batched call per (cell signature, depth) whose kernel was imported once as
+a bladec listing with a symbolic batch dim and compiled per bucket (kernel.py,
+program.py). It returns the instances' outputs stacked along a new leading axis.
+``value_and_grad`` runs the same schedule backward; ``train_step`` adds an SGD update.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from bladec.batching.kernel import Kernel
+from bladec.batching.program import (Layout, adjoint_keys, backward_fn, cell_fn,
+                                      forward_fn, gather_fn, scatter_fn)
+from bladec.batching.schedule import Schedule, describe, schedule
+from bladec.batching.split import OpByOp
+from bladec.batching.value import Group, Lazy, Recording, tracing
+from bladec.errors import BladecError
+
+
+@dataclass
+class Options:
+    """The techniques, each of which can be switched off to measure what it gives."""
+    static_depth: bool = True    # depths computed inline while tracing (else a walk)
+    coarse: bool = True          # a cell is one kernel (else one batched call per op)
+    fused_gathers: bool = True   # operands read through indices inside the kernel
+    shared_weights: bool = True  # parameters passed whole (else gathered per invocation)
+    sinks_last: bool = True      # results nobody reads (losses) computed in one last call
+    batched: bool = True         # False: every invocation a call of its own
+
+
+@dataclass
+class AutobatchReport:
+    """The last batch's figures and the totals since the wrapper was made."""
+    instances: int = 0
+    invocations: int = 0
+    calls: int = 0               # batched calls (kernel launches from the host)
+    depths: int = 0
+    padding: float = 0.0         # share of the calls' lanes that were padding
+    trace_seconds: float = 0.0   # running the model's Python over the instances
+    schedule_seconds: float = 0.0
+    dispatch_seconds: float = 0.0  # issuing the calls (includes waiting where the device
+                                   # runs synchronously, as XLA's CPU client may)
+    seconds: float = 0.0         # the batch's wall time, results ready
+    compilations: int = 0        # executables compiled by the last batch
+    kernels: int = 0             # kernels (cell signatures x forward/backward) imported
+    total_compilations: int = 0
+    total_compile_seconds: float = 0.0
+    batches: int = 0
+
+    @property
+    def host_seconds(self) -> float:
+        """Host scheduling: tracing the instances and building the schedule."""
+        return self.trace_seconds + self.schedule_seconds
+
+    def __str__(self) -> str:
+        return (f"batch {self.batches}: {self.instances} instance(s), {self.invocations} "
+                f"invocation(s) in {self.calls} call(s) over {self.depths} depth(s) "
+                f"({self.padding:.0%} padding); {self.seconds * 1e3:.1f} ms, host "
+                f"scheduling {self.host_seconds * 1e3:.1f} ms; {self.compilations} "
+                f"compilation(s); in all {self.kernels} kernel(s), "
+                f"{self.total_compilations} compilation(s) in "
+                f"{self.total_compile_seconds:.2f} s")
+
+
+def autobatch(model: Callable | None = None, *, options: Options | None = None,
+              passes: Any = None, mem_limit: int | None = None, **switches: bool) -> Any:
+    """Wrap ``model(params, instance)`` to run over a list of instances, batched.
+
+    ``passes``: bladec's pipeline for each kernel's listing (default: the engine's).
+    ``mem_limit``: a limit each kernel call runs under (bytes). ``switches`` set the
+    :class:`Options` by name (``coarse=False``). Usable as a decorator."""
+    opts = options or Options()
+    for name, value in switches.items():
+        if not hasattr(opts, name):
+            raise BladecError(f"autobatch: unknown option '{name}' (options: "
+                              f"{', '.join(Options.__dataclass_fields__)})")
+        setattr(opts, name, bool(value))
+
+    def wrap(f: Callable) -> "Autobatched":
+        return Autobatched(f, opts, passes=passes, mem_limit=mem_limit)
+    return wrap if model is None else wrap(model)
+
+
+@dataclass
+class _Traced:
+    recording: Recording
+    schedule: Schedule
+    outputs: list[Any]           # per instance: flat output leaves
+    out_tree: Any
+    shared: list[Any] = field(default_factory=list)   # device parameter leaves
+    params_tree: Any = None
+
+
+class Autobatched:
+    """What :func:`autobatch` returns. ``.report()`` describes the last batch."""
+
+    def __init__(self, model: Callable, options: Options, passes: Any = None,
+                 mem_limit: int | None = None) -> None:
+        if not callable(model):
+            raise BladecError(f"bladec.autobatch needs a function, not "
+                              f"{type(model).__name__}")
+        self.model, self.options, self.passes, self.mem_limit = model, options, passes, \
+            mem_limit
+        self.__name__ = getattr(model, "__name__", "model")
+        self._kernels: dict[tuple, Any] = {}
+        self._report = AutobatchReport()
+        self._helpers: dict[str, Any] = {}
+        self._floor: dict[Any, int] = {}     # buffer sizes so far (schedule.py)
+
+    # -- the API ----------------------------------------------------------------------
+    def __call__(self, params: Any, instances: Sequence[Any]) -> Any:
+        """The instances' outputs, stacked on a new leading axis (device arrays)."""
+        start = time.perf_counter()
+        compiled = self._compilations()
+        traced = self._trace(params, instances)
+        state = self._forward(traced)
+        out = self._outputs(traced, state)
+        self._finish(out, start, compiled)
+        return out
+
+    def value_and_grad(self, params: Any, instances: Sequence[Any]) -> tuple[Any, Any]:
+        """The sum over instances of the model's scalar output, and its gradient with
+        respect to ``params`` (a pytree like ``params``)."""
+        import jax
+        start = time.perf_counter()
+        compiled = self._compilations()
+        traced = self._trace(params, instances)
+        if traced.out_tree.num_leaves != 1 or not all(
+                isinstance(o[0], Lazy) and o[0].shape == () for o in traced.outputs):
+            raise BladecError(f"{self.__name__}: value_and_grad needs the model to return "
+                              f"one scalar computed by a cell (its loss) per instance")
+        state = self._forward(traced)
+        loss = self._outputs(traced, state)
+        grads = self._backward(traced, state)
+        total = self._helper("sum", lambda x: x.sum())(loss)
+        self._finish((total, grads), start, compiled)
+        return total, jax.tree_util.tree_unflatten(traced.params_tree, grads)
+
+    def train_step(self, params: Any, instances: Sequence[Any], lr: float
+                   ) -> tuple[Any, Any]:
+        """One SGD step on the summed loss: ``(loss, new_params)``."""
+        import jax
+        loss, grads = self.value_and_grad(params, instances)
+        update = self._helper("sgd", lambda p, g, r: jax.tree_util.tree_map(
+            lambda a, b: a - r * b, p, g))
+        return loss, update(params, grads, np.float32(lr))
+
+    def report(self) -> AutobatchReport:
+        return self._report
+
+    def kernels(self) -> dict[str, Kernel]:
+        """The imported kernels by name (``.listing`` is the optimized listing)."""
+        return {k.name: k for k in self._kernels.values() if isinstance(k, Kernel)}
+
+    # -- tracing and scheduling -------------------------------------------------------
+    def _trace(self, params: Any, instances: Sequence[Any]) -> _Traced:
+        import jax
+        t0 = time.perf_counter()
+        leaves, params_tree = jax.tree_util.tree_flatten(params)
+        recording = Recording({id(x): i for i, x in enumerate(leaves)})
+        device = [x if isinstance(x, jax.Array) else jax.numpy.asarray(x) for x in leaves]
+        outputs, out_tree = [], None
+        if len(instances) == 0:
+            raise BladecError(f"{self.__name__}: no instances to run")
+        with tracing(recording, device):
+            for instance in instances:
+                out = self.model(params, instance)
+                flat, tree = jax.tree_util.tree_flatten(out)
+                if out_tree is None:
+                    out_tree = tree
+                elif tree != out_tree:
+                    raise BladecError(f"{self.__name__}: instances return different output "
+                                      f"structures ({out_tree} and {tree})")
+                outputs.append(flat)
+        t1 = time.perf_counter()
+        o = self.options
+        sched = schedule(recording, static_depth=o.static_depth, batched=o.batched,
+                         sinks_last=o.sinks_last, floor=self._floor)
+        r = self._report
+        r.trace_seconds, r.schedule_seconds = t1 - t0, time.perf_counter() - t1
+        r.instances, r.invocations = len(instances), recording.invocations
+        counts = describe(sched)
+        r.calls, r.depths, r.padding = counts["calls"], counts["depths"], counts["padding"]
+        r.dispatch_seconds = 0.0
+        return _Traced(recording, sched, outputs, out_tree, device, params_tree)
+
+    # -- running ----------------------------------------------------------------------
+    def _forward(self, traced: _Traced) -> dict:
+        import jax.numpy as jnp
+        t = time.perf_counter()
+        sched, shared = traced.schedule, traced.shared
+        state = {key: jnp.zeros((rows, *key[0]), key[1]) for key, rows in sched.rows.items()}
+        tables = {key: jnp.asarray(t) for key, t in sched.tables.items()}
+        o = self.options
+        for call in sched.calls:
+            group, layout = call.group, self._layout(call.group)
+            weights = [shared[i] for i in group.shared]
+            written = [state[k] for k in layout.written]
+            read = [state[k] for k in layout.read]
+            tabs = [tables[k] for k in layout.tables]
+            if o.coarse and o.fused_gathers:
+                new = self._kernel("fwd", group, shared)(*weights, *written, *read, *tabs,
+                                                 call.index)
+            else:
+                operands = self._kernel("gather", group, shared)(
+                    *[state[k] for k in dict.fromkeys(group.operand_keys)], *tabs, call.index)
+                if o.coarse:
+                    outs = self._kernel("cell", group, shared)(*weights, *operands)
+                else:
+                    outs = self._kernel("ops", group, shared)(*weights, *operands)
+                new = self._kernel("scatter", group, shared)(*written, *outs, call.index)
+            for key, value in zip(layout.written, new):
+                state[key] = value
+        self._report.dispatch_seconds += time.perf_counter() - t
+        state["__tables__"] = tables
+        return state
+
+    def _backward(self, traced: _Traced, state: dict) -> list[Any]:
+        import jax.numpy as jnp
+        t = time.perf_counter()
+        sched, shared = traced.schedule, traced.shared
+        adj = {key: jnp.zeros((rows, *key[0]), key[1]) for key, rows in sched.rows.items()
+               if np.issubdtype(np.dtype(key[1]), np.floating)}
+        key = traced.outputs[0][0].key
+        rows = np.asarray([o[0].row for o in traced.outputs], np.int32)
+        adj[key] = self._helper("seed", lambda a, r: a.at[r].set(1.0))(adj[key], rows)
+        grads = [jnp.zeros_like(x) for x in shared]
+        tables = state["__tables__"]
+        for call in reversed(sched.calls):
+            group, layout = call.group, self._layout(call.group)
+            if len(set(group.shared)) != len(group.shared):
+                raise BladecError(f"cell {group.cell.name}: one parameter passed twice to "
+                                  f"one cell call (pass it once)")
+            keys = adjoint_keys(group)
+            fwd = [state[k] for k in dict.fromkeys(group.operand_keys)]
+            new = self._kernel("bwd", group, shared)(
+                *[shared[i] for i in group.shared], *fwd,
+                *[tables[k] for k in layout.tables], *[adj[k] for k in keys],
+                *[grads[i] for i in group.shared], call.index)
+            for k, value in zip(keys, new[:len(keys)]):
+                adj[k] = value
+            for i, value in zip(group.shared, new[len(keys):]):
+                grads[i] = value
+        self._report.dispatch_seconds += time.perf_counter() - t
+        return grads
+
+    def _outputs(self, traced: _Traced, state: dict) -> Any:
+        """Per output leaf: the instances' values stacked (one gather per leaf)."""
+        import jax
+        import jax.numpy as jnp
+        leaves = []
+        for j in range(traced.out_tree.num_leaves):
+            column = [o[j] for o in traced.outputs]
+            if all(isinstance(x, Lazy) for x in column):
+                keys = {x.key for x in column}
+                if len(keys) != 1:
+                    raise BladecError(f"{self.__name__}: output {j} has different shapes "
+                                      f"across instances")
+                rows = np.asarray([x.row for x in column], np.int32)
+                leaves.append(self._helper("take", lambda b, r: b[r])(
+                    state[column[0].key], rows))
+            elif any(isinstance(x, Lazy) for x in column):
+                raise BladecError(f"{self.__name__}: output {j} is a cell's result for "
+                                  f"some instances and a constant for others")
+            else:
+                leaves.append(jnp.stack([jnp.asarray(x) for x in column]))
+        return jax.tree_util.tree_unflatten(traced.out_tree, leaves)
+
+    def _finish(self, out: Any, start: float, compiled: int) -> None:
+        import jax
+        jax.block_until_ready(out)
+        r = self._report
+        r.seconds = time.perf_counter() - start
+        r.batches += 1
+        r.total_compilations = self._compilations()
+        r.compilations = r.total_compilations - compiled
+        r.total_compile_seconds = sum(k.compile_seconds for k in self._kernels.values()
+                                      if isinstance(k, Kernel))
+        r.kernels = sum(isinstance(k, Kernel) for k in self._kernels.values())
+
+    # -- kernels ----------------------------------------------------------------------
+    def _compilations(self) -> int:
+        return sum(getattr(k, "compilations", 0) for k in self._kernels.values())
+
+    def _layout(self, group: Group) -> Layout:
+        key = ("layout", group.identity)
+        layout = self._kernels.get(key)
+        if layout is None:
+            layout = self._kernels[key] = Layout.of(group)
+        return layout
+
+    def _helper(self, name: str, fn: Callable) -> Any:
+        import jax
+        if name not in self._helpers:
+            self._helpers[name] = jax.jit(fn)
+        return self._helpers[name]
+
+    def _kernel(self, kind: str, group: Group, shared: list[Any]) -> Any:
+        key = (kind, group.identity, self.options.shared_weights)
+        kernel = self._kernels.get(key)
+        if kernel is None:
+            kernel = self._kernels[key] = self._make(kind, group, shared)
+        return kernel
+
+    def _make(self, kind: str, group: Group, shared: list[Any]) -> Any:
+        layout = self._layout(group)
+        shared_leaves = list(group.shared_specs)
+        buf = {k: (("N%d" % i), *k[0]) for i, k in enumerate(
+            dict.fromkeys((*layout.written, *layout.read, *group.operand_keys,
+                           *group.out_keys)))}
+        tab = {k: (("T%d" % i), *k[0]) for i, k in enumerate(layout.tables)}
+        index = (("n", layout.width), "int32")
+        written = [(buf[k], k[1]) for k in layout.written]
+        read = [(buf[k], k[1]) for k in layout.read]
+        tables = [(tab[k], k[1]) for k in layout.tables]
+        reuse = self.options.shared_weights
+        name = f"{group.cell.name}.{kind}"
+        if kind == "fwd":
+            fn = forward_fn(group, layout, reuse)
+            return Kernel(_spread(fn, [len(shared_leaves), len(written), len(read),
+                                       len(tables), 1]),
+                          [*shared_leaves, *written, *read, *tables, index], name=name,
+                          donate=range(len(shared_leaves),
+                                        len(shared_leaves) + len(written)),
+                          passes=self.passes, limit=self.mem_limit, index=True)
+        if kind == "gather":
+            fn = gather_fn(group, layout)
+            operand_buffers = [(buf[k], k[1]) for k in dict.fromkeys(group.operand_keys)]
+            return Kernel(_spread(fn, [len(operand_buffers), len(tables), 1]),
+                          [*operand_buffers, *tables, index], name=name,
+                          passes=self.passes, limit=self.mem_limit)   # no renting: the
+            # scatter that follows takes the same index and the operands' row count
+        operands = [(("n", *key[0]), key[1]) for kind_, key in group.kinds
+                    if kind_ != "shared"]
+        if kind == "cell":
+            fn = cell_fn(group, reuse)
+            return Kernel(_spread(fn, [len(shared_leaves), len(operands)], index=False),
+                          [*shared_leaves, *operands], name=name, passes=self.passes,
+                          limit=self.mem_limit)
+        if kind == "ops":
+            return OpByOp(_spread(cell_fn(group, reuse), [len(shared_leaves), len(operands)],
+                                  index=False), name)
+        outs = [(("n", *key[0]), key[1]) for key in group.out_keys]
+        if kind == "scatter":
+            fn = scatter_fn(group, layout)
+            return Kernel(_spread(fn, [len(written), len(outs), 1]),
+                          [*written, *outs, index], name=name,
+                          donate=range(len(written)), passes=self.passes,
+                          limit=self.mem_limit)
+        # backward
+        fwd = [(buf[k], k[1]) for k in dict.fromkeys(group.operand_keys)]
+        adj = [(buf[k], k[1]) for k in adjoint_keys(group)]
+        grads = list(shared_leaves)
+        fn = backward_fn(group, layout)
+        counts = [len(shared_leaves), len(fwd), len(tables), len(adj), len(grads), 1]
+        start = sum(counts[:3])
+        return Kernel(_spread(fn, counts), [*shared_leaves, *fwd, *tables, *adj, *grads,
+                                            index],
+                      name=name, donate=range(start, start + len(adj) + len(grads)),
+                      passes=self.passes, limit=self.mem_limit, index=True)
+
+
+def _spread(fn: Callable, counts: list[int], index: bool = True) -> Callable:
+    """``fn`` of tuples (with ``index``, the last argument a single array: the index)
+    as a function of flat positional arrays, so that the importer sees one argument per
+    array."""
+    def flat(*args: Any) -> Any:
+        parts, i = [], 0
+        for c in counts[:-1]:
+            parts.append(tuple(args[i:i + c]))
+            i += c
+        parts.append(args[i] if index else tuple(args[i:i + counts[-1]]))
+        out = fn(*parts)
+        return out
+    flat.__name__ = getattr(fn, "__name__", "kernel")
+    return flat

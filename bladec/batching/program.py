@@ -1,0 +1,220 @@
+"""The batched kernels of one group (a cell with one signature), as JAX functions.
+
+A forward call reads each lazy operand of its invocations through a column of the index
+array (``jnp.take`` inside the kernel, so the gather is fused into the cell's code: no
+contiguous copy is made on the host or as a kernel of its own), runs the cell vmapped
+over the invocations with the shared leaves passed whole (``in_axes=None``: a matmul of
+the batch against one weight, never a gather of the weight), and writes each output
+into its state buffer at the output rows (a scatter into the donated buffer, in place).
+
+The backward call of the same group re-reads the operands, recomputes the cell under
+``jax.vjp`` (the cell's residuals are not kept between forward and backward: a cell is
+cheap and its residuals per invocation are as large as its inputs), reads the output
+cotangents from the adjoint buffers at the output rows and adds the operands'
+cotangents into the adjoint buffers at the operand rows (``scatter-add``: a value with
+several uses sums them), and the shared leaves' cotangents into their accumulators.
+``jax.vjp`` rather than bladec's ``grad`` pass because the backward kernel is not the
+gradient of a scalar loss of the cell: it takes incoming cotangents and scatters its own
+into a buffer; written as a JAX function it is imported like the forward one, whole.
+
+The ablations: ``fused=False`` makes the gathers and the scatter kernels of their own
+(copies into contiguous operands and back, as a dynamic batcher's memcpy does);
+``shared=False`` gathers the shared leaves per invocation like any operand.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from bladec.batching.value import BufferKey, Group
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Which arrays a group's kernels take, in which order, and its index columns."""
+    written: tuple[BufferKey, ...]     # output buffers (donated)
+    read: tuple[BufferKey, ...]        # operand buffers not written
+    tables: tuple[BufferKey, ...]      # data tables
+    lazy_cols: tuple[int, ...]         # per input leaf of kind lazy: its column
+    data_cols: tuple[int, ...]
+    out_cols: tuple[int, ...]
+    width: int
+
+    @staticmethod
+    def of(group: Group) -> "Layout":
+        written = tuple(dict.fromkeys(group.out_keys))
+        read = tuple(k for k in dict.fromkeys(group.operand_keys) if k not in written)
+        tables = tuple(dict.fromkeys(group.data_keys))
+        nl, nd, no = len(group.operand_keys), len(group.data_keys), len(group.out_keys)
+        return Layout(written, read, tables, tuple(range(nl)), tuple(range(nl, nl + nd)),
+                      tuple(range(nl + nd, nl + nd + no)), nl + nd + no)
+
+
+def _batched_cell(group: Group, shared: bool) -> Any:
+    """The cell vmapped over its invocations: lazy and data leaves batched, shared leaves
+    (with ``shared``) not."""
+    import jax
+    axes = [None if (kind == "shared" and shared) else 0 for kind, _ in group.kinds]
+    in_axes = jax.tree_util.tree_unflatten(group.in_tree, axes)
+    return jax.vmap(group.cell.fn, in_axes=tuple(in_axes))
+
+
+def _gathered_leaves(group: Group, layout: Layout, weights: tuple | None, buffers: dict,
+                     tables: dict, index: Any, shared: bool) -> list[Any]:
+    """The cell's input leaves for the invocations of ``index``, read from the buffers
+    (``weights`` None: the lazy and data leaves only)."""
+    import jax.numpy as jnp
+    leaves = []
+    lazy = iter(layout.lazy_cols)
+    data = iter(layout.data_cols)
+    w = iter(weights or ())
+    for kind, key in group.kinds:
+        if kind == "shared" and weights is None:
+            continue
+        if kind == "lazy":
+            leaves.append(_take(buffers[key], index[:, next(lazy)]))
+        elif kind == "data":
+            leaves.append(_take(tables[key], index[:, next(data)]))
+        else:
+            x = next(w)
+            if not shared:   # the ablation: every invocation reads its own copy
+                zero = jnp.zeros_like(index[:, 0])
+                x = _take(x[None], zero)
+            leaves.append(x)
+    return leaves
+
+
+def _take(buffer: Any, rows: Any) -> Any:
+    """``buffer[rows]`` with the rows promised in bounds (no clamping, no fill)."""
+    return buffer.at[rows].get(mode="promise_in_bounds")
+
+
+def _scatter(buffers: dict, keys: tuple, outs: list, index: Any, cols: tuple, add: bool
+             ) -> dict:
+    for key, col, value in zip(keys, cols, outs):
+        at = buffers[key].at[index[:, col]]
+        buffers[key] = at.add(value, mode="promise_in_bounds") if add else \
+            at.set(value, mode="promise_in_bounds")
+    return buffers
+
+
+def forward_fn(group: Group, layout: Layout, shared: bool = True) -> Any:
+    """``f(weights, written, read, tables, index) -> written``: one fused call."""
+    import jax
+    cell = _batched_cell(group, shared)
+
+    def fn(weights: tuple, written: tuple, read: tuple, tables: tuple, index: Any) -> tuple:
+        buffers = dict(zip(layout.written, written)) | dict(zip(layout.read, read))
+        leaves = _gathered_leaves(group, layout, weights, buffers,
+                                  dict(zip(layout.tables, tables)), index, shared)
+        outs = jax.tree_util.tree_leaves(
+            cell(*jax.tree_util.tree_unflatten(group.in_tree, leaves)))
+        buffers = _scatter(buffers, group.out_keys, outs, index, layout.out_cols, False)
+        return tuple(buffers[k] for k in layout.written)
+    return fn
+
+
+def gather_fn(group: Group, layout: Layout) -> Any:
+    """Ablation: the operands copied into contiguous arrays by a kernel of their own
+    (``f(operand buffers, tables, index)``, the buffers in order of first use)."""
+    keys = tuple(dict.fromkeys(group.operand_keys))
+
+    def fn(buffers: tuple, tables: tuple, index: Any) -> tuple:
+        return tuple(_gathered_leaves(group, layout, None, dict(zip(keys, buffers)),
+                                      dict(zip(layout.tables, tables)), index, True))
+    return fn
+
+
+def cell_fn(group: Group, shared: bool = True) -> Any:
+    """Ablation: the vmapped cell on contiguous operands (weights first)."""
+    import jax
+    cell = _batched_cell(group, shared)
+    n_shared = len(group.shared)
+
+    def fn(weights: tuple, operands: tuple) -> tuple:
+        import jax.numpy as jnp
+        leaves, ops, w = [], iter(operands), iter(weights[:n_shared])
+        n = operands[0].shape[0] if operands else 1
+        for kind, _ in group.kinds:
+            if kind != "shared":
+                leaves.append(next(ops))
+            elif shared:
+                leaves.append(next(w))
+            else:    # the ablation: a copy of the weights per invocation
+                x = next(w)
+                leaves.append(jnp.broadcast_to(x, (n, *x.shape)))
+        return tuple(jax.tree_util.tree_leaves(
+            cell(*jax.tree_util.tree_unflatten(group.in_tree, leaves))))
+    return fn
+
+
+def scatter_fn(group: Group, layout: Layout) -> Any:
+    """Ablation: the outputs written into the state buffers by a kernel of their own."""
+    def fn(written: tuple, outs: tuple, index: Any) -> tuple:
+        buffers = _scatter(dict(zip(layout.written, written)), group.out_keys, list(outs),
+                           index, layout.out_cols, False)
+        return tuple(buffers[k] for k in layout.written)
+    return fn
+
+
+def adjoint_keys(group: Group) -> tuple[BufferKey, ...]:
+    """The adjoint buffers a backward call touches: its float operands' and outputs'."""
+    keys = [k for k in (*group.operand_keys, *group.out_keys) if _is_float(k)]
+    return tuple(dict.fromkeys(keys))
+
+
+def _is_float(key: BufferKey) -> bool:
+    return np.issubdtype(np.dtype(key[1]), np.floating)
+
+
+def backward_fn(group: Group, layout: Layout) -> Any:
+    """``b(weights, fwd, tables, adjoints, grads, index) -> (adjoints, grads)``."""
+    import jax
+    import jax.numpy as jnp
+    cell = _batched_cell(group, True)
+    adj_keys = adjoint_keys(group)
+    fwd_keys = tuple(dict.fromkeys(group.operand_keys))
+    diff = [i for i, (kind, key) in enumerate(group.kinds)
+            if kind == "shared" or (kind == "lazy" and _is_float(key))]
+    lazy_of = {}   # input leaf index -> (key, column) for differentiated lazy leaves
+    col = iter(layout.lazy_cols)
+    for i, (kind, key) in enumerate(group.kinds):
+        if kind == "lazy":
+            c = next(col)
+            if _is_float(key):
+                lazy_of[i] = (key, c)
+
+    def fn(weights: tuple, fwd: tuple, tables: tuple, adjoints: tuple, grads: tuple,
+           index: Any) -> tuple:
+        buffers = dict(zip(fwd_keys, fwd))
+        leaves = _gathered_leaves(group, layout, weights, buffers,
+                                  dict(zip(layout.tables, tables)), index, True)
+
+        def primal(*xs: Any) -> list:
+            full = list(leaves)
+            for i, x in zip(diff, xs):
+                full[i] = x
+            return jax.tree_util.tree_leaves(
+                cell(*jax.tree_util.tree_unflatten(group.in_tree, full)))
+        outs, vjp = jax.vjp(primal, *[leaves[i] for i in diff])
+        adj = dict(zip(adj_keys, adjoints))
+        cts = []
+        for key, c, out in zip(group.out_keys, layout.out_cols, outs):
+            if _is_float(key):
+                cts.append(_take(adj[key], index[:, c]))
+            else:
+                cts.append(np.zeros(out.shape, jax.dtypes.float0))
+        got = vjp(cts)
+        grads = list(grads)
+        shared_pos = 0
+        for i, g in zip(diff, got):
+            if i in lazy_of:
+                key, c = lazy_of[i]
+                adj[key] = adj[key].at[index[:, c]].add(g, mode="promise_in_bounds")
+            else:
+                grads[shared_pos] = grads[shared_pos] + g
+                shared_pos += 1
+        return tuple(adj[k] for k in adj_keys), tuple(grads)
+    return fn

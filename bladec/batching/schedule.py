@@ -1,0 +1,175 @@
+"""The per-batch schedule: which batched call runs which invocations, in what order.
+
+Every invocation's depth was computed while its instance was traced (value.py), so the
+schedule is array work: per group, a stable sort of the invocations by depth and a
+split where the depth changes, each part padded to its bucket as one index array (the
+rows of the operands and of the outputs, one column each). Calls run in order of depth;
+at one depth the groups are independent. Invocations whose results nothing reads (an
+instance's loss) are moved to the last depth, one call for all instances however deep
+each one is. ``static_depth=False`` is the ablation that
+finds the depths as a dynamic-graph batcher does, by walking every invocation on the
+host in recording order; ``batched=False`` runs every invocation as a call of its own
+(the unbatched reference that batching is measured against).
+
+Buckets: a call's count is rounded up to the next of 8, 12, 16, 24, 32, 48, 64, 80, 96,
+112, 128, 160, ... (powers of two with halves, then quarters, between them): at most a
+third of a small call and a fifth of a large one is padding, and a kernel sees
+O(log n) distinct sizes, so its executables stay few. Buffers and tables take the
+next power of two, never less than earlier batches took. Padded lanes read and write
+row 0 of each buffer, which no instance uses.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from bladec.batching.value import BufferKey, Group, Recording
+
+
+def bucket(n: int, smallest: int = 1) -> int:
+    """``n`` rounded up to the next size of the ladder (at least ``smallest``): below 64
+    the powers of two and the halves between them, from 64 on quarters (64, 80, 96,
+    112, 128, 160, ...), where padding costs real arithmetic."""
+    n = max(int(n), smallest, 1)
+    if n <= 2:
+        return n
+    p = 1 << (n - 1).bit_length()          # next power of two
+    steps = 4 if p > 64 else 2
+    step = p // 2 // steps                  # p/2 + k*step, k = 1..steps
+    return p // 2 + -(-(n - p // 2) // step) * step
+
+
+def _power(n: int) -> int:
+    """Rows of a buffer or table: the next power of two (at least 8). Coarser than the
+    calls' buckets: every kernel reading a buffer compiles again when its size changes,
+    while a larger buffer costs only its memory."""
+    return max(8, 1 << (max(n, 1) - 1).bit_length())
+
+
+@dataclass
+class Call:
+    """One batched call: ``count`` invocations of ``group`` at ``depth``, their rows in
+    ``index`` (``bucket(count)`` rows, the padding all zeros)."""
+    depth: int
+    group: Group
+    index: np.ndarray
+    count: int
+
+
+@dataclass
+class Schedule:
+    calls: list[Call] = field(default_factory=list)
+    rows: dict[BufferKey, int] = field(default_factory=dict)     # buffer -> bucketed rows
+    tables: dict[BufferKey, np.ndarray] = field(default_factory=dict)
+    depths: int = 0
+    seconds: float = 0.0
+
+
+def _sinks_last(recording: Recording, groups: list[Group], slots_of: list[np.ndarray],
+                depths_of: list[np.ndarray]) -> None:
+    """Invocations whose results no invocation reads (an instance's loss, its output)
+    moved to the last depth: they can run at any depth after their operands', and
+    together they are one call instead of one per depth at which instances end (the
+    program phase of ACRoBat, found from the index arrays: which rows are read)."""
+    read = {key: np.zeros(rows, bool) for key, rows in recording.rows.items()}
+    for group, slots in zip(groups, slots_of):
+        for col, key in enumerate(group.operand_keys):
+            read[key][slots[:, col]] = True
+    last = max((int(d.max()) for d in depths_of if len(d)), default=0)
+    for group, slots, depths in zip(groups, slots_of, depths_of):
+        n_in = len(group.operand_keys) + len(group.data_keys)
+        if not group.out_keys:
+            continue
+        sink = np.ones(len(slots), bool)
+        for col, key in enumerate(group.out_keys, n_in):
+            sink &= ~read[key][slots[:, col]]
+        depths[sink] = last
+
+
+def walked_depths(recording: Recording) -> dict[int, np.ndarray]:
+    """The ablation of inline depths: every invocation visited on the host in recording
+    order, its depth one more than its operands' (looked up by buffer row), as a
+    batcher that builds the whole dataflow graph first must do. By id(group)."""
+    order = []
+    for group in recording.groups.values():
+        n_lazy = len(group.operand_keys)
+        n_in = n_lazy + len(group.data_keys)
+        for i, (pos, slot) in enumerate(zip(group.order, group.slots)):
+            order.append((pos, group, i, slot[:n_lazy], slot[n_in:]))
+    order.sort(key=lambda t: t[0])
+    produced: dict[tuple[BufferKey, int], int] = {}
+    out = {id(g): np.zeros(len(g.slots), np.int64) for g in recording.groups.values()}
+    for _, group, i, operands, outputs in order:
+        depth = -1
+        for key, row in zip(group.operand_keys, operands):
+            d = produced[(key, row)]
+            if d > depth:
+                depth = d
+        depth += 1
+        out[id(group)][i] = depth
+        for key, row in zip(group.out_keys, outputs):
+            produced[(key, row)] = depth
+    return out
+
+
+def schedule(recording: Recording, *, static_depth: bool = True, batched: bool = True,
+             sinks_last: bool = True, smallest: int = 8,
+             floor: dict[Any, int] | None = None) -> Schedule:
+    """The calls of a recorded batch, by depth, and the sizes of its buffers.
+
+    ``smallest``: the smallest bucket of a batched call. ``floor``: rows already
+    allocated per buffer and table by earlier batches; a buffer is never made smaller
+    than that (a smaller batch reuses the larger buffer's executables instead of
+    compiling for a smaller size), and ``floor`` is raised to the sizes used."""
+    floor = {} if floor is None else floor
+    import time
+    start = time.perf_counter()
+    walked = None if static_depth else walked_depths(recording)
+    groups = list(recording.groups.values())
+    slots_of = [np.asarray(g.slots, dtype=np.int32).reshape(len(g.slots), -1) for g in groups]
+    depths_of = [np.asarray(g.depths) if walked is None else walked[id(g)] for g in groups]
+    if batched and sinks_last:
+        _sinks_last(recording, groups, slots_of, depths_of)
+    parts: list[tuple[int, int, Call]] = []
+    for g_index, group in enumerate(groups):
+        slots, depths = slots_of[g_index], depths_of[g_index]
+        if not batched:
+            for i in range(len(slots)):
+                parts.append((int(depths[i]), g_index,
+                              Call(int(depths[i]), group, slots[i:i + 1].copy(), 1)))
+                # one invocation per call: the bucket is 1, the unbatched reference
+            continue
+        order = np.argsort(depths, kind="stable")
+        sorted_depths = depths[order]
+        cuts = np.flatnonzero(np.diff(sorted_depths)) + 1
+        for chunk in np.split(order, cuts):
+            count = len(chunk)
+            index = np.zeros((bucket(count, smallest), slots.shape[1]), np.int32)
+            index[:count] = slots[chunk]
+            d = int(depths[chunk[0]])
+            parts.append((d, g_index, Call(d, group, index, count)))
+    parts.sort(key=lambda t: (t[0], t[1]))
+    out = Schedule(calls=[c for _, _, c in parts])
+    out.depths = 1 + max((c.depth for c in out.calls), default=-1)
+    for key, rows in recording.rows.items():
+        out.rows[key] = floor[("rows", key)] = max(_power(rows), floor.get(("rows", key), 0))
+    for key, items in recording.data.items():
+        shape, dtype = key
+        size = floor[("data", key)] = max(_power(len(items)), floor.get(("data", key), 0))
+        table = np.zeros((size, *shape), dtype=np.dtype(dtype))
+        if len(items) > 1:
+            table[1:len(items)] = np.asarray(items[1:], dtype=np.dtype(dtype)).reshape(
+                len(items) - 1, *shape)
+        out.tables[key] = table
+    out.seconds = time.perf_counter() - start
+    return out
+
+
+def describe(s: Schedule) -> dict[str, Any]:
+    """Counts for a report: calls, depths, invocations, padded lanes."""
+    lanes = sum(len(c.index) for c in s.calls)
+    real = sum(c.count for c in s.calls)
+    return {"calls": len(s.calls), "depths": s.depths, "invocations": real,
+            "padding": (lanes - real) / lanes if lanes else 0.0}

@@ -1,0 +1,306 @@
+"""Lazy values and cells: what a per-instance model calls while it is being traced.
+
+A model is plain Python over one instance's structure (a tree, a sequence, a loop with
+a fixed bound) that calls *cells*, JAX functions of one invocation's arrays. While
+bladec.autobatch traces an instance, a cell call runs nothing: it records an
+invocation in the :class:`Recording` and returns :class:`Lazy` placeholders, one per
+output leaf, each naming a row of a state buffer (one buffer per leaf shape and dtype)
+that the batched kernels will write. The depth of each invocation (one more than its
+deepest lazy operand, 0 without one) is computed here, inline, as ACRoBat does: the
+schedule is then a sort by depth, never a walk over the graph of invocations.
+
+A cell argument's leaves are of three kinds: :class:`Lazy` (another invocation's
+result: read from a state buffer through an index array), *shared* (a leaf of the
+parameters the autobatched call was given: every invocation reads the same array, so it
+is passed whole and never gathered), and *data* (anything else: a word id, a label, a
+NumPy array: collected per batch into a table and read through an index array too).
+"""
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable
+
+import numpy as np
+
+from bladec.errors import BladecError
+
+BufferKey = tuple[tuple[int, ...], str]      # (leaf shape, dtype name)
+
+
+class Lazy:
+    """One leaf of a cell's output in a recorded instance: a row of a state buffer.
+
+    It has a shape and a dtype but no value until the batch runs; using it as an array
+    (arithmetic, ``float()``, ``if``) outside a cell is an error, since the point of a
+    trace is that nothing runs until every instance of the batch is recorded."""
+    __slots__ = ("code", "row", "depth", "recording")
+
+    def __init__(self, code: int, row: int, depth: int, recording: "Recording") -> None:
+        self.code, self.row, self.depth, self.recording = code, row, depth, recording
+
+    @property
+    def key(self) -> BufferKey:
+        """The state buffer: the leaf's shape and dtype."""
+        return self.recording.keys[self.code >> 2]
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.key[0]
+
+    @property
+    def dtype(self) -> np.dtype:
+        return np.dtype(self.key[1])
+
+    def __repr__(self) -> str:
+        return f"Lazy({self.key[1]}{list(self.key[0])}, row {self.row}, depth {self.depth})"
+
+    def _refuse(self, *_: Any) -> Any:
+        raise BladecError("a lazy value (a cell's result while bladec.autobatch traces an "
+                          "instance) has no value yet: compute with it inside a cell, and "
+                          "branch only on the instance's structure (or mask inside a cell)")
+
+    __bool__ = __float__ = __int__ = __index__ = __array__ = _refuse
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _refuse
+    __truediv__ = __rtruediv__ = __matmul__ = __rmatmul__ = __pow__ = _refuse
+    __getitem__ = __neg__ = __abs__ = __lt__ = __le__ = __gt__ = __ge__ = _refuse
+
+
+class Group:
+    """The invocations of one cell with one signature (operand kinds, shapes, and which
+    shared leaves): the unit that one batched kernel serves. ``slots`` holds, per
+    invocation, the rows of its lazy operands, then the rows of its data operands, then
+    the rows of its outputs; ``depths`` its depth."""
+
+    def __init__(self, cell: "Cell", signature: tuple, in_tree: Any, kinds: tuple,
+                 out_keys: tuple[BufferKey, ...], out_tree: Any,
+                 out_codes: tuple[int, ...]) -> None:
+        self.cell, self.signature, self.in_tree = cell, signature, in_tree
+        self.kinds = kinds                    # per input leaf: ("lazy"|"data", key) or
+                                              # ("shared", parameter index)
+        self.out_keys, self.out_tree, self.out_codes = out_keys, out_tree, out_codes
+        self.slots: list[tuple[int, ...]] = []
+        self.depths: list[int] = []
+        self.order: list[int] = []            # recording order (the depth ablation)
+        self.operand_keys = tuple(k[1] for k in kinds if k[0] == "lazy")
+        self.data_keys = tuple(k[1] for k in kinds if k[0] == "data")
+        self.shared = tuple(k[1] for k in kinds if k[0] == "shared")
+        self.shared_specs: tuple = ()         # (shape, dtype) of each shared leaf
+        # what a kernel depends on, the same in every batch (``signature`` numbers the
+        # buffers in the order one recording met them)
+        self.identity: tuple = (cell, in_tree, kinds)
+
+
+# A leaf's kind is coded as one int, so that a signature is a tuple of ints (cheap to
+# hash once per invocation): 4k for a lazy value of buffer k, 4i+1 for shared
+# parameter i, 4t+2 for data table t.
+_LAZY, _SHARED_LEAF, _DATA = 0, 1, 2
+
+
+class Recording:
+    """The invocations of every instance of one batch, grouped by signature, with the
+    rows of each state buffer and data table allocated as they are recorded. Row 0 of
+    every buffer is reserved: padded lanes of a bucket read and write it."""
+
+    def __init__(self, shared_ids: dict[int, int]) -> None:
+        self.shared_ids = shared_ids          # id(parameter leaf) -> its flat index
+        self.groups: dict[tuple, Group] = {}
+        self.keys: list[BufferKey] = []       # buffer (and table) keys by number
+        self._numbers: dict[BufferKey, int] = {}
+        self._next_row: list[int] = []        # per buffer number: rows used (row 0 spare)
+        self._tables: dict[BufferKey, list[Any]] = {}
+        self._table_of: dict[Any, tuple[int, list[Any]]] = {}   # python type -> table
+        self.invocations = 0
+
+    def number(self, key: BufferKey) -> int:
+        n = self._numbers.get(key)
+        if n is None:
+            n = self._numbers[key] = len(self.keys)
+            self.keys.append(key)
+            self._next_row.append(1)
+        return n
+
+    @property
+    def rows(self) -> dict[BufferKey, int]:
+        """Rows used per state buffer (row 0 included)."""
+        return {self.keys[n]: r for n, r in enumerate(self._next_row) if r > 1}
+
+    @property
+    def data(self) -> dict[BufferKey, list[Any]]:
+        """Per data table: its rows (row 0 a spare ``None``)."""
+        return {k: v for k, v in self._tables.items() if len(v) > 1}
+
+    def _table(self, leaf: Any) -> tuple[int, list[Any]]:
+        """The data table for a leaf (Python numbers by type, arrays by shape/dtype)."""
+        t = type(leaf)
+        if t in (int, float, bool):
+            found = self._table_of.get(t)
+            if found is not None:
+                return found
+            dtype = {int: "int32", float: "float32", bool: "bool"}[t]
+            key: BufferKey = ((), dtype)
+        else:
+            array = np.asarray(leaf)
+            if array.dtype == object:
+                raise BladecError(f"cannot pass a {t.__name__} to a cell (cell arguments "
+                                  f"are arrays, numbers and lazy values)")
+            dtype = {"float64": "float32", "int64": "int32"}.get(array.dtype.name,
+                                                                 array.dtype.name)
+            key = (tuple(array.shape), dtype)
+        code = self.number(key) * 4 + _DATA
+        table = self._tables.setdefault(key, [None])
+        if t in (int, float, bool):
+            self._table_of[t] = (code, table)
+        return code, table
+
+    def invoke(self, cell: "Cell", args: tuple) -> Any:
+        leaves, in_tree = _tree.flatten(args)
+        sig: list[Any] = [cell, in_tree]
+        lazy_rows: list[int] = []
+        data_rows: list[int] = []
+        depth = -1
+        shared_ids = self.shared_ids
+        for leaf in leaves:
+            if type(leaf) is Lazy:
+                if leaf.recording is not self:
+                    raise BladecError(f"cell {cell.name}: a lazy value of another trace "
+                                      f"(values do not cross batches)")
+                sig.append(leaf.code)
+                lazy_rows.append(leaf.row)
+                if leaf.depth > depth:
+                    depth = leaf.depth
+                continue
+            index = shared_ids.get(id(leaf))
+            if index is not None:
+                sig.append(index * 4 + _SHARED_LEAF)
+                continue
+            code, table = self._table(leaf)
+            sig.append(code)
+            data_rows.append(len(table))
+            table.append(leaf)
+        signature = tuple(sig)
+        group = self.groups.get(signature)
+        if group is None:
+            group = self.groups[signature] = self._group(cell, signature, in_tree)
+        next_row = self._next_row
+        out_rows = []
+        for code in group.out_codes:
+            n = code >> 2
+            out_rows.append(next_row[n])
+            next_row[n] += 1
+        group.slots.append((*lazy_rows, *data_rows, *out_rows))
+        depth += 1
+        group.depths.append(depth)
+        group.order.append(self.invocations)
+        self.invocations += 1
+        outs = [Lazy(c, r, depth, self) for c, r in zip(group.out_codes, out_rows)]
+        return _tree.unflatten(group.out_tree, outs)
+
+    def _group(self, cell: "Cell", signature: tuple, in_tree: Any) -> Group:
+        kinds = []
+        for code in signature[2:]:
+            kind, n = code & 3, code >> 2
+            kinds.append(("shared", n) if kind == _SHARED_LEAF else
+                         ("lazy" if kind == _LAZY else "data", self.keys[n]))
+        out_keys, out_tree = cell.out_spec(in_tree, tuple(kinds))
+        out_codes = tuple(self.number(k) * 4 + _LAZY for k in out_keys)
+        group = Group(cell, signature, in_tree, tuple(kinds), out_keys, out_tree, out_codes)
+        shared = _SHARED[-1]
+        group.shared_specs = tuple((tuple(np.shape(shared[i])), np.dtype(shared[i].dtype).name)
+                                   for i in group.shared)
+        group.identity = (cell, in_tree, group.kinds, group.shared_specs)
+        return group
+
+
+class _Tree:
+    """jax.tree_util's flatten and unflatten, looked up once (invoke is the hot path:
+    one call per cell invocation of every instance)."""
+
+    def __getattr__(self, name: str) -> Any:
+        import jax
+        self.flatten = jax.tree_util.tree_flatten
+        self.unflatten = jax.tree_util.tree_unflatten
+        return getattr(self, name)
+
+
+_tree = _Tree()
+_ACTIVE: list[Recording] = []
+
+
+class Cell:
+    """A JAX function of one invocation's arrays, batched by bladec.batching. Called
+    outside a trace it runs as the plain function (the unbatched reference)."""
+
+    def __init__(self, fn: Callable, name: str | None = None) -> None:
+        if not callable(fn):
+            raise BladecError(f"autobatch.cell needs a function, not {type(fn).__name__}")
+        self.fn = fn
+        self.name = name or getattr(fn, "__name__", "cell")
+        self._shapes: dict[tuple, tuple] = {}
+        functools.update_wrapper(self, fn)
+
+    def __call__(self, *args: Any) -> Any:
+        if _ACTIVE:
+            return _ACTIVE[-1].invoke(self, args)
+        return self.fn(*args)
+
+    def __repr__(self) -> str:
+        return f"<autobatch cell {self.name}>"
+
+    def abstract_args(self, in_tree: Any, kinds: tuple, shared: list[Any]) -> tuple:
+        """The cell's arguments for one invocation as ``jax.ShapeDtypeStruct``\\ s."""
+        import jax
+        leaves = []
+        for kind, key in kinds:
+            if kind == "shared":
+                x = shared[key]
+                leaves.append(jax.ShapeDtypeStruct(np.shape(x), x.dtype))
+            else:
+                leaves.append(jax.ShapeDtypeStruct(key[0], np.dtype(key[1])))
+        return jax.tree_util.tree_unflatten(in_tree, leaves)
+
+    def out_spec(self, in_tree: Any, kinds: tuple) -> tuple[tuple[BufferKey, ...], Any]:
+        """The state buffers of the outputs (shape and dtype per leaf) and their pytree
+        structure, from ``jax.eval_shape`` once per signature."""
+        shared = _SHARED[-1]
+        memo = (in_tree, kinds, tuple((np.shape(shared[n]), str(shared[n].dtype))
+                                      for kind, n in kinds if kind == "shared"))
+        if memo not in self._shapes:
+            import jax
+            try:
+                out = jax.eval_shape(self.fn, *self.abstract_args(in_tree, kinds, shared))
+            except Exception as exc:   # the user's cell failed on these shapes
+                raise BladecError(f"cell {self.name} fails on its arguments' shapes: "
+                                  f"{type(exc).__name__}: {str(exc).splitlines()[0]}"
+                                  ) from None
+            leaves, out_tree = jax.tree_util.tree_flatten(out)
+            keys = tuple((tuple(x.shape), np.dtype(x.dtype).name) for x in leaves)
+            self._shapes[memo] = (keys, out_tree)
+        return self._shapes[memo]
+
+
+_SHARED: list[list[Any]] = []     # the flat parameter leaves of the trace in progress
+
+
+class tracing:
+    """``with tracing(recording, shared_leaves):`` cell calls record into ``recording``."""
+
+    def __init__(self, recording: Recording, shared: list[Any]) -> None:
+        self.recording, self.shared = recording, shared
+
+    def __enter__(self) -> Recording:
+        _ACTIVE.append(self.recording)
+        _SHARED.append(self.shared)
+        return self.recording
+
+    def __exit__(self, *exc: Any) -> None:
+        _ACTIVE.pop()
+        _SHARED.pop()
+
+
+def cell(fn: Callable | None = None, *, name: str | None = None) -> Any:
+    """Mark a JAX function as a cell: ``@autobatch.cell`` or ``@autobatch.cell(name=...)``.
+    Its arguments are pytrees of arrays for one invocation; leaves of the autobatched
+    call's parameters are shared by every invocation (never gathered)."""
+    def wrap(f: Callable) -> Cell:
+        return Cell(f, name)
+    return wrap if fn is None else wrap(fn)

@@ -1,0 +1,277 @@
+"""bladec.autobatch against the unbatched JAX reference: the same model code, run with
+its cells as plain JAX functions one instance at a time (outputs and losses within 1e-5
+relative, gradients within 1e-4), and each ablation switch giving the same outputs.
+Small hidden sizes and short instances here; tests marked slow run 100 seeded batches
+per model at the sizes of the acceptance."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import bladec
+from bladec.batching.schedule import bucket, schedule, walked_depths
+from bladec.batching.value import Recording, tracing
+from bladec.models import bilstm, earlyexit, treelstm
+
+MODELS = {"treelstm": (treelstm, "leaves"), "bilstm": (bilstm, "length"),
+          "earlyexit": (earlyexit, "length")}
+
+
+def _params(mod, hidden=8, vocab=30, classes=3):
+    import jax
+    return jax.tree_util.tree_map(jax.numpy.asarray,
+                                  mod.init_params(hidden=hidden, vocab=vocab, classes=classes))
+
+
+def _batch(name, count, seed, short=(2, 9)):
+    mod, key = MODELS[name]
+    return mod.instances(count, seed=seed, vocab=30, classes=3, **{key: short})
+
+
+def _rel(a, b) -> float:
+    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    return float(np.max(np.abs(a - b)) / max(np.max(np.abs(b)), 1e-30))
+
+
+def _reference(mod, params, instances):
+    """Per instance: the loss and jax.grad, the cells run as plain JAX functions."""
+    import jax
+    losses = np.array([float(mod.model(params, i)) for i in instances])
+    grads = [jax.grad(mod.model)(params, i) for i in instances]
+    total = jax.tree_util.tree_map(lambda *g: sum(g), *grads)
+    return losses, total
+
+
+_SHARED: dict = {}
+
+
+def _batched(name: str):
+    """One autobatched model per model for the fast tests (its executables reused: a
+    compilation costs seconds on the CI's loaded cores)."""
+    if name not in _SHARED:
+        _SHARED[name] = bladec.autobatch(MODELS[name][0].model)
+    return _SHARED[name]
+
+
+def check_batches(name: str, seeds, count: int, hidden: int = 8, short=(2, 9),
+                  grad_every: int = 1, f=None) -> None:
+    import jax
+    mod, _ = MODELS[name]
+    params = _params(mod, hidden=hidden)
+    f = f or bladec.autobatch(mod.model)
+    for n, seed in enumerate(seeds):
+        instances = _batch(name, count, seed, short)
+        out = f(params, instances)
+        assert out.shape == (count,)
+        if n % grad_every:
+            losses = np.array([float(mod.model(params, i)) for i in instances])
+            assert _rel(out, losses) <= 1e-5, (seed, out, losses)
+            continue
+        losses, total = _reference(mod, params, instances)
+        assert _rel(out, losses) <= 1e-5, (seed, out, losses)
+        loss, g = f.value_and_grad(params, instances)
+        assert _rel(loss, losses.sum()) <= 1e-5
+        assert jax.tree_util.tree_structure(g) == jax.tree_util.tree_structure(total)
+        for (path, a), b in zip(jax.tree_util.tree_leaves_with_path(g),
+                                jax.tree_util.tree_leaves(total)):
+            assert _rel(a, b) <= 1e-4, (seed, jax.tree_util.keystr(path))
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_outputs_and_gradients_match_the_unbatched_reference(name):
+    check_batches(name, seeds=range(2), count=4, short=(2, 6), f=_batched(name))
+
+
+def test_early_exit_by_masking_equals_exiting_for_real():
+    """The masked model batched gives the losses of the classifier that stops at its
+    first confident exit head (plain JAX, a Python break), with exits that vary."""
+    params = _params(earlyexit, hidden=16)
+    instances = _batch("earlyexit", 8, seed=1, short=(2, 6))
+    assert len({earlyexit.exits(params, i) for i in instances}) >= 2
+    out = _batched("earlyexit")(params, instances)
+    want = [float(earlyexit.reference(params, i)) for i in instances]
+    assert _rel(out, want) <= 1e-5
+
+
+def test_training_step_is_sgd_on_the_summed_loss():
+    import jax
+    params = _params(treelstm)
+    instances = _batch("treelstm", 4, seed=11, short=(2, 6))
+    f = _batched("treelstm")
+    _, total = _reference(treelstm, params, instances)
+    loss, new = f.train_step(params, instances, 0.5)
+    want = jax.tree_util.tree_map(lambda p, g: p - 0.5 * g, params, total)
+    for a, b in zip(jax.tree_util.tree_leaves(new), jax.tree_util.tree_leaves(want)):
+        assert _rel(a, b) <= 1e-5
+    assert f.report().instances == 4 and f.report().invocations > 0
+
+
+def _ablation(switch: str, f) -> None:
+    params = _params(treelstm)
+    instances = _batch("treelstm", 3, seed=5, short=(2, 4))
+    losses = np.array([float(treelstm.model(params, i)) for i in instances])
+    setattr(f.options, switch, False)
+    try:
+        assert _rel(f(params, instances), losses) <= 1e-5
+    finally:
+        setattr(f.options, switch, True)
+    if switch == "batched":    # every invocation its own call
+        assert f.report().calls == f.report().invocations
+
+
+@pytest.mark.parametrize("switch", ["static_depth", "batched"])
+def test_ablation_computes_the_same_outputs(switch):
+    _ablation(switch, _batched("treelstm"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("switch", ["fused_gathers", "coarse", "shared_weights"])
+def test_ablation_with_kernels_of_its_own_computes_the_same_outputs(switch):
+    _ablation(switch, bladec.autobatch(treelstm.model))
+
+
+def test_one_call_per_cell_signature_and_depth():
+    """A perfect tree of 8 leaves: leaves at depth 0, nodes at depths 1-3, the loss at 4:
+    five calls for eight instances however many invocations."""
+    params = _params(treelstm)
+    tree = [[[0, 1], [2, 3]], [[4, 5], [6, 7]]]
+    f = _batched("treelstm")
+    f(params, [{"tree": tree, "label": i % 3} for i in range(8)])
+    r = f.report()
+    assert (r.calls, r.depths, r.invocations) == (5, 5, 8 * 16)
+
+
+def test_losses_of_instances_of_different_depths_are_one_call():
+    """Results no invocation reads (the losses) run in one last call, not one per depth
+    at which an instance ends; switched off, one call each."""
+    params = _params(treelstm)
+    batch = [{"tree": [[0, 1], 2], "label": 0}, {"tree": [[[0, 1], 2], 3], "label": 1}]
+    f = _batched("treelstm")
+    losses = np.array([float(treelstm.model(params, i)) for i in batch])
+    assert _rel(f(params, batch), losses) <= 1e-5 and f.report().calls == 5
+    f.options.sinks_last = False
+    try:
+        assert _rel(f(params, batch), losses) <= 1e-5 and f.report().calls == 6
+    finally:
+        f.options.sinks_last = True
+
+
+def test_inline_depths_equal_a_walk_of_the_graph():
+    import jax
+    params = _params(bilstm)
+    leaves = jax.tree_util.tree_leaves(params)
+    recording = Recording({id(x): i for i, x in enumerate(leaves)})
+    with tracing(recording, leaves):
+        for instance in _batch("bilstm", 5, seed=2):
+            bilstm.model(params, instance)
+    walked = walked_depths(recording)
+    for group in recording.groups.values():
+        assert list(walked[id(group)]) == group.depths
+    s = schedule(recording)
+    assert s.depths == 1 + max(max(g.depths) for g in recording.groups.values())
+    assert sum(c.count for c in s.calls) == recording.invocations
+
+
+def test_bucket_ladder():
+    assert [bucket(n, 8) for n in (1, 8, 9, 13, 17, 33, 64, 65, 81, 129)] == \
+        [8, 8, 12, 16, 24, 48, 64, 80, 96, 160]
+    for n in range(1, 3000):
+        b = bucket(n)
+        assert n <= b and (b - n) / b <= (1 / 3 if n < 64 else 1 / 5) + 1e-9
+
+
+def test_compiled_executables_are_reused_across_batches():
+    params = _params(treelstm)
+    f = _batched("treelstm")
+    f(params, _batch("treelstm", 4, seed=0, short=(3, 3)))
+    compiled = f.report().total_compilations
+    f(params, _batch("treelstm", 4, seed=1, short=(3, 3)))
+    assert f.report().compilations == 0 and f.report().total_compilations == compiled
+    kernels = f.kernels()
+    assert {"leaf.fwd", "node.fwd", "loss.fwd"} <= set(kernels)
+    listing = kernels["node.fwd"].listing
+    assert "func.func @main" in listing and "gather" in listing and "scatter" in listing
+
+
+def test_lazy_values_refuse_to_be_used_outside_cells():
+    @bladec.cell
+    def double(x):
+        return 2 * x
+
+    def branching(params, n):
+        y = double(np.float32(n))
+        return double(y) if y > 1 else y     # branches on a value: not allowed
+
+    f = bladec.autobatch(branching)
+    with pytest.raises(bladec.BladecError, match="no value yet"):
+        f({}, [1, 2])
+
+
+def test_errors_are_one_line_bladec_errors():
+    with pytest.raises(bladec.BladecError, match="unknown option 'fast'"):
+        bladec.autobatch(treelstm.model, fast=True)
+    with pytest.raises(bladec.BladecError, match="needs a function"):
+        bladec.autobatch(3)
+    f = _batched("treelstm")
+    with pytest.raises(bladec.BladecError, match="no instances"):
+        f(_params(treelstm), [])
+
+    @bladec.cell
+    def bad(x):
+        return x @ x.T.reshape(7)   # fails on any shape
+
+    with pytest.raises(bladec.BladecError, match="cell bad fails"):
+        bladec.autobatch(lambda p, i: bad(np.ones(3, np.float32)))({}, [0])
+
+
+def test_cli_runs_a_model_over_a_file_of_instances(tmp_path, monkeypatch):
+    from tests.support.clirunner import make_runner
+
+    from bladec.cli import main
+    (tmp_path / "tinytree.py").write_text(
+        "from bladec.models.treelstm import model, init_params as _init\n"
+        "def init_params():\n    return _init(hidden=4, vocab=30, classes=3)\n")
+    instances = _batch("treelstm", 3, seed=4, short=(2, 4))
+    (tmp_path / "trees.json").write_text(json.dumps(instances))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    r = make_runner().invoke(main, ["autobatch", "tinytree:model", "trees.json", "--json",
+                                    "--batch", "2"])
+    assert r.exit_code == 0, r.stderr
+    lines = [json.loads(x) for x in r.stdout.splitlines()]
+    params = _params(treelstm, hidden=4)
+    losses, _ = _reference(treelstm, params, instances)
+    assert [x["instance"] for x in lines] == [0, 1, 2]
+    assert _rel([x["output"] for x in lines], losses) <= 1e-5
+    assert r.stderr.count("batch ") == 2
+    (tmp_path / "bad.jsonl").write_text('{"tree": 1, "label": 0}\n{"tree": [1,\n')
+    r = make_runner().invoke(main, ["autobatch", "tinytree:model", "bad.jsonl"])
+    assert r.exit_code == 1 and r.stderr.strip() == "bad.jsonl:2:13: error: Expecting value"
+
+
+@pytest.mark.slow
+def test_cli_trains(tmp_path, monkeypatch):
+    from tests.support.clirunner import make_runner
+
+    from bladec.cli import main
+    (tmp_path / "tinytree.py").write_text(
+        "from bladec.models.treelstm import model, init_params as _init\n"
+        "def init_params():\n    return _init(hidden=4, vocab=30, classes=3)\n")
+    (tmp_path / "trees.json").write_text(json.dumps(_batch("treelstm", 3, 4, (2, 4))))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    r = make_runner().invoke(main, ["autobatch", "tinytree:model", "trees.json", "--train",
+                                    "0.1"])
+    assert r.exit_code == 0 and r.stdout.startswith("batch 0: loss ")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_acceptance_100_seeded_batches(name):
+    """The acceptance: 100 seeded batches of 8 full-length instances (5-45 leaves or
+    tokens), outputs within 1e-5 and gradients within 1e-4 (every 10th batch: the
+    per-instance jax.grad reference is the slow part)."""
+    check_batches(name, seeds=range(100, 200), count=8, hidden=32, short=(5, 45),
+                  grad_every=10)
