@@ -172,7 +172,6 @@ def _is_float(key: BufferKey) -> bool:
 def backward_fn(group: Group, layout: Layout) -> Any:
     """``b(weights, fwd, tables, adjoints, grads, index) -> (adjoints, grads)``."""
     import jax
-    import jax.numpy as jnp
     cell = _batched_cell(group, True)
     adj_keys = adjoint_keys(group)
     fwd_keys = tuple(dict.fromkeys(group.operand_keys))
