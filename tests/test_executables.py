@@ -23,7 +23,9 @@ def _module():
 
 
 def _run(store: ExecutableStore, limit: int | None, **settings):
-    backend = JaxBackend(**settings)
+    # CUT's plans reload: planned as for a device with a memory of its own (in one
+    # memory, CPU, a reload frees nothing and no plan cuts CUT into segments)
+    backend = JaxBackend(**{"one_memory": False, **settings})
     backend.store = store
     ex = Executor(_module(), backend)
     outputs, report = ex.run(ex.random_inputs(BINDING, 3), limit)
@@ -33,7 +35,7 @@ def _run(store: ExecutableStore, limit: int | None, **settings):
 @pytest.fixture(scope="module")
 def limit() -> int:
     """The smallest limit named: a plan cut into several segments."""
-    return smallest_named(Executor(_module(), JaxBackend()), BINDING)
+    return smallest_named(Executor(_module(), JaxBackend(one_memory=False)), BINDING)
 
 
 def _entries(directory: Path) -> list[Path]:
@@ -113,7 +115,7 @@ def test_a_refusal_reads_the_figures_without_loading_an_executable(tmp_path, lim
     """A search compiles segments only to read XLA's figures: a later process's search
     reads them from the entries' headers, loading and lowering nothing; a run still
     loads what it executes."""
-    first = JaxBackend()
+    first = JaxBackend(one_memory=False)   # (see _run)
     first.store = ExecutableStore(str(tmp_path))
     assert smallest_named(Executor(_module(), first), BINDING) == limit
     lowered = _lowerings(monkeypatch)
@@ -124,7 +126,7 @@ def test_a_refusal_reads_the_figures_without_loading_an_executable(tmp_path, lim
         loads.append(key)
         return real(self, key)
     monkeypatch.setattr(ExecutableStore, "load", load)
-    again = JaxBackend()
+    again = JaxBackend(one_memory=False)
     again.store = ExecutableStore(str(tmp_path))
     ex = Executor(_module(), again)
     assert smallest_named(ex, BINDING) == limit
@@ -141,7 +143,7 @@ def test_an_entry_whose_figures_can_not_be_read_is_a_miss(tmp_path, limit) -> No
     _run(store, limit)
     for path in _entries(tmp_path):
         path.write_bytes(path.read_bytes()[:20])   # the header cut short
-    again = JaxBackend()
+    again = JaxBackend(one_memory=False)
     again.store = ExecutableStore(str(tmp_path))
     assert smallest_named(Executor(_module(), again), BINDING) == limit
     assert again.compilations > 0 and again.cache_loads == 0
