@@ -24,7 +24,9 @@ def _module():
 
 
 def _run(store: ExecutableStore, limit: int | None, **settings):
-    backend = JaxBackend(**settings)
+    # CUT's plans reload: planned as for a device with a memory of its own (in one
+    # memory, CPU, a reload frees nothing and no plan cuts CUT into segments)
+    backend = JaxBackend(**{"one_memory": False, **settings})
     backend.store = store
     ex = Executor(_module(), backend)
     outputs, report = ex.run(ex.random_inputs(BINDING, 3), limit)
@@ -34,7 +36,7 @@ def _run(store: ExecutableStore, limit: int | None, **settings):
 @pytest.fixture(scope="module")
 def limit() -> int:
     """The smallest limit named: a plan cut into several segments."""
-    return smallest_named(Executor(_module(), JaxBackend()), BINDING)
+    return smallest_named(Executor(_module(), JaxBackend(one_memory=False)), BINDING)
 
 
 def _entries(directory: Path) -> list[Path]:
@@ -71,14 +73,11 @@ def test_a_later_backend_loads_every_segment_without_lowering(tmp_path, limit,
 
 def test_other_settings_are_other_keys_and_a_bad_entry_is_a_miss(tmp_path, limit,
                                                                   monkeypatch) -> None:
-    # Other options, other kernels; at the bitwise kernels' own smallest limit (on a CPU
-    # device host copies count, and the fused plan's limit may not fit the bitwise one)
-    bitwise_limit = smallest_named(Executor(_module(), JaxBackend(bitwise=True)), BINDING)
     store = ExecutableStore(str(tmp_path))
     first, out1, _ = _run(store, limit)
     kept = _entries(tmp_path)
     lowered = _lowerings(monkeypatch)
-    bitwise, out2, _ = _run(store, bitwise_limit, bitwise=True)
+    bitwise, out2, _ = _run(store, limit, bitwise=True)   # other options, other kernels
     assert len(lowered) == bitwise.compilations > 0 and bitwise.cache_loads == 0
     np.testing.assert_allclose(out2["%g"], out1["%g"], rtol=1e-5)
     for path in kept:
@@ -118,7 +117,7 @@ def test_a_refusal_reads_the_figures_without_loading_an_executable(tmp_path, lim
     reads them from the entries' headers, loading and lowering nothing. Under a limit no
     run meets (0 here) the search compiled them for their figures only (jax_backend.py,
     LazyCompiled._probed), so a run compiles what it executes, once."""
-    first = JaxBackend()
+    first = JaxBackend(one_memory=False)   # (see _run)
     first.store = ExecutableStore(str(tmp_path))
     assert smallest_named(Executor(_module(), first), BINDING) == limit
     lowered = _lowerings(monkeypatch)
@@ -129,7 +128,7 @@ def test_a_refusal_reads_the_figures_without_loading_an_executable(tmp_path, lim
         loads.append(key)
         return real(self, key)
     monkeypatch.setattr(ExecutableStore, "load", load)
-    again = JaxBackend()
+    again = JaxBackend(one_memory=False)
     again.store = ExecutableStore(str(tmp_path))
     ex = Executor(_module(), again)
     assert smallest_named(ex, BINDING) == limit
@@ -146,7 +145,7 @@ def test_an_entry_whose_figures_can_not_be_read_is_a_miss(tmp_path, limit) -> No
     _run(store, limit)
     for path in _entries(tmp_path):
         path.write_bytes(path.read_bytes()[:20])   # the header cut short
-    again = JaxBackend()
+    again = JaxBackend(one_memory=False)
     again.store = ExecutableStore(str(tmp_path))
     assert smallest_named(Executor(_module(), again), BINDING) == limit
     assert again.compilations > 0 and again.cache_loads == 0
