@@ -71,7 +71,7 @@ def test_training_carries_the_model(optimizer):
     assert np.isfinite(loss) and model.steps == 1
     assert model.params is not args[0] and (model.state is None) == (optimizer == "sgd")
     # Adam's bias corrections move the step size from one step to the next; SGD's stays
-    assert model.args(batch)[-1] == (bench.Adam().lr_at(1e-3, 2) if optimizer == "adam"
+    assert model.args(batch)[-1] == (Adam().lr_at(1e-3, 2) if optimizer == "adam"
                                      else np.float32(1e-3))
 
 
