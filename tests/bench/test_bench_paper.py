@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from bladec.models.llama import Adam
 from tests.support.paths import BENCHMARKS
 
 pytest.importorskip("jax")
@@ -64,13 +65,13 @@ def test_training_carries_the_model(optimizer):
                         np.ones((2, 5), np.float32))
     args = model.args(batch)
     assert len(args) == (6 if optimizer == "adam" else 5)
-    assert args[-1] == (bench.Adam().lr_at(1e-3, 1) if optimizer == "adam" else np.float32(1e-3))
+    assert args[-1] == (Adam().lr_at(1e-3, 1) if optimizer == "adam" else np.float32(1e-3))
     outputs = bench.jax_step(cfg, optimizer)(*args)
     loss = model.update(outputs)
     assert np.isfinite(loss) and model.steps == 1
     assert model.params is not args[0] and (model.state is None) == (optimizer == "sgd")
     # Adam's bias corrections move the step size from one step to the next; SGD's stays
-    assert model.args(batch)[-1] == (bench.Adam().lr_at(1e-3, 2) if optimizer == "adam"
+    assert model.args(batch)[-1] == (Adam().lr_at(1e-3, 2) if optimizer == "adam"
                                      else np.float32(1e-3))
 
 

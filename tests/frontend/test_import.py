@@ -376,7 +376,7 @@ def test_bad_specs():
 def test_cli_import_with_shapes(tmp_path):
     runner = make_runner()
     out = tmp_path / "mlp.mlir"
-    result = runner.invoke(main, ["import", "test_import:mlp", "--shapes",
+    result = runner.invoke(main, ["import", f"{__name__}:mlp", "--shapes",
                                   "x:B,S,16; w1:16,32; b1:32; w2:32,16", "--range",
                                   "B=1:32,S=1:512", "-o", str(out)])
     assert result.exit_code == 0, result.stdout + result.stderr
@@ -396,7 +396,7 @@ def test_cli_import_pytree_shapes(tmp_path):
     """Dotted --shapes names make an argument a pytree of dicts, named back by path."""
     runner = make_runner()
     out = tmp_path / "tree.mlir"
-    result = runner.invoke(main, ["import", "test_import:_tree_mlp", "--shapes",
+    result = runner.invoke(main, ["import", f"{__name__}:_tree_mlp", "--shapes",
                                   "p.h0.qkv:4,8; p.out.w-out:8,2; x:B,4", "-o", str(out)])
     assert result.exit_code == 0, result.stdout + result.stderr
     text = out.read_text()
@@ -406,7 +406,7 @@ def test_cli_import_pytree_shapes(tmp_path):
                             ("p.h0:4; p.h0:4; x:B,4", "twice"),
                             ("p.h0.a:4; p.h0:4; x:B,4", "both as an array and as a tree"),
                             ("p.:4; x:B,4", "ends in a dot")]:
-        result = runner.invoke(main, ["import", "test_import:_tree_mlp", "--shapes", shapes])
+        result = runner.invoke(main, ["import", f"{__name__}:_tree_mlp", "--shapes", shapes])
         assert result.exit_code == 1 and message in result.stderr, (shapes, result.stderr)
 
 
@@ -414,10 +414,10 @@ def test_cli_import_errors():
     runner = make_runner()
     for args, message in [
         (["import", "no_such_module_x:f", "--shapes", "x:B"], "cannot import module"),
-        (["import", "test_import:mlp", "--shapes", "x:B,S,16"], "missing w1"),
-        (["import", "test_import:nothing", "--shapes", "x:B"], "has no attribute"),
-        (["import", "test_import:mlp"], "give --shapes"),
-        (["import", "test_import:mlp", "--shapes", "x:B,S,16:q8"], "unknown dtype"),
+        (["import", f"{__name__}:mlp", "--shapes", "x:B,S,16"], "missing w1"),
+        (["import", f"{__name__}:nothing", "--shapes", "x:B"], "has no attribute"),
+        (["import", f"{__name__}:mlp"], "give --shapes"),
+        (["import", f"{__name__}:mlp", "--shapes", "x:B,S,16:q8"], "unknown dtype"),
     ]:
         result = runner.invoke(main, args)
         assert result.exit_code == 1, (args, result.stdout, result.stderr)

@@ -82,8 +82,8 @@ def test_cli_import_and_run_mean_step(tmp_path, form):
     it, and match the JAX function within float tolerance."""
     runner = make_runner()
     listing = tmp_path / "step.mlir"
-    args = (["import", "test_import_steps:mean_step_spec"] if form == "spec" else
-            ["import", "test_import_steps:mean_step", "--shapes", "w:8,4;x:B,8"])
+    args = (["import", f"{__name__}:mean_step_spec"] if form == "spec" else
+            ["import", f"{__name__}:mean_step", "--shapes", "w:8,4;x:B,8"])
     result = runner.invoke(main, args + ["-o", str(listing)])
     assert result.exit_code == 0, result.stdout + result.stderr
     assert "dim_size(%x)" in listing.read_text()
@@ -278,7 +278,7 @@ def nested_bit_counts(x):
 def test_unsupported_primitive_names_the_users_line(fn):
     import inspect
     runner = make_runner()
-    result = runner.invoke(main, ["import", f"test_import_steps:{fn}", "--shapes", "x:B,3:i32"])
+    result = runner.invoke(main, ["import", f"{__name__}:{fn}", "--shapes", "x:B,3:i32"])
     assert result.exit_code == 1, result.stdout + result.stderr
     lines, first = inspect.getsourcelines(bit_counts)
     line = first + next(i for i, t in enumerate(lines) if "population_count" in t)
@@ -311,7 +311,7 @@ def test_donated_arguments_are_marked(tmp_path, target):
     runner = make_runner()
     listing = tmp_path / "sgd.mlir"
     shapes = ["--shapes", "w:8,4;x:B,8;lr::f32"] if target == "sgd_donating" else []
-    result = runner.invoke(main, ["import", f"test_import_steps:{target}", *shapes,
+    result = runner.invoke(main, ["import", f"{__name__}:{target}", *shapes,
                                   "-o", str(listing)])
     assert result.exit_code == 0, result.stdout + result.stderr
     text = listing.read_text()
@@ -342,7 +342,7 @@ def branches_on_the_batch(x):
 
 def test_a_function_that_does_not_trace_points_at_the_users_line():
     import inspect
-    result = make_runner().invoke(main, ["import", "test_import_steps:branches_on_the_batch",
+    result = make_runner().invoke(main, ["import", f"{__name__}:branches_on_the_batch",
                                          "--shapes", "x:B,3"])
     assert result.exit_code == 1, result.stdout + result.stderr
     lines, first = inspect.getsourcelines(branches_on_the_batch)
