@@ -61,17 +61,23 @@ def dynet_module() -> Any:
     return dynet
 
 
-class DyTreeLSTM:
-    """The TreeLSTM of bladec/models/treelstm.py in DyNet, on the same weights."""
+class _DyModel:
+    """A bladec model's weights copied into a DyNet parameter collection: the embedding
+    table and the parameters named by ``KEYS`` ((group, name) pairs of ``params``)."""
+    KEYS: tuple[tuple[str, str], ...] = ()
 
     def __init__(self, dy: Any, params: dict[str, Any]) -> None:
         self.dy, pc = dy, dy.ParameterCollection()
         self.pc = pc
         self.hidden = params["emb"].shape[1]
         self.emb = pc.lookup_parameters_from_numpy(params["emb"])
-        self.raw = [pc.parameters_from_numpy(params[k][n]) for k, n in (
-            ("leaf", "w"), ("leaf", "b"), ("node", "u"), ("node", "b"), ("out", "w"),
-            ("out", "b"))]
+        self.raw = [pc.parameters_from_numpy(params[k][n]) for k, n in self.KEYS]
+
+
+class DyTreeLSTM(_DyModel):
+    """The TreeLSTM of bladec/models/treelstm.py in DyNet, on the same weights."""
+    KEYS = (("leaf", "w"), ("leaf", "b"), ("node", "u"), ("node", "b"), ("out", "w"),
+            ("out", "b"))
 
     def losses(self, instances: list[dict]) -> list[Any]:
         dy, h = self.dy, self.hidden
@@ -97,17 +103,10 @@ class DyTreeLSTM:
         return out
 
 
-class DyBiLSTM:
+class DyBiLSTM(_DyModel):
     """The BiLSTM of bladec/models/bilstm.py in DyNet, on the same weights."""
-
-    def __init__(self, dy: Any, params: dict[str, Any]) -> None:
-        self.dy, pc = dy, dy.ParameterCollection()
-        self.pc = pc
-        self.hidden = params["emb"].shape[1]
-        self.emb = pc.lookup_parameters_from_numpy(params["emb"])
-        self.raw = [pc.parameters_from_numpy(params[k][n]) for k, n in (
-            ("fwd", "w"), ("fwd", "b"), ("bwd", "w"), ("bwd", "b"), ("out", "w"),
-            ("out", "b"))]
+    KEYS = (("fwd", "w"), ("fwd", "b"), ("bwd", "w"), ("bwd", "b"), ("out", "w"),
+            ("out", "b"))
 
     def losses(self, instances: list[dict]) -> list[Any]:
         dy, h = self.dy, self.hidden
