@@ -77,10 +77,11 @@ def test_readme_training_loop_runs_as_written(capsys):
     exec(compile(_readme_example(), "README.md", "exec"), namespace)
     lean = namespace["lean"]
     report = lean.report()
-    assert report.steps == 4 and report.buckets == 2 and report.limit == 3 << 20
+    # 5 MiB: on CPU (one memory) the 48 bucket needs 4.26 MiB; 3 MiB needed reloads
+    assert report.steps == 4 and report.buckets == 2 and report.limit == 5 << 20
     assert report.peak_bytes <= report.limit and report.compilations == 0
     printed = capsys.readouterr().out.strip().splitlines()
-    assert len(printed) == 4 and all("limit 3.00 MiB" in line for line in printed)
+    assert len(printed) == 4 and all("limit 5.00 MiB" in line for line in printed)
 
 
 def test_readme_autobatch_example_runs_as_written(capsys):

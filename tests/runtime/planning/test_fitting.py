@@ -306,15 +306,22 @@ def test_segments_compile_with_llvm_emitters_on_cpu_and_whole_steps_as_jit(monke
     import jax
 
     from bladec.runtime.backends import jax_backend
-    from bladec.runtime.backends.jax_backend import BITWISE_OPTIONS, FUSION_EMITTERS_VARIABLE
+    from bladec.runtime.backends.jax_backend import (BITWISE_OPTIONS, FUSION_EMITTERS_VARIABLE,
+                                                     KEEP_BARRIERS)
     on_cpu = jax.devices()[0].platform == "cpu"
     legacy = jax_backend.legacy_cpu_emitters() if on_cpu else {}
+    # in one memory (CPU) cut segments also keep their barriers, so recomputes survive CSE
+    kept = KEEP_BARRIERS if on_cpu else {}
     backend = JaxBackend()
-    assert backend.compile_options == legacy and backend.jit_options == {}
-    assert JaxBackend(bitwise=True).compile_options == {**BITWISE_OPTIONS, **legacy}
-    assert JaxBackend(fusion_emitters=True).compile_options == {}
+    assert backend.compile_options == {**legacy, **kept} and backend.jit_options == {}
+    assert JaxBackend(one_memory=False).compile_options == legacy
+    legacy = {**legacy, **kept}
+    assert JaxBackend(bitwise=True).compile_options == {**BITWISE_OPTIONS,
+                                                        **jax_backend.legacy_cpu_emitters()} \
+        if on_cpu else BITWISE_OPTIONS
+    assert JaxBackend(fusion_emitters=True).compile_options == kept
     monkeypatch.setenv(FUSION_EMITTERS_VARIABLE, "1")
-    assert JaxBackend().compile_options == {}
+    assert JaxBackend().compile_options == kept
     monkeypatch.delenv(FUSION_EMITTERS_VARIABLE)
     ops = module_of(CHAIN).main.ops[:1]
     spec = [((4, 8), "f32")]
@@ -334,7 +341,7 @@ def test_segments_compile_with_llvm_emitters_on_cpu_and_whole_steps_as_jit(monke
     monkeypatch.setattr(jax_backend, "_LEGACY_EMITTERS", {"xla_cpu_no_such_option": False})
     monkeypatch.setattr(jax_backend, "_KNOWN", {})
     assert jax_backend.legacy_cpu_emitters() == {}
-    assert JaxBackend().compile_options == {}
+    assert JaxBackend().compile_options == kept
 
 
 # -- the closed loop keeps a segment over the limit, moving out what it does not read ----
