@@ -90,9 +90,17 @@ def interval(e: SymbolicExpr, ranges: Ranges) -> tuple[float, float]:
 def atom_range(atom: Atom, ranges: Ranges) -> Range:
     """The values ``atom`` takes over the box (its operands' intervals)."""
     (alo, ahi), (blo, bhi) = (interval(e, ranges) for e in atom.args)
-    if atom.kind == "FloorDiv":
-        lo = alo // bhi if bhi != math.inf else (0 if alo >= 0 else -math.inf)
-        hi = ahi // blo if ahi != math.inf else math.inf
+    if atom.kind == "FloorDiv":   # a negative dividend is lowest over the least divisor
+        if alo >= 0:
+            lo = alo // bhi if bhi != math.inf else 0
+        else:
+            lo = alo // blo
+        if ahi == math.inf:
+            hi = math.inf
+        elif ahi >= 0:
+            hi = ahi // blo
+        else:
+            hi = ahi // bhi if bhi != math.inf else -1
     elif atom.kind == "Min":
         lo, hi = min(alo, blo), min(ahi, bhi)
     else:

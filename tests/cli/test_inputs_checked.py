@@ -158,5 +158,5 @@ def test_jit_options_that_hold_are_kept() -> None:
 
 def test_report_before_the_first_step_is_an_error() -> None:
     f = bladec.jit(_step)
-    with pytest.raises(BladecError, match="has not run a step yet: nothing to report"):
+    with pytest.raises(BladecError, match="has not been called yet: no step to report"):
         f.report()

@@ -20,7 +20,7 @@ from bladec.parse import parse_module
 from bladec.passes import parse_pipeline, run_pipeline
 from bladec.symbolic.shapes import analyze_shapes
 
-SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+from tests.support.paths import SAMPLES  # noqa: E402
 
 
 class Steps:

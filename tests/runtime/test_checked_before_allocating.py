@@ -126,7 +126,7 @@ def test_a_plan_beyond_the_devices_own_memory_is_refused(monkeypatch) -> None:
     stats = types.SimpleNamespace(memory_stats=lambda: {"bytes_limit": 1 << 20})
     monkeypatch.setattr(backend, "_stats_device", stats)
     ex = Executor(module, backend)
-    monkeypatch.setattr(Executor, "one_memory", False)
+    monkeypatch.setattr(Executor, "in_machine_memory", False)
     copied = _puts(monkeypatch)
     inputs = ex.random_inputs({"S0": 1024, "S1": 1024})
     with pytest.raises(BladecError, match=r"this run needs 4.01 MiB .* on the device at its "

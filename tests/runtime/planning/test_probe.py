@@ -18,7 +18,7 @@ from bladec.runtime.planning.limit import LimitError
 from bladec.runtime.session import _random_inputs
 from bladec.runtime.store.executables import figures_of
 
-SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+from tests.support.paths import SAMPLES  # noqa: E402
 
 
 @pytest.mark.parametrize("sample,dims", [("mlp-train.mlir", {"S0": 2, "S1": 24}),

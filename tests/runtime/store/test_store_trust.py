@@ -220,7 +220,7 @@ def test_rewritten_figures_do_not_move_the_named_limit(tmp_path, limit) -> None:
     have a refusal name a limit the step exceeds; they are a miss, and the limit named
     is the true one, met, and one byte less refused."""
     store_dir = tmp_path / "store"
-    first = JaxBackend()
+    first = JaxBackend(one_memory=False)   # as the limit fixture plans (test_executables)
     first.store = ExecutableStore(str(store_dir))
     assert smallest_named(Executor(_module(), first), BINDING) == limit
     for path in _entries(store_dir):
@@ -231,7 +231,7 @@ def test_rewritten_figures_do_not_move_the_named_limit(tmp_path, limit) -> None:
         smaller = json.dumps([v // 8 for v in figures]).encode()
         smaller = smaller.ljust(len(entry[at + 11:end + 1]))   # the same length
         path.write_bytes(entry[:at + 11] + smaller + entry[end + 1:])
-    later = JaxBackend()
+    later = JaxBackend(one_memory=False)
     later.store = ExecutableStore(str(store_dir))
     ex = Executor(_module(), later)
     assert smallest_named(ex, BINDING) == limit
