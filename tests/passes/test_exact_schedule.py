@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import heapq
 import random
-from pathlib import Path
 
 import pytest
 

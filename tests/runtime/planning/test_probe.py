@@ -5,7 +5,6 @@ figures of the executables that run (XLA assigns buffers before code generation)
 limit named must run, and one byte less must be refused."""
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
