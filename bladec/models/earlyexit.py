@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from bladec.batching import cell
+from bladec.models.bilstm import instances  # noqa: F401  (the same sequences)
 
 LAYERS = 6
 THRESHOLD = 0.5
@@ -106,11 +107,3 @@ def exits(params: dict[str, Any], instance: dict[str, Any]) -> int:
         if float(jnp.max(logp)) >= np.log(THRESHOLD):
             return i
     return len(params["layers"])
-
-
-def instances(count: int, seed: int = 0, vocab: int = 1000, classes: int = 5,
-              length: tuple[int, int] = (5, 45)) -> list[dict[str, Any]]:
-    rng = np.random.default_rng(seed)
-    return [{"tokens": [int(t) for t in rng.integers(
-        vocab, size=int(rng.integers(length[0], length[1] + 1)))],
-             "label": int(rng.integers(classes))} for _ in range(count)]
