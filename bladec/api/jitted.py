@@ -30,6 +30,8 @@ import numpy as np
 
 from bladec.errors import BladecError
 from bladec.passes import Pass
+from bladec.runtime.backends.backend import numpy_dtype
+from bladec.runtime.dispatch import Dispatch, Refused
 from bladec.runtime.engine import Engine, Report
 from bladec.runtime.store.listings import ListingCache
 from bladec.api.signature import Call, Owner, Signature, as_array, cast, given_dims, positions
@@ -90,6 +92,15 @@ class _Traced:
     specs: Any = None              # the traced arguments' specs (symbolic dims)
     ranges: dict[str, tuple[int, int | None]] = field(default_factory=dict)
     backward: Backward | None = None   # made at the first jax.grad through it
+
+
+@dataclass
+class _Hot:
+    """A signature's hot path: its run's one executable (runtime/dispatch.py), its trace,
+    the closed-over arrays (the executable's inputs after the arguments' leaves)."""
+    dispatch: Dispatch
+    traced: _Traced
+    constants: list[Any]
 
 
 def jit(fn: Callable | None = None, *, mem_limit: int | str | None = None,
@@ -190,6 +201,7 @@ class Jitted:
         self._traces: dict[tuple, _Traced] = {}
         self._static_only: set[tuple] = set()   # found dims whose symbolic trace failed
         self._signatures: dict[tuple, _Traced] = {}   # argument signature -> its trace
+        self._hot: dict[tuple, _Hot] = {}   # argument signature -> its hot path, if any
         self._history: dict[tuple, list[list[tuple[int, ...]]]] = {}  # automatic mode
         self._trace_seconds = 0.0
         self._last: Report | None = None
@@ -203,10 +215,21 @@ class Jitted:
     # -- a call -----------------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         import jax
-        call = self.signature.split(args, kwargs)
-        if has_tracers(jax.tree_util.tree_leaves(call.args)):
-            return call_transformed(self, call)   # jax.grad and the like (transform.py)
-        return self._call(call, retry=True)
+        traced = self.signature.traced(args, kwargs)   # (None: split it)
+        call = self.signature.split(args, kwargs) if traced is None else None
+        raw, tree = jax.tree_util.tree_flatten(traced if call is None else call.args)
+        if has_tracers(raw):   # jax.grad and the like (transform.py)
+            return call_transformed(self, call or self.signature.split(args, kwargs))
+        leaves = [as_array(x) for x in raw]
+        signature = (() if call is None else call.static, tree,
+                     tuple((x.shape, x.dtype) for x in leaves))
+        hot = self._hot.get(signature)
+        if hot is not None:
+            out = self._run_hot(hot, signature, leaves)
+            if out is not None:
+                return out
+        return self._call(call or self.signature.split(args, kwargs), retry=True,
+                          flat=(leaves, tree, signature))
 
     def _leaves(self, call: Call) -> tuple[list[Any], Any, list[Owner]]:
         """The traced arguments' leaves as arrays, their tree and their owners."""
@@ -215,13 +238,29 @@ class Jitted:
         owners = [call.leaf_owner(tuple(path)) for path, _ in flat]
         return [as_array(x) for _, x in flat], tree, owners
 
-    def _call(self, call: Call, retry: bool) -> Any:
+    def _run_hot(self, hot: _Hot, signature: tuple, leaves: list[Any]) -> Any:
+        """A call at a signature whose run is one executable (runtime/dispatch.py); None
+        sends it down the general path (which then says what is wrong, if anything)."""
+        try:
+            outputs = hot.dispatch(leaves + hot.constants)
+        except Refused:
+            del self._hot[signature]
+            return None
+        self._last, self._last_traced = hot.dispatch.report, hot.traced
+        self._steps += 1
+        return hot.traced.imported.out_tree.unflatten(outputs)
+
+    def _call(self, call: Call, retry: bool,
+              flat: tuple[list[Any], Any, tuple] | None = None) -> Any:
         import jax
-        raw, tree = jax.tree_util.tree_flatten(call.args)
-        leaves = [as_array(x) for x in raw]
+        if flat is None:
+            raw, tree = jax.tree_util.tree_flatten(call.args)
+            leaves = [as_array(x) for x in raw]
+            signature = (call.static, tree, tuple((x.shape, x.dtype) for x in leaves))
+        else:
+            leaves, tree, signature = flat
         # the trace of an argument signature already run, without the walk over the
         # arguments' owners and dims that finds it (a small step's dispatch is ~1 ms)
-        signature = (call.static, tree, tuple((x.shape, x.dtype) for x in leaves))
         traced = self._signatures.get(signature)
         if traced is None:
             _, _, owners = self._leaves(call)
@@ -241,9 +280,23 @@ class Jitted:
                 return self._call(call, retry=False)
             raise _renamed(exc, traced.names) from None
         self._signatures[signature] = traced
+        if signature not in self._hot:   # later calls at this signature: the hot path
+            self._hot_path(signature, traced, leaves, report)
         self._last, self._last_traced = report, traced
         self._steps += 1
         return imp.unflatten_outputs(outputs)
+
+    def _hot_path(self, signature: tuple, traced: _Traced, leaves: list[Any],
+                  report: Report) -> None:
+        """Keep the hot path of a call that ran, where its run is one executable."""
+        imp, engine = traced.imported, traced.engine
+        types = engine.executor.info.dtypes
+        if any(x.dtype != numpy_dtype(types[n]) for n, x in zip(imp.input_names, leaves)):
+            return   # converted each call (signature.cast): the general path does that
+        names = list(imp.input_names) + list(traced.constants)
+        dispatch = engine.dispatcher(report, self.mem_limit, names, list(imp.output_names))
+        if dispatch is not None:
+            self._hot[signature] = _Hot(dispatch, traced, list(traced.constants.values()))
 
     def _vjp(self, call: Call, cots: list[Any]) -> tuple:
         """The cotangents of the traced arguments' leaves given those of the outputs:
