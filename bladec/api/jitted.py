@@ -26,59 +26,16 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-import numpy as np
-
 from bladec.errors import BladecError
 from bladec.passes import Pass
 from bladec.runtime.backends.backend import numpy_dtype
 from bladec.runtime.dispatch import Dispatch, Refused
 from bladec.runtime.engine import Engine, Report
 from bladec.runtime.store.listings import ListingCache
+from bladec.api.option import DimSpec, _check_options, _limit, _pad, _ranges
+from bladec.api.report import JitReport
 from bladec.api.signature import Call, Owner, Signature, as_array, cast, given_dims, positions
 from bladec.api.transform import Backward, backward, call_transformed, cotangents, has_tracers
-from bladec.units import format_size, parse_size
-
-DimSpec = str | Sequence[str | None]
-
-
-@dataclass
-class JitReport:
-    """The last step's figures (device peak per DESIGN.md section 4: held arrays plus the
-    running segment's XLA outputs and temporaries) and totals over the wrapper's life."""
-    peak_bytes: int = 0            # the last step's device peak
-    model_peak_bytes: int = 0      # the per-op model over the same step, for comparison
-    limit: int | None = None
-    binding: dict[str, int] = field(default_factory=dict)   # JAX dim names -> sizes run
-    evictions: int = 0
-    reloads: int = 0
-    recomputes: int = 0
-    segments: int = 0
-    executables: int = 0           # distinct compiled functions the last step ran
-    compilations: int = 0          # executables compiled by the last step
-    compile_seconds: float = 0.0
-    seconds: float = 0.0           # the last step's wall time (compiling included)
-    steps: int = 0                 # totals from here on
-    traces: int = 0
-    trace_seconds: float = 0.0     # tracing and optimizing, all traces
-    total_compilations: int = 0
-    total_compile_seconds: float = 0.0
-    total_compile_cpu_seconds: float = 0.0   # the process's CPU time over the same calls
-    total_executables: int = 0     # distinct executables run (fewer than compilations
-                                   # where a plan XLA's figures rejected was compiled)
-    buckets: int = 0               # distinct bindings run
-
-    def __str__(self) -> str:
-        lim = format_size(self.limit) if self.limit is not None else "none"
-        dims = ", ".join(f"{k}={v}" for k, v in self.binding.items()) or "static"
-        return (f"step {self.steps} ({dims}): device peak {format_size(self.peak_bytes)} "
-                f"(limit {lim}; model {format_size(self.model_peak_bytes)}), "
-                f"{self.segments} segment(s), {self.evictions} eviction(s), "
-                f"{self.reloads} reload(s), {self.recomputes} recompute(s), "
-                f"{self.compilations} compilation(s) in {self.compile_seconds:.2f} s, "
-                f"{self.seconds:.3f} s; in all: {self.traces} trace(s) in "
-                f"{self.trace_seconds:.2f} s, {self.buckets} bucket(s), "
-                f"{self.total_compilations} compilation(s) in "
-                f"{self.total_compile_seconds:.2f} s")
 
 
 @dataclass
@@ -523,77 +480,6 @@ def _trace_key(call: Call, tree: Any, dtypes: tuple, leaves: list[Any],
     return (call.static, tree, dtypes, static, tuple(sorted(dynamic.items())))
 
 
-# -- arguments ----------------------------------------------------------------------------
-
-def _limit(value: int | str | None) -> int | None:
-    if value is None:
-        return None
-    if isinstance(value, str):
-        return parse_size(value)
-    if isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value > 0:
-        return int(value)
-    raise BladecError(f"mem_limit must be a positive number of bytes or a size such as "
-                      f"'2GiB', not {value!r}")
-
-
-def _ranges(ranges: Any) -> dict[str, tuple[int, int | None]]:
-    """``ranges`` checked: dim names to (least, greatest or None), 1 <= least <= greatest."""
-    if ranges is None:
-        return {}
-    if not isinstance(ranges, dict):
-        raise BladecError("ranges must be a dict from dim name to (least, greatest): "
-                          "{'S': (1, 512)}")
-    out = {}
-    for name, value in ranges.items():
-        try:
-            lo, hi = value
-        except (TypeError, ValueError):
-            lo = hi = None
-            value = repr(value)
-        ints = all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
-                   for v in ((lo,) if hi is None else (lo, hi)))
-        if not isinstance(name, str) or not ints or lo < 1 or (hi is not None and hi < lo):
-            raise BladecError(f"ranges: bad range {value} for {name!r} (a pair (least, "
-                              f"greatest) with 1 <= least <= greatest, greatest None for "
-                              f"no bound)")
-        out[name] = (int(lo), None if hi is None else int(hi))
-    return out
-
-
-def _pad(pad: Any) -> int | dict[str, int] | None:
-    """``pad`` checked: a multiple for every dynamic dim, or multiples by dim name."""
-    def multiple(v: Any) -> bool:
-        return isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= 1
-    if pad is None or multiple(pad):
-        return None if pad is None else int(pad)
-    if isinstance(pad, dict) and all(isinstance(k, str) and multiple(v)
-                                     for k, v in pad.items()):
-        return {k: int(v) for k, v in pad.items()}
-    raise BladecError(f"pad must be a positive multiple (an int for every dynamic dim, or "
-                      f"a dict by dim name: {{'S': 16}}), not {pad!r}")
-
-
-def _check_options(signature: Signature, dynamic: dict[str | int, DimSpec] | None,
-                   ranges: dict[str, tuple[int, int | None]],
-                   pad: int | dict[str, int] | None, donated: set[int]) -> None:
-    """What can be checked before the first call: donated positions the function does
-    not take, and, where ``dynamic`` names the dims, ranges and paddings of other names
-    (in automatic mode the names come from the calls)."""
-    if signature.sig is not None and not signature.var_positional:
-        beyond = sorted(i for i in donated if i >= len(signature.positional))
-        if beyond:
-            raise BladecError(f"donate_argnums {beyond} out of range: the function takes "
-                              f"{len(signature.positional)} positional argument(s)")
-    if not isinstance(dynamic, dict):
-        return
-    names = {str(d).strip() for dims in dynamic.values()
-             for d in (dims.split(",") if isinstance(dims, str) else list(dims or ()))
-             if d is not None and str(d).strip() not in ("", "_")}
-    for what, keys in (("ranges", ranges), ("pad", pad if isinstance(pad, dict) else {})):
-        unknown = sorted(k for k in keys if k not in names)
-        if unknown:
-            raise BladecError(f"{what} names {', '.join(unknown)}, not a dim that dynamic "
-                              f"names (it names: {', '.join(sorted(names)) or 'none'})")
 def _renamed(exc: BladecError, names: dict[str, str]) -> BladecError:
     """``exc`` with the listing's symbols (S0, S1) called by the caller's dim names (B, S),
     its other attributes (a LimitError's smallest limit) kept."""
