@@ -4,7 +4,8 @@
 
 The README's small Llama training step (bladec/models/llama.py) at one shape, both
 compiled first, then ``--rounds`` rounds that each run one ``jax.jit`` step and one
-``bladec.jit`` step (alternating, so that load on the shared cores falls on both alike),
+``bladec.jit`` step (alternating, in a rotating order, so that load on the shared cores
+and the caches another executable leaves fall on both alike),
 each waiting for its loss; and, in the same rounds, the executable bladec's step runs
 called directly (JAX's own dispatch of it, as ``jax.jit``'s), which separates the
 executable's own speed from bladec's host work around it. Reports the median step of
@@ -49,7 +50,9 @@ def main() -> None:
     modes = (("jax.jit", plain), ("bladec.jit", lean), ("bladec's executable", direct))
     times: dict[str, list[float]] = {name: [] for name, _ in modes}
     for i in range(args.rounds + 3):
-        for name, fn in modes:
+        # each mode first, second and third in turn: the one after another executable
+        # runs with the caches that one left (a fixed order charged it to one mode)
+        for name, fn in modes[i % 3:] + modes[:i % 3]:
             start = time.perf_counter()
             loss = jax.tree_util.tree_leaves(fn(params, *batch))[0]
             loss.block_until_ready()
@@ -69,7 +72,11 @@ def main() -> None:
     print(f"paired: bladec - jax median {statistics.median(diff) * 1e3:.3f} ms, "
           f"ratio median {statistics.median(ratio):.3f}x")
     goal = 1.05 * mj + 2e-4
-    print(f"goal (1.05x + 0.2 ms): {goal * 1e3:.3f} ms: {'met' if mb <= goal else 'missed'}")
+    # the goal round by round (the medians of unpaired steps move with the load on
+    # shared cores more than the difference does): bladec - (1.05x jax.jit + 0.2 ms)
+    over = statistics.median([y - (1.05 * x + 2e-4) for x, y in zip(j, b)])
+    print(f"goal (1.05x + 0.2 ms): medians {mb * 1e3:.3f} against {goal * 1e3:.3f} ms; "
+          f"paired median margin {-over * 1e3:.3f} ms: {'met' if over <= 0 else 'missed'}")
 
 
 def _executable(lean: bladec.jit, args: list) -> Callable[..., Any]:
