@@ -109,7 +109,6 @@ class _Masker:
         self.rename: dict[str, str] = {}
         self.inputs: dict[str, Value] = {}   # the size inputs made so far
         self.sizes: dict[tuple, str] = {}     # (size, true) -> its scalar, made once
-        self.masks: dict[tuple, str] = {}     # (shape, dim, factors) -> its mask, made once
 
     # -- what a dim is made of ------------------------------------------------------------
     def dims(self, x: str) -> list[Factors]:
@@ -255,10 +254,7 @@ class _Masker:
         return self.b.select(keep, x, self.b.const(value, t))
 
     def valid(self, op: Op, x: str, d: int) -> str | None:
-        """An i1 value of x's shape: true where dim ``d`` of x is not padding; made once
-        per shape, dim and factors, and read by every op that needs it (the small Llama
-        step at 8x256 built 60 masks, 9 of them distinct: 153 ops fewer, and 0.84-0.91x
-        of its whole step's compile CPU, paired, at the same device peak)."""
+        """An i1 value of x's shape: true where dim ``d`` of x is not padding."""
         factors = self.dims(x)[d]
         if not self.is_padded(factors):
             return None
@@ -267,9 +263,6 @@ class _Masker:
                             f"{factors[0]} does not keep the padding at its end")
             return None
         t = self.b.type(x)
-        key = (t.dims, t.binds, d, tuple(factors))
-        if key in self.masks:
-            return self.masks[key]
         it = TensorType(t.dims, "i32", t.binds)
         index = self.b.emit("iota", [], it, {"dim": d})
         keep = None
@@ -289,8 +282,6 @@ class _Masker:
                 ok = self.b.compare(coord, self.spread(self.size([f], True), it), "LT")
                 keep = ok if keep is None else self.b.select(keep, ok, keep)
             inner.append(f)
-        if keep is not None:
-            self.masks[key] = keep
         return keep
 
     def spread(self, scalar: str, t: TensorType) -> str:

@@ -195,31 +195,3 @@ def test_the_mask_pass_on_a_listing() -> None:
     assert "value = -inf" in out and "dim_size" not in out
     with pytest.raises(bladec.BladecError, match="mask: S7 is not a free symbol"):
         run_pipeline(parse_module(text), parse_pipeline("mask{pad=S7}"))
-
-
-def test_a_mask_is_built_once_per_shape_and_dim() -> None:
-    """Reductions over the same padded dim of values of one shape read one mask (an
-    iota and a compare), each with its own fill; another shape gets its own."""
-    from bladec.parse import parse_module
-    from bladec.passes import parse_pipeline, run_pipeline
-    text = """func.func @main(%x: tensor<?x8, [@S0, @C8]>, %y: tensor<?x8, [@S0, @C8]>, %z: tensor<?x4, [@S0, @C4]>) {
-  %a = reduce(%x) {dims = [0], kind = "max"} -> tensor<8>
-  %b = reduce(%y) {dims = [0], kind = "sum"} -> tensor<8>
-  %c = reduce(%x) {dims = [0], kind = "min"} -> tensor<8>
-  %d = reduce(%z) {dims = [0], kind = "sum"} -> tensor<4>
-  return %a, %b, %c, %d
-}
-"""
-    ops = [op.name for op in run_pipeline(parse_module(text),
-                                          parse_pipeline("mask{pad=S0}")).main.ops]
-    assert ops.count("iota") == ops.count("compare") == 2
-    assert ops.count("select") == 4 and ops.count("reduce") == 4
-    x = np.random.default_rng(5).standard_normal((5, 8)).astype(np.float32)
-    z = np.random.default_rng(6).standard_normal((5, 4)).astype(np.float32)
-
-    def f(x, y, z):
-        return x.max(0), y.sum(0), x.min(0), z.sum(0)
-
-    got = bladec.jit(f, dynamic={"x": "N,_", "y": "N,_", "z": "N,_"}, pad={"N": 4})(x, -x, z)
-    for a, b in zip(got, f(x, -x, z)):
-        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-6, atol=1e-6)
