@@ -28,10 +28,10 @@ from typing import Any, Callable, Sequence
 
 from bladec.errors import BladecError
 from bladec.passes import Pass
-from bladec.runtime.backends.backend import numpy_dtype
-from bladec.runtime.dispatch import Dispatch, Refused
+from bladec.runtime.dispatch import Refused
 from bladec.runtime.engine import Engine, Report
 from bladec.runtime.store.listings import ListingCache
+from bladec.api.hot import Hot, hot_path
 from bladec.api.option import DimSpec, _check_options, _limit, _pad, _ranges
 from bladec.api.report import JitReport
 from bladec.api.signature import Call, Owner, Signature, as_array, cast, given_dims, positions
@@ -49,15 +49,6 @@ class _Traced:
     specs: Any = None              # the traced arguments' specs (symbolic dims)
     ranges: dict[str, tuple[int, int | None]] = field(default_factory=dict)
     backward: Backward | None = None   # made at the first jax.grad through it
-
-
-@dataclass
-class _Hot:
-    """A signature's hot path: its run's one executable (runtime/dispatch.py), its trace,
-    the closed-over arrays (the executable's inputs after the arguments' leaves)."""
-    dispatch: Dispatch
-    traced: _Traced
-    constants: list[Any]
 
 
 def jit(fn: Callable | None = None, *, mem_limit: int | str | None = None,
@@ -158,7 +149,7 @@ class Jitted:
         self._traces: dict[tuple, _Traced] = {}
         self._static_only: set[tuple] = set()   # found dims whose symbolic trace failed
         self._signatures: dict[tuple, _Traced] = {}   # argument signature -> its trace
-        self._hot: dict[tuple, _Hot] = {}   # argument signature -> its hot path, if any
+        self._hot: dict[tuple, Hot] = {}   # argument signature -> its hot path, if any
         self._history: dict[tuple, list[list[tuple[int, ...]]]] = {}  # automatic mode
         self._trace_seconds = 0.0
         self._last: Report | None = None
@@ -195,17 +186,17 @@ class Jitted:
         owners = [call.leaf_owner(tuple(path)) for path, _ in flat]
         return [as_array(x) for _, x in flat], tree, owners
 
-    def _run_hot(self, hot: _Hot, signature: tuple, leaves: list[Any]) -> Any:
-        """A call at a signature whose run is one executable (runtime/dispatch.py); None
-        sends it down the general path (which then says what is wrong, if anything)."""
+    def _run_hot(self, hot: Hot, signature: tuple, leaves: list[Any]) -> Any:
+        """A call on its signature's hot path (hot.py); None sends it down the general
+        path (which then says what is wrong, if anything)."""
         try:
-            outputs = hot.dispatch(leaves + hot.constants)
+            out = hot(leaves)
         except Refused:
             del self._hot[signature]
             return None
         self._last, self._last_traced = hot.dispatch.report, hot.traced
         self._steps += 1
-        return hot.traced.imported.out_tree.unflatten(outputs)
+        return out
 
     def _call(self, call: Call, retry: bool,
               flat: tuple[list[Any], Any, tuple] | None = None) -> Any:
@@ -238,22 +229,12 @@ class Jitted:
             raise _renamed(exc, traced.names) from None
         self._signatures[signature] = traced
         if signature not in self._hot:   # later calls at this signature: the hot path
-            self._hot_path(signature, traced, leaves, report)
+            found = hot_path(traced, leaves, report, self.mem_limit)
+            if found is not None:
+                self._hot[signature] = found
         self._last, self._last_traced = report, traced
         self._steps += 1
         return imp.unflatten_outputs(outputs)
-
-    def _hot_path(self, signature: tuple, traced: _Traced, leaves: list[Any],
-                  report: Report) -> None:
-        """Keep the hot path of a call that ran, where its run is one executable."""
-        imp, engine = traced.imported, traced.engine
-        types = engine.executor.info.dtypes
-        if any(x.dtype != numpy_dtype(types[n]) for n, x in zip(imp.input_names, leaves)):
-            return   # converted each call (signature.cast): the general path does that
-        names = list(imp.input_names) + list(traced.constants)
-        dispatch = engine.dispatcher(report, self.mem_limit, names, list(imp.output_names))
-        if dispatch is not None:
-            self._hot[signature] = _Hot(dispatch, traced, list(traced.constants.values()))
 
     def _vjp(self, call: Call, cots: list[Any]) -> tuple:
         """The cotangents of the traced arguments' leaves given those of the outputs:
