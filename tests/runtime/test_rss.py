@@ -98,3 +98,37 @@ def test_a_limited_step_grows_the_process_by_at_most_the_limit_and_a_constant() 
     assert growth <= LIMIT + OVERHEAD, (
         f"grew {growth / MIB:.0f} MiB under a {LIMIT / MIB:.0f} MiB limit "
         f"(allowed {(LIMIT + OVERHEAD) / MIB:.0f} MiB)")
+
+
+@pytest.mark.slow   # the step traced, planned and compiled twice: about 2 minutes
+@pytest.mark.parametrize("bitwise", [False, True], ids=["fused", "bitwise"])
+def test_chains_fit_the_step_under_half_jits_device_peak(bitwise: bool) -> None:
+    """The small Llama SGD step at 8x256 under half of jax.jit's device peak (XLA's
+    memory_analysis of the whole step): on CPU only recomputes lower the peak, and the
+    listing's single-value recomputes stop at 0.78x; chains of recomputes
+    (plan.chain_region) fit it. The outputs are the unlimited run's within the float
+    tolerance (XLA fuses the recomputes differently), bit for bit in bitwise mode."""
+    import jax
+    import numpy as np
+    from benchmarks.bench_device import make_args, step_fn
+    from bladec.frontend.jax_import import trace
+    from bladec.models.llama import import_spec
+    from bladec.runtime.engine import Engine
+    args = make_args(CPU_CONFIG, "sgd", *SHAPE)
+    m = jax.jit(step_fn(CPU_CONFIG, "sgd", None)).lower(*args).compile().memory_analysis()
+    jit_peak = (m.argument_size_in_bytes + m.output_size_in_bytes + m.temp_size_in_bytes
+                - m.alias_size_in_bytes)
+    limit = jit_peak // 2
+    imported = trace(**import_spec(CPU_CONFIG, *SHAPE, "sgd"))
+    module = run_pipeline(imported.module, parse_pipeline("analyze,schedule,remat"))
+    inputs = dict(zip(imported.input_names, jax.tree_util.tree_leaves(args)))
+    plain, _ = Engine(module, backend=JaxBackend(bitwise=bitwise)).call(dict(inputs))
+    engine = Engine(module, backend=JaxBackend(bitwise=bitwise))
+    limited, report = engine.call(dict(inputs), limit=limit)
+    assert report.peak_bytes <= limit and report.reloads == 0 and report.recomputes > 0
+    for name, want in plain.items():
+        got, want = np.asarray(limited[name]), np.asarray(want)
+        if bitwise:
+            assert got.tobytes() == want.tobytes(), name
+        else:
+            np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-6, err_msg=name)

@@ -11,8 +11,13 @@ bytes it writes). A recompute whose region reads values that would otherwise be 
 keeps them alive until it runs: it is weighed by the bytes it frees net of those, and
 refused when that is not positive. Where the host copies share the device's memory (a
 CPU device: ``CostModel.one_memory``) a reload frees nothing a limit counts, and only
-recomputes are candidates. When no candidate covers an over-limit step, the
-limit can not be met and the smallest limit that can is searched.
+recomputes are candidates. Where that does not fit, the plan is made again with chains
+instead of the listing's regions (plan.chain_region: recomputed from the nearest
+resident values through what is evicted or dead, so nothing is tied down; a chain is
+priced by its ops' FLOPs and bytes per byte it frees, and evicting a value a chosen
+chain stops at adds that value's recompute to the chain's price). When no candidate
+covers an over-limit step, the limit can not be met and the smallest limit that can is
+searched.
 
 Every eviction and every reload cuts the run into one more compiled segment (section 7),
 so the plan is then consolidated: evictions that later choices made unnecessary are
