@@ -85,13 +85,13 @@ def _fitted(program: Program, sizes: dict[str, int], budget: Budget,
     """The first greedy plan that fits: the listing's recomputes (cheap, but each ties
     down what its region reads), with reloads; then, where a host copy frees something
     (not in one memory, ``CostModel.one_memory``), reloads alone, which fit whatever
-    can fit; then chains (plan.chain_region), which tie nothing down: a chain whose
-    checkpoint is evicted later reaches further back, so they go as low as replaying
-    the whole step from its inputs."""
+    can fit; in one memory, chains (plan.chain_region), which tie nothing down: a chain
+    whose checkpoint is evicted later reaches further back, so they go as low as
+    replaying the whole step from its inputs."""
     plan = _greedy(program, sizes, budget, cost)
     if plan is None and not cost.one_memory:
         plan = _greedy(program, sizes, budget, cost, False)
-    if plan is None and program.op_costs:
+    if plan is None and cost.one_memory and program.op_costs:
         plan = _greedy(program, sizes, budget, cost, chains=True)
     return plan
 
