@@ -123,7 +123,11 @@ class Executor(Fitter):
         if report.peak_bytes != device.peak:
             raise AssertionError(f"the run held {report.peak_bytes} bytes at its peak, "
                                  f"the plan's accounting said {device.peak}")
-        counted.since(self.backend).add_to(report)
+        compiled = counted.since(self.backend)
+        compiled.add_to(report)
+        release = getattr(self.backend, "release_after_compiling", None)
+        if compiled.compilations and release is not None:
+            release()   # what compiling left free, back to the OS (jax_backend.py)
         report.seconds = time.perf_counter() - start
         return outputs, report
 

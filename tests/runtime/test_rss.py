@@ -26,15 +26,16 @@ pytestmark = pytest.mark.skipif(not machine.device_is_cpu(), reason="one memory 
 
 MIB = 1 << 20
 # What a process running the step under the limit holds beyond it, measured
-# (docs/measurements/cpu-memory.md, glibc as it comes): 505 MiB (572 MiB with freed
-# memory kept, BLADEC_KEEP_FREED_MEMORY=1). Of it: bladec imported and the step traced
-# and optimized, 51 MiB; the rest is what the allocator holds free after the first
-# calls' 8 compilations and their buffers (malloc_trim(0) gives back 470 MiB of it),
-# not live arrays: XLA:CPU's executables report no code size, and dropping them freed
-# 8 MiB. A quarter over the larger figure, for other glibc versions.
-OVERHEAD = 640 * MIB
+# (docs/measurements/cpu-memory.md, section 6; glibc as it comes, one step after one
+# warm-up, as here): 542 MiB of growth under 125 MiB, 417 MiB beyond it, with the free
+# memory the first call's compilations leave handed back to the OS (malloc_trim after a
+# call that compiled, jax_backend.release_freed_memory; without it the 200 MiB plan of
+# before grew 505 MiB beyond its limit). Of it: bladec imported and the step traced and
+# optimized, 51 MiB; the rest is what the allocator holds while and after compiling
+# (XLA:CPU's executables report no code size), not live arrays. A quarter over 417.
+OVERHEAD = 520 * MIB
 SHAPE = (8, 256)
-LIMIT = 200 * MIB   # about 0.8x jit's device peak (250.1 MiB): a plan that recomputes
+LIMIT = 125 * MIB   # half of jit's device peak (250.1 MiB): a plan of recompute chains
 
 
 def test_a_reload_frees_nothing_in_one_memory() -> None:
@@ -83,7 +84,7 @@ def test_one_memory_counts_host_copies_in_the_peak() -> None:
 
 def test_a_limited_step_grows_the_process_by_at_most_the_limit_and_a_constant() -> None:
     """The small Llama SGD step (benchmarks/bench_device.py's CPU model) at 8x256 under a
-    200 MiB limit, in a fresh process: its growth over a process that only imports JAX
+    125 MiB limit (half of jit's device peak), in a fresh process: its growth over a process that only imports JAX
     and makes the inputs is at most the limit plus OVERHEAD, and its peak, which counts
     the host copies, is within the limit."""
     bench = bench_rss
@@ -98,3 +99,50 @@ def test_a_limited_step_grows_the_process_by_at_most_the_limit_and_a_constant() 
     assert growth <= LIMIT + OVERHEAD, (
         f"grew {growth / MIB:.0f} MiB under a {LIMIT / MIB:.0f} MiB limit "
         f"(allowed {(LIMIT + OVERHEAD) / MIB:.0f} MiB)")
+
+
+@pytest.mark.slow   # the step traced, planned and compiled twice: 6.6 min wall at load 15 (fused)
+@pytest.mark.parametrize("bitwise", [False, pytest.param(True, marks=pytest.mark.xfail(
+    strict=True, reason="measured 2026-11-27: bitwise mode at its smallest limit (190.03 "
+    "MiB, 10 segments, 73 recomputes) differs from the unlimited bitwise run by up to "
+    "1.5e-5; not yet diagnosed (chains match bit for bit on NumPy, test_chain.py)"))],
+    ids=["fused", "bitwise"])
+def test_chains_fit_the_step_under_half_jits_device_peak(bitwise: bool) -> None:
+    """The small Llama SGD step at 8x256 under half of jax.jit's device peak (XLA's
+    memory_analysis of the whole step): on CPU only recomputes lower the peak, and the
+    listing's single-value recomputes stop at 0.78x; chains of recomputes
+    (plan.chain_region) fit it. The outputs are the unlimited run's within the float
+    tolerance (XLA fuses the recomputes differently). In bitwise mode (every op its own
+    kernel: the unlimited step holds 300.8 MiB, not 218.1) half of jit's peak is out of
+    reach; there the step runs at the smallest limit the refusal names, recomputing,
+    bit for bit."""
+    import jax
+    import numpy as np
+    from benchmarks.bench_device import make_args, step_fn
+    from bladec.frontend.jax_import import trace
+    from bladec.models.llama import import_spec
+    from bladec.runtime.engine import Engine
+    args = make_args(CPU_CONFIG, "sgd", *SHAPE)
+    m = jax.jit(step_fn(CPU_CONFIG, "sgd", None)).lower(*args).compile().memory_analysis()
+    jit_peak = (m.argument_size_in_bytes + m.output_size_in_bytes + m.temp_size_in_bytes
+                - m.alias_size_in_bytes)
+    limit = jit_peak // 2
+    imported = trace(**import_spec(CPU_CONFIG, *SHAPE, "sgd"))
+    module = run_pipeline(imported.module, parse_pipeline("analyze,schedule,remat"))
+    inputs = dict(zip(imported.input_names, jax.tree_util.tree_leaves(args)))
+    plain, _ = Engine(module, backend=JaxBackend(bitwise=bitwise)).call(dict(inputs))
+    engine = Engine(module, backend=JaxBackend(bitwise=bitwise))
+    try:
+        limited, report = engine.call(dict(inputs), limit=limit)
+    except LimitError as refusal:
+        if not bitwise:
+            raise
+        limit = refusal.smallest
+        limited, report = engine.call(dict(inputs), limit=limit)
+    assert report.peak_bytes <= limit and report.reloads == 0 and report.recomputes > 0
+    for name, want in plain.items():
+        got, want = np.asarray(limited[name]), np.asarray(want)
+        if bitwise:
+            assert got.tobytes() == want.tobytes(), name
+        else:
+            np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-6, err_msg=name)

@@ -86,6 +86,10 @@ class JaxBackend:
             one_memory = device.platform == "cpu" and \
                 os.environ.get("BLADEC_ONE_MEMORY", "1") != "0"
         self.one_memory = one_memory
+        # one memory: hand the allocator's free memory back to the OS once a call has
+        # compiled (release_after_compiling); BLADEC_RELEASE_AFTER_COMPILING=0 keeps it
+        self.releases_after_compiling = one_memory and not self.keeps_freed_memory and \
+            os.environ.get("BLADEC_RELEASE_AFTER_COMPILING", "1") != "0"
         # the XLA options of a plain jax.jit in this mode (for the whole step, in either
         # order: Fitter._in_xla_order), and of the segments of cut plans
         self.jit_options = dict(BITWISE_OPTIONS) if bitwise else {}
@@ -152,6 +156,12 @@ class JaxBackend:
                 self, fn, args, tuple(donate),
                 self.jit_options if as_jit else self.compile_options, key)
         return compiled
+
+    def release_after_compiling(self) -> bool:
+        """After a call that compiled: the allocator's free memory back to the OS where
+        that is this backend's choice (one memory, freed memory not kept); whether it
+        was given back."""
+        return self.releases_after_compiling and release_freed_memory()
 
     def executables(self) -> list[Any]:
         """The XLA executables compiled so far (``as_text()`` gives the optimized HLO)."""
@@ -308,6 +318,23 @@ def keep_freed_memory_in_process() -> bool:
             ok = False
         _MALLOC.append(ok)
     return _MALLOC[0]
+
+
+def release_freed_memory() -> bool:
+    """glibc's ``malloc_trim(0)``: give the heap's free pages back to the OS; False where
+    there is no glibc (or no such call).
+
+    Compiling leaves the heap fragmented: on CPU, where the process's memory is the
+    device's (one memory), what the allocator keeps free after a call's compilations
+    is most of a limited run's growth (docs/measurements/cpu-memory.md), so the
+    executor calls this after a call that compiled (JaxBackend.release_after_compiling).
+    A step that compiled nothing never pays it."""
+    try:
+        import ctypes
+        libc = ctypes.CDLL("libc.so.6")
+        return bool(libc.malloc_trim(0)) or True
+    except (OSError, AttributeError):
+        return False
 
 
 class LazyCompiled:

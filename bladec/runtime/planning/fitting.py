@@ -26,7 +26,6 @@ its first segment over the limit. Results are cached per binding and limit.
 """
 from __future__ import annotations
 
-from dataclasses import replace
 from functools import partial
 
 from bladec.ir import Module
@@ -238,9 +237,7 @@ class Fitter(Planner):
         loop plans with (worked out once per binding)."""
         if bound.lower is None:
             bound.lower = bound.version.program.lower_bounds(bound.sizes)
-        if bound.program is None:
-            bound.program = replace(bound.version.program,
-                                    sites=self._sites(bound.version, bound.shapes))
+        self._priced_program(bound)
 
     def _loop(self, bound: _Bound, limit: int, quick: bool, rounds: int = MAX_ROUNDS,
               margins: dict[int, int] | None = None) -> tuple[PreparedRun | None, bool]:
@@ -457,7 +454,7 @@ def _plan_of(record: object, bound: _Bound, one_memory: bool = False) -> Plan | 
     if one_memory and events and any(e.how == "reload" for e in events):
         return None   # (an earlier backend's plan: here a reload frees nothing)
     if events is None or any(
-            e.how not in ("reload", "recompute") or e.value not in program.uses
+            e.how not in ("reload", "recompute", "chain") or e.value not in program.uses
             or not 0 <= e.after < e.before <= e.use < len(program.ops) for e in events):
         return None
     try:

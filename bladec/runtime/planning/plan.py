@@ -1,15 +1,26 @@
 """What a run plan is made of, independent of how it is chosen (policy.py) or tidied
 (consolidate.py): the cost model, the listing's remat sites, the chosen evictions, the
-program they apply to, and the trace they weave into it."""
+program they apply to, and the trace they weave into it.
+
+Two kinds of recompute. A listing's ``remat.regenerate`` carries a fixed ``recompute``
+region (the remat pass chose it with no size known): it reads values from outside that
+must be resident when it runs. A *chain* (``Eviction.how == "chain"``) is worked out from
+the plan instead: from the value's producer back through every operand that is not
+resident before the op that needs it (evicted over that op, or dead there) to the
+nearest values that are (the checkpoints), as ``jax.checkpoint`` replays a layer from
+its saved inputs. Its region is a function of the plan's other evictions
+(:func:`chain_region`), so it is woven anew with them and stays valid when a later
+eviction takes away one of its checkpoints: the chain then reaches further back."""
 from __future__ import annotations
 
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Iterable
+from typing import Callable, Iterable
 
 from bladec.analysis.liveness import body_peak
 from bladec.ir import Op
+from bladec.ops import REGISTRY
 from bladec.runtime.backends.backend import DEFAULT_COPY_BANDWIDTH
 from bladec.runtime.planning.trace import Measure, Step, simulate
 
@@ -50,10 +61,17 @@ class RematSite:
     nbytes: int = 0            # bytes the region's ops write
 
 
+# ops in a chain at most: past it the chain reads what it reaches (kept alive, or an
+# invalid trace where that is evicted); a decoder layer's forward is about 60 ops
+CHAIN_OPS = 256
+
+
 @dataclass
 class Eviction:
-    """``value`` is evicted after compute op ``after`` and regenerated (``how``: "reload"
-    or "recompute") before op ``before``: its next use ``use``, or earlier (a prefetch)."""
+    """``value`` is evicted after compute op ``after`` and regenerated (``how``: "reload",
+    "recompute" by the listing's region, or "chain": recomputed from the nearest resident
+    values, :func:`chain_region`) before op ``before``: its next use ``use``, or earlier
+    (a prefetch, reloads only)."""
     value: str
     how: str
     after: int
@@ -95,6 +113,34 @@ class Program:
     sites: dict[tuple[str, int], RematSite]  # (value, use) -> regeneration branches
     uses: dict[str, list[int]]
     donated: frozenset[str] = frozenset()  # inputs freed at their last use
+    # per op, its (FLOPs, bytes written) for one binding (planner.py): where given, the
+    # planner may recompute chains (empty: only the listing's regions)
+    op_costs: list[tuple[int, int]] = field(default_factory=list)
+
+    @cached_property
+    def producer(self) -> dict[str, int]:
+        return {r: i for i, op in enumerate(self.ops) for r in op.result_names}
+
+    @cached_property
+    def chainable(self) -> list[bool]:
+        """Ops a chain may run again: recomputable by the registry, and no loop (a
+        region's own temporaries are not in a recompute's memory profile)."""
+        return [(op.name not in REGISTRY or REGISTRY[op.name].recomputable)
+                and not op.regions for op in self.ops]
+
+    @cached_property
+    def chains(self) -> dict[tuple[str, int], list["Chain"]]:
+        """The chains worked out so far (chain_region's memo)."""
+        return {}
+
+    def live_at(self, name: str, j: int) -> bool:
+        """Whether an op's result ``name`` is resident before op j when nothing is
+        evicted: made before j and read at or after it, or a graph output."""
+        p = self.producer.get(name)
+        if p is None or p >= j:
+            return False
+        uses = self.uses.get(name, ())
+        return name in self.outputs or (bool(uses) and uses[-1] >= j)
 
     @cached_property
     def op_steps(self) -> list[Step]:
@@ -157,6 +203,100 @@ class Program:
         return uses[j] if j < len(uses) else None
 
 
+@dataclass
+class Chain:
+    """A chain's region for one target and op (:func:`chain_region`), with what it was
+    worked out from: the values it went through because they were evicted there
+    (``through``) and the resident ones it stopped at (``stops``); it holds as long as
+    those are still evicted and still resident. ``kept``: values it reads that are
+    neither (dead and not recomputable: kept alive for it); ``flops``, ``nbytes``: its
+    ops' cost; ``ok``: False when it reads an evicted value it can not recompute."""
+    region: list[Op]
+    through: frozenset[str]
+    stops: frozenset[str]
+    kept: list[str]
+    flops: int
+    nbytes: int
+    ok: bool
+
+
+def chain_region(program: Program, value: str, j: int,
+                 away: Callable[[str], bool]) -> Chain:
+    """The ops that recompute ``value`` before op j from the values resident there:
+    from its producer back through each operand that is ``away`` (evicted over op j) or
+    dead there, while its producer is chainable, to the nearest resident values (graph
+    inputs, values read at or after op j and not away). In program order, so each op's
+    operands are made before it; memoized per (value, j) and what it depended on."""
+    memo = program.chains.setdefault((value, j), [])
+    for found in memo:
+        if all(away(n) for n in found.through) and not any(away(n) for n in found.stops):
+            return found
+    producer, ops, chainable = program.producer, program.ops, program.chainable
+    start = producer[value]
+    members = {start}
+    stack = [start]
+    through: set[str] = set()
+    stops: set[str] = set()
+    kept: list[str] = []
+    ok = True
+    while stack:
+        i = stack.pop()
+        for n in ops[i].operands:
+            p = producer.get(n)
+            if p is None or p in members:
+                continue   # a graph input (resident, or kept alive if donated), or made here
+            gone = away(n)
+            if not gone and program.live_at(n, j):
+                stops.add(n)
+                continue
+            if chainable[p] and len(members) < CHAIN_OPS:
+                if gone:
+                    through.add(n)
+                members.add(p)
+                stack.append(p)
+            elif n not in kept:
+                kept.append(n)
+                ok = ok and not gone
+    order = sorted(members)
+    costs = program.op_costs
+    found = Chain([ops[i] for i in order], frozenset(through), frozenset(stops), kept,
+                  sum(costs[i][0] for i in order) if costs else 0,
+                  sum(costs[i][1] for i in order) if costs else 0, ok)
+    memo.append(found)
+    return found
+
+
+class Away:
+    """Which values the evictions of a plan leave evicted before an op, as a chain asks
+    (:func:`chain_region`): evicted after an earlier op and regenerated after this one,
+    or regenerated before it after the regeneration asking (its place in op_chunk's
+    order)."""
+
+    def __init__(self, events: Iterable[Eviction]) -> None:
+        self.spans: dict[str, list[Eviction]] = {}
+        for e in events:
+            self.spans.setdefault(e.value, []).append(e)
+
+    def at(self, j: int, asking: Eviction | None = None) -> Callable[[str], bool]:
+        spans = self.spans
+        key = _regen_key(asking) if asking is not None else None
+
+        def away(name: str) -> bool:
+            for e in spans.get(name, ()):
+                if e.after < j < e.before:
+                    return True
+                if e.before == j and e.after < j and (
+                        key is None or _regen_key(e) > key):
+                    return True
+            return False
+        return away
+
+
+def _regen_key(e: Eviction) -> tuple[bool, int]:
+    """A regeneration's place among those before one op: reloads, then by order."""
+    return (e.how != "reload", e.order)
+
+
 def base_trace(program: Program) -> list[Step]:
     return list(program.op_steps)
 
@@ -165,10 +305,11 @@ def build_trace(program: Program, chosen: list[Eviction]) -> list[Step]:
     """The compute ops with the chosen evictions and their regenerations woven in: after
     an op its evictions; before an op the reloads, then the recomputes."""
     after, before = event_index(chosen)
+    away = Away(chosen) if any(e.how == "chain" for e in chosen) else None
     trace: list[Step] = []
     for i, step in enumerate(program.op_steps):  # shared by every trace: nobody writes them
         if i in before or i in after:
-            trace.extend(op_chunk(program, i, before.get(i, ()), after.get(i, ())))
+            trace.extend(op_chunk(program, i, before.get(i, ()), after.get(i, ()), away))
         else:
             trace.append(step)
     return trace
@@ -194,11 +335,19 @@ def event_index(chosen: list[Eviction]) -> tuple[dict[int, list[Eviction]],
 
 
 def op_chunk(program: Program, i: int, before: Iterable[Eviction],
-             after: Iterable[Eviction]) -> list[Step]:
+             after: Iterable[Eviction], away: Away | None = None) -> list[Step]:
     """Op i's steps in a trace (:func:`build_trace`): the regenerations ``before`` it,
-    reloads first, then by order; the op; the evictions ``after`` it, in their order."""
+    reloads first, then by order; the op; the evictions ``after`` it, in their order.
+    ``away``: the plan's evictions, for its chains (a chain is a recompute step whose
+    region :func:`chain_region` works out)."""
     steps = []
-    for e in sorted(before, key=lambda e: (e.how != "reload", e.order)):
+    for e in sorted(before, key=_regen_key):
+        if e.how == "chain":
+            if away is None:
+                raise ValueError("a chain's region needs the plan's evictions (Away)")
+            region: list[Op] | None = chain_region(program, e.value, i, away.at(i, e)).region
+            steps.append(Step("regen", value=e.value, method="recompute", region=region))
+            continue
         region = program.sites[(e.value, e.use)].region if e.how == "recompute" else None
         steps.append(Step("regen", value=e.value, method=e.how, region=list(region or [])))
     steps.append(program.op_steps[i])

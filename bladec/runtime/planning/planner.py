@@ -15,8 +15,8 @@ from dataclasses import replace
 from bladec.ir import DTYPE_BYTES, Module, Op
 from bladec.ops import REGISTRY
 from bladec.runtime.backends.backend import Backend
-from bladec.runtime.planning.binding import Binder, _Version
-from bladec.runtime.planning.policy import CostModel, Plan, RematSite, plan_run
+from bladec.runtime.planning.binding import Binder, _Bound, _Version
+from bladec.runtime.planning.policy import CostModel, Plan, Program, RematSite, plan_run
 
 
 def flops_of(op: Op, shapes: dict[str, tuple[int, ...]]) -> int:
@@ -76,14 +76,19 @@ class Planner(Binder):
             if limit is None:  # nothing to evict: no cost model, no sites
                 program = bound.version.program
             else:
-                if bound.program is None:
-                    bound.program = replace(bound.version.program,
-                                            sites=self._sites(bound.version, bound.shapes))
-                program = bound.program
+                program = self._priced_program(bound)
             cost = self.cost if limit is not None else CostModel()
             plan = self._plans[key] = plan_run(program, bound.sizes, limit, cost,
                                                self.consolidate)
         return plan
+
+    def _priced_program(self, bound: _Bound) -> Program:
+        """The binding's program with its remat sites and ops priced (once per binding)."""
+        if bound.program is None:
+            bound.program = replace(bound.version.program,
+                                    sites=self._sites(bound.version, bound.shapes),
+                                    op_costs=self._op_costs(bound.version, bound.shapes))
+        return bound.program
 
     def _sites(self, version: _Version, shapes: dict[str, tuple[int, ...]]
                ) -> dict[tuple[str, int], RematSite]:
@@ -106,6 +111,15 @@ class Planner(Binder):
             sites[(value, use)] = RematSite(value, use, region or None, kept, external, flops,
                                             nbytes)
         return sites
+
+    def _op_costs(self, version: _Version, shapes: dict[str, tuple[int, ...]]
+                  ) -> list[tuple[int, int]]:
+        """Each compute op's FLOPs and the bytes it writes, as a recompute is priced:
+        what a chain of them costs (plan.chain_region)."""
+        dtypes = self.info.dtypes
+        return [(flops_of(op, shapes), sum(math.prod(shapes[r]) * DTYPE_BYTES[dtypes[r]]
+                                           for r in op.result_names))
+                for op in version.ops]
 
     def _resident_at(self, version: _Version, name: str, use: int) -> bool:
         if name in self.inputs and name not in self.donated:

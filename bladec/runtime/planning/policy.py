@@ -11,8 +11,13 @@ bytes it writes). A recompute whose region reads values that would otherwise be 
 keeps them alive until it runs: it is weighed by the bytes it frees net of those, and
 refused when that is not positive. Where the host copies share the device's memory (a
 CPU device: ``CostModel.one_memory``) a reload frees nothing a limit counts, and only
-recomputes are candidates. When no candidate covers an over-limit step, the
-limit can not be met and the smallest limit that can is searched.
+recomputes are candidates. Where that does not fit, the plan is made again with chains
+instead of the listing's regions (plan.chain_region: recomputed from the nearest
+resident values through what is evicted or dead, so nothing is tied down; a chain is
+priced by its ops' FLOPs and bytes per byte it frees, and evicting a value a chosen
+chain stops at adds that value's recompute to the chain's price). When no candidate
+covers an over-limit step, the limit can not be met and the smallest limit that can is
+searched.
 
 Every eviction and every reload cuts the run into one more compiled segment (section 7),
 so the plan is then consolidated: evictions that later choices made unnecessary are
@@ -33,8 +38,9 @@ from typing import Callable
 from bladec.runtime.planning.limit import LimitError
 from bladec.runtime.planning.budget import Budget
 from bladec.runtime.planning.consolidation.consolidate import consolidate as consolidate_plan
-from bladec.runtime.planning.plan import (CostModel, Eviction, Plan, Program, RematSite,  # noqa: F401
-                                 base_trace, build_trace, cut_points)
+from bladec.runtime.planning.plan import (Away, CostModel, Eviction, Plan, Program,  # noqa: F401
+                                 RematSite, base_trace, build_trace, chain_region,
+                                 cut_points)
 from bladec.runtime.planning.trace import Measure, Step, position_ops, simulate, walk
 
 
@@ -51,7 +57,7 @@ def plan_run(program: Program, sizes: dict[str, int], limit: int | None,
     lo, hi = 0, unconstrained
     while lo < hi:  # the smallest limit the planner meets, for the message
         mid = (lo + hi) // 2
-        if _greedy(program, sizes, Budget(mid), cost, cost.one_memory) is not None:
+        if _fitted(program, sizes, Budget(mid), cost) is not None:
             hi = mid
         else:
             lo = mid + 1
@@ -68,17 +74,30 @@ def try_plan(program: Program, sizes: dict[str, int], limit: int | None,
         return Plan(trace, simulate(trace, sizes, program.inputs, program.outputs,
                           program.donated))
     budget = Budget(limit, margins)
-    # recompute is cheaper but ties its inputs down; reload alone fits whatever can fit
-    # (where a host copy frees something: not in one memory, CostModel.one_memory)
-    plan = _greedy(program, sizes, budget, cost) or (
-        None if cost.one_memory else _greedy(program, sizes, budget, cost, False))
+    plan = _fitted(program, sizes, budget, cost)
     if plan is not None and consolidate and plan.evictions:
         plan = consolidate_plan(program, sizes, budget, plan, cost)
     return plan
 
 
+def _fitted(program: Program, sizes: dict[str, int], budget: Budget,
+            cost: CostModel) -> Plan | None:
+    """The first greedy plan that fits: the listing's recomputes (cheap, but each ties
+    down what its region reads), with reloads; then, where a host copy frees something
+    (not in one memory, ``CostModel.one_memory``), reloads alone, which fit whatever
+    can fit; in one memory, chains (plan.chain_region), which tie nothing down: a chain
+    whose checkpoint is evicted later reaches further back, so they go as low as
+    replaying the whole step from its inputs."""
+    plan = _greedy(program, sizes, budget, cost)
+    if plan is None and not cost.one_memory:
+        plan = _greedy(program, sizes, budget, cost, False)
+    if plan is None and cost.one_memory and program.op_costs:
+        plan = _greedy(program, sizes, budget, cost, chains=True)
+    return plan
+
+
 def _greedy(program: Program, sizes: dict[str, int], budget: Budget,
-            cost: CostModel, recompute: bool = True) -> Plan | None:
+            cost: CostModel, recompute: bool = True, chains: bool = False) -> Plan | None:
     chosen: list[Eviction] = []
     trace = base_trace(program)
     measure = simulate(trace, sizes, program.inputs, program.outputs,
@@ -91,7 +110,7 @@ def _greedy(program: Program, sizes: dict[str, int], budget: Budget,
         if over is None:
             return Plan(trace, measure, chosen)
         k, pos = over
-        found = _best_option(program, sizes, cost, k, evicted, chosen, recompute)
+        found = _best_option(program, sizes, cost, k, evicted, chosen, recompute, chains)
         if found is None:
             return None
         option, points = found
@@ -180,9 +199,11 @@ def _first_over(trace: list[Step], measure: Measure, budget: Budget
 
 def _best_option(program: Program, sizes: dict[str, int], cost: CostModel, k: int,
                  evicted: set[tuple[int, str]], chosen: list[Eviction],
-                 recompute: bool) -> tuple[Eviction, list[int]] | None:
+                 recompute: bool, chains: bool = False
+                 ) -> tuple[Eviction, list[int]] | None:
     """The cheapest eviction that makes op k's step lighter: after some op i < k; with
-    the other ops it may follow instead (its open points).
+    the other ops it may follow instead (its open points). ``chains``: recompute by
+    chains (plan.chain_region) instead of the listing's regions.
 
     Called once per eviction the planner adds, over every candidate before op k: what
     it asks of the plan so far (which spans are away, what a recompute reads) is indexed
@@ -195,6 +216,20 @@ def _best_option(program: Program, sizes: dict[str, int], cost: CostModel, k: in
     spans: dict[str, list[tuple[int, int]]] = {}
     for e in chosen:
         spans.setdefault(e.value, []).append((e.after, e.before))
+    chains = chains and recompute and bool(program.op_costs)
+    gone = Away(chosen)
+    # a chain evicted over op j stops at values resident there; evicting one of them
+    # makes the chain reach further back (it costs that value's recompute again), and
+    # what a chain can not recompute (kept alive for it) must stay
+    stopped: dict[str, list[int]] = {}
+    for e in chosen:
+        if e.how == "chain":
+            found = chain_region(program, e.value, e.before, gone.at(e.before, e))
+            protected.update(found.kept)
+            for n in found.stops:
+                stopped.setdefault(n, []).append(e.before)
+    last = Eviction("", "chain", -1, -1, order=len(chosen))  # the next one: after all
+    producer, chainable = program.producer, program.chainable
     best: tuple[tuple[float, int], Eviction] | None = None
     for value, use, points in program.evictable:
         if use <= k or value in protected or (value, use) in away:
@@ -209,13 +244,23 @@ def _best_option(program: Program, sizes: dict[str, int], cost: CostModel, k: in
         site = program.sites[(value, use)]
         how, seconds, freed = "reload", cost.reload(size, value in offloaded), \
             cost.reload_frees(size)
-        if recompute and site.region is not None \
+        if recompute and not chains and site.region is not None \
                 and not _away_at(spans, site.external, use):
             # the values it keeps alive are weighed against what it frees
             net = size - sum(sizes[n] for n in site.region_inputs)
             t = cost.recompute(site.flops, site.nbytes)
             if net > 0 and (freed == 0 or t / net < seconds / freed):
                 how, seconds, freed = "recompute", t, net
+        if chains and value in producer and chainable[producer[value]]:
+            found = chain_region(program, value, use, gone.at(use, last))
+            net = size - sum(sizes[n] for n in found.kept)
+            t = cost.recompute(found.flops, found.nbytes)
+            # the chosen chains that stop at it over its span reach back through it
+            t += t * sum(1 for j in stopped.get(value, ()) if open_points[0][0] < j <= use)
+            if found.ok and net > 0 and (freed == 0 or t / net < seconds / freed):
+                how, seconds, freed = "chain", t, net
+        elif value in stopped:
+            continue   # a chain stops at it, and could not go through it
         if freed == 0:
             continue   # one memory: a host copy saves nothing, and no recompute frees
         # the cost is the same from every point, the steps away are not: the earliest

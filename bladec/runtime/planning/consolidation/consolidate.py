@@ -13,7 +13,7 @@ from itertools import chain
 from typing import Iterable
 
 from bladec.runtime.planning.budget import Budget
-from bladec.runtime.planning.plan import (CostModel, Eviction, Plan, Program, build_trace, cut_points,
+from bladec.runtime.planning.plan import (Away, CostModel, Eviction, Plan, Program, build_trace, cut_points,
                                  event_index, op_chunk, plan_of)
 from bladec.runtime.planning.consolidation.replay import Replay
 from bladec.runtime.planning.trace import Measure, Step
@@ -80,7 +80,10 @@ class _State:
         old, op_at = self.trace, self.op_at
         pieces: list[list[Step]] = []
         pos = 0
-        for i in sorted(set(touched)):
+        # a chain's region depends on the other evictions: every chain is woven again
+        chains = [e.before for e in self.events if e.how == "chain"]
+        away = Away(self.events) if chains else None
+        for i in sorted(set(touched).union(chains)):
             start = end = op_at[i]
             while start > 0 and old[start - 1].kind == "regen":
                 start -= 1
@@ -88,7 +91,8 @@ class _State:
             while end < len(old) and old[end].kind == "evict":
                 end += 1
             pieces.append(old[pos:start])
-            pieces.append(op_chunk(self.program, i, before.get(i, ()), after.get(i, ())))
+            pieces.append(op_chunk(self.program, i, before.get(i, ()), after.get(i, ()),
+                                   away))
             pos = end
         pieces.append(old[pos:])
         self.replay.update(list(chain.from_iterable(pieces)))
