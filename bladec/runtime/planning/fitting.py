@@ -26,6 +26,7 @@ its first segment over the limit. Results are cached per binding and limit.
 """
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from functools import partial
 
@@ -78,8 +79,7 @@ class Fitter(Planner):
         run = bound.runs.get(limit)
         if run is None:
             if limit is None:
-                run = self._checked(self.plan(binding, None), bound)
-                self._whole_ratios.append(run.device.peak / max(bound.planned_peak, 1))
+                run = self._lower_of_orders(bound, self._free(bound))
             else:
                 # nothing compiled under a limit no run can meet is run under it: its
                 # executables are compiled for their figures only (_checked)
@@ -91,6 +91,36 @@ class Fitter(Planner):
                     self._figures_only = before
             bound.runs[limit] = run
         return run
+
+    def _free(self, bound: _Bound) -> PreparedRun:
+        """The whole step in bladec's order with nothing evicted, checked (cached): what
+        a limit is first tried with, and the top of the smallest limit's search."""
+        if bound.free is None:
+            bound.free = self._checked(self.plan(bound.binding, None), bound)
+            self._whole_ratios.append(bound.free.device.peak / max(bound.planned_peak, 1))
+        return bound.free
+
+    def _lower_of_orders(self, bound: _Bound, ours: PreparedRun) -> PreparedRun:
+        """At no limit, the whole step in bladec's order (``ours``) or in XLA's own,
+        whichever has the lower device peak; XLA's on a tie, as it fuses across ops.
+
+        DESIGN promises no more than ``jax.jit`` at no limit. Holding bladec's order
+        inside the executable (JaxBackend.enforce_order, on CPU) lowers the peak where
+        the schedule pays (the small Llama step: 0.87x jit's), but it keeps XLA from
+        fusing across ops, which costs more than the schedule gains on steps made
+        mostly of parameters and their updates (an imported capacity-limited MoE:
+        1.30x jit's in bladec's order; benchmarks/bench_jit_ratio.py). Only the
+        compiled figures tell the two apart, so at no limit both are compiled, once
+        per binding (under a limit XLA's order is compiled only where nothing else
+        fits: :meth:`_fits`) (``BLADEC_NO_LIMIT_ORDER=bladec`` keeps bladec's alone, and its
+        single compile). Where the backend holds no order of its own (GPU, NumPy) there
+        is one run and nothing to choose."""
+        if os.environ.get("BLADEC_NO_LIMIT_ORDER", "lower") == "bladec":
+            return ours
+        xla = self._in_xla_order(bound)
+        if xla is None or xla.device.peak > ours.device.peak:
+            return ours
+        return xla
 
     def _under(self, bound: _Bound, limit: int) -> PreparedRun:
         """:meth:`prepare`'s run under ``limit`` (not cached here), or its LimitError."""
@@ -129,7 +159,7 @@ class Fitter(Planner):
         where the whole step would have fitted); and where the loop finds nothing,
         :meth:`_fits` compiles the whole step after all, so a limit is refused only on
         the checked path."""
-        if None in bound.runs or not self._whole_step_over(bound, limit):
+        if bound.free is not None or not self._whole_step_over(bound, limit):
             return None   # the whole step may fit, or is compiled already: _fits decides
         return self._fit(bound, limit)
 
@@ -303,7 +333,7 @@ class Fitter(Planner):
         its device peak fits, else the closed loop's plan, or else the fitting run of
         another limit with the highest device peak within this one, or else the whole
         step in XLA's own order (:meth:`_in_xla_order`) when that fits."""
-        free = self.prepare(bound.binding, None)
+        free = self._free(bound)
         if free.device.peak <= limit:   # nothing to evict: the zero-overhead path
             return free
         run = self._fit(bound, limit)
@@ -367,7 +397,7 @@ class Fitter(Planner):
             return hinted
         held = sum(bound.sizes[n] for n in dict.fromkeys(self.inputs + self.outputs))
         lo = max(held, 1)   # (not the model's lower bounds: a device peak can be lower)
-        hi = max(self.prepare(bound.binding, None).device.peak, lo)
+        hi = max(self._free(bound).device.peak, lo)
         while hi - lo > hi // 100:
             mid = (lo + hi) // 2
             run = self._stride(bound, mid) if bound.margins else None
