@@ -26,10 +26,12 @@ its first segment over the limit. Results are cached per binding and limit.
 """
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import replace
 from functools import partial
 
+from bladec.errors import BladecError
 from bladec.ir import Module
 from bladec.runtime.backends.backend import Backend
 from bladec.runtime.planning.binding import _Bound
@@ -45,6 +47,8 @@ from bladec.runtime.planning.segments import PreparedRun, split
 MAX_ROUNDS = 8   # plans compiled and checked per limit before the closed loop gives up
 JUMP_ROUNDS = 2  # the same for a stride of the smallest limit's descent (_stride)
 FIRST_STRIDE = 1 / 1024   # the descent's first stride, of the top it starts from
+NO_LIMIT_ORDERS = ("auto", "both", "bladec", "xla")   # BLADEC_NO_LIMIT_ORDER (_no_limit)
+ORDER_REACH = 2.0   # how far in model peak one binding's order choice carries (_no_limit)
 WHOLE_STEP_SLACK = 0.15   # how far the whole step's estimated device peak must exceed a
                           # limit before it is not compiled to check (_whole_step_over)
 
@@ -71,6 +75,7 @@ class Fitter(Planner):
             _same_signature(reference, module) else None
         self._reference_fitter: Fitter | None = None
         self._figures_only = False   # refusing a limit no run meets (prepare, _checked)
+        self._order_won: list[tuple[int, str]] = []   # (model peak, order): _no_limit
 
     def prepare(self, binding: dict[str, int], limit: int | None) -> PreparedRun:
         """The plan for ``binding`` under ``limit`` as segments and copies, checked
@@ -79,7 +84,7 @@ class Fitter(Planner):
         run = bound.runs.get(limit)
         if run is None:
             if limit is None:
-                run = self._lower_of_orders(bound, self._free(bound))
+                run = self._no_limit(bound)
             else:
                 # nothing compiled under a limit no run can meet is run under it: its
                 # executables are compiled for their figures only (_checked)
@@ -100,27 +105,54 @@ class Fitter(Planner):
             self._whole_ratios.append(bound.free.device.peak / max(bound.planned_peak, 1))
         return bound.free
 
-    def _lower_of_orders(self, bound: _Bound, ours: PreparedRun) -> PreparedRun:
-        """At no limit, the whole step in bladec's order (``ours``) or in XLA's own,
-        whichever has the lower device peak; XLA's on a tie, as it fuses across ops.
+    def _no_limit(self, bound: _Bound) -> PreparedRun:
+        """The run at no limit: the whole step in bladec's order or in XLA's own,
+        whichever holds less on the device (XLA's on a tie: it fuses across ops).
 
         DESIGN promises no more than ``jax.jit`` at no limit. Holding bladec's order
         inside the executable (JaxBackend.enforce_order, on CPU) lowers the peak where
-        the schedule pays (the small Llama step: 0.87x jit's), but it keeps XLA from
-        fusing across ops, which costs more than the schedule gains on steps made
-        mostly of parameters and their updates (an imported capacity-limited MoE:
-        1.30x jit's in bladec's order; benchmarks/bench_jit_ratio.py). Only the
-        compiled figures tell the two apart, so at no limit both are compiled, once
-        per binding (under a limit XLA's order is compiled only where nothing else
-        fits: :meth:`_fits`) (``BLADEC_NO_LIMIT_ORDER=bladec`` keeps bladec's alone, and its
-        single compile). Where the backend holds no order of its own (GPU, NumPy) there
-        is one run and nothing to choose."""
-        if os.environ.get("BLADEC_NO_LIMIT_ORDER", "lower") == "bladec":
-            return ours
-        xla = self._in_xla_order(bound)
-        if xla is None or xla.device.peak > ours.device.peak:
-            return ours
-        return xla
+        the schedule pays (the small Llama step at 8x256: 0.87x jit's; an imported BERT:
+        0.83x), but it keeps XLA from ordering around fusions, which costs more than the
+        schedule gains elsewhere (an imported conv net 1.05x jit's, a mixture of experts
+        1.07x, the small Llama step at 1x16 1.07x; XLA's own order: 1.00x;
+        benchmarks/bench_jit_ratio.py). The model does not tell which (the BERT's
+        schedule gains 0.2% on the model and 17% on the device, a Flax LM's 14% and
+        loses 4%), and the winner changes with the size (the small Llama: XLA's order
+        up to 4x64, bladec's from 4x128). So both are compiled at a binding whose model
+        peak is not within ORDER_REACH of one where both were, and the lower kept;
+        elsewhere the nearest such binding's winner alone is compiled: a stream of
+        buckets pays an extra compilation per doubling of its size, not per bucket.
+        ``BLADEC_NO_LIMIT_ORDER``: ``auto`` (that), ``both`` (both at every binding),
+        ``bladec`` or ``xla``. Where the backend holds no order of its own (GPU, NumPy)
+        there is one run and nothing to choose."""
+        mode = self._order_mode()
+        if mode == "bladec" or not getattr(self.backend, "enforce_order", False):
+            return self._free(bound)
+        winner = "xla" if mode == "xla" else \
+            self._nearest_winner(bound.planned_peak) if mode == "auto" else None
+        if winner == "xla":
+            return self._in_xla_order(bound)
+        if winner == "bladec":
+            return self._free(bound)
+        ours, xla = self._free(bound), self._in_xla_order(bound)
+        won = xla if xla.device.peak <= ours.device.peak else ours
+        self._order_won.append((max(bound.planned_peak, 1), "xla" if won is xla else "bladec"))
+        return won
+
+    def _nearest_winner(self, peak: int) -> str | None:
+        """The order that held less at the compared binding nearest in model peak, where
+        that is within ORDER_REACH of ``peak`` (None: compare at this one)."""
+        near = [(abs(math.log(max(peak, 1) / at)), won) for at, won in self._order_won]
+        best = min(near, default=None)
+        return best[1] if best is not None and best[0] <= math.log(ORDER_REACH) else None
+
+    @staticmethod
+    def _order_mode() -> str:
+        mode = os.environ.get("BLADEC_NO_LIMIT_ORDER", "auto")
+        if mode not in NO_LIMIT_ORDERS:
+            raise BladecError(f"BLADEC_NO_LIMIT_ORDER={mode!r}: expected one of "
+                              + ", ".join(NO_LIMIT_ORDERS))
+        return mode
 
     def _under(self, bound: _Bound, limit: int) -> PreparedRun:
         """:meth:`prepare`'s run under ``limit`` (not cached here), or its LimitError."""
