@@ -4,25 +4,26 @@
 
 The README's small Llama training step (bladec/models/llama.py) at one shape, both
 compiled first, then ``--rounds`` rounds that each run one ``jax.jit`` step and one
-``bladec.jit`` step (alternating, so that load on the shared cores falls on both alike),
-each waiting for its loss; and, in the same rounds, ``jax.jit`` compiled with the XLA
-options bladec's backend compiles with (on CPU: XLA's LLVM fusion emitters), which
-separates the executable's own speed from the host work around it. Reports the median
-step of each, the medians of the paired differences and ratios, and the goal of issue
-32: bladec at most 1.05x jax.jit's step plus 0.2 ms.
+``bladec.jit`` step (alternating, in a rotating order, so that load on the shared cores
+and the caches another executable leaves fall on both alike),
+each waiting for its loss; and, in the same rounds, the executable bladec's step runs
+called directly (JAX's own dispatch of it, as ``jax.jit``'s), which separates the
+executable's own speed from bladec's host work around it. Reports the median step of
+each, the medians of the paired differences and ratios, and the goal of issue 32:
+bladec at most 1.05x jax.jit's step plus 0.2 ms.
 """
 from __future__ import annotations
 
 import argparse
 import statistics
 import time
+from typing import Any, Callable
 
 import jax
 import numpy as np
 
 import bladec
 from bladec.models import llama
-from bladec.runtime.engine import make_backend
 
 CFG = llama.SMALL
 DYNAMIC = {"tokens": "B,S", "targets": "B,S", "mask": "B,S"}
@@ -44,14 +45,16 @@ def main() -> None:
              jax.device_put(np.ones((args.batch, args.seq), np.float32)), np.float32(0.05))
     plain, lean = jax.jit(step), bladec.jit(step, dynamic=DYNAMIC)
     params = jax.device_put(llama.init_params(CFG))
-    options = make_backend("jax").compile_options
-    same = jax.jit(step).lower(params, *batch).compile(compiler_options=options)
-    modes = (("jax.jit", plain), ("bladec.jit", lean), ("jax.jit, bladec's options", same))
+    lean(params, *batch)
+    direct = _executable(lean, [params, *batch])
+    modes = (("jax.jit", plain), ("bladec.jit", lean), ("bladec's executable", direct))
     times: dict[str, list[float]] = {name: [] for name, _ in modes}
     for i in range(args.rounds + 3):
-        for name, fn in modes:
+        # each mode first, second and third in turn: the one after another executable
+        # runs with the caches that one left (a fixed order charged it to one mode)
+        for name, fn in modes[i % 3:] + modes[:i % 3]:
             start = time.perf_counter()
-            loss, _ = fn(params, *batch)
+            loss = jax.tree_util.tree_leaves(fn(params, *batch))[0]
             loss.block_until_ready()
             if i >= 3:      # the first rounds compile
                 times[name].append(time.perf_counter() - start)
@@ -63,13 +66,31 @@ def main() -> None:
           f"{jax.devices()[0].platform}")
     for name, t in times.items():
         print(f"{name:26s} median {statistics.median(t) * 1e3:.3f} ms")
-    o = times["jax.jit, bladec's options"]
-    print(f"paired: bladec - jax.jit with its options median "
+    o = times["bladec's executable"]
+    print(f"paired: bladec - its executable called directly median "
           f"{statistics.median([y - x for x, y in zip(o, b)]) * 1e3:.3f} ms (host work)")
     print(f"paired: bladec - jax median {statistics.median(diff) * 1e3:.3f} ms, "
           f"ratio median {statistics.median(ratio):.3f}x")
     goal = 1.05 * mj + 2e-4
-    print(f"goal (1.05x + 0.2 ms): {goal * 1e3:.3f} ms: {'met' if mb <= goal else 'missed'}")
+    # the goal round by round (the medians of unpaired steps move with the load on
+    # shared cores more than the difference does): bladec - (1.05x jax.jit + 0.2 ms)
+    over = statistics.median([y - (1.05 * x + 2e-4) for x, y in zip(j, b)])
+    print(f"goal (1.05x + 0.2 ms): medians {mb * 1e3:.3f} against {goal * 1e3:.3f} ms; "
+          f"paired median margin {-over * 1e3:.3f} ms: {'met' if over <= 0 else 'missed'}")
+
+
+def _executable(lean: bladec.jit, args: list) -> Callable[..., Any]:
+    """The one executable bladec's step runs at these arguments, called with them as
+    JAX calls a compiled function (its outputs as a flat list)."""
+    engine = lean._last_traced.engine
+    leaves = dict(zip(lean._last_traced.imported.input_names, jax.tree_util.tree_leaves(args)))
+    binding = lean.report().binding
+    names = {v: k for k, v in lean._last_traced.names.items()}
+    (segment,) = engine.executor.prepare({names[k]: v for k, v in binding.items()},
+                                         None).segment_steps()
+    exe = segment.fn.compile()
+    ordered = [leaves[n] for n in segment.inputs]
+    return lambda *_: exe(*ordered)
 
 
 if __name__ == "__main__":

@@ -32,7 +32,7 @@ def _plans(listing: str, dims: dict[str, int], limits: list[int], scratch: bool)
     from bladec.runtime.engine import Engine
     from bladec.runtime.planning.policy import CostModel
     if scratch:
-        from bladec.runtime.planning import consolidate
+        from bladec.runtime.planning.consolidation import consolidate
         policy.consolidate_plan = partial(consolidate.consolidate, incremental=False)
     ex = Engine(parse_module(Path(listing).read_text(), listing), backend="numpy").executor
     bound = ex._bound(dims)

@@ -27,7 +27,7 @@ FAMILIES = [
     ("shape", "Shapes, broadcasts and constants"),
     ("contraction", "Contractions"),
     ("reduction", "Reductions"),
-    ("indexing", "Indexing"),
+    ("row", "Indexing"),          # bladec/ops/indexing/row.py
     ("collective", "Collectives (sharded listings)"),
     ("annotation", "Rematerialization and scheduling"),
 ]

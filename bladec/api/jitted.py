@@ -26,57 +26,16 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-import numpy as np
-
 from bladec.errors import BladecError
 from bladec.passes import Pass
+from bladec.runtime.dispatch import Refused
 from bladec.runtime.engine import Engine, Report
 from bladec.runtime.store.listings import ListingCache
+from bladec.api.hot import Hot, hot_path
+from bladec.api.option import DimSpec, _check_options, _limit, _pad, _ranges
+from bladec.api.report import JitReport
 from bladec.api.signature import Call, Owner, Signature, as_array, cast, given_dims, positions
 from bladec.api.transform import Backward, backward, call_transformed, cotangents, has_tracers
-from bladec.units import format_size, parse_size
-
-DimSpec = str | Sequence[str | None]
-
-
-@dataclass
-class JitReport:
-    """The last step's figures (device peak per DESIGN.md section 4: held arrays plus the
-    running segment's XLA outputs and temporaries) and totals over the wrapper's life."""
-    peak_bytes: int = 0            # the last step's device peak
-    model_peak_bytes: int = 0      # the per-op model over the same step, for comparison
-    limit: int | None = None
-    binding: dict[str, int] = field(default_factory=dict)   # JAX dim names -> sizes run
-    evictions: int = 0
-    reloads: int = 0
-    recomputes: int = 0
-    segments: int = 0
-    executables: int = 0           # distinct compiled functions the last step ran
-    compilations: int = 0          # executables compiled by the last step
-    compile_seconds: float = 0.0
-    seconds: float = 0.0           # the last step's wall time (compiling included)
-    steps: int = 0                 # totals from here on
-    traces: int = 0
-    trace_seconds: float = 0.0     # tracing and optimizing, all traces
-    total_compilations: int = 0
-    total_compile_seconds: float = 0.0
-    total_compile_cpu_seconds: float = 0.0   # the process's CPU time over the same calls
-    total_executables: int = 0     # distinct executables run (fewer than compilations
-                                   # where a plan XLA's figures rejected was compiled)
-    buckets: int = 0               # distinct bindings run
-
-    def __str__(self) -> str:
-        lim = format_size(self.limit) if self.limit is not None else "none"
-        dims = ", ".join(f"{k}={v}" for k, v in self.binding.items()) or "static"
-        return (f"step {self.steps} ({dims}): device peak {format_size(self.peak_bytes)} "
-                f"(limit {lim}; model {format_size(self.model_peak_bytes)}), "
-                f"{self.segments} segment(s), {self.evictions} eviction(s), "
-                f"{self.reloads} reload(s), {self.recomputes} recompute(s), "
-                f"{self.compilations} compilation(s) in {self.compile_seconds:.2f} s, "
-                f"{self.seconds:.3f} s; in all: {self.traces} trace(s) in "
-                f"{self.trace_seconds:.2f} s, {self.buckets} bucket(s), "
-                f"{self.total_compilations} compilation(s) in "
-                f"{self.total_compile_seconds:.2f} s")
 
 
 @dataclass
@@ -190,6 +149,7 @@ class Jitted:
         self._traces: dict[tuple, _Traced] = {}
         self._static_only: set[tuple] = set()   # found dims whose symbolic trace failed
         self._signatures: dict[tuple, _Traced] = {}   # argument signature -> its trace
+        self._hot: dict[tuple, Hot] = {}   # argument signature -> its hot path, if any
         self._history: dict[tuple, list[list[tuple[int, ...]]]] = {}  # automatic mode
         self._trace_seconds = 0.0
         self._last: Report | None = None
@@ -203,10 +163,21 @@ class Jitted:
     # -- a call -----------------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         import jax
-        call = self.signature.split(args, kwargs)
-        if has_tracers(jax.tree_util.tree_leaves(call.args)):
-            return call_transformed(self, call)   # jax.grad and the like (transform.py)
-        return self._call(call, retry=True)
+        traced = self.signature.traced(args, kwargs)   # (None: split it)
+        call = self.signature.split(args, kwargs) if traced is None else None
+        raw, tree = jax.tree_util.tree_flatten(traced if call is None else call.args)
+        if has_tracers(raw):   # jax.grad and the like (transform.py)
+            return call_transformed(self, call or self.signature.split(args, kwargs))
+        leaves = [as_array(x) for x in raw]
+        signature = (() if call is None else call.static, tree,
+                     tuple((x.shape, x.dtype) for x in leaves))
+        hot = self._hot.get(signature)
+        if hot is not None:
+            out = self._run_hot(hot, signature, leaves)
+            if out is not None:
+                return out
+        return self._call(call or self.signature.split(args, kwargs), retry=True,
+                          flat=(leaves, tree, signature))
 
     def _leaves(self, call: Call) -> tuple[list[Any], Any, list[Owner]]:
         """The traced arguments' leaves as arrays, their tree and their owners."""
@@ -215,13 +186,29 @@ class Jitted:
         owners = [call.leaf_owner(tuple(path)) for path, _ in flat]
         return [as_array(x) for _, x in flat], tree, owners
 
-    def _call(self, call: Call, retry: bool) -> Any:
+    def _run_hot(self, hot: Hot, signature: tuple, leaves: list[Any]) -> Any:
+        """A call on its signature's hot path (hot.py); None sends it down the general
+        path (which then says what is wrong, if anything)."""
+        try:
+            out = hot(leaves)
+        except Refused:
+            del self._hot[signature]
+            return None
+        self._last, self._last_traced = hot.dispatch.report, hot.traced
+        self._steps += 1
+        return out
+
+    def _call(self, call: Call, retry: bool,
+              flat: tuple[list[Any], Any, tuple] | None = None) -> Any:
         import jax
-        raw, tree = jax.tree_util.tree_flatten(call.args)
-        leaves = [as_array(x) for x in raw]
+        if flat is None:
+            raw, tree = jax.tree_util.tree_flatten(call.args)
+            leaves = [as_array(x) for x in raw]
+            signature = (call.static, tree, tuple((x.shape, x.dtype) for x in leaves))
+        else:
+            leaves, tree, signature = flat
         # the trace of an argument signature already run, without the walk over the
         # arguments' owners and dims that finds it (a small step's dispatch is ~1 ms)
-        signature = (call.static, tree, tuple((x.shape, x.dtype) for x in leaves))
         traced = self._signatures.get(signature)
         if traced is None:
             _, _, owners = self._leaves(call)
@@ -241,6 +228,10 @@ class Jitted:
                 return self._call(call, retry=False)
             raise _renamed(exc, traced.names) from None
         self._signatures[signature] = traced
+        if signature not in self._hot:   # later calls at this signature: the hot path
+            found = hot_path(traced, leaves, report, self.mem_limit)
+            if found is not None:
+                self._hot[signature] = found
         self._last, self._last_traced = report, traced
         self._steps += 1
         return imp.unflatten_outputs(outputs)
@@ -473,77 +464,6 @@ def _trace_key(call: Call, tree: Any, dtypes: tuple, leaves: list[Any],
     return (call.static, tree, dtypes, static, tuple(sorted(dynamic.items())))
 
 
-# -- arguments ----------------------------------------------------------------------------
-
-def _limit(value: int | str | None) -> int | None:
-    if value is None:
-        return None
-    if isinstance(value, str):
-        return parse_size(value)
-    if isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value > 0:
-        return int(value)
-    raise BladecError(f"mem_limit must be a positive number of bytes or a size such as "
-                      f"'2GiB', not {value!r}")
-
-
-def _ranges(ranges: Any) -> dict[str, tuple[int, int | None]]:
-    """``ranges`` checked: dim names to (least, greatest or None), 1 <= least <= greatest."""
-    if ranges is None:
-        return {}
-    if not isinstance(ranges, dict):
-        raise BladecError("ranges must be a dict from dim name to (least, greatest): "
-                          "{'S': (1, 512)}")
-    out = {}
-    for name, value in ranges.items():
-        try:
-            lo, hi = value
-        except (TypeError, ValueError):
-            lo = hi = None
-            value = repr(value)
-        ints = all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
-                   for v in ((lo,) if hi is None else (lo, hi)))
-        if not isinstance(name, str) or not ints or lo < 1 or (hi is not None and hi < lo):
-            raise BladecError(f"ranges: bad range {value} for {name!r} (a pair (least, "
-                              f"greatest) with 1 <= least <= greatest, greatest None for "
-                              f"no bound)")
-        out[name] = (int(lo), None if hi is None else int(hi))
-    return out
-
-
-def _pad(pad: Any) -> int | dict[str, int] | None:
-    """``pad`` checked: a multiple for every dynamic dim, or multiples by dim name."""
-    def multiple(v: Any) -> bool:
-        return isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= 1
-    if pad is None or multiple(pad):
-        return None if pad is None else int(pad)
-    if isinstance(pad, dict) and all(isinstance(k, str) and multiple(v)
-                                     for k, v in pad.items()):
-        return {k: int(v) for k, v in pad.items()}
-    raise BladecError(f"pad must be a positive multiple (an int for every dynamic dim, or "
-                      f"a dict by dim name: {{'S': 16}}), not {pad!r}")
-
-
-def _check_options(signature: Signature, dynamic: dict[str | int, DimSpec] | None,
-                   ranges: dict[str, tuple[int, int | None]],
-                   pad: int | dict[str, int] | None, donated: set[int]) -> None:
-    """What can be checked before the first call: donated positions the function does
-    not take, and, where ``dynamic`` names the dims, ranges and paddings of other names
-    (in automatic mode the names come from the calls)."""
-    if signature.sig is not None and not signature.var_positional:
-        beyond = sorted(i for i in donated if i >= len(signature.positional))
-        if beyond:
-            raise BladecError(f"donate_argnums {beyond} out of range: the function takes "
-                              f"{len(signature.positional)} positional argument(s)")
-    if not isinstance(dynamic, dict):
-        return
-    names = {str(d).strip() for dims in dynamic.values()
-             for d in (dims.split(",") if isinstance(dims, str) else list(dims or ()))
-             if d is not None and str(d).strip() not in ("", "_")}
-    for what, keys in (("ranges", ranges), ("pad", pad if isinstance(pad, dict) else {})):
-        unknown = sorted(k for k in keys if k not in names)
-        if unknown:
-            raise BladecError(f"{what} names {', '.join(unknown)}, not a dim that dynamic "
-                              f"names (it names: {', '.join(sorted(names)) or 'none'})")
 def _renamed(exc: BladecError, names: dict[str, str]) -> BladecError:
     """``exc`` with the listing's symbols (S0, S1) called by the caller's dim names (B, S),
     its other attributes (a LimitError's smallest limit) kept."""

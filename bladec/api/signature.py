@@ -83,6 +83,20 @@ class Signature:
         elif not nums:
             nums = {self.positional.index(n) for n in names if n in self.positional}
         self.static_nums, self.static_names = nums, names
+        # calls that need no binding: every parameter positional, none static, none
+        # with a default left out (split then returns the arguments as they are, and a
+        # small step's dispatch skips inspect's bind: issue 32)
+        self.plain = (self.sig is not None and not self.var_positional
+                      and not self.var_keywords and not nums and not names
+                      and len(self.names) == len(self.positional))
+
+    def traced(self, args: tuple, kwargs: dict) -> tuple | None:
+        """The traced arguments where the call needs no splitting (:attr:`plain`, all
+        passed by position): what :meth:`split` would give as ``Call.args``, with no
+        static key; None otherwise."""
+        if self.plain and not kwargs and len(args) == len(self.positional):
+            return args
+        return None
 
     def owner(self, key: Owner) -> Owner:
         """A parameter given by name or position, as an owner (a name where it has one)."""
@@ -161,11 +175,17 @@ def _hashable(value: Any, owner: Owner, fn: str) -> Any:
 
 # -- the arguments' leaves ---------------------------------------------------------------
 
+_ARRAY_TYPES: set[type] = set()   # the concrete types of jax.Array seen so far
+
+
 def as_array(x: Any) -> Any:
     """A leaf as something with a shape and a dtype: device arrays as they are, the rest
     (NumPy arrays, Python numbers) as NumPy arrays with JAX's default dtypes."""
+    if type(x) in _ARRAY_TYPES:   # (jax.Array's isinstance is an ABC's: slower)
+        return x
     import jax
     if isinstance(x, jax.Array):
+        _ARRAY_TYPES.add(type(x))
         return x
     if isinstance(x, np.ndarray):
         dtype = jax.dtypes.canonicalize_dtype(x.dtype)

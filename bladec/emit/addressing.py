@@ -1,4 +1,4 @@
-"""Lowerings of ``gather_slices`` and ``scatter_slices`` (bladec/ops/addressing.py).
+"""Lowerings of ``gather_slices`` and ``scatter_slices`` (bladec/ops/indexing/addressing.py).
 
 On JAX they are ``lax.gather`` and ``lax.scatter*`` with the same dimension numbers. On
 NumPy each result element's operand position is spelled out as index arrays (starts plus

@@ -59,7 +59,7 @@ def run_blocks(mesh: Mesh, ops: list[Op], outputs: list[str], types: dict[str, T
     ``outputs``: the values read after the ops (a collective run is fused only where
     its intermediates are read by nothing else)."""
     from jax import lax
-    from bladec.runtime.backends.jax_backend import JaxKernels
+    from bladec.runtime.backends.kernel import JaxKernels
     K = JaxKernels()
     ops, types = _expanded(mesh, ops, types)
     runs = _fused_runs(ops, outputs)

@@ -47,6 +47,7 @@ from bladec.passes import DEFAULT_PIPELINE, Pass, parse_pipeline, run_pipeline
 from bladec.progress import SILENT, Progress
 from bladec.runtime.backends.backend import Backend, NumpyBackend
 from bladec.runtime.store.executables import ExecutableStore
+from bladec.runtime.dispatch import Dispatch
 from bladec.runtime.execution import CompileCount
 from bladec.runtime.executor import Executor, Report, unoptimized
 from bladec.runtime.store.hints import SearchHints
@@ -254,6 +255,18 @@ class Engine:
         self.stats.add(report, [s.fn for s in ran])
         self._costs.setdefault((_key(report.binding), limit), _Costs()).add(report)
         return outputs, report
+
+    def dispatcher(self, report: Report, limit: int | None, inputs: list[str],
+                   outputs: list[str]) -> Dispatch | None:
+        """The hot path (dispatch.py) of the run ``report`` describes (a call that just
+        ran at some input shapes under ``limit``), for later calls at the same shapes:
+        given the values of ``inputs`` (the engine's inputs, in any order), it returns
+        those of ``outputs``. None where a call does more than dispatch one executable:
+        padding (each call pads and cuts), or a plan cut into segments."""
+        if self.multiples or self.sizes:
+            return None
+        run = self.executor.prepare(report.binding, limit)   # cached
+        return Dispatch.of(run, inputs, outputs, self.backend, report, self.stats)
 
     def _bucket(self, target: dict[str, int], limit: int | None) -> dict[str, int]:
         """The bucket to run ``target`` in: itself, or a coarser one already compiled

@@ -11,7 +11,8 @@ from bladec.analysis.version import versions
 from bladec.ir import (NOWHERE, Func, Module, Op, Relation, ShapeGraph, SymbolDecl, TensorType,
                        Value)
 from bladec.symbolic.expr import ONE, SymbolicExpr, sym
-from bladec.symbolic.shapes import ShapeInfo, _key
+from bladec.symbolic.shapes import ShapeInfo
+from bladec.symbolic.solver import _key
 
 
 class _Writer:

@@ -1,2 +1,2 @@
-"""Tests of bladec/cli.py: every command on good and bad input, exit codes, messages,
+"""Tests of bladec/cli/: every command on good and bad input, exit codes, messages,
 the samples' golden RUN lines."""

@@ -6,7 +6,8 @@ import io
 
 import pytest
 
-from bladec.cli import _ProgressLine, main
+from bladec.cli import main
+from bladec.cli.display import _ProgressLine
 
 from tests.support.clirunner import make_runner
 from tests.support.paths import ROOT

@@ -302,7 +302,7 @@ def test_parse_pad() -> None:
 
 def test_cli_pad_per_symbol(runner, tmp_path) -> None:
     """`bladec run --pad S1=64`: the library side is run_listing(pad=...); the option
-    itself lives in bladec/cli.py."""
+    itself lives in bladec/cli/command.py."""
     path = tmp_path / "listing.mlir"
     path.write_text(PADDABLE)
     common = [str(path), "--dims", "S0=3,S1=70", "--backend", "numpy", "--json"]

@@ -13,7 +13,8 @@ from bladec.passes import parse_pipeline, run_pipeline
 from bladec.printer import format_module as print_module
 from bladec.runtime.backends.backend import interpret, numpy_dtype
 from bladec.runtime.executor import Executor
-from bladec.runtime.backends.jax_backend import JaxBackend, _JaxKernels
+from bladec.runtime.backends.jax_backend import JaxBackend
+from bladec.runtime.backends.kernel import _JaxKernels
 from bladec.verify import verify
 
 from tests.support.clirunner import make_runner

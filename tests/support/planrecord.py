@@ -1,10 +1,10 @@
 """Plans recorded by an earlier planner, to check that a faster one makes the same.
 
-    python -m tests.support.planrecord [--slow] > tests/runtime/planning/recorded_plans.json
+    python -m tests.support.planrecord [--slow] > tests/runtime/planning/consolidation/recorded_plans.json
 
 run from the repository root, with ``PYTHONPATH=TREE`` to record what the bladec tree TREE's
 ``try_plan`` makes for each case: the samples and random listings of
-tests/runtime/planning/test_replay.py at several limits, with and without margins
+tests/runtime/planning/consolidation/test_replay.py at several limits, with and without margins
 (``--slow``: also the paper-size step, a minute more). The record beside test_replay.py
 was made by commit 65ec1a3, before consolidation replayed windows, and made again when
 the schedule pass began to keep optimal orders as versions (issue 37), which changed the
@@ -27,7 +27,7 @@ from bladec.runtime.executor import Executor
 from tests.support.paths import SAMPLES, TESTS
 from tests.support.randlisting import generate
 
-RECORD = TESTS / "runtime" / "planning" / "recorded_plans.json"
+RECORD = TESTS / "runtime" / "planning" / "consolidation" / "recorded_plans.json"
 # (sample, binding, limits: fractions of the planned peak, or with "lower", fractions of
 # the way from the largest per-op lower bound to it, where the peak is mostly unavoidable;
 # whether also with margins)

@@ -32,7 +32,7 @@ from typing import Callable
 
 from bladec.runtime.planning.limit import LimitError
 from bladec.runtime.planning.budget import Budget
-from bladec.runtime.planning.consolidate import consolidate as consolidate_plan
+from bladec.runtime.planning.consolidation.consolidate import consolidate as consolidate_plan
 from bladec.runtime.planning.plan import (CostModel, Eviction, Plan, Program, RematSite,  # noqa: F401
                                  base_trace, build_trace, cut_points)
 from bladec.runtime.planning.trace import Measure, Step, position_ops, simulate, walk

@@ -1,244 +1,29 @@
-"""The ``bladec`` command line: read input, call the library, print. Nothing else lives here.
+"""The ``bladec`` commands: each reads its arguments, calls the library, prints.
 
-Results go to stdout, diagnostics to stderr; exit codes as :data:`EXIT_CODES` says
-(and the README's table). Set ``BLADEC_DEBUG=1`` to see the Python traceback of an
-internal error instead of a one-line report.
+Errors are reported as bladec/cli/failure.py says, files checked and read as
+bladec/cli/file.py does, progress and text reports shown by bladec/cli/display.py.
 """
 from __future__ import annotations
 
-import contextlib
-import functools
 import gc
 import json
-import os
-import shutil
 import sys
-import warnings
-from typing import Any, Callable, Iterator
 
 import click
 
 from bladec import __version__
-from bladec.errors import BladecError, BladecWarning
-from bladec.passes import DEFAULT_PIPELINE, Pass, parse_pipeline, passes_help
 from bladec.analysis.report import analysis_report
+from bladec.cli.display import _QUIET, _ProgressLine, _analysis_text
+from bladec.cli.failure import EXIT_CODES, EXIT_DOES_NOT_FIT, _Commands, _reports_errors
+from bladec.cli.file import (_check_readable, _check_writable, _load_verified,
+                             _read_instances, _source_name, _write_text)
+from bladec.errors import BladecError
+from bladec.passes import DEFAULT_PIPELINE, Pass, parse_pipeline, passes_help
 from bladec.printer import format_module
-from bladec.units import format_size, parse_dims, parse_size
-from bladec.source import load_module
-from bladec.verify import verify
-
-
-EXIT_USER, EXIT_BUG, EXIT_DOES_NOT_FIT = 1, 3, 4  # 0 success, 2 click's usage errors
-EXIT_CODES = """\b
-Exit codes: 0 success; 1 a user error (a bad listing, input file, output path or
-value), with a one-line message; 2 a usage error (unknown command or option, a
-malformed -p pipeline or pass option, an option value of the wrong type); 3 an
-internal error (a bug: please report it); 4 (analyze) the peak does not fit
---mem-limit."""
-
-
-@contextlib.contextmanager
-def _warnings_to_stderr() -> Iterator[None]:
-    """Print the library's BladecWarnings on stderr as they come (``warning: ...``)."""
-    def show(message: Warning | str, category: type[Warning], *rest: Any, **kw: Any) -> None:
-        if issubclass(category, BladecWarning):
-            click.echo(f"warning: {message}", err=True)
-        else:
-            previous(message, category, *rest, **kw)
-    with warnings.catch_warnings():
-        warnings.simplefilter("always", BladecWarning)
-        previous = warnings.showwarning
-        warnings.showwarning = show
-        yield
-
-
-class _ProgressLine:
-    """Progress (bladec/progress.py) as one tqdm line on ``stream``: the stage, the
-    executables compiled in it, the time spent; gone when the work ends. Shown only when
-    ``stream`` is a terminal and not ``quiet``: a log file or a pipe gets nothing."""
-
-    def __init__(self, quiet: bool, stream: Any = None) -> None:
-        from tqdm import tqdm
-        self.stream = stream if stream is not None else sys.stderr
-        shown = not quiet and bool(getattr(self.stream, "isatty", lambda: False)())
-        self._own = None
-        if shown and self.stream is sys.stderr:
-            # tqdm wrote nothing to sys.stderr itself on a pseudo-terminal (script(1),
-            # tqdm 4.70); a handle of our own on the same descriptor works
-            self._own = self.stream = os.fdopen(os.dup(sys.stderr.fileno()), "w")
-        width = shutil.get_terminal_size((100, 20)).columns or 100  # 0 in some ptys
-        self.bar = tqdm(total=None, file=self.stream, leave=False, disable=not shown,
-                        bar_format="{desc} [{elapsed}]{postfix}", mininterval=0.2,
-                        ncols=width)
-
-    def stage(self, what: str) -> None:
-        self.bar.set_description_str(what, refresh=False)
-        self.bar.set_postfix_str("", refresh=False)
-        self.bar.reset()
-
-    def tick(self) -> None:
-        self.bar.update(1)
-        self.bar.set_postfix_str(f" {self.bar.n} compiled", refresh=True)
-
-    def __enter__(self) -> "_ProgressLine":
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.bar.close()
-        if self._own is not None:
-            self._own.close()
-
-
-_QUIET = click.option("-q", "--quiet", is_flag=True,
-                      help="No progress line on stderr (it is shown only on a terminal).")
+from bladec.units import parse_dims, parse_size
 
 
 GC_THRESHOLD = 10_000  # allocations between young collections (Python's default: 700)
-
-
-def _json_error(message: str, location: str | None = None, **extra: Any) -> str:
-    """The JSON object ``--json`` writes on stdout instead of a result when a command
-    fails, so that a pipeline's JSON reader gets an answer, not nothing: the message
-    (as stderr has it, less the location and ``error:``), where (``FILE:LINE:COL`` or
-    null), and what else the error knows (a refused limit's smallest limit)."""
-    return json.dumps({"error": message, "location": location, **extra}, indent=2)
-
-
-def _error_object(exc: BladecError) -> str:
-    loc = exc.loc
-    where = None if loc is None or loc.line == 0 else f"{loc.file}:{loc.line}:{loc.col}"
-    extra = {}
-    if hasattr(exc, "smallest") and hasattr(exc, "limit"):   # a LimitError
-        extra = {"limit": exc.limit, "smallest_limit": exc.smallest}
-    return _json_error(exc.diagnostic.message, where, **extra)
-
-
-def _reports_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Turn library errors into one line on stderr and exit 1, never a traceback; with
-    ``--json``, a JSON error object on stdout as well (:func:`_json_error`)."""
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        as_json = bool(kwargs.get("as_json"))
-        try:
-            with _warnings_to_stderr():
-                return fn(*args, **kwargs)
-        except BladecError as exc:
-            click.echo(str(exc), err=True)
-            if as_json:
-                click.echo(_error_object(exc))
-            sys.exit(EXIT_USER)
-        except click.UsageError as exc:
-            raise _Usage(exc, as_json) from None
-        except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
-            raise
-        except (RecursionError, MemoryError) as exc:
-            message = f"input too large or too deeply nested ({type(exc).__name__})"
-            click.echo(f"error: {message}", err=True)
-            if as_json:
-                click.echo(_json_error(message))
-            sys.exit(EXIT_USER)
-        except Exception as exc:  # a bug: say so in one line unless debugging
-            if os.environ.get("BLADEC_DEBUG"):
-                raise
-            message = f"internal error: {type(exc).__name__}: {exc}"
-            click.echo(f"bladec: {message} (set BLADEC_DEBUG=1 for details; please "
-                       "report it)", err=True)
-            if as_json:
-                click.echo(_json_error(message))
-            sys.exit(EXIT_BUG)
-    return wrapper
-
-
-_NO_ARGS = getattr(click.exceptions, "NoArgsIsHelpError", ())   # click >= 8.2
-
-
-class _Usage(click.UsageError):
-    """A usage error (exit 2) shown error line first, then the usage and where help
-    is (click shows the usage first and the error on the fourth line, where a reader of
-    the first line of stderr misses it); with ``--json``, a JSON error object on stdout."""
-
-    def __init__(self, exc: click.UsageError, as_json: bool) -> None:
-        super().__init__(exc.format_message(), exc.ctx)
-        self.as_json = as_json
-
-    def show(self, file: Any = None) -> None:
-        click.echo(f"error: {self.format_message()}", err=True)
-        if self.ctx is not None:
-            hint = f"Try '{self.ctx.command_path} {self.ctx.help_option_names[0]}' for help."
-            click.echo(f"{self.ctx.get_usage()}\n{hint}", err=True)
-        if self.as_json:
-            click.echo(_json_error(self.format_message()))
-
-
-class _Commands(click.Group):
-    """bladec's group: every usage error, its own or a command's, shown as :class:`_Usage`
-    shows it (``--json`` anywhere among the arguments: a JSON error object too)."""
-
-    def main(self, args: Any = None, *rest: Any, **kwargs: Any) -> Any:
-        self._args = list(args) if args is not None else sys.argv[1:]
-        return super().main(args, *rest, **kwargs)
-
-    def _usage(self, exc: click.UsageError) -> click.UsageError:
-        if isinstance(exc, (_Usage, _NO_ARGS)):   # no arguments at all: click's help
-            return exc
-        return _Usage(exc, "--json" in getattr(self, "_args", ()))
-
-    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
-        try:
-            return super().make_context(*args, **kwargs)
-        except click.UsageError as exc:
-            raise self._usage(exc) from None
-
-    def invoke(self, ctx: click.Context) -> Any:
-        try:
-            return super().invoke(ctx)
-        except click.UsageError as exc:
-            raise self._usage(exc) from None
-
-
-def _check_writable(path: str, option: str) -> None:
-    """Refuse an output path that can not be written, before any work is done: a run of
-    minutes should not end in a lost result because of a typo in a directory name."""
-    if os.path.isdir(path):
-        raise BladecError(f"cannot write {option} {path}: it is a directory")
-    parent = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(parent):
-        why = "is not a directory" if os.path.exists(parent) else "does not exist"
-        raise BladecError(f"cannot write {option} {path}: {parent} {why}")
-    if os.path.exists(path):
-        if not os.access(path, os.W_OK):
-            raise BladecError(f"cannot write {option} {path}: permission denied")
-    elif not os.access(parent, os.W_OK | os.X_OK):
-        raise BladecError(f"cannot write {option} {path}: directory {parent} is not writable")
-
-
-def _check_readable(path: str, option: str) -> None:
-    """Refuse an input file that is not there, before any work is done: a user error
-    (exit 1), as a missing listing is."""
-    if not os.path.exists(path):
-        raise BladecError(f"cannot read {option} {path}: no such file")
-    if os.path.isdir(path):
-        raise BladecError(f"cannot read {option} {path}: it is a directory")
-    if not os.access(path, os.R_OK):
-        raise BladecError(f"cannot read {option} {path}: permission denied")
-
-
-def _write_text(path: str, text: str, option: str) -> None:
-    try:
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.write(text)
-    except OSError as exc:
-        raise BladecError(f"cannot write {option} {path}: {exc.strerror or exc}") from None
-
-
-def _load_verified(file: str, runnable: bool = False, passes: list[Pass] | None = None):
-    """The listing, verified; a pipeline that starts with ``propagate`` writes the
-    shardings of the results, so their rules are checked on its output, not here."""
-    module = load_module(file)
-    propagating = bool(passes) and passes[0].name == "propagate"
-    for warning in verify(module, runnable, shardings=not propagating):
-        click.echo(str(warning), err=True)
-    return module
 
 
 @click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]},
@@ -324,45 +109,6 @@ def analyze(file: str, dims: str | None, mem_limit: str | None, solve: str | Non
     click.echo(json.dumps(report, indent=2) if as_json else _analysis_text(report))
     if report.get("fits") is False:
         sys.exit(EXIT_DOES_NOT_FIT)
-
-
-def _analysis_text(report: dict) -> str:
-    lines = ["symbols:"]
-    for s in report["free_symbols"]:
-        lo, hi = report["ranges"][s]
-        lines.append(f"  {s} in [{lo}, {hi if hi is not None else 'inf'}]")
-    lines.append("relations:")
-    lines += [f"  {r}" for r in report["relations"]] or ["  (none)"]
-    exact = report.get("bytes_at", {})
-    width = max((len(v) for v in report["values"]), default=4)
-    mesh = report.get("mesh")
-    where = ""
-    if mesh:
-        where = " (per device of mesh {" + ", ".join(f"{a} = {n}" for a, n in mesh.items()) + "})"
-    lines.append(f"values{where}:")
-    for name, v in report["values"].items():
-        shape = "[" + ", ".join(v["shape"]) + "]"
-        extra = f"  = {format_size(exact[name])}" if name in exact else ""
-        split = f" in {v['blocks']} blocks" if v.get("blocks", 1) > 1 else ""
-        lines.append(f"  {name:<{width}}  {shape} {v['dtype']}{split}  {v['bytes']} bytes{extra}")
-    for name, peak in report.get("versions", {}).items():
-        lines.append(f"version @{name}: peak {peak}")
-    lines.append(f"memory by step{where} (order of @{report['version']}):")
-    step_bytes = report.get("step_bytes")
-    for i, step in enumerate(report["steps"]):
-        extra = f"  = {format_size(step_bytes[i])}" if step_bytes else ""
-        lines.append(f"  {i:>4}  {step['op']:<28} {step['bytes']}{extra}")
-    lines.append(f"peak: {report['peak']}" + (f"  = {format_size(report['peak_bytes'])} "
-                                             f"({report['peak_bytes']} bytes)"
-                                             if "peak_bytes" in report else ""))
-    lines.append(f"lower bound: {report['lower_bound']}" + (
-        f"  = {format_size(report['lower_bound_bytes'])}" if "lower_bound_bytes" in report else ""))
-    if "fits" in report:
-        verdict = "fits within" if report["fits"] else "does NOT fit"
-        lines.append(f"the peak {verdict} {format_size(report['mem_limit'])}")
-    for s, v in report.get("solution", {}).items():
-        lines.append(f"largest {s} within {format_size(report['mem_limit'])}: {v}")
-    return "\n".join(lines)
 
 
 @main.command(epilog=EXIT_CODES)
@@ -498,10 +244,6 @@ def run(file: str, mem_limit: str | None, dims: str | None, inputs_path: str | N
         raise BladecError("; ".join(failures))
 
 
-def _source_name(file: str) -> str:
-    return "<stdin>" if file == "-" else file
-
-
 @main.command("import", epilog=EXIT_CODES)
 @click.argument("target", metavar="MODULE:FUNCTION")
 @click.option("--shapes", default=None, metavar="SPECS",
@@ -598,32 +340,3 @@ def autobatch_cmd(target: str, instances_path: str, params_target: str | None, b
                 click.echo(json.dumps({"instance": start + i, "output": value})
                            if as_json else f"{start + i}: {value}")
         click.echo(str(batched.report()), err=True)
-
-
-def _read_instances(path: str) -> list[Any]:
-    """A JSON array, or JSON lines; a syntax error as ``file:line:col: error: ...``."""
-    from bladec.ir import Loc
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except OSError as exc:
-        raise BladecError(f"cannot read {path}: {exc.strerror or exc}") from None
-    stripped = text.lstrip()
-    items: list[Any] = []
-    try:
-        if stripped.startswith("["):
-            items = json.loads(text)
-        else:
-            for n, line in enumerate(text.splitlines(), 1):
-                if line.strip():
-                    try:
-                        items.append(json.loads(line))
-                    except json.JSONDecodeError as exc:
-                        raise BladecError(exc.msg, Loc(path, n, exc.colno)) from None
-    except json.JSONDecodeError as exc:
-        raise BladecError(exc.msg, Loc(path, exc.lineno, exc.colno)) from None
-    if not isinstance(items, list):
-        raise BladecError(f"{path}: expected a JSON array of instances, or JSON lines")
-    if not items:
-        raise BladecError(f"{path}: no instances")
-    return items

@@ -1,4 +1,4 @@
-"""Consolidation re-measures its what-ifs by the window that changed (runtime/replay.py).
+"""Consolidation re-measures its what-ifs by the window that changed (runtime/planning/consolidation/replay.py).
 That is only a speedup if every what-if gets the figures a measure from scratch gives it
 (simulate, valid_trace, the budget): checked here refresh by refresh against that
 reference, on random what-ifs made by hand and on the consolidation's own, and plan by
@@ -13,10 +13,11 @@ from functools import partial
 import pytest
 
 from bladec.parse import parse_module
-from bladec.runtime.planning import consolidate as consolidation, policy
+from bladec.runtime.planning import policy
+from bladec.runtime.planning.consolidation import consolidate as consolidation
 from bladec.runtime.planning.budget import Budget
 from bladec.runtime.planning.plan import Eviction, build_trace, valid_trace
-from bladec.runtime.planning.replay import Replay
+from bladec.runtime.planning.consolidation.replay import Replay
 from bladec.runtime.planning.trace import Step
 
 from tests.support import planrecord

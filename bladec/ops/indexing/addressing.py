@@ -1,6 +1,6 @@
 """Gathers and scatters of slices at computed start indices, in XLA's general form.
 
-``gather`` and ``scatter_add`` (bladec/ops/indexing.py) are the row forms an embedding
+``gather`` and ``scatter_add`` (bladec/ops/indexing/row.py) are the row forms an embedding
 needs; what else JAX emits for indexing is this form: ``jnp.take_along_axis`` (the
 cross-entropy of a language model), ``x[rows, cols]``, ``.at[...].set/add/mul/min/max``
 and the gradients of ``top_k`` and of strided slices. The attributes are XLA's dimension

@@ -15,7 +15,7 @@ from typing import Iterable
 from bladec.runtime.planning.budget import Budget
 from bladec.runtime.planning.plan import (CostModel, Eviction, Plan, Program, build_trace, cut_points,
                                  event_index, op_chunk, plan_of)
-from bladec.runtime.planning.replay import Replay
+from bladec.runtime.planning.consolidation.replay import Replay
 from bladec.runtime.planning.trace import Measure, Step
 
 
