@@ -122,7 +122,9 @@ class Fitter(Planner):
         compiled at a binding whose model peak is not within ORDER_REACH of one where
         they were, and the lowest kept; elsewhere the nearest such binding's winner
         alone is compiled: a stream of buckets pays the extra compilations once per
-        doubling of its size, not per bucket. ``BLADEC_NO_LIMIT_ORDER``: ``auto``
+        doubling of its size, not per bucket. XLA's orders are compiled for their
+        figures only there (at LLVM's optimization level 0: the same figures at 0.55-0.7x
+        the CPU time, jax_backend.probe_options), and compiled to run where they win. ``BLADEC_NO_LIMIT_ORDER``: ``auto``
         (that), ``every`` (all compared at every binding), ``bladec`` or ``xla``. Where the backend holds no order of its own (GPU, NumPy)
         there is one run and nothing to choose."""
         mode = self._order_mode()
@@ -132,7 +134,13 @@ class Fitter(Planner):
             self._nearest_winner(bound.planned_peak) if mode == "auto" else None
         if winner is not None:
             return self._in_order(bound, winner)
-        runs = {order: self._in_order(bound, order) for order in self._orders()}
+        runs = {"bladec": self._free(bound)}   # compiled to run: limits use it too
+        before, self._figures_only = self._figures_only, True
+        try:   # XLA's orders for their figures (an executable only for the one that runs)
+            runs.update({order: self._in_order(bound, order)
+                         for order in self._orders() if order != "bladec"})
+        finally:
+            self._figures_only = before
         won = min(runs, key=lambda order: (runs[order].device.peak, order == "bladec"))
         self._order_won.append((max(bound.planned_peak, 1), won))
         return runs[won]
