@@ -3,7 +3,7 @@
 
     python benchmarks/bench_jit_ratio.py [--size run|bench] [--only NAME,...]
 
-For each step of tests/corpus.py and tests/corpus_quotient.py at its ``run`` (or
+For each step of tests/support/corpus.py and corpus_quotient.py at its ``run`` (or
 ``bench``) binding: ``jax.jit`` of the step with the spec's donations, XLA's own
 ``argument + output + temp - alias`` bytes of ``compiled.memory_analysis()``; and the
 step imported (``trace``), optimized (``analyze,schedule,remat``) and run by the
@@ -23,10 +23,9 @@ import jax
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
 
-from corpus import all_steps  # noqa: E402
-from corpus_quotient import quotient_steps  # noqa: E402
+from tests.support.corpus import all_steps  # noqa: E402
+from tests.support.corpus_quotient import quotient_steps  # noqa: E402
 
 from bladec.frontend import trace  # noqa: E402
 from bladec.runtime.backends.jax_backend import JaxBackend, xla_total_bytes  # noqa: E402
@@ -38,7 +37,7 @@ def measure(name: str, st, size: str) -> dict:
     args = st.make(binding, 1)
     compiled = jax.jit(st.fn, donate_argnums=st.donate_argnums).lower(*args).compile()
     jit_total = xla_total_bytes(compiled)
-    imp = trace(**st.spec())
+    imp = trace(**st.spec(), sizes=dict(binding))   # einsum's order at these sizes
     leaves = dict(zip(imp.input_names, jax.tree_util.tree_leaves(args)))
     row = {"model": name, "binding": binding, "jit": jit_total}
     for label, pipeline in (("bladec", "analyze,schedule,remat"), ("listing order", "analyze")):

@@ -397,8 +397,11 @@ class Jitted:
         specs = jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(call.args),
                                              structs)
         ranges = {k: v for k, v in self.ranges.items() if k in used}
+        # jnp.einsum's contraction order chosen at this call's sizes, as jax.jit's is
+        seen = {dynamic[(i, j)]: int(d) for i, x in enumerate(leaves)
+                for j, d in enumerate(x.shape) if (i, j) in dynamic}
         imported = trace(call.fn, specs, arg_names=list(call.names), ranges=ranges,
-                         capture=True)
+                         capture=True, sizes=seen)
         module = imported.module
         donated = {n for n, o in zip(imported.input_names, owners) if o in self.donate}
         if donated:  # as the listing's {donate = true}: freed at the last use, reused

@@ -21,6 +21,7 @@ import numpy as np
 
 import bladec.frontend.rules  # noqa: F401  (registers the translation rules)
 from bladec.frontend.dims import check_dims, complete_dims, write_atoms
+from bladec.frontend.einsumpath import einsum_sizes
 from bladec.frontend.imported import Imported
 from bladec.frontend.translate import (
     SHORT_DTYPES,
@@ -131,7 +132,8 @@ def trace(fn: Callable, arg_specs: Sequence[Any], *, arg_names: Sequence[str] | 
           ranges: dict[str, tuple[int, int | None]] | None = None,
           symbols: dict[str, str] | None = None, hints: bool = True,
           check: bool = True, donate_argnums: Sequence[int] | int | None = None,
-          stop_gradients: bool = False, capture: bool = False) -> Imported:
+          stop_gradients: bool = False, capture: bool = False,
+          sizes: dict[str, int] | None = None) -> Imported:
     """Trace ``fn(*arg_specs)`` with ``jax.make_jaxpr`` and translate it to a listing.
 
     ``arg_specs``: one pytree per positional argument, whose leaves have ``.shape`` and
@@ -152,6 +154,9 @@ def trace(fn: Callable, arg_specs: Sequence[Any], *, arg_names: Sequence[str] | 
     inputs of the listing (``%const0``, ...), their values in ``Imported.constants`` for
     the caller to pass, as ``jax.jit`` passes them to its executable; without it they
     are an error (a listing alone can not carry them).
+    ``sizes``: the size of each JAX dimension variable to choose ``jnp.einsum``'s
+    contraction order at (einsumpath.py; default: the top of a variable's range where
+    ``ranges`` bounds it, else JAX's own guess).
     """
     import jax
 
@@ -171,8 +176,12 @@ def trace(fn: Callable, arg_specs: Sequence[Any], *, arg_names: Sequence[str] | 
                     taken = set(symmap.values())
                     symmap[var] = next(f"S{i}" for i in itertools.count() if f"S{i}" not in taken)
     structs = [jax.ShapeDtypeStruct(tuple(leaf.shape), leaf.dtype) for leaf in leaves]
+    at = {k: int(hi) for k, (_, hi) in (ranges or {}).items() if hi is not None}
+    at.update(sizes or {})
+    at = {k: v for k, v in at.items() if k in symmap}   # by JAX variable, not bladec symbol
     try:
-        closed = jax.make_jaxpr(fn)(*jax.tree_util.tree_unflatten(in_tree, structs))
+        with einsum_sizes(at):
+            closed = jax.make_jaxpr(fn)(*jax.tree_util.tree_unflatten(in_tree, structs))
     except Exception as exc:  # the function does not trace with symbolic shapes
         raise JaxImportError(f"tracing {getattr(fn, '__name__', fn)} failed: "
                              f"{type(exc).__name__}: {str(exc).splitlines()[0]}",

@@ -36,6 +36,11 @@ SMALLEST = re.compile(r"smallest limit that works is .*?\((\d+) bytes")
 # by at most 1.9e-6 of the largest magnitude (16 ulps at that scale: XLA fuses and sums
 # in another order where the plan cuts the graph); 1e-5 leaves a 5x margin.
 FUSED_TOLERANCE = 1e-5
+# Against the whole step in XLA's own order (what jax.jit runs, and bladec at no limit
+# where that holds less: Fitter._no_limit), whose fused kernels differ from the per-op
+# order's: the same step, bindings, seeds and limits differed by at most 1.17e-4 of the
+# largest magnitude (2026-11-27); 3e-4 leaves a 2.5x margin.
+XLA_ORDER_TOLERANCE = 3e-4
 
 
 def whole_graph_jit_bytes(path: Path, binding: dict[str, int]) -> int:
@@ -132,10 +137,13 @@ def test_refused_limit_names_one_that_works_by_the_device(sample: str, binding) 
 @pytest.mark.parametrize("binding, fraction", [  # the larger binding: `make bench`
     ({"S0": 2, "S1": 64}, 0.5),
     pytest.param({"S0": 4, "S1": 96}, 0.4, marks=pytest.mark.slow)])
-def test_fused_default_matches_unoptimized_fused_run(binding, fraction) -> None:
+def test_fused_default_matches_unoptimized_fused_run(binding, fraction, monkeypatch) -> None:
     """Fusion is on by default; an optimized plan under a limit computes the
     unoptimized fused run's outputs within FUSED_TOLERANCE (relative to each output's
-    largest magnitude), and its device peak is within the limit."""
+    largest magnitude), and its device peak is within the limit. (The reference held in
+    bladec's order: against XLA's own order, which fuses differently, see
+    XLA_ORDER_TOLERANCE.)"""
+    monkeypatch.setenv("BLADEC_NO_LIMIT_ORDER", "bladec")
     module = load_module(str(LLAMA))
     ref_ex = Executor(unoptimized(module), JaxBackend())
     assert ref_ex.backend.fuse and not ref_ex.backend.bitwise
@@ -151,6 +159,26 @@ def test_fused_default_matches_unoptimized_fused_run(binding, fraction) -> None:
         want64, got64 = np.asarray(want, np.float64), np.asarray(out[name], np.float64)
         scale = max(float(np.abs(want64).max(initial=0.0)), np.finfo(np.float32).tiny)
         assert float(np.abs(got64 - want64).max(initial=0.0)) <= FUSED_TOLERANCE * scale, name
+
+
+def test_plans_match_xla_own_order_within_its_tolerance() -> None:
+    """By default the unoptimized run at no limit is the whole step in XLA's own order
+    where that holds less (at 2x64 it does); a plan under a limit, in bladec's per-op
+    order, computes its outputs within XLA_ORDER_TOLERANCE."""
+    module = load_module(str(LLAMA))
+    binding = {"S0": 2, "S1": 64}
+    ref_ex = Executor(unoptimized(module), JaxBackend())
+    inputs = ref_ex.random_inputs(binding, 1)
+    ref, ref_report = ref_ex.run(inputs)
+    assert ref_ex.prepare(ref_report.binding, None).xla_order
+    ex = Executor(run_pipeline(module, parse_pipeline(DEFAULT_PIPELINE)),
+                  JaxBackend(one_memory=False))
+    out, report = ex.run(inputs, int(0.5 * ref_report.peak_bytes))
+    assert report.evictions > 0
+    for name, want in ref.items():
+        want64, got64 = np.asarray(want, np.float64), np.asarray(out[name], np.float64)
+        scale = max(float(np.abs(want64).max(initial=0.0)), np.finfo(np.float32).tiny)
+        assert float(np.abs(got64 - want64).max(initial=0.0)) <= XLA_ORDER_TOLERANCE * scale
 
 
 def test_donated_segment_arguments_are_not_counted_twice() -> None:
@@ -266,7 +294,8 @@ def test_where_xla_own_order_holds_less_a_limit_jit_meets_is_met(monkeypatch) ->
     ex = engine.executor
     shapes = ex.shapes_for(binding)
     b = ex.bind({n: shapes[n] for n in ex.inputs}, binding)
-    assert ex.prepare(b, None).device.peak > jit   # bladec's order holds more here
+    assert ex._free(ex._bound(b)).device.peak > jit   # bladec's order holds more here
+    assert ex.prepare(b, None).device.peak == jit      # so at no limit XLA's runs
     monkeypatch.setattr(Fitter, "_fit", lambda self, bound, limit: None)
     run = ex.prepare(b, jit)
     assert run.xla_order and run.segments == 1 and run.evictions == 0

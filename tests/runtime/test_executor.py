@@ -147,7 +147,9 @@ def test_unconstrained_run_is_one_segment_without_eviction() -> None:
     assert report.peak_bytes == report.planned_peak_bytes
 
 
-def test_jax_compilation_cache_per_binding() -> None:
+def test_jax_compilation_cache_per_binding(monkeypatch) -> None:
+    # one order at no limit (the choice between bladec's and XLA's: test_orders.py)
+    monkeypatch.setenv("BLADEC_NO_LIMIT_ORDER", "bladec")
     module = run_pipeline(module_of(CHAIN), parse_pipeline("analyze,remat"))
     ex = Executor(module, JaxBackend())
     inputs = ex.random_inputs({"S0": 6})

@@ -85,7 +85,9 @@ class _Bound:
     good: list[PreparedRun] = field(default_factory=list)  # every run that fitted
     smallest: int | None = None    # the smallest limit that works, once searched
     lower: list[int] | None = None  # per op, no plan's model is below (Program.lower_bounds)
+    free: PreparedRun | None = None   # the whole step in bladec's order, once compiled
     xla_run: PreparedRun | None = None   # the whole step in XLA's own order, once compiled
+    xla_scheduled: PreparedRun | None = None   # the same, from bladec's schedule
     margins: dict[int, int] = field(default_factory=dict)  # the last fitting plan's
     recalled: bool = False   # an earlier process's hint read (Fitter._recalled)
     hint: dict | None = None   # what it said

@@ -26,8 +26,11 @@ its first segment over the limit. Results are cached per binding and limit.
 """
 from __future__ import annotations
 
+import math
+import os
 from functools import partial
 
+from bladec.errors import BladecError
 from bladec.ir import Module
 from bladec.runtime.backends.backend import Backend
 from bladec.runtime.planning.binding import _Bound
@@ -43,6 +46,8 @@ from bladec.runtime.planning.segments import PreparedRun, split
 MAX_ROUNDS = 8   # plans compiled and checked per limit before the closed loop gives up
 JUMP_ROUNDS = 2  # the same for a stride of the smallest limit's descent (_stride)
 FIRST_STRIDE = 1 / 1024   # the descent's first stride, of the top it starts from
+NO_LIMIT_ORDERS = ("auto", "every", "bladec", "xla")   # BLADEC_NO_LIMIT_ORDER (_no_limit)
+ORDER_REACH = 2.0   # how far in model peak one binding's order choice carries (_no_limit)
 WHOLE_STEP_SLACK = 0.15   # how far the whole step's estimated device peak must exceed a
                           # limit before it is not compiled to check (_whole_step_over)
 
@@ -69,6 +74,7 @@ class Fitter(Planner):
             _same_signature(reference, module) else None
         self._reference_fitter: Fitter | None = None
         self._figures_only = False   # refusing a limit no run meets (prepare, _checked)
+        self._order_won: list[tuple[int, str]] = []   # (model peak, order): _no_limit
 
     def prepare(self, binding: dict[str, int], limit: int | None) -> PreparedRun:
         """The plan for ``binding`` under ``limit`` as segments and copies, checked
@@ -77,8 +83,7 @@ class Fitter(Planner):
         run = bound.runs.get(limit)
         if run is None:
             if limit is None:
-                run = self._checked(self.plan(binding, None), bound)
-                self._whole_ratios.append(run.device.peak / max(bound.planned_peak, 1))
+                run = self._no_limit(bound)
             else:
                 # nothing compiled under a limit no run can meet is run under it: its
                 # executables are compiled for their figures only (_checked)
@@ -90,6 +95,87 @@ class Fitter(Planner):
                     self._figures_only = before
             bound.runs[limit] = run
         return run
+
+    def _free(self, bound: _Bound) -> PreparedRun:
+        """The whole step in bladec's order with nothing evicted, checked (cached): what
+        a limit is first tried with, and the top of the smallest limit's search."""
+        if bound.free is None:
+            bound.free = self._checked(self.plan(bound.binding, None), bound)
+            self._whole_ratios.append(bound.free.device.peak / max(bound.planned_peak, 1))
+        return bound.free
+
+    def _no_limit(self, bound: _Bound) -> PreparedRun:
+        """The run at no limit: the whole step in bladec's order or in XLA's own,
+        whichever holds less on the device (XLA's on a tie: it fuses across ops).
+
+        DESIGN promises no more than ``jax.jit`` at no limit. Holding bladec's order
+        inside the executable (JaxBackend.enforce_order, on CPU) lowers the peak where
+        the schedule pays (the small Llama step at 8x256: 0.87x jit's; an imported BERT:
+        0.83x), but it keeps XLA from ordering around fusions, which costs more than the
+        schedule gains elsewhere (an imported conv net 1.05x jit's, a mixture of experts
+        1.07x, the small Llama step at 1x16 1.07x; XLA's own order: 1.00x;
+        benchmarks/bench_jit_ratio.py). The model does not tell which (the BERT's
+        schedule gains 0.2% on the model and 17% on the device, a Flax LM's 14% and
+        loses 4%), and the winner changes with the size (the small Llama: XLA's order
+        up to 4x64, bladec's from 4x128). So the orders (:meth:`_orders`) are all
+        compiled at a binding whose model peak is not within ORDER_REACH of one where
+        they were, and the lowest kept; elsewhere the nearest such binding's winner
+        alone is compiled: a stream of buckets pays the extra compilations once per
+        doubling of its size, not per bucket. XLA's orders are compiled for their
+        figures only there (at LLVM's optimization level 0: the same figures at 0.55-0.7x
+        the CPU time, jax_backend.probe_options), and compiled to run where they win. ``BLADEC_NO_LIMIT_ORDER``: ``auto``
+        (that), ``every`` (all compared at every binding), ``bladec`` or ``xla``. Where the backend holds no order of its own (GPU, NumPy)
+        there is one run and nothing to choose."""
+        mode = self._order_mode()
+        if mode == "bladec" or not getattr(self.backend, "enforce_order", False):
+            return self._free(bound)
+        winner = "xla" if mode == "xla" else \
+            self._nearest_winner(bound.planned_peak) if mode == "auto" else None
+        if winner is not None:
+            return self._in_order(bound, winner)
+        runs = {"bladec": self._free(bound)}   # compiled to run: limits use it too
+        before, self._figures_only = self._figures_only, True
+        try:   # XLA's orders for their figures (an executable only for the one that runs)
+            runs.update({order: self._in_order(bound, order)
+                         for order in self._orders() if order != "bladec"})
+        finally:
+            self._figures_only = before
+        won = min(runs, key=lambda order: (runs[order].device.peak, order == "bladec"))
+        self._order_won.append((max(bound.planned_peak, 1), won))
+        return runs[won]
+
+    def _orders(self) -> tuple[str, ...]:
+        """The orders compared at no limit: bladec's held; XLA's from the listing as
+        written (as jax.jit is given it); and XLA's from bladec's schedule, where the
+        passes changed the listing (an imported GPT-2: 1.032x jit's from the listing as
+        written, 0.988x from the schedule; a mixture of experts: 1.000x and 1.076x)."""
+        return ("bladec", "xla", "xla-scheduled") if self._reference is not None \
+            else ("bladec", "xla")
+
+    def _in_order(self, bound: _Bound, order: str) -> PreparedRun:
+        if order == "bladec":
+            return self._free(bound)
+        if order == "xla":
+            return self._in_xla_order(bound)
+        if bound.xla_scheduled is None:
+            bound.xla_scheduled = self._checked(self.plan(bound.binding, None), bound,
+                                                xla_order=True)
+        return bound.xla_scheduled
+
+    def _nearest_winner(self, peak: int) -> str | None:
+        """The order that held less at the compared binding nearest in model peak, where
+        that is within ORDER_REACH of ``peak`` (None: compare at this one)."""
+        near = [(abs(math.log(max(peak, 1) / at)), won) for at, won in self._order_won]
+        best = min(near, default=None)
+        return best[1] if best is not None and best[0] <= math.log(ORDER_REACH) else None
+
+    @staticmethod
+    def _order_mode() -> str:
+        mode = os.environ.get("BLADEC_NO_LIMIT_ORDER", "auto")
+        if mode not in NO_LIMIT_ORDERS:
+            raise BladecError(f"BLADEC_NO_LIMIT_ORDER={mode!r}: expected one of "
+                              + ", ".join(NO_LIMIT_ORDERS))
+        return mode
 
     def _under(self, bound: _Bound, limit: int) -> PreparedRun:
         """:meth:`prepare`'s run under ``limit`` (not cached here), or its LimitError."""
@@ -128,7 +214,7 @@ class Fitter(Planner):
         where the whole step would have fitted); and where the loop finds nothing,
         :meth:`_fits` compiles the whole step after all, so a limit is refused only on
         the checked path."""
-        if None in bound.runs or not self._whole_step_over(bound, limit):
+        if bound.free is not None or not self._whole_step_over(bound, limit):
             return None   # the whole step may fit, or is compiled already: _fits decides
         return self._fit(bound, limit)
 
@@ -300,7 +386,7 @@ class Fitter(Planner):
         its device peak fits, else the closed loop's plan, or else the fitting run of
         another limit with the highest device peak within this one, or else the whole
         step in XLA's own order (:meth:`_in_xla_order`) when that fits."""
-        free = self.prepare(bound.binding, None)
+        free = self._free(bound)
         if free.device.peak <= limit:   # nothing to evict: the zero-overhead path
             return free
         run = self._fit(bound, limit)
@@ -364,7 +450,7 @@ class Fitter(Planner):
             return hinted
         held = sum(bound.sizes[n] for n in dict.fromkeys(self.inputs + self.outputs))
         lo = max(held, 1)   # (not the model's lower bounds: a device peak can be lower)
-        hi = max(self.prepare(bound.binding, None).device.peak, lo)
+        hi = max(self._free(bound).device.peak, lo)
         while hi - lo > hi // 100:
             mid = (lo + hi) // 2
             run = self._stride(bound, mid) if bound.margins else None

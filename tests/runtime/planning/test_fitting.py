@@ -175,13 +175,13 @@ def test_the_whole_step_is_not_compiled_to_learn_it_does_not_fit(monkeypatch) ->
     before = ex.backend.compilations
     run = ex.prepare({"S0": 256}, 2_000_000)
     assert run.evictions and run.device.peak <= 2_000_000
-    assert None not in ex._bound({"S0": 256}).runs        # the whole step: not compiled
+    assert ex._bound({"S0": 256}).free is None        # the whole step: not compiled
     assert ex.backend.compilations - before == len({id(s.fn) for s in run.segment_steps()})
     refused = Executor(module, OWN_MEMORY(), cost=CostModel())
     refused.prepare({"S0": 64}, None)
     with pytest.raises(LimitError, match="smallest limit that works"):
         refused.prepare({"S0": 256}, 1_000_000)
-    assert None in refused._bound({"S0": 256}).runs       # checked before refusing
+    assert refused._bound({"S0": 256}).free is not None   # checked before refusing
 
 def test_fits_answers_without_searching_the_smallest_limit(monkeypatch) -> None:
     """``Executor.fits`` (a search over bindings under one limit): the answer prepare

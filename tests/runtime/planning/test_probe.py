@@ -31,7 +31,7 @@ def test_a_refusal_reads_figures_from_cheaper_compilations(sample, dims) -> None
         ex.prepare(binding, 1)         # under the inputs alone: no run can meet it
     smallest = err.value.smallest
     probed = [c for c in ex.backend._cache.values() if c.figures_only]
-    whole = ex._bound(binding).runs[None].segment_steps()[0].fn
+    whole = ex._bound(binding).free.segment_steps()[0].fn
     assert whole in probed and whole.executable is None   # named, not compiled to run
     for c in probed:                   # the figures are the runnable executable's
         assert c.memory() == _segment_memory(figures_of(c.compile()))

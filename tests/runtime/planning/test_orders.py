@@ -1,0 +1,70 @@
+"""At no limit, the whole step in bladec's order or in XLA's own, whichever holds less on
+the device (Fitter._no_limit): DESIGN's "no more than jax.jit at no limit"."""
+from __future__ import annotations
+
+import pytest
+
+from bladec.errors import BladecError
+from bladec.runtime.engine import Engine
+from bladec.source import load_module
+
+from tests.support.paths import SAMPLES
+
+LLAMA = SAMPLES / "llama-train-small.mlir"
+
+
+def _executor():
+    return Engine(load_module(str(LLAMA))).executor
+
+
+def _prepare(ex, binding):
+    shapes = ex.shapes_for(binding)
+    b = ex.bind({n: shapes[n] for n in ex.inputs}, binding)
+    before = ex.backend.compilations
+    run = ex.prepare(b, None)
+    return run, ex._bound(b), ex.backend.compilations - before
+
+
+def test_the_lowest_of_the_orders_runs(monkeypatch) -> None:
+    """The small Llama step: at 1x16 XLA's order holds less (bladec's per-op order can
+    not fuse an update into the gradient it reads), at 4x128 bladec's schedule held."""
+    monkeypatch.setenv("BLADEC_NO_LIMIT_ORDER", "every")
+    ex = _executor()
+    for binding, xla_wins in (({"S0": 1, "S1": 16}, True), ({"S0": 4, "S1": 128}, False)):
+        run, bound, compiled = _prepare(ex, binding)
+        # bladec's order held; XLA's from the listing as written; XLA's from the schedule
+        peaks = [bound.free.device.peak, bound.xla_run.device.peak,
+                 bound.xla_scheduled.device.peak]
+        runs = (bound.free, bound.xla_run, bound.xla_scheduled)
+        distinct = {id(step.fn) for r in runs for step in r.segment_steps()}
+        assert compiled == len(distinct) >= 2   # (two orders may compile alike: one key)
+        assert bound.xla_run.xla_order and bound.xla_scheduled.xla_order
+        assert run.device.peak == min(peaks) and run.xla_order == xla_wins, (binding, peaks)
+        assert run.evictions == 0 and run.segments == 1
+
+
+def test_a_choice_carries_to_bindings_of_a_like_size(monkeypatch) -> None:
+    """``auto``: every order compiled where no binding within ORDER_REACH of this one's
+    model peak compared them; the nearest one's winner alone elsewhere."""
+    monkeypatch.delenv("BLADEC_NO_LIMIT_ORDER", raising=False)
+    ex = _executor()
+    run, _, compiled = _prepare(ex, {"S0": 1, "S1": 16})
+    assert compiled >= 2 and run.xla_order
+    run, bound, compiled = _prepare(ex, {"S0": 1, "S1": 24})   # model peak 1.1x: near
+    assert compiled == 1 and run.xla_order and bound.free is None
+    run, _, compiled = _prepare(ex, {"S0": 1, "S1": 24})
+    assert compiled == 0                                        # cached, as before
+
+
+@pytest.mark.parametrize("mode, xla_order", [("bladec", False), ("xla", True)])
+def test_one_order_when_told(monkeypatch, mode, xla_order) -> None:
+    monkeypatch.setenv("BLADEC_NO_LIMIT_ORDER", mode)
+    run, _, compiled = _prepare(_executor(), {"S0": 1, "S1": 16})
+    assert compiled == 1 and run.xla_order == xla_order
+
+
+def test_an_unknown_mode_is_a_clear_error(monkeypatch) -> None:
+    monkeypatch.setenv("BLADEC_NO_LIMIT_ORDER", "fastest")
+    with pytest.raises(BladecError, match="BLADEC_NO_LIMIT_ORDER='fastest': expected one "
+                                          "of auto, every, bladec, xla"):
+        _prepare(_executor(), {"S0": 1, "S1": 16})
