@@ -22,7 +22,10 @@ way instead of searching, and run at the limit named without a search.
 Nothing is compiled only to be thrown away where that can be told before: the whole
 step (the plan with nothing evicted) is not compiled to learn that it does not fit
 when :meth:`Fitter._whole_step_over` says so, and a rejected plan stops compiling at
-its first segment over the limit. Results are cached per binding and limit.
+its first segment over the limit. What is compiled only to read its figures (the search
+for the smallest limit, XLA's order, a whole step the model puts over the limit) is
+compiled the cheaper way (jax_backend.LazyCompiled._probed), its executable compiled to
+run at its first call if it ever runs. Results are cached per binding and limit.
 """
 from __future__ import annotations
 
@@ -36,7 +39,7 @@ from bladec.runtime.planning.accounting import account, estimated_figure, grow_m
 from bladec.runtime.store.hints import SearchHints, backend_identity
 from bladec.runtime.planning.limit import LimitError
 from bladec.runtime.planning.planner import Planner
-from bladec.runtime.planning.plan import evictions_of, evictions_record, plan_of, valid_trace
+from bladec.runtime.planning.plan import evictions_record, recorded_plan
 from bladec.runtime.planning.policy import CostModel, Plan, try_plan
 from bladec.runtime.planning.repair import repair
 from bladec.runtime.planning.segments import PreparedRun, split
@@ -213,8 +216,7 @@ class Fitter(Planner):
                                                     self._cost, consolidate=False)
                 fitter = self._reference_fitter
                 at = fitter._bound(bound.binding)
-            # (reached only when no plan in bladec's order fits: compiled for its figures,
-            # and to run at its first call where it fits)
+            # (only when no plan in bladec's order fits: figures, to run if it fits)
             fitter._figures_only = True
             bound.xla_run = fitter._checked(fitter.plan(bound.binding, None), at,
                                             xla_order=True)
@@ -289,10 +291,8 @@ class Fitter(Planner):
         return None, strayed
 
     def _planned(self, bound: _Bound, limit: int, margins: dict[int, int]) -> Plan | None:
-        """The planner's plan under ``limit`` less ``margins`` (policy.try_plan), cached
-        per binding: the planner is deterministic, and the plain closed loop asks again
-        for the plans the quick one asked for (on a 1,123-op GPT-2 step, 0.1-0.3 s each,
-        half of the planning of a refusal)."""
+        """policy.try_plan under ``limit`` less ``margins``, cached per binding: the
+        plain closed loop asks again for the quick one's plans (deterministic)."""
         key = (limit, tuple(sorted(margins.items())))
         if key not in bound.plans:
             bound.plans[key] = try_plan(bound.program, bound.sizes, limit, self.cost,
@@ -319,8 +319,7 @@ class Fitter(Planner):
         its device peak fits, else the closed loop's plan, or else the fitting run of
         another limit with the highest device peak within this one, or else the whole
         step in XLA's own order (:meth:`_in_xla_order`) when that fits."""
-        # where the model puts the run with nothing evicted over the limit, it is
-        # compiled for its figures only (it is compiled to run if it fits after all)
+        # over the limit by the model: compiled for its figures (to run if it fits)
         before = self._figures_only
         self._figures_only = before or bound.planned_peak > limit
         try:
@@ -366,16 +365,13 @@ class Fitter(Planner):
         return run
 
     def _leap(self, bound: _Bound, limit: int) -> PreparedRun | None:
-        """The bisection's cheap question at ``limit`` once compiled plans have taught
-        margins: the quick closed loop for at most JUMP_ROUNDS plans from every margin
-        learned so far at any limit (a margin is the device's excess over the model at
-        an op, which hardly depends on the limit: :meth:`_stride`), else the fitting
-        run already checked with the highest device peak within ``limit`` (the whole
-        steps included). Nothing it answers is named unchecked: the descent that follows
-        the bisection asks :meth:`_fits` at the limit it names and one byte under, with
-        no margins learned, as a later process would. Learning the same margins again at
-        every limit compiled a new cut of the step each time (a GPT-2 step of 1,123 ops:
-        5 of its refusal's 7 compilations, about 2 s of CPU each)."""
+        """The bisection's question at ``limit`` once compiled plans taught margins: the
+        quick loop (JUMP_ROUNDS plans) from every margin learned at any limit (they
+        hardly depend on it: :meth:`_stride`), else the checked run with the highest
+        peak within ``limit``. The descent still asks :meth:`_fits` at the limit named
+        and one byte under with no margins, as a later process does. (Learning margins
+        again at each limit compiled a new cut each time: 5 of the 7 compilations of a
+        1,123-op GPT-2 step's refusal.)"""
         self._priced(bound)
         margins = {k: max(bound.margins.get(k, 0), bound.learned.get(k, 0))
                    for k in bound.margins.keys() | bound.learned.keys()}
@@ -412,12 +408,10 @@ class Fitter(Planner):
             self._figures_only = before
 
     def _searched(self, bound: _Bound) -> int:
-        """:meth:`_smallest_limit`'s search, with every segment it checks compiled for
-        its figures only (:meth:`_checked`): of the plans it tries, at most the one that
-        meets the limit asked for runs, and its executable is compiled when first called.
-        On the CPU the figures come from a compilation with LLVM's optimizations off,
-        the same figures (tests/runtime/planning/test_probe.py) at a fraction of the CPU:
-        a 896-op segment of a cut GPT-2 step, 1.3 s against 6.4 s."""
+        """:meth:`_smallest_limit`'s search, its segments compiled for their figures only
+        (of its plans at most one runs, compiled at its first call): on CPU, LLVM's
+        optimizations off, the same figures (tests/runtime/planning/test_probe.py);
+        a 896-op segment of a cut GPT-2 step 1.3 s of CPU against 6.4 s."""
         hinted = self._hinted_smallest(bound)
         if hinted is not None:
             bound.smallest = hinted
@@ -476,7 +470,8 @@ class Fitter(Planner):
         bound.recalled = True
         bound.hint = self.hints.recall(self._hint_key(bound))
         self._priced(bound)
-        plan = _plan_of((bound.hint or {}).get("evictions"), bound, self.one_memory)
+        plan = recorded_plan((bound.hint or {}).get("evictions"), bound.program,
+                             bound.sizes, self.one_memory)
         if plan is None:
             return False
         bound.good.append(self._checked(plan, bound))
@@ -508,20 +503,3 @@ class Fitter(Planner):
             "binding": bound.binding, "smallest": smallest,
             "evictions": evictions_record(found.plan.evictions) if found else None})
 
-
-def _plan_of(record: object, bound: _Bound, one_memory: bool = False) -> Plan | None:
-    """The plan a hint's evictions make of the binding's program, or None where they are
-    not evictions that make a valid trace of it (or reload where there is one memory)."""
-    program = bound.program
-    events = evictions_of(record)
-    if one_memory and events and any(e.how == "reload" for e in events):
-        return None   # (an earlier backend's plan: here a reload frees nothing)
-    if events is None or any(
-            e.how not in ("reload", "recompute") or e.value not in program.uses
-            or not 0 <= e.after < e.before <= e.use < len(program.ops) for e in events):
-        return None
-    try:
-        plan = plan_of(program, bound.sizes, events)
-    except KeyError:   # a recompute with no remat site here
-        return None
-    return plan if valid_trace(plan.trace, program) else None
