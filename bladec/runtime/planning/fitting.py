@@ -319,9 +319,10 @@ class Fitter(Planner):
         its device peak fits, else the closed loop's plan, or else the fitting run of
         another limit with the highest device peak within this one, or else the whole
         step in XLA's own order (:meth:`_in_xla_order`) when that fits."""
-        # over the limit by the model: compiled for its figures (to run if it fits)
+        # far over the limit by the model (by more than the device/model ratios of whole
+        # steps have ranged: _whole_step_over): compiled for its figures, to run if it fits
         before = self._figures_only
-        self._figures_only = before or bound.planned_peak > limit
+        self._figures_only = before or bound.planned_peak > limit * (1 + WHOLE_STEP_SLACK)
         try:
             free = self.prepare(bound.binding, None)
         finally:
