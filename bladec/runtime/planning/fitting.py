@@ -216,8 +216,7 @@ class Fitter(Planner):
                                                     self._cost, consolidate=False)
                 fitter = self._reference_fitter
                 at = fitter._bound(bound.binding)
-            # (only when no plan in bladec's order fits: figures, to run if it fits)
-            fitter._figures_only = True
+            fitter._figures_only = self._figures_only
             bound.xla_run = fitter._checked(fitter.plan(bound.binding, None), at,
                                             xla_order=True)
         return bound.xla_run
@@ -319,10 +318,12 @@ class Fitter(Planner):
         its device peak fits, else the closed loop's plan, or else the fitting run of
         another limit with the highest device peak within this one, or else the whole
         step in XLA's own order (:meth:`_in_xla_order`) when that fits."""
-        # far over the limit by the model (by more than the device/model ratios of whole
-        # steps have ranged: _whole_step_over): compiled for its figures, to run if it fits
+        # the whole steps, far over the limit by the model (by more than the device/model
+        # ratios of whole steps have ranged: _whole_step_over), are compiled for their
+        # figures (to run at the first call if one fits after all)
+        far = bound.planned_peak > limit * (1 + WHOLE_STEP_SLACK)
         before = self._figures_only
-        self._figures_only = before or bound.planned_peak > limit * (1 + WHOLE_STEP_SLACK)
+        self._figures_only = before or far
         try:
             free = self.prepare(bound.binding, None)
         finally:
@@ -334,7 +335,11 @@ class Fitter(Planner):
             run = max((r for r in bound.good if r.device.peak <= limit),
                       key=lambda r: r.device.peak, default=None)
         if run is None:
-            xla = self._in_xla_order(bound)
+            self._figures_only = before or far
+            try:
+                xla = self._in_xla_order(bound)
+            finally:
+                self._figures_only = before
             if xla is not None and xla.device.peak <= limit:
                 run = xla
         if run is not None and bound.smallest is not None and \
@@ -392,10 +397,11 @@ class Fitter(Planner):
         down that double while runs are found there, else one byte under each fitting
         plan's device peak) until one byte less is refused. In the bisection a plan
         found sets the top at its own peak, where it fits too (see below), without
-        planning there; the descent plans at its final top. Once margins have been
-        learned, the bisection tries a stride before the limit's own closed loop: at
-        16x512 the loop refused 11.05 GB after 16 plans (143 s) where a stride found a
-        plan in one. Cached per binding.
+        planning there; the descent plans at its final top. Once a fitting plan's
+        margins are known, the bisection tries a stride before the limit's own closed
+        loop (at 16x512 the loop refused 11.05 GB after 16 plans, 143 s, where a stride
+        found a plan in one); once compiled plans have taught margins at all, it asks
+        only :meth:`_leap`. Cached per binding.
 
         The closed loop is not monotone in the limit (a plan found for one limit can fit
         a smaller one): :meth:`_fits` falls back on every plan found so far, and since
