@@ -91,6 +91,10 @@ class _Bound:
     margins: dict[int, int] = field(default_factory=dict)  # the last fitting plan's
     recalled: bool = False   # an earlier process's hint read (Fitter._recalled)
     hint: dict | None = None   # what it said
+    learned: dict[int, int] = field(default_factory=dict)  # margins any checked plan
+                                   # taught, at every limit (Fitter._leap)
+    plans: dict[tuple, object] = field(default_factory=dict)  # the closed loop's plans
+                                   # by limit and margins (Fitter._planned)
 
 
 class Binder:

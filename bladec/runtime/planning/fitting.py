@@ -22,7 +22,10 @@ way instead of searching, and run at the limit named without a search.
 Nothing is compiled only to be thrown away where that can be told before: the whole
 step (the plan with nothing evicted) is not compiled to learn that it does not fit
 when :meth:`Fitter._whole_step_over` says so, and a rejected plan stops compiling at
-its first segment over the limit. Results are cached per binding and limit.
+its first segment over the limit. What is compiled only to read its figures (the search
+for the smallest limit, XLA's order, a whole step the model puts over the limit) is
+compiled the cheaper way (jax_backend.LazyCompiled._probed), its executable compiled to
+run at its first call if it ever runs. Results are cached per binding and limit.
 """
 from __future__ import annotations
 
@@ -38,7 +41,7 @@ from bladec.runtime.planning.accounting import account, estimated_figure, grow_m
 from bladec.runtime.store.hints import SearchHints, backend_identity
 from bladec.runtime.planning.limit import LimitError
 from bladec.runtime.planning.planner import Planner
-from bladec.runtime.planning.plan import evictions_of, evictions_record, plan_of, valid_trace
+from bladec.runtime.planning.plan import evictions_record, recorded_plan
 from bladec.runtime.planning.policy import CostModel, Plan, try_plan
 from bladec.runtime.planning.repair import repair
 from bladec.runtime.planning.segments import PreparedRun, split
@@ -349,8 +352,7 @@ class Fitter(Planner):
         for _ in range(rounds):
             if any(lower[k] + margins.get(k, 0) > limit for k in range(len(lower))):
                 break   # no plan can meet these margins: the greedy would only find that
-            plan = try_plan(bound.program, bound.sizes, limit, self.cost, self.consolidate,
-                            margins)
+            plan = self._planned(bound, limit, margins)
             if plan is None:
                 break
             run = self._checked(plan, bound, limit, gate=quick)
@@ -364,7 +366,20 @@ class Fitter(Planner):
                 return run, strayed
             if not grow_margins(run, run.device, plan.measure.memory, limit, margins):
                 break
+            if not run.device.estimated:   # compiled figures: the device taught them
+                learned = bound.learned
+                for k, m in margins.items():
+                    learned[k] = max(learned.get(k, 0), m)
         return None, strayed
+
+    def _planned(self, bound: _Bound, limit: int, margins: dict[int, int]) -> Plan | None:
+        """policy.try_plan under ``limit`` less ``margins``, cached per binding: the
+        plain closed loop asks again for the quick one's plans (deterministic)."""
+        key = (limit, tuple(sorted(margins.items())))
+        if key not in bound.plans:
+            bound.plans[key] = try_plan(bound.program, bound.sizes, limit, self.cost,
+                                        self.consolidate, margins)
+        return bound.plans[key]
 
     def _repaired(self, plan: Plan, run: PreparedRun, bound: _Bound, limit: int
                   ) -> tuple[Plan, PreparedRun]:
@@ -386,7 +401,16 @@ class Fitter(Planner):
         its device peak fits, else the closed loop's plan, or else the fitting run of
         another limit with the highest device peak within this one, or else the whole
         step in XLA's own order (:meth:`_in_xla_order`) when that fits."""
-        free = self._free(bound)
+        # the whole steps, far over the limit by the model (by more than the device/model
+        # ratios of whole steps have ranged: _whole_step_over), are compiled for their
+        # figures (to run at the first call if one fits after all)
+        far = bound.planned_peak > limit * (1 + WHOLE_STEP_SLACK)
+        before = self._figures_only
+        self._figures_only = before or far
+        try:
+            free = self._free(bound)
+        finally:
+            self._figures_only = before
         if free.device.peak <= limit:   # nothing to evict: the zero-overhead path
             return free
         run = self._fit(bound, limit)
@@ -394,7 +418,11 @@ class Fitter(Planner):
             run = max((r for r in bound.good if r.device.peak <= limit),
                       key=lambda r: r.device.peak, default=None)
         if run is None:
-            xla = self._in_xla_order(bound)
+            self._figures_only = before or far
+            try:
+                xla = self._in_xla_order(bound)
+            finally:
+                self._figures_only = before
             if xla is not None and xla.device.peak <= limit:
                 run = xla
         if run is not None and bound.smallest is not None and \
@@ -425,6 +453,24 @@ class Fitter(Planner):
                             margins=dict(bound.margins))
         return run
 
+    def _leap(self, bound: _Bound, limit: int) -> PreparedRun | None:
+        """The bisection's question at ``limit`` once compiled plans taught margins: the
+        quick loop (JUMP_ROUNDS plans) from every margin learned at any limit (they
+        hardly depend on it: :meth:`_stride`), else the checked run with the highest
+        peak within ``limit``. The descent still asks :meth:`_fits` at the limit named
+        and one byte under with no margins, as a later process does. (Learning margins
+        again at each limit compiled a new cut each time: 5 of the 7 compilations of a
+        1,123-op GPT-2 step's refusal.)"""
+        self._priced(bound)
+        margins = {k: max(bound.margins.get(k, 0), bound.learned.get(k, 0))
+                   for k in bound.margins.keys() | bound.learned.keys()}
+        run, _ = self._loop(bound, limit, quick=True, rounds=JUMP_ROUNDS, margins=margins)
+        if run is None:
+            known = [*bound.good, bound.runs.get(None), bound.xla_run]
+            run = max((r for r in known if r is not None and r.device.peak <= limit),
+                      key=lambda r: r.device.peak, default=None)
+        return run
+
     def _smallest_limit(self, bound: _Bound) -> int:
         """A limit that :meth:`_fits` meets for this binding such that one byte less is
         refused (both tried). The search does not depend on the limit asked for, so every
@@ -434,16 +480,28 @@ class Fitter(Planner):
         down that double while runs are found there, else one byte under each fitting
         plan's device peak) until one byte less is refused. In the bisection a plan
         found sets the top at its own peak, where it fits too (see below), without
-        planning there; the descent plans at its final top. Once margins have been
-        learned, the bisection tries a stride before the limit's own closed loop: at
-        16x512 the loop refused 11.05 GB after 16 plans (143 s) where a stride found a
-        plan in one. Cached per binding.
+        planning there; the descent plans at its final top. Once a fitting plan's
+        margins are known, the bisection tries a stride before the limit's own closed
+        loop (at 16x512 the loop refused 11.05 GB after 16 plans, 143 s, where a stride
+        found a plan in one); once compiled plans have taught margins at all, it asks
+        only :meth:`_leap`. Cached per binding.
 
         The closed loop is not monotone in the limit (a plan found for one limit can fit
         a smaller one): :meth:`_fits` falls back on every plan found so far, and since
         the search is the same everywhere, so are the plans it finds."""
         if bound.smallest is not None:
             return bound.smallest
+        before, self._figures_only = self._figures_only, True
+        try:
+            return self._searched(bound)
+        finally:
+            self._figures_only = before
+
+    def _searched(self, bound: _Bound) -> int:
+        """:meth:`_smallest_limit`'s search, its segments compiled for their figures only
+        (of its plans at most one runs, compiled at its first call): on CPU, LLVM's
+        optimizations off, the same figures (tests/runtime/planning/test_probe.py);
+        a 896-op segment of a cut GPT-2 step 1.3 s of CPU against 6.4 s."""
         hinted = self._hinted_smallest(bound)
         if hinted is not None:
             bound.smallest = hinted
@@ -453,8 +511,11 @@ class Fitter(Planner):
         hi = max(self._free(bound).device.peak, lo)
         while hi - lo > hi // 100:
             mid = (lo + hi) // 2
-            run = self._stride(bound, mid) if bound.margins else None
-            run = run or self._fits(bound, mid)
+            if bound.learned:
+                run = self._leap(bound, mid)
+            else:
+                run = self._stride(bound, mid) if bound.margins else None
+                run = run or self._fits(bound, mid)
             if run is None:
                 lo = mid + 1
             else:   # fits at its own peak too: _fits falls back on every plan found
@@ -499,7 +560,8 @@ class Fitter(Planner):
         bound.recalled = True
         bound.hint = self.hints.recall(self._hint_key(bound))
         self._priced(bound)
-        plan = _plan_of((bound.hint or {}).get("evictions"), bound, self.one_memory)
+        plan = recorded_plan((bound.hint or {}).get("evictions"), bound.program,
+                             bound.sizes, self.one_memory)
         if plan is None:
             return False
         bound.good.append(self._checked(plan, bound))
@@ -531,20 +593,3 @@ class Fitter(Planner):
             "binding": bound.binding, "smallest": smallest,
             "evictions": evictions_record(found.plan.evictions) if found else None})
 
-
-def _plan_of(record: object, bound: _Bound, one_memory: bool = False) -> Plan | None:
-    """The plan a hint's evictions make of the binding's program, or None where they are
-    not evictions that make a valid trace of it (or reload where there is one memory)."""
-    program = bound.program
-    events = evictions_of(record)
-    if one_memory and events and any(e.how == "reload" for e in events):
-        return None   # (an earlier backend's plan: here a reload frees nothing)
-    if events is None or any(
-            e.how not in ("reload", "recompute", "chain") or e.value not in program.uses
-            or not 0 <= e.after < e.before <= e.use < len(program.ops) for e in events):
-        return None
-    try:
-        plan = plan_of(program, bound.sizes, events)
-    except KeyError:   # a recompute with no remat site here
-        return None
-    return plan if valid_trace(plan.trace, program) else None

@@ -412,3 +412,22 @@ def evictions_of(record: object) -> list[Eviction] | None:
                 for value, how, after, use, before, order in record]
     except (TypeError, ValueError):
         return None
+
+
+def recorded_plan(record: object, program: Program, sizes: dict[str, int],
+                  one_memory: bool = False) -> Plan | None:
+    """The plan that recorded evictions (a search hint's, hints.py) make of ``program``,
+    or None where they are not evictions that make a valid trace of it (or reload where
+    there is one memory)."""
+    events = evictions_of(record)
+    if one_memory and events and any(e.how == "reload" for e in events):
+        return None   # (an earlier backend's plan: here a reload frees nothing)
+    if events is None or any(
+            e.how not in ("reload", "recompute", "chain") or e.value not in program.uses
+            or not 0 <= e.after < e.before <= e.use < len(program.ops) for e in events):
+        return None
+    try:
+        plan = plan_of(program, sizes, events)
+    except KeyError:   # a recompute with no remat site here
+        return None
+    return plan if valid_trace(plan.trace, program) else None

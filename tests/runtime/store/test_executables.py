@@ -59,7 +59,10 @@ def test_a_later_backend_loads_every_segment_without_lowering(tmp_path, limit,
                                                               monkeypatch) -> None:
     store = ExecutableStore(str(tmp_path))
     first, out1, rep1 = _run(store, limit)
-    assert rep1.segments > 1 and first.compilations == len(_entries(tmp_path)) > 1
+    kept = len(_entries(tmp_path))
+    # one entry per segment compiled; a segment of a plan that the search for the
+    # smallest limit checked (figures only) and that then ran is compiled twice
+    assert rep1.segments > 1 and first.compilations >= kept > 1
     lowered = _lowerings(monkeypatch)
     again, out2, rep2 = _run(ExecutableStore(str(tmp_path)), limit)
     assert lowered == []
@@ -68,7 +71,7 @@ def test_a_later_backend_loads_every_segment_without_lowering(tmp_path, limit,
     assert out2["%g"].tobytes() == out1["%g"].tobytes()
     assert rep2.peak_bytes == rep1.peak_bytes <= limit
     assert rep2.segment_memory == rep1.segment_memory   # XLA's own figures, loaded
-    assert len(_entries(tmp_path)) == first.compilations   # a load writes nothing
+    assert len(_entries(tmp_path)) == kept   # a load writes nothing
 
 
 def test_other_settings_are_other_keys_and_a_bad_entry_is_a_miss(tmp_path, limit,
@@ -84,7 +87,7 @@ def test_other_settings_are_other_keys_and_a_bad_entry_is_a_miss(tmp_path, limit
         path.write_bytes(b"not an executable")
     lowered.clear()
     again, out3, _ = _run(store, limit)
-    assert len(lowered) == again.compilations == len(kept)   # every entry a miss...
+    assert len(lowered) == again.compilations >= len(kept)   # every entry a miss...
     assert out3["%g"].tobytes() == out1["%g"].tobytes()
     assert all(p.read_bytes() != b"not an executable" for p in kept)   # ...and replaced
 
