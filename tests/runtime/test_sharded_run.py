@@ -247,6 +247,9 @@ def _llama_inputs(path: Path, batch: int, seq: int) -> None:
     np.savez(path, **arrays)
 
 
+# `make bench`; `make test` keeps the sharded MLP training step under a limit above, and
+# propagate's pipeline on an arguments-only listing (tests/passes/test_propagate.py)
+@pytest.mark.slow
 def test_sharded_llama_step_equals_the_one_device_step(tmp_path):
     """The acceptance of item 4: the small Llama's training step with only its arguments
     sharded (batch over data, heads and MLP units over model, a 4x2 mesh), completed by
