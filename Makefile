@@ -31,8 +31,10 @@ demo: bytecode
 test: bytecode
 	$(BIN)/python -m pytest -q -n 2 --dist worksteal
 
-# everything marked slow: the benchmarks' goals and the whole fuzz and pair campaigns
-# whose first cases `make test` runs (tests/fuzz/__init__.py lists them)
+# everything marked slow: the benchmarks' goals, the whole fuzz and pair campaigns whose
+# first cases `make test` runs (tests/fuzz/__init__.py lists them), the acceptance-sized
+# runs whose smaller smoke `make test` runs, and the adjoints' further random draws
+# (BENCHMARKS.md, "The test suite", lists what moved)
 bench: bytecode
 	$(BIN)/python -m pytest -q -m slow -s
 

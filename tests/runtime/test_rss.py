@@ -82,6 +82,9 @@ def test_one_memory_counts_host_copies_in_the_peak() -> None:
     assert report.peak_bytes == both.peak
 
 
+# two fresh JAX processes (about 39 s): `make bench`; `make test` keeps the in-process
+# accounting of one memory above (host copies in the peak, no reloads)
+@pytest.mark.slow
 def test_a_limited_step_grows_the_process_by_at_most_the_limit_and_a_constant() -> None:
     """The small Llama SGD step (benchmarks/bench_device.py's CPU model) at 8x256 under a
     125 MiB limit (half of jit's device peak), in a fresh process: its growth over a process that only imports JAX

@@ -6,6 +6,7 @@ first dim where the op allows one)."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from bladec.ops.loop import with_bodies
 from bladec.parse import parse_module
@@ -106,7 +107,10 @@ def t(dims: list, dtype: str = "f32", dyn: bool = False) -> str:
     return f"tensor<{'x'.join(parts)}{binds}>"
 
 
-SEEDS = [0, 1, 2]
+# The random draws each adjoint is checked at: `make test` the first (every op, every
+# case, at one draw of shapes and values), `make bench` (slow) two more draws of each
+# (the adjoint tests were about 120 s of the suite's CPU at three draws).
+SEEDS = [0, pytest.param(1, marks=pytest.mark.slow), pytest.param(2, marks=pytest.mark.slow)]
 
 
 def shape2(rng: np.random.Generator) -> tuple[int, int]:
