@@ -37,6 +37,8 @@ committed paper-size listing, without running.
 from __future__ import annotations
 
 import argparse
+import os
+import resource
 import sys
 import time
 from dataclasses import dataclass, field
@@ -51,6 +53,7 @@ from bladec.ir import Module
 from bladec.models.llama import Config, adam_step, train_step
 from bladec.passes.remat import RematPass
 from bladec.passes.schedule import exact_order, reorder
+from bladec.runtime.backends.mappings import mapping_count
 from bladec.runtime.engine import Engine, unoptimized
 from bladec.symbolic.shapes import analyze_shapes
 from bladec.workloads.codealpaca import Batch, batches, load_examples, make_batch, next_pow2
@@ -203,7 +206,17 @@ def run_modes(cfg: Config, steps: int, seed: int, optimizer: str,
                 cell.add(batch.real_tokens, time.perf_counter() - t0, rep.compilations,
                          rep.peak_bytes)
                 cell.losses.append(model.update(step.unflatten_outputs(out)))
+        # no shape recurs at another batch size: jax.jit's executables of this one would
+        # only hold memory mappings (bladec bounds its own: backends/mappings.py)
+        jit_step.clear_cache()
+        print(f"batch {bs} done: {mapping_count()} memory mappings, {_rss_mib()} MiB resident, "
+              f"load {os.getloadavg()[0]:.1f}", file=sys.stderr, flush=True)
     return cells, limit
+
+
+def _rss_mib() -> int:
+    """The process's peak resident memory so far, MiB."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
 
 
 def _xla_peak(jitted, args: tuple) -> int:
