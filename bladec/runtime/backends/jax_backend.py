@@ -483,10 +483,7 @@ class LazyCompiled:
         if self.executable is not None and self._memory is None:
             self._memory = _segment_memory(figures_of(self.executable))
         self.executable = None
-        fn = self.fn
-        if isinstance(fn, types.FunctionType):
-            self.fn = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__,
-                                         fn.__defaults__, fn.__closure__)
+        self.fn = _renewed(self.fn)
 
     def lower(self) -> Any:
         """The jitted function lowered for its arguments on the backend's device."""
@@ -529,6 +526,7 @@ class LazyCompiled:
         backend.progress.tick()
         if self._store_key is not None:
             backend.store.keep_figures(self._store_key, probe)
+        self.fn = _renewed(self.fn)   # JAX's caches let go of the probe (see release)
         return _segment_memory(figures_of(probe))
 
     def __call__(self, args: list) -> list:
@@ -538,6 +536,15 @@ class LazyCompiled:
 
 
 PROBE_OPTIONS = {"xla_backend_optimization_level": 0}
+
+
+def _renewed(fn: Any) -> Any:
+    """``fn`` as a new function object (the same code and cells), so that what JAX cached
+    for the old one (its lowerings and their executables) goes with it."""
+    if not isinstance(fn, types.FunctionType):
+        return fn
+    return types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__,
+                              fn.__closure__)
 
 
 def probe_options(backend: Any, options: dict[str, Any]) -> dict[str, Any] | None:

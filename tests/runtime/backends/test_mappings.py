@@ -93,3 +93,29 @@ def test_many_shapes_hold_a_bounded_number_of_mappings(monkeypatch) -> None:
     assert compiled >= 1
     for a, b in zip(first, again):
         np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.skipif(mapping_count() is None, reason="the system does not list mappings")
+def test_a_segment_read_for_its_figures_only_keeps_no_executable() -> None:
+    """A plan the fitter only checks compiles its segments for their figures (a cheaper
+    compilation, then dropped), and such plans stay cached: JAX's own caches must not keep
+    those executables while the segment lives (they did: it keeps what it compiled from a
+    function as long as the function lives)."""
+    import jax.numpy as jnp
+    from bladec.runtime.backends.jax_backend import JaxBackend, LazyCompiled
+    backend = JaxBackend()
+
+    def probed(rows: int) -> LazyCompiled:
+        def step(x):   # each segment its own function, as backend.interpret makes them
+            return [jnp.tanh(x @ x.T).sum(0) * 2 + 1]
+        segment = LazyCompiled(backend, step, [((rows, 16), "f32")], ())
+        segment.figures_only = True
+        assert segment.memory().temp_bytes > 0
+        return segment
+
+    probed(7)                                 # JAX's own first-compile mappings
+    start = mapping_count()
+    kept = [probed(rows) for rows in range(8, 38)]   # alive, as in a cached plan
+    grown = mapping_count() - start
+    assert len(kept) == 30 and all(s.executable is None for s in kept)
+    assert grown <= 40, grown                 # kept by JAX's caches: 30 * 3 at least
