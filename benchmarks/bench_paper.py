@@ -200,6 +200,9 @@ def run_modes(cfg: Config, steps: int, seed: int, optimizer: str,
                     engine = statics[b.shape]
                 try:
                     out, rep = engine.call(step.flatten_inputs(*model.args(b)), limit)
+                    # the call dispatches its segments and returns: the step's time is
+                    # until its outputs are there, as for the jit rows
+                    jax.block_until_ready(out)
                 except BladecError:
                     cell.oom = True
                     continue
