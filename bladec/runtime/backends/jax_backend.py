@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import os
 import time
+import types
 import warnings
 from functools import cached_property
 from typing import Any, Callable
@@ -26,6 +27,7 @@ from bladec.runtime.backends.backend import (DEFAULT_COPY_BANDWIDTH, ArgSpec, Se
                                             interpret, numpy_dtype, segment_key)
 from bladec.runtime.backends.cache import count_cache_loads, use_compilation_cache
 from bladec.runtime.backends.kernel import _BarrierJaxKernels, _JaxKernels, _OrderedJaxKernels
+from bladec.runtime.backends.mappings import mapping_count, resident
 from bladec.runtime.store.executables import ExecutableStore, Figures, figures_of
 
 
@@ -382,9 +384,12 @@ class LazyCompiled:
         return None if figures is None else _segment_memory(figures)
 
     def compile(self) -> Any:
-        if self.executable is None:
+        if self.executable is not None:
+            resident().touch(self)
+        else:
             backend = self.backend
             start, cpu = time.perf_counter(), time.process_time()
+            maps = mapping_count()
             loaded = count_cache_loads()
             kept = self._store_key
             if kept is not None:
@@ -399,12 +404,26 @@ class LazyCompiled:
                     backend.store.keep(kept, self.executable)
                 elif kept is not None:   # loaded from JAX's own cache: not serializable
                     backend.store.keep_figures(kept, self.executable)
+            after = mapping_count()
+            resident().admit(self, None if maps is None or after is None else after - maps)
             backend.compile_seconds += time.perf_counter() - start
             backend.compile_cpu_seconds += time.process_time() - cpu
             backend.compilations += 1
             backend.cache_loads += count_cache_loads() - loaded + stored
             backend.progress.tick()
         return self.executable
+
+    def release(self) -> None:
+        """Let go of the executable (and the memory mappings its code holds:
+        mappings.py), keeping its memory figures; it compiles again if it runs again.
+        JAX's in-memory caches keep every executable compiled from a function while the
+        function lives (its lowering is cached by the function, its executable by the
+        lowering): the function is renewed, the same code and cells as a new object, so
+        that the old one, and with it what JAX cached for it, goes."""
+        if self.executable is not None and self._memory is None:
+            self._memory = _segment_memory(figures_of(self.executable))
+        self.executable = None
+        self.fn = _renewed(self.fn)
 
     def lower(self) -> Any:
         """The jitted function lowered for its arguments on the backend's device."""
@@ -447,6 +466,7 @@ class LazyCompiled:
         backend.progress.tick()
         if self._store_key is not None:
             backend.store.keep_figures(self._store_key, probe)
+        self.fn = _renewed(self.fn)   # JAX's caches let go of the probe (see release)
         return _segment_memory(figures_of(probe))
 
     def __call__(self, args: list) -> list:
@@ -456,6 +476,15 @@ class LazyCompiled:
 
 
 PROBE_OPTIONS = {"xla_backend_optimization_level": 0}
+
+
+def _renewed(fn: Any) -> Any:
+    """``fn`` as a new function object (the same code and cells), so that what JAX cached
+    for the old one (its lowerings and their executables) goes with it."""
+    if not isinstance(fn, types.FunctionType):
+        return fn
+    return types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__,
+                              fn.__closure__)
 
 
 def probe_options(backend: Any, options: dict[str, Any]) -> dict[str, Any] | None:
