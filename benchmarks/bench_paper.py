@@ -53,7 +53,6 @@ from bladec.ir import Module
 from bladec.models.llama import Config, adam_step, train_step
 from bladec.passes.remat import RematPass
 from bladec.passes.schedule import exact_order, reorder
-from bladec.runtime.backends.mappings import mapping_count
 from bladec.runtime.engine import Engine, unoptimized
 from bladec.symbolic.shapes import analyze_shapes
 from bladec.workloads.codealpaca import Batch, batches, load_examples, make_batch, next_pow2
@@ -212,12 +211,21 @@ def run_modes(cfg: Config, steps: int, seed: int, optimizer: str,
         # no shape recurs at another batch size: jax.jit's executables of this one would
         # only hold memory mappings (bladec bounds its own: backends/mappings.py)
         jit_step.clear_cache()
-        print(f"batch {bs} done: {mapping_count()} memory mappings, {_rss_mib()} MiB resident, "
+        print(f"batch {bs} done: {_mappings()} memory mappings, {_rss_mib()} MiB resident, "
               f"load {os.getloadavg()[0]:.1f}", file=sys.stderr, flush=True)
         for mode in MODES:   # kept should a later batch size not finish
             print(f"  {mode}: {cells[mode][bs].text()}; steady {cells[mode][bs].steady_text()}",
                   file=sys.stderr, flush=True)
     return cells, limit
+
+
+def _mappings() -> int | None:
+    """The process's memory mappings (what vm.max_map_count bounds), where Linux says."""
+    try:
+        with open("/proc/self/maps", "rb") as maps:
+            return maps.read().count(b"\n")
+    except OSError:
+        return None
 
 
 def _rss_mib() -> int:
