@@ -105,11 +105,7 @@ def test_a_limited_step_grows_the_process_by_at_most_the_limit_and_a_constant() 
 
 
 @pytest.mark.slow   # the step traced, planned and compiled twice: 6.6 min wall at load 15 (fused)
-@pytest.mark.parametrize("bitwise", [False, pytest.param(True, marks=pytest.mark.xfail(
-    strict=True, reason="measured 2026-11-27: bitwise mode at its smallest limit (190.03 "
-    "MiB, 10 segments, 73 recomputes) differs from the unlimited bitwise run by up to "
-    "1.5e-5; not yet diagnosed (chains match bit for bit on NumPy, test_chain.py)"))],
-    ids=["fused", "bitwise"])
+@pytest.mark.parametrize("bitwise", [False, True], ids=["fused", "bitwise"])
 def test_chains_fit_the_step_under_half_jits_device_peak(bitwise: bool) -> None:
     """The small Llama SGD step at 8x256 under half of jax.jit's device peak (XLA's
     memory_analysis of the whole step): on CPU only recomputes lower the peak, and the

@@ -94,9 +94,12 @@ class JaxBackend:
             os.environ.get("BLADEC_RELEASE_AFTER_COMPILING", "1") != "0"
         # the XLA options of a plain jax.jit in this mode (for the whole step, in either
         # order: Fitter._in_xla_order), and of the segments of cut plans
-        self.jit_options = dict(BITWISE_OPTIONS) if bitwise else {}
+        self.jit_options = bitwise_options(device.platform) if bitwise else {}
         self.compile_options = dict(self.jit_options)
-        if device.platform == "cpu" and not fusion_emitters:
+        if device.platform == "cpu" and not fusion_emitters and not bitwise:
+            # (not in bitwise mode: with the fusion pass off, jaxlib 0.10.2's LLVM
+            # emitters drop the copy of a transpose that feeds a dot and read its
+            # operand untransposed: wrong results, bitwise_options)
             self.compile_options.update(legacy_cpu_emitters())
         if self.one_memory and self.enforce_order:
             # XLA:CPU's cse_barrier_expander drops the barriers that hold the order, and
@@ -256,6 +259,9 @@ def check_wide_types(jax: Any, func: Func) -> None:
 
 # the barriers keep algsimp from rewriting across ops (_BarrierJaxKernels)
 BITWISE_OPTIONS = {"xla_disable_hlo_passes": "fusion"}
+# XLA:CPU's YNNPACK fusions (a dot with its neighbours, one custom kernel) form with the
+# fusion pass off, and differ with where a plan cuts (bitwise_options)
+_NO_YNN_FUSIONS = {"xla_cpu_experimental_ynn_fusion_type": ""}
 KEEP_BARRIERS = {"xla_disable_hlo_passes": "cse_barrier_expander"}
 FUSION_EMITTERS_VARIABLE = "BLADEC_CPU_FUSION_EMITTERS"
 _LEGACY_EMITTERS = {"xla_cpu_use_fusion_emitters": False}
@@ -278,19 +284,46 @@ def legacy_cpu_emitters() -> dict[str, Any]:
     LLVM emitters (at 2x256, 5.2-5.8 s of CPU against 3.9-4.0 s; at 1x64 a refused limit
     took 1.14x the CPU time), while the 20 segments of its plan at 16x512 under half its
     peak compiled faster (6.3-7.1 s against 7.4-7.7 s with the whole step among them)."""
-    name = next(iter(_LEGACY_EMITTERS))
+    return dict(_LEGACY_EMITTERS) if _option_known(_LEGACY_EMITTERS) else {}
+
+
+def bitwise_options(platform: str) -> dict[str, Any]:
+    """The XLA options of every executable in bitwise mode (JaxBackend(bitwise=True)):
+    the fusion pass off, and on CPU, where this XLA knows the option, no YNNPACK
+    fusions. XLA:CPU (jaxlib 0.10.2) still groups a dot with the ops beside it into one
+    YNNPACK kernel with the fusion pass off, and which ops join depends on the segment:
+    the small Llama SGD step at 2x64 under limits of 0.8 and 0.7 of its peak (its plans
+    recompute chains) gave 2 and 3 outputs off by 4.8e-7 from the unlimited run with
+    them, none without.
+
+    Never XLA:CPU's LLVM fusion emitters here (legacy_cpu_emitters, which cut plans use
+    otherwise): with the fusion pass off they turn a transpose that feeds a dot into a
+    bitcast, and the dot reads its operand untransposed. The step's attention output
+    projection then came out up to 525 off (magnitude 196), and the unlimited bitwise
+    run's outputs up to 139 times their magnitude off NumPy's; plans that cut between
+    the transpose and the dot computed it right, so their outputs differed from the
+    unlimited run's by up to 1.5e3."""
+    options = dict(BITWISE_OPTIONS)
+    if platform == "cpu" and _option_known(_NO_YNN_FUSIONS):
+        options.update(_NO_YNN_FUSIONS)
+    return options
+
+
+def _option_known(options: dict[str, Any]) -> bool:
+    """Whether this XLA compiles with ``options`` (asked once per process per option,
+    by compiling a one-op function); an XLA that does not know one refuses it."""
+    name = next(iter(options))
     if name not in _KNOWN:
         import jax
         try:
             jax.jit(lambda x: x + 1).lower(
-                jax.ShapeDtypeStruct((2,), np.float32)).compile(
-                compiler_options=_LEGACY_EMITTERS)
+                jax.ShapeDtypeStruct((2,), np.float32)).compile(compiler_options=options)
             _KNOWN[name] = True
         except Exception as exc:  # XLA's own error type varies across jaxlib versions
             if "compile option" not in str(exc):
                 raise
             _KNOWN[name] = False
-    return dict(_LEGACY_EMITTERS) if _KNOWN[name] else {}
+    return _KNOWN[name]
 
 
 _BANDWIDTH: dict[str, float] = {}
@@ -515,7 +548,7 @@ def whole_graph(ops: list[Op], inputs: list[str], outputs: list[str],
              for op in with_bodies(ops)}
     fn = interpret(kernels, ops, inputs, outputs, specs)
     args = [jax.ShapeDtypeStruct(shapes[n], numpy_dtype(dtypes[n])) for n in inputs]
-    options = dict(BITWISE_OPTIONS) if mode == "bitwise" else {}
+    options = bitwise_options(jax.devices()[0].platform) if mode == "bitwise" else {}
     return jax.jit(fn).lower(*args).compile(compiler_options=options)
 
 
