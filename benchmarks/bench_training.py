@@ -129,9 +129,11 @@ def jit_row(c: Case, policy: str | None) -> tuple[int, Callable[[], Any], Any]:
 
 
 def bladec_row(c: Case, pipeline: str, hot: bool = True
-               ) -> tuple[int, Callable[[], Any], Any]:
-    """Device peak, one step, and the executable of ``c``'s forward through
-    ``pipeline``, run by an :class:`Engine` with no limit. ``hot``: each step through the
+               ) -> tuple[int, Callable[[], Any], Any, str]:
+    """Device peak, one step, the executable of ``c``'s forward through ``pipeline``,
+    run by an :class:`Engine` with no limit, and the order it runs in (``bladec`` held
+    inside the executable, or ``XLA``'s own: runtime/planning/wholestep.py picks the
+    one with the lower device peak). ``hot``: each step through the
     engine's hot path (runtime/dispatch.py: what ``bladec.jit`` calls once a signature
     has run), else through :meth:`Engine.call` (binding, plan lookup, accounting)."""
     engine = Engine(c.forward, passes=pipeline, backend=JaxBackend())
@@ -139,14 +141,20 @@ def bladec_row(c: Case, pipeline: str, hot: bool = True
     _, report = engine.call(inputs)
     run = engine.executor.prepare(report.binding, None)   # cached: the run of the call
     executable = run.steps[0].fn.executable if len(run.steps) == 1 else None
+    options = run.steps[0].fn.options() if len(run.steps) == 1 else None
+    if options:   # a timing against jit's needs jit's XLA options (none given)
+        raise AssertionError(f"{pipeline}: the run at no limit is compiled with XLA "
+                             f"options {options}, jax.jit's with none")
+    key = getattr(run.steps[0].fn, "key", None) if len(run.steps) == 1 else None
+    order = "XLA" if isinstance(key, tuple) and key[-1] == "xla_order" else "bladec"
     if not hot:
-        return int(report.peak_bytes), lambda: engine.call(inputs)[0], executable
+        return int(report.peak_bytes), lambda: engine.call(inputs)[0], executable, order
     names = list(engine.inputs)
     dispatch = engine.dispatcher(report, None, names, list(engine.outputs))
     if dispatch is None:
         raise AssertionError(f"{pipeline}: the run at no limit is not one executable")
     values = [inputs[n] for n in names]
-    return int(report.peak_bytes), lambda: dispatch(values), executable
+    return int(report.peak_bytes), lambda: dispatch(values), executable, order
 
 
 def timed(calls: dict[str, Callable[[], Any]], rounds: int
@@ -170,7 +178,7 @@ def kind_rows(kind: str, rounds: int
               ) -> tuple[list[tuple[str, int, float, float, float, float]], dict[str, Any]]:
     """(config, device peak, median seconds, median paired ratio to jit, the same two of
     CPU time) per row, and the op counts (support/hlo.py) of jit's executable and of each
-    bladec row's."""
+    bladec row's (and under "orders", the order each bladec row ran in)."""
     c = case(kind)
     peaks, calls, counts = {}, {}, {}
     for policy in (None, *POLICIES):
@@ -178,10 +186,13 @@ def kind_rows(kind: str, rounds: int
         peaks[name], calls[name], executable = jit_row(c, policy)
         if policy is None:
             counts[name] = op_counts(executable.as_text())
+    orders = {}
     for pipeline in PIPELINES:
-        peaks[pipeline], calls[pipeline], executable = bladec_row(c, pipeline)
+        row = bladec_row(c, pipeline)
+        peaks[pipeline], calls[pipeline], executable, orders[pipeline] = row
         counts[pipeline] = op_counts(executable.as_text())
-    peaks[GENERAL], calls[GENERAL], _ = bladec_row(c, "grad", hot=False)
+    peaks[GENERAL], calls[GENERAL], _, _ = bladec_row(c, "grad", hot=False)
+    counts["orders"] = orders
     wall, cpu = timed(calls, rounds)
 
     def paired(t: dict[str, list[float]], name: str) -> float:
@@ -273,6 +284,9 @@ def main(argv: list[str] | None = None) -> int:
         for kind, counts in counted:
             lines.append(f"| {kind} | " + " | ".join(
                 "/".join(str(counts[c][f]) for c in configs) for f in FAMILIES) + " |")
+        lines += ["", "Order at no limit (the lower device peak; XLA's on a tie): " + "; ".join(
+            f"{kind} " + ", ".join(f"{p} {o}'s" for p, o in counts["orders"].items())
+            for kind, counts in counted)]
     for kind in opts.batch.split(",") if opts.batch else []:
         limit, rows = batch_rows(kind)
         b, s = SHAPES[kind]

@@ -6,9 +6,9 @@ reductions; ``kCustom``: a library kernel, on CPU a dot with what XLA fused into
 unfused dots and copies, and its materialized broadcasts (a fusion that only broadcasts:
 an array of one constant, such as a zero cotangent, or a smaller array written out at a
 larger shape, because the kernel that reads it, a library dot, could not fuse it: the
-memory and the writes are paid for what a fused use reads for free). The other families count instructions anywhere,
-inside fusions too (a transpose fused into a loop still reads across strides; a divide
-costs several multiplies).
+memory and the writes are paid for what a fused use reads for free). The other families
+count instructions anywhere, inside fusions too (a transpose fused into a loop still
+reads across strides; a divide costs several multiplies).
 """
 from __future__ import annotations
 
