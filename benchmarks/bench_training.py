@@ -27,10 +27,11 @@ bytes of the executable; bladec rows, the runtime's ``Report.peak_bytes``. Step 
 each round runs one step of every row, in a rotating order, after one untimed round;
 the table gives each row's median and the median of its per-round ratio to jit's
 (paired: the rounds see the same load), in wall time and in the process's CPU time.
-The JaxBackend's allocator setting (glibc keeps freed memory) is made before any row
-runs, so jit runs under it too, and at no limit bladec's executable has jit's XLA
-options (JaxBackend.jit_options). The op counts compare jit's optimized HLO with each
-bladec row's executable by family (benchmarks/support/hlo.py).
+A JaxBackend is made before any row runs, so that a process-wide allocator setting it
+makes (``BLADEC_KEEP_FREED_MEMORY``) holds for jit's rows too, and at no limit bladec's
+executable is checked to have jit's XLA options (none: JaxBackend.jit_options). The op
+counts compare jit's optimized HLO with each bladec row's executable by family
+(benchmarks/support/hlo.py).
 
 Largest batch (``--batch``, kinds with their sequence fixed at :data:`SHAPES`'s): the
 limit is jit's device peak at the kind's shape; for batches 1 to :data:`BATCH_MAX`,
