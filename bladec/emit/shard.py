@@ -205,10 +205,23 @@ def _gather(mesh: Mesh, op: Op, x: Any, src: Sharding, dst: Sharding) -> Any:
 
 
 def _all_to_all(mesh: Mesh, op: Op, x: Any, src: Sharding, dst: Sharding) -> Any:
+    """Moves d's newest axes onto e. Where d comes before e, dim e is cut into
+    ``(g, n/g)`` first and the exchange runs over that new axis, which then joins dim d
+    as its major part: XLA writes the received pieces straight into the result (its own
+    resharding's program); a tiled all_to_all there concatenates them along e first and
+    then copies the whole block into place (one block more of scratch, 0.70x XLA's time
+    on a 512x512 move of x:4 from dim 0 to dim 1)."""
     from jax import lax
     d, e = op.attrs["src"], op.attrs["dst"]
     axes = src[d][len(dst[d]):]  # major first: the group index is row-major over them
-    return lax.all_to_all(x, _names(axes), split_axis=e, concat_axis=d, tiled=True)
+    if d > e:
+        return lax.all_to_all(x, _names(axes), split_axis=e, concat_axis=d, tiled=True)
+    g = math.prod(mesh.size(a) for a in axes)
+    s = x.shape
+    y = x.reshape(s[:e] + (g, s[e] // g) + s[e + 1:])
+    y = lax.all_to_all(y, _names(axes), split_axis=e, concat_axis=e, tiled=True)
+    y = y.transpose(tuple(range(d)) + (e,) + tuple(i for i in range(d, y.ndim) if i != e))
+    return y.reshape(s[:d] + (g * s[d],) + s[d + 1:e] + (s[e] // g,) + s[e + 1:])
 
 
 def _permute(mesh: Mesh, op: Op, x: Any, src: Sharding, dst: Sharding) -> Any:
