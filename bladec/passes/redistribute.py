@@ -29,7 +29,7 @@ into prime factors (x:4 as x.0:2, x.1:2, major first: the same devices, the same
 so that a move may take part of an axis, as XLA's partitioner does: ``{x, y}`` to
 ``{y, x}`` on {x:4, y:2} is an all_to_all over x.1 (groups of 2, half the block sent)
 and one permute, where whole axes take three all_to_alls. That plan is taken only where
-it takes fewer collectives; its intermediate types name sub-axes, which no listing can, so
+it is cheaper; its intermediate types name sub-axes, which no listing can, so
 the pass leaves such a reshard in place and bladec/emit/shard.py lowers it over the
 refined mesh. The normal form's bound holds over either mesh, and :func:`plan` checks
 it step by step.
@@ -71,10 +71,9 @@ def plan(mesh: Mesh, src: Sharding, dst: Sharding,
     and the mesh their shardings are written over: ``mesh`` itself, or its
     :func:`~bladec.sharding.refined` mesh where moving part of an axis takes fewer
     collectives (``{x, y}`` to ``{y, x}`` on {x:4, y:2}: an all_to_all over x.1 and a
-    permute, where whole axes take three all_to_alls: 1.5-2.3x faster on 8 CPU
-    devices). Not where it only sends fewer bytes: the two such plans of the benchmark
-    (a sixth fewer bytes, a permute in place of an all_to_all) ran 0.75x and 0.89x
-    the whole-axis plan's speed (BENCHMARKS.md, redistribution). The
+    permute, where whole axes take three all_to_alls: 1.4-2.5x faster on 8 CPU
+    devices), or as many and fewer bytes moved (sent, and copied into place after a
+    gather along a later dim). The
     cheapest found by a search where the mesh and rank allow, else the constructive
     plan. ``dims``: the array's global dims (None where symbolic), which every
     intermediate split must divide; ``sub_axes`` False: whole axes only (what the
@@ -85,13 +84,18 @@ def plan(mesh: Mesh, src: Sharding, dst: Sharding,
     used = mesh
     if fine != mesh and sub_axes:
         sub = _cheapest(fine, to_fine(mesh, src), to_fine(mesh, dst), dims)
-        if sub is not None and (best is None or sub[0][0] < best[0][0]) and any(
+        if sub is not None and (best is None or _cheaper(sub[0], best[0])) and any(
                 to_coarse(mesh, s.sharding) is None for s in sub[1]):
             best, used = sub, fine
     steps = best[1] if best is not None else _constructive(mesh, src, dst)
     _check_bound(used, to_fine(mesh, src) if used is fine else src, steps,
                  min(ways(mesh, src), ways(mesh, dst)))
     return used, steps
+
+
+def _cheaper(a: Cost, b: Cost) -> bool:
+    """Fewer collectives, or as many and fewer bytes (beyond rounding)."""
+    return a[0] < b[0] or (a[0] == b[0] and a[1] < b[1] - 1e-9)
 
 
 def _check_bound(mesh: Mesh, src: Sharding, steps: list[Step], bound: int) -> None:
@@ -288,7 +292,7 @@ def _move(cur: list[list[str]], d: int, k: int, home: dict[str, int]
 
 # -- the cheapest normal form: a search over the shardings ----------------------------
 
-Cost = tuple[int, float]  # (collectives, share of the array each device sends)
+Cost = tuple[int, float]  # (collectives, share of the array each device sends or copies)
 _SEARCHED = 4096          # most shardings of one rank searched; beyond, the constructive plan
 
 
@@ -367,8 +371,13 @@ def _tree(mesh: Mesh, src: Sharding, mods: tuple[int, ...]
         for d in range(rank):
             for k in range(1, len(state[d]) + 1):
                 g = math.prod(mesh.size(a) for a in state[d][-k:])
+                # the result is g blocks: (g - 1) arrive; along any dim but the first
+                # they arrive as rows of a block of another layout, copied into place
+                # (the whole result again: measured, a plan that saved a sixth of the
+                # bytes sent but gathered along dim 1 ran 0.75-0.89x one gathering
+                # along dim 0)
                 yield "all_gather", {"dim": d}, _with(state, d, state[d][:-k]), 2, \
-                    (1, local * (g - 1))  # the result is g blocks: (g - 1) arrive
+                    (1, local * (g - 1) + (local * g if d > 0 else 0.0))
     start = (src, 0)
     tree: dict = {start: ((0, 0.0), None, "", {})}
     heap: list = [((0, 0.0), 0, start)]
