@@ -3,10 +3,13 @@
 Inside the map every value is a device's own block (its local shape); ops that are not
 collectives run on blocks through the same lowerings as everywhere (bladec/emit/lower.py),
 and each collective becomes JAX's: ``shard_slice`` a ``lax.dynamic_slice_in_dim`` at
-``lax.axis_index``, ``all_gather`` a tiled ``lax.all_gather``, ``all_to_all`` a tiled
-``lax.all_to_all``, ``all_permute`` one ``lax.ppermute`` over every mesh axis, and a
-``reshard`` left in the listing the ops the ``redistribute`` pass writes for it. Runs of
-gathers (or slices) of one dim become one collective over their axes.
+``lax.axis_index``, ``all_gather`` a tiled ``lax.all_gather``, ``all_to_all`` a
+``lax.all_to_all`` (toward a later dim over a split of that dim: XLA's own program),
+``all_permute`` one ``lax.ppermute`` over every mesh axis, and a ``reshard`` left in the
+listing the ops the ``redistribute`` pass writes for it. Runs of gathers (or slices) of
+one dim become one collective over their axes. Where a reshard's plan moves part of an
+axis, the whole map runs over the refined mesh (the same devices, composite axes cut
+into sub-axes) and every type is written over it.
 """
 from __future__ import annotations
 
