@@ -1,9 +1,21 @@
 """Redistributions: bladec's normal-form programs against XLA's own resharding.
 
-    python benchmarks/bench_reshard.py [--sample N] [--repeats R] [--seed S]
+    python benchmarks/bench_reshard.py [--repeats R] [--only NAME] [--check]
         [--out out/bench-reshard.md] [--json out/bench-reshard.json]
+    python benchmarks/bench_reshard.py --pairs [--sample N] [--repeats R] [--seed S]
 
-For pairs of distinct shardings of a rank-2 (64x64) and a rank-3 (64x64x64) f32 array over
+The cases (issue 34, benchmarks/support/reshard_cases.py): per case bladec's program
+(``bladec run``'s shard_map) and ``jax.jit(lambda x: x, out_shardings=target)``, side by
+side in one process: collectives counted in each compiled HLO, per-device peak
+(argument + output + scratch of ``memory_analysis()``), the median wall and CPU time of
+``--repeats`` paired calls (each round calls every program once, the order turned
+round by round), every output checked bit for bit against the source array on every
+device; where bladec's plan moves part of an axis, the whole-axis plan is timed too
+(the cost model's choice against the clock), and a least-squares fit of the times on
+the model's terms (collectives, bytes sent). Printed: per case and the geometric mean.
+``--check``: the cases at small sizes, bladec only, untimed (the test in make test).
+
+``--pairs`` (issue 17): for pairs of distinct shardings of a rank-2 (64x64) and a rank-3 (64x64x64) f32 array over
 the meshes {x:4, y:2} and {x:2, y:2, z:2} (8 CPU devices; every pair, or ``--sample N``
 random pairs per mesh and rank), three programs move the array placed under the source
 sharding to the target sharding:
@@ -45,7 +57,7 @@ sys.path.insert(0, str(ROOT))
 
 from bladec.emit.shard import jax_mesh, partition_spec, sharded_program  # noqa: E402
 from bladec.ir import Func, Mesh, Op, TensorType, Value  # noqa: E402
-from bladec.passes.redistribute import normal_form  # noqa: E402
+from bladec.passes.redistribute import plan  # noqa: E402
 from bladec.sharding import all_shardings, ways  # noqa: E402
 from bladec.types import format_sharding  # noqa: E402
 
@@ -157,13 +169,13 @@ def bench(sample: int | None, repeats: int, seed: int) -> list[dict]:
                         stats[k]["times"].append(time.perf_counter() - start)
                 n = math.prod(SHAPES[rank])
                 bound = n // min(ways(mesh, src), ways(mesh, dst))
-                steps = normal_form(mesh, src, dst, SHAPES[rank])
+                used, steps = plan(mesh, src, dst, SHAPES[rank])
                 rows.append({
                     "mesh": dict(mesh.axes), "rank": rank, "stratum_pairs": stratum,
                     "src": format_sharding(src),
                     "dst": format_sharding(dst), "bound_elems": bound,
                     "bladec_steps": [s.op for s in steps],
-                    "bladec_within_bound": all(n // ways(mesh, s.sharding) <= bound
+                    "bladec_within_bound": all(n // ways(used, s.sharding) <= bound
                                                for s in steps)
                     and stats["bladec"]["largest"] <= bound,
                     "xla_replicates": stats["xla_identity"]["largest"] > bound,
@@ -264,11 +276,169 @@ def markdown(rows: list[dict], summary: dict, command: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+# -- the cases of issue 34 ------------------------------------------------------------
+
+def _peak(compiled) -> int:
+    """Bytes one device holds at the program's peak, as XLA plans it: its input block,
+    its output block and the scratch (SPMD figures are per device)."""
+    m = compiled.memory_analysis()
+    return int(m.argument_size_in_bytes + m.output_size_in_bytes + m.temp_size_in_bytes
+               - m.alias_size_in_bytes)
+
+
+def _bit_equal(out, a: np.ndarray, want) -> bool:
+    """Every device holds exactly its block of ``a`` under the target sharding."""
+    if not np.array_equal(np.asarray(out), a):
+        return False
+    placed = jax.device_put(a, want)
+    mine = {s.device.id: np.asarray(s.data) for s in out.addressable_shards}
+    theirs = {s.device.id: np.asarray(s.data) for s in placed.addressable_shards}
+    return mine.keys() == theirs.keys() and all(np.array_equal(mine[d], theirs[d])
+                                                for d in mine)
+
+
+def run_case(case, repeats: int, check_only: bool, seed: int) -> dict:
+    """One case: bladec's program (and, where its plan moves part of an axis, the
+    whole-axis plan) and XLA's identity with ``out_shardings``, compiled, checked bit
+    for bit, then called in alternating order ``repeats`` times (wall and CPU time)."""
+    from benchmarks.support.reshard_cases import reshard_func, small, steps_func
+    from bladec.passes.redistribute import plan
+    shape = small(case) if check_only else case.shape
+    jm = jax_mesh(case.mesh)
+    source = jax.sharding.NamedSharding(jm, partition_spec(case.src))
+    target = jax.sharding.NamedSharding(jm, partition_spec(case.dst))
+    a = np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+    x = jax.device_put(a, source)
+    dims = tuple(None if i in case.dynamic else n for i, n in enumerate(shape))
+    used, steps = plan(case.mesh, case.src, case.dst, dims)
+    funcs = {"bladec": reshard_func(case, shape)}
+    if used != case.mesh and not check_only:
+        whole = plan(case.mesh, case.src, case.dst, dims, sub_axes=False)[1]
+        funcs["bladec_whole"] = steps_func(case, shape, whole)
+    compiled = {k: sharded_program(f, case.mesh, {v: shape for v in f.value_types()}
+                                   ).fn.lower(x).compile() for k, f in funcs.items()}
+    if not check_only:
+        compiled["xla"] = jax.jit(lambda v: v, out_shardings=target).lower(x).compile()
+    row = {"name": case.name, "kind": case.kind, "mesh": dict(case.mesh.axes),
+           "shape": list(shape), "dynamic": list(case.dynamic),
+           "src": format_sharding(case.src), "dst": format_sharding(case.dst),
+           "sub_axes": used != case.mesh, "steps": [s.op for s in steps],
+           "bound_bytes": 4 * math.prod(shape) // min(ways(case.mesh, case.src),
+                                                      ways(case.mesh, case.dst))}
+    for k, c in compiled.items():
+        out = c(x)
+        out = out[0] if isinstance(out, (tuple, list)) else out
+        sent, largest, count = collectives(c.as_text(), case.mesh.devices)
+        row[k] = {"bit_equal": _bit_equal(out, a, target), "peak": _peak(c),
+                  "temp": int(c.memory_analysis().temp_size_in_bytes), "sent": sent,
+                  "largest_bytes": 4 * largest, "collectives": count, "wall": [], "cpu": []}
+    order = list(compiled)
+    for r in range(repeats):  # paired: every program once per round, the order turned
+        for k in order[r % len(order):] + order[:r % len(order)]:
+            w, t = time.perf_counter(), time.process_time()
+            jax.block_until_ready(compiled[k](x))
+            row[k]["wall"].append(time.perf_counter() - w)
+            row[k]["cpu"].append(time.process_time() - t)
+    if "bladec_whole" in compiled and repeats:
+        row["whole_over_sub"] = statistics.median(
+            w / b for w, b in zip(row["bladec_whole"]["wall"], row["bladec"]["wall"]))
+    if "xla" in compiled and repeats:  # paired: the median of the rounds' ratios
+        row["speedup"] = statistics.median(
+            x / b for x, b in zip(row["xla"]["wall"], row["bladec"]["wall"]))
+        row["cpu_speedup"] = statistics.median(
+            x / max(b, 1e-9) for x, b in zip(row["xla"]["cpu"], row["bladec"]["cpu"]))
+    for k in compiled:
+        for m in ("wall", "cpu"):
+            row[k][m] = statistics.median(row[k][m]) if row[k][m] else None
+    return row
+
+
+_PROGRAMS = ("bladec", "bladec_whole", "xla")
+
+
+def summarize_cases(rows: list[dict]) -> dict:
+    timed = [r for r in rows if "xla" in r and r["bladec"]["wall"]]
+    speed = [r["speedup"] for r in timed]
+    cpu = [r["cpu_speedup"] for r in timed]
+    out = {"cases": len(rows), "bit_equal": sum(all(r[k]["bit_equal"] for k in _PROGRAMS
+                                                    if k in r) for r in rows),
+           "within_bound": sum(r["bladec"]["largest_bytes"] <= r["bound_bytes"] for r in rows)}
+    if timed:
+        out.update({
+            "speedup_geomean": _geomean(speed), "cpu_speedup_geomean": _geomean(cpu),
+            "speedup_min": min(speed), "below_0_9": [r["name"] for r, v in zip(timed, speed)
+                                                     if v < 0.9],
+            "peak_above_xla": [r["name"] for r in timed if r["bladec"]["peak"] > r["xla"]["peak"]],
+            "collectives_above_xla": [r["name"] for r in timed
+                                      if r["bladec"]["collectives"] > r["xla"]["collectives"]],
+            "sub_axes_faster_than_whole": [
+                (r["name"], r["whole_over_sub"])
+                for r in timed if "bladec_whole" in r],
+            "model_fit": _fit(timed)})
+    return out
+
+
+def _fit(rows: list[dict]) -> dict:
+    """The cost model's terms against measured times: least squares of each program's
+    median wall time on (1, collectives, bytes sent per device), over bladec's and XLA's
+    programs; R^2 says how much of the time the two terms explain."""
+    progs = [r[k] for r in rows for k in _PROGRAMS if k in r]
+    a = np.array([[1.0, p["collectives"], p["sent"]] for p in progs])
+    y = np.array([p["wall"] for p in progs])
+    coef, *_ = np.linalg.lstsq(a, y, rcond=None)
+    resid = y - a @ coef
+    r2 = 1 - float(resid @ resid) / max(float(((y - y.mean()) ** 2).sum()), 1e-30)
+    return {"programs": len(progs), "fixed_s": float(coef[0]), "per_collective_s": float(coef[1]),
+            "per_MiB_s": float(coef[2]) * 2 ** 20, "r2": r2}
+
+
+def markdown_cases(rows: list[dict], s: dict, command: str) -> str:
+    lines = [f"command: `{command}`, {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} "
+             f"UTC, JAX {jax.__version__}, {jax.devices()[0].platform} x {len(jax.devices())}, "
+             f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}", "",
+             "| case | mesh | shape | source -> target | bladec steps | collectives b/X | "
+             "peak KiB b/X | wall ms b/X (medians) | speed-up (median of paired rounds) | "
+             "CPU speed-up |", "| --- " * 10 + "|"]
+    for r in rows:
+        b, x = r["bladec"], r.get("xla")
+        if x is None:
+            continue
+        shape = "x".join("?" if i in r["dynamic"] else str(n) for i, n in enumerate(r["shape"]))
+        steps = ", ".join(r["steps"]) + (" (sub-axes)" if r["sub_axes"] else "")
+        lines.append(
+            f"| {r['name']} | {'x'.join(map(str, r['mesh'].values()))} | {shape} | "
+            f"{r['src']} -> {r['dst']} | {steps} | {b['collectives']}/{x['collectives']} | "
+            f"{b['peak'] / 1024:.0f}/{x['peak'] / 1024:.0f} | {b['wall'] * 1e3:.3f}/"
+            f"{x['wall'] * 1e3:.3f} | {r['speedup']:.2f}x | {r['cpu_speedup']:.2f}x |")
+    lines += ["", f"cases: {s['cases']}; bit-equal: {s['bit_equal']}; within max(source, "
+              f"target) local: {s['within_bound']}"]
+    if "speedup_geomean" in s:
+        f = s["model_fit"]
+        lines += [f"geometric mean speed-up over XLA: **{s['speedup_geomean']:.2f}x** wall, "
+                  f"{s['cpu_speedup_geomean']:.2f}x CPU; lowest {s['speedup_min']:.2f}x; "
+                  f"below 0.9x: {s['below_0_9'] or 'none'}",
+                  f"per-device peak above XLA's: {s['peak_above_xla'] or 'none'}; more "
+                  f"collectives than XLA: {s['collectives_above_xla'] or 'none'}",
+                  "sub-axis plan against the whole-axis plan (whole / sub wall time): " +
+                  (", ".join(f"{n} {v:.2f}x" for n, v in s["sub_axes_faster_than_whole"])
+                   or "none"),
+                  f"cost model: wall = {f['fixed_s'] * 1e6:.0f} us + {f['per_collective_s'] * 1e6:.0f}"
+                  f" us per collective + {f['per_MiB_s'] * 1e3:.2f} ms per MiB sent per device "
+                  f"(R^2 {f['r2']:.2f}, {f['programs']} programs)"]
+    return "\n".join(lines) + "\n"
+
+
 def main() -> None:
     # 8 CPU devices: read when JAX's backend starts, which importing this file does not do
     os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "")
                                + " --xla_force_host_platform_device_count=8").strip()
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--pairs", action="store_true",
+                    help="pairs of shardings (issue 17) instead of the cases (issue 34)")
+    ap.add_argument("--check", action="store_true",
+                    help="the cases at small sizes, bladec's programs only, no timing: "
+                         "bit-equality and the bound (make test)")
+    ap.add_argument("--only", default=None, help="cases whose name contains this")
     ap.add_argument("--sample", type=int, default=None,
                     help="random pairs per mesh and rank (default: every pair)")
     ap.add_argument("--repeats", type=int, default=15)
@@ -276,9 +446,18 @@ def main() -> None:
     ap.add_argument("--out", default=None)
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
-    rows = bench(args.sample, args.repeats, args.seed)
-    summary = summarize(rows)
-    text = markdown(rows, summary, "python benchmarks/bench_reshard.py " + " ".join(sys.argv[1:]))
+    command = "python benchmarks/bench_reshard.py " + " ".join(sys.argv[1:])
+    if args.pairs:
+        rows = bench(args.sample, args.repeats, args.seed)
+        summary = summarize(rows)
+        text = markdown(rows, summary, command)
+    else:
+        from benchmarks.support.reshard_cases import CASES
+        cases = [c for c in CASES if args.only is None or args.only in c.name]
+        rows = [run_case(c, 0 if args.check else args.repeats, args.check, args.seed)
+                for c in cases]
+        summary = summarize_cases(rows)
+        text = markdown_cases(rows, summary, command)
     print(text)
     if args.out:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)

@@ -120,3 +120,64 @@ def whole_arrays(module: Module) -> Module:
                         regions={k: ops(b) for k, b in op.regions.items()}) for op in block]
     funcs = [replace(f, args=[retype(a) for a in f.args], ops=ops(f.ops)) for f in module.funcs]
     return replace(module, funcs=funcs, mesh=None)
+
+
+# -- sub-axes: a mesh axis cut into factors ------------------------------------------
+
+def _factors(n: int) -> list[int]:
+    out, p = [], 2
+    while p * p <= n:
+        while n % p == 0:
+            out.append(p)
+            n //= p
+        p += 1
+    return out + ([n] if n > 1 else [])
+
+
+def parts(mesh: Mesh, axis: str) -> tuple[str, ...]:
+    """The sub-axes of ``axis`` in :func:`refined`, major first (the axis itself where
+    its size is prime or 1, or where it is already a sub-axis)."""
+    if axis not in mesh.names:
+        return (axis,)
+    k = len(_factors(mesh.size(axis)))
+    return (axis,) if k <= 1 else tuple(f"{axis}.{i}" for i in range(k))
+
+
+def refined(mesh: Mesh) -> Mesh:
+    """``mesh`` with every axis of composite size cut into its prime factors, major
+    first: ``{x:4, y:2}`` is ``{x.0:2, x.1:2, y:2}``. The devices keep their numbers
+    (row-major over the axes either way), and a split over ``x`` is the split over
+    ``(x.0, x.1)``; the sub-axes let a redistribution move part of an axis (XLA's
+    partitioner does so). A listing never names them ('.' is not in an axis name)."""
+    axes: list[tuple[str, int]] = []
+    for a, n in mesh.axes:
+        fs = _factors(n)
+        axes += [(a, n)] if len(fs) <= 1 else [(f"{a}.{i}", f) for i, f in enumerate(fs)]
+    return Mesh(tuple(axes), mesh.loc)
+
+
+def to_fine(mesh: Mesh, sharding: Sharding) -> Sharding:
+    """``sharding`` over ``mesh`` written over :func:`refined` (sub-axes kept)."""
+    return tuple(tuple(p for a in axes for p in parts(mesh, a)) for axes in sharding)
+
+
+def to_coarse(mesh: Mesh, sharding: Sharding) -> Sharding | None:
+    """A sharding over :func:`refined` written over ``mesh`` itself, or None where a dim
+    holds part of an axis (or its sub-axes out of order)."""
+    whole = {p: a for a in mesh.names for p in parts(mesh, a) if p != a}
+    out = []
+    for axes in sharding:
+        dim, i = [], 0
+        while i < len(axes):
+            a = whole.get(axes[i])
+            if a is None:
+                dim.append(axes[i])
+                i += 1
+                continue
+            ps = parts(mesh, a)
+            if tuple(axes[i:i + len(ps)]) != ps:
+                return None
+            dim.append(a)
+            i += len(ps)
+        out.append(tuple(dim))
+    return tuple(out)
