@@ -241,3 +241,31 @@ def test_device_peak_is_reported_where_the_device_keeps_statistics(runner, monke
     result = run_cli(runner, str(LISTING1), "--dims", "S1=8")
     assert "allocator peak (the device's own statistics): not reported by this device" \
         in result.stdout
+
+
+# -- execution ------------------------------------------------------------------------
+def test_later_runs_of_a_prepared_run_dispatch_with_the_figures_the_first_counted(
+        monkeypatch) -> None:
+    """The first run of a prepared run counts what it holds from its arrays; later runs
+    (same binding and limit, so the same shapes) dispatch only and report the same
+    figures, with the same outputs, under a limit that cuts the step."""
+    ex = Executor(run_pipeline(module_of(CUT), parse_pipeline("analyze,remat")),
+                  NumpyBackend(), cost=CostModel())
+    binding = {"S0": 256}
+    limit = tight_limit(ex, binding)
+    inputs = ex.random_inputs(binding, 0)
+    first_out, first = ex.run(inputs, limit)
+    assert first.segments > 1 and first.peak_bytes <= limit
+    counted = []
+    nbytes = ex.backend.nbytes
+    monkeypatch.setattr(ex.backend, "nbytes", lambda x: counted.append(x) or nbytes(x))
+    again_out, again = ex.run(inputs, limit)
+    assert counted == []   # nothing counted again: the first run's figures
+    for name in ("peak_bytes", "held_peak_bytes", "host_peak_bytes", "segment_memory"):
+        assert getattr(again, name) == getattr(first, name), name
+    for name, value in first_out.items():
+        assert np.array_equal(again_out[name], value), name
+    monkeypatch.setattr(ex.backend, "nbytes", nbytes)
+    _, profiled = ex.run(inputs, limit, profile=True)   # profiling counts and times again
+    assert profiled.peak_bytes == first.peak_bytes
+    assert len(profiled.segment_seconds) == first.segments

@@ -59,6 +59,7 @@ class PreparedRun:
     segments: int = 0
     device: object = None
     xla_order: bool = False   # the compiler scheduled the ops (Fitter._in_xla_order)
+    measured: object = None   # execution.Measured: the figures its first run counted
 
     def segment_steps(self) -> list[SegmentStep]:
         return [s for s in self.steps if isinstance(s, SegmentStep)]
