@@ -341,10 +341,9 @@ class Jitted:
             self._meshed = True
             self._signatures.clear()
             self._hot.clear()
-        key = _trace_key(call, tree, dtypes, leaves, dynamic) + (spmd and spmd.key,)
+        key = _trace_key(call, tree, dtypes, leaves, dynamic, spmd)
         if key in self._static_only:
-            dynamic = {}
-            key = _trace_key(call, tree, dtypes, leaves, {}) + (spmd and spmd.key,)
+            dynamic, key = {}, _trace_key(call, tree, dtypes, leaves, {}, spmd)
         traced = self._traces.get(key)
         if traced is not None:
             return traced
@@ -357,8 +356,7 @@ class Jitted:
             # sizes that do not fit together): trace the call's own shapes, as jax.jit
             # does, so that an error names them, not the symbols bladec made up
             self._static_only.add(key)
-            dynamic = {}
-            key = _trace_key(call, tree, dtypes, leaves, {}) + (spmd and spmd.key,)
+            dynamic, key = {}, _trace_key(call, tree, dtypes, leaves, {}, spmd)
             traced = self._traces.get(key) or self._trace(call, leaves, owners, {})
         self._traces[key] = traced
         return traced
@@ -434,13 +432,8 @@ class Jitted:
         names = {v: k for k, v in imported.symbols.items()}
         spmd = spmd_of(leaves)
         try:
-            if spmd is not None:
-                if self.backend != "jax" or self.pad or self.bitwise:
-                    raise BladecError("sharded arguments run on the jax backend, without "
-                                      "pad or bitwise")
-                engine = spmd_engine(imported, spmd, self.passes, self.out_shardings)
-            else:
-                engine = self._engine(imported, dynamic, self.passes)
+            engine = self._engine(imported, dynamic, self.passes) if spmd is None \
+                else spmd_engine(imported, spmd, self)
         except BladecError as exc:   # a pass's error, in the caller's dim names
             raise _renamed(exc, names) from None
         self._trace_seconds += time.perf_counter() - start
@@ -491,10 +484,11 @@ class Lowered:
 
 
 def _trace_key(call: Call, tree: Any, dtypes: tuple, leaves: list[Any],
-               dynamic: dict[tuple[int, int], str]) -> tuple:
+               dynamic: dict[tuple[int, int], str], spmd: Spmd | None) -> tuple:
     static = tuple((i, j, d) for i, x in enumerate(leaves) for j, d in enumerate(x.shape)
                    if (i, j) not in dynamic)
-    return (call.static, tree, dtypes, static, tuple(sorted(dynamic.items())))
+    return (call.static, tree, dtypes, static, tuple(sorted(dynamic.items())),
+            spmd and spmd.key)
 
 
 def _renamed(exc: BladecError, names: dict[str, str]) -> BladecError:

@@ -119,13 +119,15 @@ def shard_module(module: Module, inputs: list[str], spmd: Spmd, outputs: list[st
                    mesh=spmd.mesh)
 
 
-def spmd_engine(imported: Any, spmd: Spmd, passes: list[Pass] | str | None,
-                out_shardings: Any) -> Engine:
+def spmd_engine(imported: Any, spmd: Spmd, options: Any) -> Engine:
     """The engine of an imported listing called with sharded arguments, on their mesh:
     the listing split as the leaves are, ``propagate`` and ``redistribute`` first, then
-    the pipeline; the mesh backend plans per device."""
+    the pipeline; the mesh backend plans per device. ``options``: the ``Jitted``'s."""
     from bladec.runtime.backends.mesh_backend import MeshBackend, value_types
-    wanted = out_specs(out_shardings, len(imported.output_names))
+    if options.backend != "jax" or options.pad or options.bitwise:
+        raise BladecError("sharded arguments run on the jax backend, without pad or bitwise")
+    passes: list[Pass] | str | None = options.passes
+    wanted = out_specs(options.out_shardings, len(imported.output_names))
     module = shard_module(imported.module, list(imported.input_names), spmd,
                           list(imported.output_names), wanted)
     chosen = parse_pipeline(passes if isinstance(passes, str) else DEFAULT_PIPELINE) \
