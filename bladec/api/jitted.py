@@ -34,7 +34,7 @@ from bladec.runtime.store.listings import ListingCache
 from bladec.api.hot import Hot, hot_path
 from bladec.api.option import DimSpec, _check_options, _limit, _pad, _ranges
 from bladec.api.report import JitReport
-from bladec.api.sharded import Spmd, placed, splits as _splits, spmd_engine, spmd_of
+from bladec.api.sharded import Spmd, named, placed, splits as _splits, spmd_engine, spmd_of
 from bladec.api.signature import Call, Owner, Signature, as_array, cast, given_dims, positions
 from bladec.api.transform import Backward, backward, call_transformed, cotangents, has_tracers
 
@@ -181,6 +181,10 @@ class Jitted:
         leaves = [as_array(x) for x in raw]
         signature = (() if call is None else call.static, tree,
                      tuple((x.shape, x.dtype) for x in leaves))
+        if not self._meshed and named(leaves):  # from now on the splits pick traces
+            self._meshed = True
+            self._signatures.clear()
+            self._hot.clear()
         if self._meshed:
             signature += (_splits(leaves),)
         hot = self._hot.get(signature)
@@ -337,10 +341,6 @@ class Jitted:
         else:
             dynamic = self._found_dims((call.static, tree, dtypes), leaves)
         spmd = spmd_of(leaves)
-        if spmd is not None and not self._meshed:  # from now on the splits pick traces
-            self._meshed = True
-            self._signatures.clear()
-            self._hot.clear()
         key = _trace_key(call, tree, dtypes, leaves, dynamic, spmd)
         if key in self._static_only:
             dynamic, key = {}, _trace_key(call, tree, dtypes, leaves, {}, spmd)
