@@ -9,7 +9,10 @@ collectives an op needs, the way XLA's SPMD partitioner completes ``in_shardings
   rules of bladec/ops/collective.py, which the verifier then checks): elementwise ops
   take the most split operand's sharding (a replicated operand is sliced, no
   communication), contractions keep batch and free dims split and leave partial sums
-  over split contracting dims, gathers and scatter-adds follow their ids;
+  over split contracting dims, gathers and scatter-adds follow their ids; ops that
+  work along some dims (slices, sorts, windows, ``gather_slices`` of
+  ``take_along_axis``: bladec/ops/partition.py) have those dims made whole and keep the
+  others split, and ``dim_size`` reads the global size of a split value as it is;
 - a partial sum stays one through linear ops (add, scale, transpose, broadcast, sum,
   contraction) and is ``all_reduce``\\ d where a non-linear op, or a sum with a value
   that is not partial the same way, first needs the whole: with column-parallel then
