@@ -34,6 +34,7 @@ from bladec.runtime.store.listings import ListingCache
 from bladec.api.hot import Hot, hot_path
 from bladec.api.option import DimSpec, _check_options, _limit, _pad, _ranges
 from bladec.api.report import JitReport
+from bladec.api.sharded import Spmd, named, placed, splits as _splits, spmd_engine, spmd_of
 from bladec.api.signature import Call, Owner, Signature, as_array, cast, given_dims, positions
 from bladec.api.transform import Backward, backward, call_transformed, cotangents, has_tracers
 
@@ -49,6 +50,7 @@ class _Traced:
     specs: Any = None              # the traced arguments' specs (symbolic dims)
     ranges: dict[str, tuple[int, int | None]] = field(default_factory=dict)
     backward: Backward | None = None   # made at the first jax.grad through it
+    spmd: Spmd | None = None       # the mesh of sharded arguments (sharded.py)
 
 
 def jit(fn: Callable | None = None, *, mem_limit: int | str | None = None,
@@ -59,7 +61,8 @@ def jit(fn: Callable | None = None, *, mem_limit: int | str | None = None,
         bitwise: bool = False, compilation_cache: str | None = None,
         coarse: bool = True, static_argnums: int | Sequence[int] = (),
         static_argnames: str | Sequence[str] = (),
-        donate_argnames: str | Sequence[str] = (), pad_unsafe: bool = False) -> Any:
+        donate_argnames: str | Sequence[str] = (), pad_unsafe: bool = False,
+        out_shardings: Any = None) -> Any:
     """Wrap ``fn`` (a JAX function of pytrees of arrays) to run with bladec.
 
     ``mem_limit``: the device peak a step may take (bytes or ``"2GiB"``); a step that can
@@ -83,6 +86,9 @@ def jit(fn: Callable | None = None, *, mem_limit: int | str | None = None,
     ``static_argnums``/``static_argnames``: as for ``jax.jit``: Python values (hashable)
     that pick a trace instead of being traced; ``donate_argnames``: donation by name.
     Arguments may be passed by keyword; ``dynamic`` and donation name parameters alike.
+    Arguments that are ``jax.Array``\\ s with a ``NamedSharding`` over several devices
+    run the step sharded on their mesh (api/sharded.py), planned per device;
+    ``out_shardings``: as for ``jax.jit``, the outputs' shardings there.
 
     Usable as ``@bladec.jit`` or ``@bladec.jit(mem_limit=...)``."""
     def wrap(f: Callable) -> "Jitted":
@@ -90,7 +96,8 @@ def jit(fn: Callable | None = None, *, mem_limit: int | str | None = None,
                       donate_argnums=donate_argnums, passes=passes, backend=backend,
                       bitwise=bitwise, compilation_cache=compilation_cache, coarse=coarse,
                       static_argnums=static_argnums, static_argnames=static_argnames,
-                      donate_argnames=donate_argnames, pad_unsafe=pad_unsafe)
+                      donate_argnames=donate_argnames, pad_unsafe=pad_unsafe,
+                      out_shardings=out_shardings)
     return wrap if fn is None else wrap(fn)
 
 
@@ -106,7 +113,8 @@ class Jitted:
                  compilation_cache: str | None = None, coarse: bool = True,
                  static_argnums: int | Sequence[int] = (),
                  static_argnames: str | Sequence[str] = (),
-                 donate_argnames: str | Sequence[str] = (), pad_unsafe: bool = False) -> None:
+                 donate_argnames: str | Sequence[str] = (), pad_unsafe: bool = False,
+                 out_shardings: Any = None) -> None:
         if not callable(fn):
             raise BladecError(f"bladec.jit needs a function, not {type(fn).__name__}")
         self.fn = fn
@@ -155,6 +163,8 @@ class Jitted:
         self._last: Report | None = None
         self._last_traced: _Traced | None = None
         self._steps = 0
+        self.out_shardings = out_shardings
+        self._meshed = False   # a call had sharded arguments: signatures hold the splits
 
     def __get__(self, obj: Any, objtype: Any = None) -> Any:
         """As a method: bound to the instance (``jax.jit`` of a method behaves so)."""
@@ -171,6 +181,12 @@ class Jitted:
         leaves = [as_array(x) for x in raw]
         signature = (() if call is None else call.static, tree,
                      tuple((x.shape, x.dtype) for x in leaves))
+        if not self._meshed and named(leaves):  # from now on the splits pick traces
+            self._meshed = True
+            self._signatures.clear()
+            self._hot.clear()
+        if self._meshed:
+            signature += (_splits(leaves),)
         hot = self._hot.get(signature)
         if hot is not None:
             out = self._run_hot(hot, signature, leaves)
@@ -205,6 +221,8 @@ class Jitted:
             raw, tree = jax.tree_util.tree_flatten(call.args)
             leaves = [as_array(x) for x in raw]
             signature = (call.static, tree, tuple((x.shape, x.dtype) for x in leaves))
+            if self._meshed:
+                signature += (_splits(leaves),)
         else:
             leaves, tree, signature = flat
         # the trace of an argument signature already run, without the walk over the
@@ -218,6 +236,8 @@ class Jitted:
         arrays = {name: cast(leaf, types[name], name)
                   for name, leaf in zip(imp.input_names, leaves)}
         arrays.update(traced.constants)
+        if traced.spmd is not None:
+            arrays = placed(engine, arrays)
         try:
             outputs, report = engine.call(arrays, self.mem_limit)
         except BladecError as exc:
@@ -228,7 +248,7 @@ class Jitted:
                 return self._call(call, retry=False)
             raise _renamed(exc, traced.names) from None
         self._signatures[signature] = traced
-        if signature not in self._hot:   # later calls at this signature: the hot path
+        if signature not in self._hot and traced.spmd is None:   # later calls: hot path
             found = hot_path(traced, leaves, report, self.mem_limit)
             if found is not None:
                 self._hot[signature] = found
@@ -320,9 +340,10 @@ class Jitted:
             dynamic = given_dims(self.dynamic_spec, self.signature, owners, leaves)
         else:
             dynamic = self._found_dims((call.static, tree, dtypes), leaves)
-        key = _trace_key(call, tree, dtypes, leaves, dynamic)
+        spmd = spmd_of(leaves)
+        key = _trace_key(call, tree, dtypes, leaves, dynamic, spmd)
         if key in self._static_only:
-            dynamic, key = {}, _trace_key(call, tree, dtypes, leaves, {})
+            dynamic, key = {}, _trace_key(call, tree, dtypes, leaves, {}, spmd)
         traced = self._traces.get(key)
         if traced is not None:
             return traced
@@ -335,7 +356,7 @@ class Jitted:
             # sizes that do not fit together): trace the call's own shapes, as jax.jit
             # does, so that an error names them, not the symbols bladec made up
             self._static_only.add(key)
-            dynamic, key = {}, _trace_key(call, tree, dtypes, leaves, {})
+            dynamic, key = {}, _trace_key(call, tree, dtypes, leaves, {}, spmd)
             traced = self._traces.get(key) or self._trace(call, leaves, owners, {})
         self._traces[key] = traced
         return traced
@@ -409,16 +430,21 @@ class Jitted:
             func.args = [dataclasses.replace(a, donated=True) if a.name in donated else a
                          for a in func.args]
         names = {v: k for k, v in imported.symbols.items()}
+        spmd = spmd_of(leaves)
         try:
-            engine = self._engine(imported, dynamic, self.passes)
+            engine = self._engine(imported, dynamic, self.passes) if spmd is None \
+                else spmd_engine(imported, spmd, self)
         except BladecError as exc:   # a pass's error, in the caller's dim names
             raise _renamed(exc, names) from None
         self._trace_seconds += time.perf_counter() - start
         _name_shifts(names, engine.executor.info.subst)
         # closed-over arrays: inputs of every call, put on the device once (jax.jit
         # likewise keeps them beside its executable)
-        constants = {n: engine.backend.put(a) for n, a in imported.constants.items()}
-        return _Traced(imported, engine, names, dynamic, constants, specs, ranges)
+        constants = {n: engine.backend.put(a) for n, a in imported.constants.items()} \
+            if spmd is None else placed(engine, dict(imported.constants))
+        return _Traced(imported, engine, names, dynamic, constants, specs, ranges,
+                       spmd=spmd)
+
 
     def _engine(self, imported: Any, dynamic: dict[tuple[int, int], str],
                 passes: list[Pass] | str | None) -> Engine:
@@ -458,10 +484,11 @@ class Lowered:
 
 
 def _trace_key(call: Call, tree: Any, dtypes: tuple, leaves: list[Any],
-               dynamic: dict[tuple[int, int], str]) -> tuple:
+               dynamic: dict[tuple[int, int], str], spmd: Spmd | None) -> tuple:
     static = tuple((i, j, d) for i, x in enumerate(leaves) for j, d in enumerate(x.shape)
                    if (i, j) not in dynamic)
-    return (call.static, tree, dtypes, static, tuple(sorted(dynamic.items())))
+    return (call.static, tree, dtypes, static, tuple(sorted(dynamic.items())),
+            spmd and spmd.key)
 
 
 def _renamed(exc: BladecError, names: dict[str, str]) -> BladecError:

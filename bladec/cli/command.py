@@ -143,7 +143,10 @@ def analyze(file: str, dims: str | None, mem_limit: str | None, solve: str | Non
               help="Write memory per step, original vs optimized, as .csv or .png.")
 @click.option("--coordinator", default=None, metavar="HOST:PORT",
               help="Sharded listings: run on several processes through jax.distributed "
-                   "(every process runs the same command with its --process-id).")
+                   "(every process runs the same command with its --process-id). Each "
+                   "process's --inputs holds its own devices' part of every input (a "
+                   "replicated input whole, a batch split across processes its rows) and "
+                   "its --outputs gets its part of every output.")
 @click.option("--num-processes", type=click.IntRange(min=1), default=1, show_default=True)
 @click.option("--process-id", type=click.IntRange(min=0), default=0, show_default=True)
 @click.option("--compilation-cache", "cache_dir", type=click.Path(file_okay=False),

@@ -20,7 +20,7 @@ from typing import Any, Callable
 from bladec.emit.lower import run_op
 from bladec.ir import Func, Mesh, Op, TensorType
 from bladec.passes.redistribute import expand, plan
-from bladec.sharding import local_shape, parts, permutation, refined, spec, to_fine
+from bladec.sharding import local_shape, parts, permutation, refined, spec, splits, to_fine
 from bladec.types import Sharding
 
 
@@ -82,6 +82,11 @@ def run_blocks(mesh: Mesh, ops: list[Op], outputs: list[str], types: dict[str, T
                     spec(types[run[-1].results[0].name]))
             elif op.name == "all_reduce":
                 env[op.results[0].name] = lax.psum(operands[0], types[op.operands[0]].partial)
+            elif op.name == "dim_size":  # the global size: the block's times its ways
+                t, d = types[op.operands[0]], int(op.attrs["dim"])
+                ways = splits(mesh, spec(t))[d % t.rank]
+                env[op.results[0].name] = K.np.asarray(operands[0].shape[d] * ways,
+                                                       dtype=K.dtype(op.results[0].type.dtype))
             elif op.name in _COLLECTIVES:
                 src = spec(types[op.operands[0]])
                 env[op.results[0].name] = _COLLECTIVES[op.name](

@@ -9,7 +9,9 @@ sums, and ``reshard`` is any change, which the ``redistribute`` pass writes as t
 :func:`check_sharding` is the rule of every op on a sharded listing: the collectives',
 elementwise ops on alike-split operands, broadcasts, dim-0 reshapes, transposes, sums and
 contractions (whose sums over split dims leave partial sums, ``{..., +x}``), constants,
-iotas, row gathers and scatter-adds, concatenations, and nothing else on split values.
+iotas, row gathers and scatter-adds, concatenations, and the ops of
+bladec/ops/partition.py that keep the dims they do not work along split (slices, sorts,
+windows, ``gather_slices``, ``dim_size``, ...); ``rng_uniform`` and loops stay whole.
 """
 from __future__ import annotations
 
@@ -19,7 +21,9 @@ from bladec.adjoint import Adjoint
 from bladec.errors import BladecError
 from bladec.ir import Mesh, Op, TensorType
 from bladec.ops.registry import OpDef, RuleResult, ShapeCtx, register
-from bladec.ops.elementwise import BINARY, UNARY
+from bladec.ops.elementwise import BINARY, BITWISE, UNARY
+from bladec.ops.partition import RULES as PASSTHROUGH
+from bladec.ops.special import FUNCTIONS
 from bladec.sharding import spec, splits
 from bladec.types import Sharding, format_sharding
 
@@ -28,7 +32,8 @@ if TYPE_CHECKING:
 
 # Ops whose blockwise result is the block of the whole result when every operand and
 # the result are split the same way.
-BLOCKWISE = frozenset({*UNARY, *BINARY, "integer_pow", "compare", "select", "convert"})
+BLOCKWISE = frozenset({*UNARY, *BINARY, *BITWISE, *FUNCTIONS, "integer_pow", "compare", "select",
+                       "convert", "bitcast", "stop_gradient", "round", "rem"})
 
 
 def _same(ctx: ShapeCtx) -> list[RuleResult]:
@@ -216,7 +221,8 @@ def _expect(op: Op, want: Sharding | None, partial: tuple[str, ...],
 
 
 # Elementwise ops that keep a sum a sum: (a1 + a2) + (b1 + b2), c * (a1 + a2), -(a1 + a2).
-ADDITIVE, SCALING, LINEAR_UNARY = {"add", "sub"}, {"mul", "div"}, {"neg", "copy", "convert"}
+ADDITIVE, SCALING = {"add", "sub"}, {"mul", "div"}
+LINEAR_UNARY = {"neg", "copy", "convert", "stop_gradient"}
 
 
 def linear_in_partials(name: str, parts: list[tuple[str, ...]]) -> bool:
@@ -378,10 +384,11 @@ def _concatenate_rule(op: Op, operands: list[TensorType]) -> tuple:
 
 
 STRUCTURAL = {"broadcast_in_dim": _broadcast_rule, "broadcast_like": _broadcast_rule,
-              "reshape": _reshape_rule, "transpose": _transpose_rule, "reduce": _reduce_rule,
+              "broadcast": _broadcast_rule, "reshape": _reshape_rule,
+              "dynamic_reshape": _reshape_rule, "transpose": _transpose_rule, "reduce": _reduce_rule,
               "dot": _dot_rule, "dot_general": _dot_rule, "constant": _constant_rule,
               "iota": _iota_rule, "gather": _gather_rule, "scatter_add": _scatter_add_rule,
-              "concatenate": _concatenate_rule}
+              "concatenate": _concatenate_rule, **PASSTHROUGH}
 
 
 register(OpDef("reshard", "`reshard(%x) -> tensor<..., {...}>`: the same array split as the "

@@ -9,7 +9,10 @@ collectives an op needs, the way XLA's SPMD partitioner completes ``in_shardings
   rules of bladec/ops/collective.py, which the verifier then checks): elementwise ops
   take the most split operand's sharding (a replicated operand is sliced, no
   communication), contractions keep batch and free dims split and leave partial sums
-  over split contracting dims, gathers and scatter-adds follow their ids;
+  over split contracting dims, gathers and scatter-adds follow their ids; ops that
+  work along some dims (slices, sorts, windows, ``gather_slices`` of
+  ``take_along_axis``: bladec/ops/partition.py) have those dims made whole and keep the
+  others split, and ``dim_size`` reads the global size of a split value as it is;
 - a partial sum stays one through linear ops (add, scale, transpose, broadcast, sum,
   contraction) and is ``all_reduce``\\ d where a non-linear op, or a sum with a value
   that is not partial the same way, first needs the whole: with column-parallel then
@@ -39,6 +42,7 @@ from bladec.ops.collective import (
     linear_in_partials,
     result_layout,
 )
+from bladec.ops.partition import DEMANDS as PASSTHROUGH
 from bladec.passes.pipeline import register
 from bladec.sharding import spec, splits, ways
 from bladec.types import Sharding
@@ -256,7 +260,8 @@ class _Propagation:
                     raise BladecError(f"'{op.name}' has no sharding rule", op.loc)
                 return operands, _whole(op.results[0].type)
             probe = op
-            if op.name == "reshape":  # the rule checks a declared split: offer dim 0's
+            if op.name in ("reshape", "dynamic_reshape"):  # the rule checks a declared
+                # split: offer dim 0's
                 out = op.results[0].type
                 guess = (spec(types[0])[0],) + ((),) * (out.rank - 1) if out.rank else ()
                 probe = replace(op, results=[Value(r.name, r.type.with_sharding(guess))
@@ -295,6 +300,8 @@ def _demand(mesh: Mesh, op: Op, ins: list[TensorType]) -> list[Layout]:
     rule = _DEMANDS.get(name)
     if rule is not None:
         return rule(mesh, op, ins)
+    if name in PASSTHROUGH:  # bladec/ops/partition.py: worked-along dims made whole
+        return PASSTHROUGH[name](op, ins)
     if name in STRUCTURAL:  # broadcasts, transposes, constants: as they are
         return [layout(t) for t in ins]
     return [_whole(t) for t in ins]
@@ -385,8 +392,10 @@ def _concatenate(mesh: Mesh, op: Op, ins: list[TensorType]) -> list[Layout]:
 def _reshape(mesh: Mesh, op: Op, ins: list[TensorType]) -> list[Layout]:
     """Blocks of dim 0 are contiguous pieces of the elements: only dim 0 stays split."""
     s = spec(ins[0])
-    return [(s[:1] + ((),) * (len(s) - 1), tuple(sorted(ins[0].partial)))]
+    return [(s[:1] + ((),) * (len(s) - 1), tuple(sorted(ins[0].partial)))] + \
+        [_whole(t) for t in ins[1:]]  # a dynamic_reshape's shape vector
 
 
 _DEMANDS = {"reduce": _reduce, "dot": _dot, "dot_general": _dot, "gather": _gather,
-            "scatter_add": _scatter_add, "concatenate": _concatenate, "reshape": _reshape}
+            "scatter_add": _scatter_add, "concatenate": _concatenate, "reshape": _reshape,
+            "dynamic_reshape": _reshape}

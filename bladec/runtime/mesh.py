@@ -26,6 +26,7 @@ from bladec.runtime.engine import optimize
 from bladec.runtime.execution import Report, loads_text
 from bladec.runtime.executor import Executor
 from bladec.runtime.backends.mesh_backend import MeshBackend, value_types
+from bladec.runtime.slab import fetch, global_shape, place
 from bladec.units import format_size
 
 
@@ -38,6 +39,8 @@ class ShardedResult:
     report: Report            # the executor's, every byte per device
     input_bytes: int          # per device: its blocks of the inputs
     seconds: list[float] = field(default_factory=list)
+    process_input_bytes: int = 0   # what this process read and placed of the inputs
+    process: int | None = None     # on a cluster: this process's index (its slabs)
 
     @property
     def peak_bytes(self) -> int:
@@ -50,6 +53,7 @@ class ShardedResult:
                 list(self.mesh.values()))), "limit": r.limit,
             "peak_bytes": r.peak_bytes, "per_device": True,
             "input_bytes": self.input_bytes, "model_peak_bytes": r.model_peak_bytes,
+            "process_input_bytes": self.process_input_bytes, "process": self.process,
             "segments": r.segments, "evictions": r.evictions, "reloads": r.reloads,
             "recomputes": r.recomputes, "host_peak_bytes": r.host_peak_bytes,
             "segment_memory": r.segment_memory, "compilations": r.compilations,
@@ -72,6 +76,9 @@ class ShardedResult:
             f"peak per device: {format_size(r.peak_bytes)} ({r.peak_bytes} bytes{at}; "
             f"input blocks {self.input_bytes})",
             f"model peak per device: {format_size(r.model_peak_bytes)}",
+            *([f"process {self.process}: read and placed {self.process_input_bytes} bytes "
+               "of inputs (its devices' slabs); its outputs are its slabs"]
+              if self.process is not None else []),
             f"evictions: {r.evictions}, reloads: {r.reloads}, recomputes: {r.recomputes}, "
             f"host copies at most {format_size(r.host_peak_bytes)} per device",
             f"segments: {r.segments} (shard_map programs), compilations: {r.compilations} "
@@ -126,8 +133,11 @@ def run_sharded(module: Module, passes: list[Pass] | None, limit: int | None = N
                 ) -> ShardedResult:
     """Optimize, bind, plan under the per-device limit, run the segments, report.
 
-    With a ``cluster`` every process holds the same inputs (the same file or seed) and
-    places only its own devices' blocks; every process gets the whole outputs."""
+    With a ``cluster`` each process reads and writes only its own devices' part of every
+    array (slab.py): the ``inputs_path`` file holds this process's slab of each input (a
+    replicated input whole, a batch split over processes its rows), and the outputs are
+    this process's slabs. Random inputs (no file) are made from the seed on every
+    process alike, and each places its own blocks."""
     import jax
     from bladec.emit.shard import jax_mesh
     from bladec.runtime.session import _load_inputs as load_inputs
@@ -140,24 +150,35 @@ def run_sharded(module: Module, passes: list[Pass] | None, limit: int | None = N
     ensure_devices(mesh.devices, cluster)
     jax_mesh(mesh)  # enough devices? before any input is made
     host = Executor(optimized, NumpyBackend())  # binding, shapes and inputs, as `run` does
+    types = value_types([op for f in optimized.funcs for op in f.ops],
+                        {a.name: a.type for a in optimized.main.args})
+    backend = MeshBackend(mesh, types)
+    slabs = cluster is not None and bool(inputs_path)
     if inputs_path:
         inputs = load_inputs(inputs_path, host)
     else:
         inputs = random_inputs(host, dict(dims or {}), seed)
-    binding = host.bind({n: np.shape(a) for n, a in inputs.items()}, dims)
+    given = {n: tuple(np.shape(a)) for n, a in inputs.items()}
+    if slabs:
+        given = {n: global_shape(backend.sharding(n), given[n], f"input {n}")
+                 for n in host.inputs}
+    binding = host.bind(given, dims)
     shapes = host.shapes_for(binding)
     shown = host.info.bind(binding)
     shown = {s: v for s, v in shown.items() if s in host.info.declared or s in binding}
     for name in host.inputs:
-        if tuple(np.shape(inputs[name])) != shapes[name]:
-            raise BladecError(f"input {name} has shape {np.shape(inputs[name])}, the binding "
-                              f"gives {shapes[name]}")
-    types = value_types([op for f in optimized.funcs for op in f.ops],
-                        {a.name: a.type for a in optimized.main.args})
-    backend = MeshBackend(mesh, types)
+        if given[name] != shapes[name]:
+            raise BladecError(f"input {name} has shape {given[name]}"
+                              f"{' (global)' if slabs else ''}, the binding gives "
+                              f"{shapes[name]}")
     executor = Executor(optimized, backend)
     executor.prepare(binding, limit)   # refused (a limit, an extent) before anything is placed
-    placed = {n: backend.place(n, np.asarray(inputs[n])) for n in executor.inputs}
+    if slabs:
+        placed = {n: place(backend.sharding(n), shapes[n], np.asarray(inputs[n]),
+                           f"input {n}") for n in executor.inputs}
+    else:
+        placed = {n: backend.place(n, np.asarray(inputs[n])) for n in executor.inputs}
+    read = sum(np.asarray(inputs[n]).nbytes for n in executor.inputs)
     input_bytes = sum(backend.nbytes(x) for x in placed.values())
     seconds = []
     for _ in range(max(1, repeats)):
@@ -168,9 +189,7 @@ def run_sharded(module: Module, passes: list[Pass] | None, limit: int | None = N
     # over every repeat: the backend is this run's own
     report.compilations, report.compile_seconds = backend.compilations, backend.compile_seconds
     report.cache_loads = backend.cache_loads
-    if cluster is not None:
-        from jax.experimental.multihost_utils import process_allgather
-        outs = {n: process_allgather(o, tiled=True) for n, o in outs.items()}
-    return ShardedResult({n: np.asarray(o) for n, o in outs.items()}, shown,
-                         dict(mesh.axes), jax.devices()[0].platform, report, input_bytes,
-                         seconds)
+    got = {n: fetch(o) if cluster is not None else np.asarray(o) for n, o in outs.items()}
+    return ShardedResult(got, shown, dict(mesh.axes), jax.devices()[0].platform, report,
+                         input_bytes, seconds, read,
+                         jax.process_index() if cluster is not None else None)

@@ -126,6 +126,57 @@ def test_per_device_limit_is_refused_below_the_smallest_that_works():
     assert report["input_bytes"] == 64 ** 3 * 4 // 8
 
 
+def test_every_op_on_split_operands_computes_the_whole_arrays_values():
+    """Each op's case of tests/support/partition_cases.py, propagated (its operands kept
+    split where XLA's partitioner keeps them split), as one shard_map program on 2
+    devices against the same ops on whole arrays: a block-wise lowering that reads a
+    block's size for the global one (``dim_size``, a slice's limit) or indexes past its
+    block would differ."""
+    from tests.support.partition_cases import CASES
+    done = _run([sys.executable, "-m", "tests.support.sharded_check", "ops", "0"])
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["bad"] == []
+    assert report["checked"] == sorted(CASES)
+
+
+def test_cross_entropy_step_keeps_the_batch_split_on_4_devices(tmp_path):
+    """``-mean(take_along_axis(log_softmax(x), labels))`` through ``propagate`` and
+    ``grad``: the gather of the labels' log-probabilities, its scatter adjoint and the
+    mean's ``dim_size`` run on each device's rows (no gathering collective in the step);
+    the loss and gradient equal jax.value_and_grad's on whole arrays."""
+    import jax
+    import jax.numpy as jnp
+    from bladec.cli import main
+    from tests.ops.test_partition import CROSS_ENTROPY, GATHERING
+    from tests.support.clirunner import make_runner
+    (tmp_path / "ce.mlir").write_text(CROSS_ENTROPY)
+    train = make_runner().invoke(main, ["optimize", "-p", "propagate,grad{wrt=%x}",
+                                        str(tmp_path / "ce.mlir"), "-o",
+                                        str(tmp_path / "train.mlir")])
+    assert train.exit_code == 0, train.stderr
+    text = (tmp_path / "train.mlir").read_text()
+    assert not [n for n in GATHERING if f"= {n}(" in text]
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((64, 16)).astype(np.float32)
+    labels = rng.integers(0, 16, 64).astype(np.int32)
+    np.savez(tmp_path / "in.npz", x=x, labels=labels)
+    done = _run(BLADEC + ["run", str(tmp_path / "train.mlir"), "--inputs",
+                          str(tmp_path / "in.npz"), "--outputs", str(tmp_path / "out.npz"),
+                          "--json"])
+    assert done.returncode == 0, done.stderr[-2000:]
+    report = json.loads(done.stdout)
+    assert report["per_device"] and report["input_bytes"] == (64 * 16 * 4 + 64 * 4) // 4
+    out = np.load(tmp_path / "out.npz")
+
+    def loss(x):
+        lp = jax.nn.log_softmax(x, axis=-1)
+        return -jnp.mean(jnp.take_along_axis(lp, labels[:, None], axis=-1))
+    want, grad = jax.value_and_grad(loss)(x)
+    np.testing.assert_allclose(out["out"], want, rtol=1e-6)
+    np.testing.assert_allclose(out["grad_x"], grad, rtol=1e-5, atol=1e-7)
+
+
 def _free_port() -> int:
     import socket
     with socket.socket() as s:
@@ -133,26 +184,75 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def test_two_processes_through_jax_distributed(tmp_path):
-    """The same listing on two processes of 4 CPU devices each (jax.distributed, CPU
-    collectives through gloo): both get the array the one-process run gets."""
-    x = np.random.default_rng(1).standard_normal((64, 64, 64)).astype(np.float32)
-    np.savez(tmp_path / "in.npz", a=x)
+def _cluster(args: list[str], tmp_path: Path, inputs: list[dict[str, np.ndarray]],
+             extra_flags: str = "") -> list[tuple[dict, dict]]:
+    """``bladec run ARGS`` on two processes of 4 CPU devices each (jax.distributed on
+    localhost, CPU collectives through gloo), process i reading ``inputs[i]`` (its
+    slabs); each process's JSON report and output slabs."""
     port = _free_port()
-    env = {**ENV, "XLA_FLAGS": ""}  # each process brings its own 4 devices
+    env = {**ENV, "XLA_FLAGS": extra_flags}  # each process brings its own 4 devices
+    for i, arrays in enumerate(inputs):
+        np.savez(tmp_path / f"in{i}.npz", **arrays)
     procs = [subprocess.Popen(
-        BLADEC + ["run", "samples/reshard.mlir", "-p", "redistribute", "--inputs",
-                  str(tmp_path / "in.npz"), "--outputs", str(tmp_path / f"out{i}.npz"),
-                  "--coordinator", f"127.0.0.1:{port}", "--num-processes", "2",
-                  "--process-id", str(i)],
+        BLADEC + args + ["--inputs", str(tmp_path / f"in{i}.npz"), "--outputs",
+                         str(tmp_path / f"out{i}.npz"), "--json", "--coordinator",
+                         f"127.0.0.1:{port}", "--num-processes", "2", "--process-id", str(i)],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         for i in range(2)]
+    reports = []
     for p in procs:
         out, err = p.communicate(timeout=300)
         assert p.returncode == 0, err[-2000:]
-        assert "8 devices" in out
-    for i in range(2):
-        np.testing.assert_array_equal(np.load(tmp_path / f"out{i}.npz")["b"], x)
+        # gloo prints its connections on stdout too: the report is the last object
+        reports.append(json.loads(out[out.rindex("\n{\n") + 1:]))
+    return [(r, dict(np.load(tmp_path / f"out{i}.npz"))) for i, r in enumerate(reports)]
+
+
+def test_two_processes_through_jax_distributed(tmp_path):
+    """The same listing on two processes of 4 CPU devices each: each reads only its
+    devices' part of the input (``{y, _, x}`` on a 4x2 mesh: process p holds x
+    coordinates 2p and 2p+1, so dim 2's half) and writes its part of the output
+    (``{_, (x, y), _}``: dim 1's half), which are the one-process run's."""
+    x = np.random.default_rng(1).standard_normal((64, 64, 64)).astype(np.float32)
+    halves = [{"a": x[:, :, 32 * i:32 * (i + 1)]} for i in range(2)]
+    runs = _cluster(["run", "samples/reshard.mlir", "-p", "redistribute"], tmp_path, halves)
+    for i, (report, out) in enumerate(runs):
+        assert report["devices"] == 8 and report["process"] == i
+        assert report["process_input_bytes"] == x.nbytes // 2
+        assert report["input_bytes"] == x.nbytes // 8   # per device: its block
+        np.testing.assert_array_equal(out["b"], x[:, 32 * i:32 * (i + 1), :])
+
+
+def test_sharded_llama_step_on_two_processes_holds_each_process_s_shards(tmp_path):
+    """The small Llama's training step with only its arguments sharded (batch over
+    data, heads and MLP units over model, a 4x2 mesh), on two processes of 4 CPU
+    devices each over jax.distributed: process p holds data coordinates 2p and 2p+1,
+    so it reads its half of the batch (tokens, targets, mask) and the parameters whole
+    (split over model, whose coordinates are all its own), and no more; its updated
+    parameters and loss equal the one-process step's (the unsharded listing)."""
+    from bladec.cli import main
+    from tests.support.clirunner import make_runner
+    _llama_inputs(tmp_path / "all.npz", 8, 16)
+    every = dict(np.load(tmp_path / "all.npz"))
+    batch = {"tokens", "targets", "mask"}
+    halves = [{k: (v[4 * i:4 * (i + 1)] if k in batch else v) for k, v in every.items()}
+              for i in range(2)]
+    runs = _cluster(["run", "samples/sharding/llama-train-small.mlir", "-p",
+                     "propagate,redistribute,analyze,schedule,remat"], tmp_path, halves,
+                    "--xla_backend_optimization_level=0")
+    one = make_runner().invoke(main, [
+        "run", "samples/llama-train-small.mlir", "--backend", "numpy", "--inputs",
+        str(tmp_path / "all.npz"), "--outputs", str(tmp_path / "one.npz"), "--json"])
+    assert one.exit_code == 0, one.stderr
+    want = np.load(tmp_path / "one.npz")
+    whole = sum(v.nbytes for v in every.values())
+    mine = whole - sum(every[k].nbytes for k in batch) // 2
+    for i, (report, out) in enumerate(runs):
+        assert report["process"] == i and report["devices"] == 8
+        assert report["process_input_bytes"] == mine < whole
+        assert sorted(out) == sorted(want.files) and len(out) == 22
+        for k in out:  # the loss and the parameters: replicated, whole on each process
+            np.testing.assert_allclose(out[k], want[k], rtol=2e-4, atol=1e-5, err_msg=k)
 
 
 # The refusals below come before any device is used: they run in this process (a

@@ -5,6 +5,7 @@ From the repository root:
     python -m tests.support.sharded_check pairs [SEED]   # redistribute programs against JAX's reshard
     python -m tests.support.sharded_check smoke [SEED]   # ... fewer of them (`make test`)
     python -m tests.support.sharded_check grads [SEED]   # collectives' adjoints against jax.grad
+    python -m tests.support.sharded_check ops [SEED]     # every op's case split, against whole
 
 Prints one JSON object; the test asserts on it.
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import replace
 import random
 import sys
 
@@ -174,11 +176,72 @@ SHARD_OPS = {"reshard", "all_gather", "shard_slice", "all_to_all", "all_permute"
              "all_reduce"}
 
 
+def _value(rng, t) -> np.ndarray:
+    """Inputs every case's op is defined on: floats in (0.1, 0.9) (logs, roots, erf_inv),
+    integers in [0, 6) (in range as indices along a dim of 6, and as shift counts)."""
+    shape = tuple(t.dims)
+    if t.dtype == "i1":
+        return rng.random(shape) < 0.5
+    if t.dtype in ("i32", "u32"):
+        return rng.integers(0, 6, shape).astype(np.dtype({"i32": "int32", "u32": "uint32"}
+                                                         [t.dtype]))
+    return rng.uniform(0.1, 0.9, shape).astype(np.float32)
+
+
+def ops_check(seed: int) -> dict:
+    """Each case of tests/support/partition_cases.py after ``propagate``, as one
+    shard_map program on 2 devices (one compilation), against the same ops on whole
+    arrays (the one-device listing, jitted): what every op's rule keeps split must
+    compute the whole array's values."""
+    from bladec.emit.lower import run_op
+    from bladec.parse import parse_module
+    from bladec.runtime.backends.kernel import JaxKernels
+    from bladec.sharding import whole_arrays
+    from tests.support.partition_cases import CASES
+    rng = np.random.default_rng(seed)
+    args, ops, outs, cases = [], [], [], []
+    mesh = None
+    for case, text in CASES.items():
+        module = PropagatePass().apply(parse_module(text, f"<{case}>"))
+        mesh = module.mesh
+        tag = case.replace("_", "")
+
+        def named(v: str) -> str:
+            return f"{v}.{tag}"
+        args += [Value(named(a.name), a.type) for a in module.main.args]
+        ops += [Op(op.name, [named(o) for o in op.operands],
+                   [Value(named(r.name), r.type) for r in op.results], op.attrs, loc=op.loc)
+                for op in module.main.ops]
+        outs += [named(o) for o in module.main.returns]
+        cases += [case] * len(module.main.returns)
+    func = Func("main", args, ops, outs)
+    verify(replace(module, funcs=[func]))
+    xs = [_value(rng, a.type) for a in args]
+    have = run_sharded(replace(module, funcs=[func]), xs)
+    whole = whole_arrays(replace(module, funcs=[func])).main
+    K = JaxKernels()
+
+    def reference(*values):
+        env = dict(zip([a.name for a in whole.args], values))
+        for op in whole.ops:
+            out = [(tuple(r.type.dims), r.type.dtype) for r in op.results]
+            env.update(zip(op.result_names, run_op(K, op, [env[o] for o in op.operands],
+                                                   out)))
+        return [env[o] for o in whole.returns]
+    want = [np.asarray(w) for w in jax.jit(reference)(*xs)]
+    bad = [[case, float(np.abs(h.astype(np.float64) - w.astype(np.float64)).max())]
+           for case, h, w in zip(cases, have, want)
+           if h.shape != w.shape or not np.allclose(h, w, rtol=1e-5, atol=1e-6)]
+    return {"checked": sorted(set(cases)), "bad": bad}
+
+
 if __name__ == "__main__":
     mode = sys.argv[1]
     if mode in SAMPLES:
         print(json.dumps(pairs_check(int(sys.argv[2]) if len(sys.argv) > 2 else 0, mode)))
     elif mode == "grads":
         print(json.dumps(grads_check(int(sys.argv[2]) if len(sys.argv) > 2 else 0)))
+    elif mode == "ops":
+        print(json.dumps(ops_check(int(sys.argv[2]) if len(sys.argv) > 2 else 0)))
     else:
         raise SystemExit(f"unknown mode {mode}")

@@ -35,12 +35,13 @@ class MeshBackend:
     accounting = ("per device: its blocks of the arrays held plus each shard_map "
                   "segment's XLA outputs and temporaries")
 
-    def __init__(self, mesh: Mesh, types: dict[str, TensorType]) -> None:
+    def __init__(self, mesh: Mesh, types: dict[str, TensorType], jmesh: Any = None) -> None:
         import jax
         self.jax = jax
         self.mesh = mesh
         self.types = types
-        self.jmesh = jax_mesh(mesh)
+        # ``jmesh``: the arrays' own mesh (bladec.jit on sharded arrays: its device order)
+        self.jmesh = jmesh if jmesh is not None else jax_mesh(mesh)
         self.compilations = 0
         self.compile_seconds = 0.0
         self.compile_cpu_seconds = 0.0
