@@ -19,7 +19,8 @@ import numpy as np
 
 from bladec.batching.kernel import Kernel
 from bladec.batching.program import (Layout, adjoint_keys, backward_fn, cell_fn,
-                                      forward_fn, gather_fn, scatter_fn)
+                                      flat_cell, forward_fn, gather_fn, keeping_fn,
+                                      scatter_fn)
 from bladec.batching.schedule import Schedule, describe, schedule
 from bladec.batching.split import OpByOp
 from bladec.batching.value import Group, Lazy, Recording, tracing
@@ -34,6 +35,7 @@ class Options:
     fused_gathers: bool = True   # operands read through indices inside the kernel
     shared_weights: bool = True  # parameters passed whole (else gathered per invocation)
     sinks_last: bool = True      # results nobody reads (losses) computed in one last call
+    residuals: bool = True       # training: the cells' products kept for the backward
     batched: bool = True         # False: every invocation a call of its own
 
 
@@ -115,6 +117,7 @@ class Autobatched:
         self._report = AutobatchReport()
         self._helpers: dict[str, Any] = {}
         self._floor: dict[Any, int] = {}     # buffer sizes so far (schedule.py)
+        self._kept: dict[Any, list[Any]] = {}  # per group identity: residual buffers
 
     # -- the API ----------------------------------------------------------------------
     def __call__(self, params: Any, instances: Sequence[Any]) -> Any:
@@ -138,7 +141,7 @@ class Autobatched:
                 isinstance(o[0], Lazy) and o[0].shape == () for o in traced.outputs):
             raise BladecError(f"{self.__name__}: value_and_grad needs the model to return "
                               f"one scalar computed by a cell (its loss) per instance")
-        state = self._forward(traced)
+        state = self._forward(traced, keep=self._keeps())
         loss = self._outputs(traced, state)
         grads = self._backward(traced, state)
         total = self._helper("sum", lambda x: x.sum())(loss)
@@ -194,7 +197,41 @@ class Autobatched:
         return _Traced(recording, sched, outputs, out_tree, device, params_tree)
 
     # -- running ----------------------------------------------------------------------
-    def _forward(self, traced: _Traced) -> dict:
+    def _keeps(self) -> bool:
+        o = self.options
+        return o.residuals and o.coarse and o.fused_gathers and o.shared_weights and \
+            o.batched
+
+    def _residual_specs(self, group: Group) -> list[tuple[tuple, str]]:
+        """The rows of the products the group's training forward keeps (residual.py)."""
+        key = ("residual", group.identity)
+        found = self._kernels.get(key)
+        if found is None:
+            import jax
+
+            from bladec.batching import residual
+            avals = []
+            shared = iter(group.shared_specs)
+            for kind, k in group.kinds:
+                shape, dtype = next(shared) if kind == "shared" else \
+                    ((residual.PROBE, *k[0]), k[1])
+                avals.append(jax.ShapeDtypeStruct(shape, np.dtype(dtype)))
+            found = self._kernels[key] = residual.specs(flat_cell(group), avals)
+        return found
+
+    def _residuals(self, group: Group) -> list[Any]:
+        """The group's residual buffers, at least one row per invocation of this batch
+        plus the spare row 0 (kept across batches: every row read is written first)."""
+        import jax.numpy as jnp
+        rows = max(8, 1 << len(group.slots).bit_length())
+        kept = self._kept.get(group.identity)
+        if kept is None or kept[0].shape[0] < rows:
+            kept = self._kept[group.identity] = [
+                jnp.zeros((rows, *shape), dtype)
+                for shape, dtype in self._residual_specs(group)]
+        return kept
+
+    def _forward(self, traced: _Traced, keep: bool = False) -> dict:
         import jax.numpy as jnp
         t = time.perf_counter()
         sched, shared = traced.schedule, traced.shared
@@ -207,7 +244,12 @@ class Autobatched:
             written = [state[k] for k in layout.written]
             read = [state[k] for k in layout.read]
             tabs = [tables[k] for k in layout.tables]
-            if o.coarse and o.fused_gathers:
+            if keep and self._residual_specs(group):
+                kept = self._residuals(group)
+                new = self._kernel("keep", group, shared)(*weights, *written, *read, *tabs,
+                                                          *kept, call.index)
+                kept[:] = new[len(written):]
+            elif o.coarse and o.fused_gathers:
                 new = self._kernel("fwd", group, shared)(*weights, *written, *read, *tabs,
                                                  call.index)
             else:
@@ -242,9 +284,11 @@ class Autobatched:
                                   f"one cell call (pass it once)")
             keys = adjoint_keys(group)
             fwd = [state[k] for k in dict.fromkeys(group.operand_keys)]
-            new = self._kernel("bwd", group, shared)(
+            keep = self._keeps() and bool(self._residual_specs(group))
+            new = self._kernel("bwd-kept" if keep else "bwd", group, shared)(
                 *[shared[i] for i in group.shared], *fwd,
-                *[tables[k] for k in layout.tables], *[adj[k] for k in keys],
+                *[tables[k] for k in layout.tables],
+                *(self._kept[group.identity] if keep else ()), *[adj[k] for k in keys],
                 *[grads[i] for i in group.shared], call.index)
             for k, value in zip(keys, new[:len(keys)]):
                 adj[k] = value
@@ -324,6 +368,18 @@ class Autobatched:
         tables = [(tab[k], k[1]) for k in layout.tables]
         reuse = self.options.shared_weights
         name = f"{group.cell.name}.{kind}"
+        if kind == "keep":
+            kept = [(("R%d" % i, *shape), dtype)
+                    for i, (shape, dtype) in enumerate(self._residual_specs(group))]
+            fn = keeping_fn(group, layout)
+            at = len(shared_leaves) + len(written) + len(read) + len(tables)
+            return Kernel(_spread(fn, [len(shared_leaves), len(written), len(read),
+                                       len(tables), len(kept), 1]),
+                          [*shared_leaves, *written, *read, *tables, *kept, index],
+                          name=name, donate=(*range(len(shared_leaves),
+                                                    len(shared_leaves) + len(written)),
+                                             *range(at, at + len(kept))),
+                          passes=self.passes, limit=self.mem_limit, index=True)
         if kind == "fwd":
             fn = forward_fn(group, layout, reuse)
             return Kernel(_spread(fn, [len(shared_leaves), len(written), len(read),
@@ -360,11 +416,16 @@ class Autobatched:
         fwd = [(buf[k], k[1]) for k in dict.fromkeys(group.operand_keys)]
         adj = [(buf[k], k[1]) for k in adjoint_keys(group)]
         grads = list(shared_leaves)
-        fn = backward_fn(group, layout)
-        counts = [len(shared_leaves), len(fwd), len(tables), len(adj), len(grads), 1]
-        start = sum(counts[:3])
-        return Kernel(_spread(fn, counts), [*shared_leaves, *fwd, *tables, *adj, *grads,
-                                            index],
+        keep = kind == "bwd-kept"
+        kept = [(("R%d" % i, *shape), dtype)
+                for i, (shape, dtype) in enumerate(self._residual_specs(group))] \
+            if keep else []
+        fn = backward_fn(group, layout, keep)
+        counts = [len(shared_leaves), len(fwd), len(tables), *([len(kept)] if keep else []),
+                  len(adj), len(grads), 1]
+        start = sum(counts[:-3])
+        return Kernel(_spread(fn, counts), [*shared_leaves, *fwd, *tables, *kept, *adj,
+                                            *grads, index],
                       name=name, donate=range(start, start + len(adj) + len(grads)),
                       passes=self.passes, limit=self.mem_limit, index=True)
 

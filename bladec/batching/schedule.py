@@ -135,7 +135,11 @@ def schedule(recording: Recording, *, static_depth: bool = True, batched: bool =
     parts: list[tuple[int, int, Call]] = []
     for g_index, group in enumerate(groups):
         slots, depths = slots_of[g_index], depths_of[g_index]
+        # the last column: each invocation's row in the group's residual buffers
+        # (residual.py), in call order, from 1 (row 0 for padded lanes)
+        slots = np.concatenate([slots, np.zeros((len(slots), 1), np.int32)], axis=1)
         if not batched:
+            slots[:, -1] = np.arange(1, len(slots) + 1)
             for i in range(len(slots)):
                 parts.append((int(depths[i]), g_index,
                               Call(int(depths[i]), group, slots[i:i + 1].copy(), 1)))
@@ -144,6 +148,7 @@ def schedule(recording: Recording, *, static_depth: bool = True, batched: bool =
         order = np.argsort(depths, kind="stable")
         sorted_depths = depths[order]
         cuts = np.flatnonzero(np.diff(sorted_depths)) + 1
+        slots[order, -1] = np.arange(1, len(slots) + 1)
         for chunk in np.split(order, cuts):
             count = len(chunk)
             index = np.zeros((bucket(count, smallest), slots.shape[1]), np.int32)
