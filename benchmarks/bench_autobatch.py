@@ -42,9 +42,9 @@ if __name__ == "__main__" and "jax" not in sys.modules:
 import numpy as np
 
 import bladec
-from bladec.models import bilstm, treelstm
+from bladec.models import bilstm, earlyexit, mvrnn, treelstm
 
-MODELS = {"treelstm": treelstm, "bilstm": bilstm}
+MODELS = {"treelstm": treelstm, "bilstm": bilstm, "mvrnn": mvrnn, "earlyexit": earlyexit}
 ABLATIONS = [("all techniques", {}), ("static depth off", {"static_depth": False}),
              ("fused gathers off", {"fused_gathers": False}),
              ("coarse cells off", {"coarse": False}),
@@ -128,7 +128,71 @@ class DyBiLSTM(_DyModel):
         return out
 
 
-DYNET = {"treelstm": DyTreeLSTM, "bilstm": DyBiLSTM}
+class DyMVRNN(_DyModel):
+    """The MV-RNN of bladec/models/mvrnn.py in DyNet, on the same weights."""
+    KEYS = (("node", "w"), ("node", "b"), ("node", "wm"), ("out", "w"), ("out", "b"))
+
+    def __init__(self, dy: Any, params: dict[str, Any]) -> None:
+        super().__init__(dy, params)
+        # DyNet reads each entry's matrix column-major: give it the transposes' bytes
+        self.mats = self.pc.lookup_parameters_from_numpy(
+            np.ascontiguousarray(np.swapaxes(params["mats"], 1, 2)))
+
+    def losses(self, instances: list[dict]) -> list[Any]:
+        dy = self.dy
+        w, b, wm, wo, bo = [dy.parameter(p) for p in self.raw]
+
+        def encode(t: Any) -> tuple[Any, Any]:
+            if isinstance(t, list):
+                (a, ma), (bb, mb) = encode(t[0]), encode(t[1])
+                v = dy.tanh(w * dy.concatenate([mb * a, ma * bb]) + b)
+                return v, wm * dy.concatenate([ma, mb])
+            return dy.lookup(self.emb, t), dy.lookup(self.mats, t)
+        out = []
+        for inst in instances:
+            root, _ = encode(inst["tree"])
+            out.append(dy.pickneglogsoftmax(wo * root + bo, inst["label"]))
+        return out
+
+
+class DyEarlyExit(_DyModel):
+    """The early-exit classifier of bladec/models/earlyexit.py in DyNet, on the same
+    weights. DyNet has no comparison to mask with, so the exits are decided as a dynamic
+    framework decides them: every layer and exit head of every instance built, one
+    batched forward, each instance's exit read on the host, its loss picked there (the
+    same arithmetic as bladec's masked model: every layer for every instance)."""
+    KEYS = ()
+
+    def __init__(self, dy: Any, params: dict[str, Any]) -> None:
+        super().__init__(dy, params)
+        self.layers = [[self.pc.parameters_from_numpy(p[k]) for k in ("w", "b", "exit")]
+                       for p in params["layers"]]
+
+    def losses(self, instances: list[dict]) -> list[Any]:
+        dy = self.dy
+        layers = [[dy.parameter(p) for p in layer] for layer in self.layers]
+        heads = []
+        for inst in instances:
+            h = dy.zeros(self.hidden)
+            for t in inst["tokens"]:
+                h = h + dy.lookup(self.emb, t)
+            mine = []
+            for w, b, e in layers:
+                h = h + dy.tanh(w * h + b)
+                mine.append(dy.log_softmax(e * h))
+            heads.append(mine)
+        confident = dy.concatenate([dy.max_dim(x) for mine in heads for x in mine])
+        best = np.asarray(confident.npvalue()).reshape(len(instances), -1)
+        out = []
+        for inst, mine, row in zip(instances, heads, best):
+            hits = np.flatnonzero(row >= np.log(earlyexit.THRESHOLD))
+            exit_ = int(hits[0]) if len(hits) else len(mine) - 1
+            out.append(-dy.pick(mine[exit_], inst["label"]))
+        return out
+
+
+DYNET = {"treelstm": DyTreeLSTM, "bilstm": DyBiLSTM, "mvrnn": DyMVRNN,
+         "earlyexit": DyEarlyExit}
 
 
 def dynet_step(net: Any, trainer: Any, instances: list[dict], train: bool) -> np.ndarray:

@@ -13,10 +13,10 @@ import pytest
 import bladec
 from bladec.batching.schedule import bucket, schedule, walked_depths
 from bladec.batching.value import Recording, tracing
-from bladec.models import bilstm, earlyexit, treelstm
+from bladec.models import bilstm, earlyexit, mvrnn, treelstm
 
 MODELS = {"treelstm": (treelstm, "leaves"), "bilstm": (bilstm, "length"),
-          "earlyexit": (earlyexit, "length")}
+          "earlyexit": (earlyexit, "length"), "mvrnn": (mvrnn, "leaves")}
 
 
 def _params(mod, hidden=8, vocab=30, classes=3):
