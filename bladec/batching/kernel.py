@@ -103,10 +103,11 @@ class Kernel:
         """Run on the arguments (one array per spec); the outputs, flattened.
 
         A bucket of the batch dim ``n`` with no executable yet is served by a larger
-        compiled one where that costs little padding: up to twice the lanes below 64
-        (such calls are bound by their launch, not their arithmetic), half as many more
-        below 512, a quarter more from 512 on. That holds only where ``n`` is only the index array's (the
-        last argument, a host array whose padding rows are zeros). Sizes that a batch
+        compiled one where that costs little padding: up to twice the lanes below 512
+        (small calls are bound by their launch, not their arithmetic; and a compilation
+        costs as much as hundreds of such calls), a quarter more from 512 on. That
+        holds only where ``n`` is only the index array's (the last argument, a host
+        array whose padding rows are zeros). Sizes that a batch
         meets for the first time are then compiled only where no near bucket exists,
         which after a few batches is rare (the ladder of schedule.py is fixed). A size
         from 64 on beyond every compiled one is compiled one step of the ladder larger
@@ -140,7 +141,7 @@ class Kernel:
         """The smallest compiled key that differs from ``key`` only in ``n``, and there
         by little (see :meth:`__call__`)."""
         at, n = self._n_at, key[self._n_at]
-        most = 2 * n if n < 64 else n + n // 2 if n < 512 else n + n // 4
+        most = 2 * n if n < 512 else n + n // 4
         best = None
         for other, lean in self._lean.items():
             if lean is None or not n < other[at] <= most:

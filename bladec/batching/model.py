@@ -21,7 +21,7 @@ from bladec.batching.kernel import Kernel
 from bladec.batching.program import (Layout, adjoint_keys, backward_fn, cell_fn,
                                       flat_cell, forward_fn, gather_fn, keeping_fn,
                                       scatter_fn)
-from bladec.batching.schedule import Schedule, describe, schedule
+from bladec.batching.schedule import Schedule, describe, grown, schedule
 from bladec.batching.split import OpByOp
 from bladec.batching.value import Group, Lazy, Recording, tracing
 from bladec.errors import BladecError
@@ -223,9 +223,10 @@ class Autobatched:
         """The group's residual buffers, at least one row per invocation of this batch
         plus the spare row 0 (kept across batches: every row read is written first)."""
         import jax.numpy as jnp
-        rows = max(8, 1 << len(group.slots).bit_length())
         kept = self._kept.get(group.identity)
-        if kept is None or kept[0].shape[0] < rows:
+        have = 0 if kept is None else kept[0].shape[0]
+        rows = grown(len(group.slots) + 1, have)
+        if rows > have:
             kept = self._kept[group.identity] = [
                 jnp.zeros((rows, *shape), dtype)
                 for shape, dtype in self._residual_specs(group)]

@@ -14,8 +14,9 @@ host in recording order; ``batched=False`` runs every invocation as a call of it
 Buckets: a call's count is rounded up to the next of 8, 12, 16, 24, 32, 48, 64, 80, 96,
 112, 128, 160, ... (powers of two with halves, then quarters, between them): at most a
 third of a small call and a fifth of a large one is padding, and a kernel sees
-O(log n) distinct sizes, so its executables stay few. Buffers and tables take the
-next power of two, never less than earlier batches took. Padded lanes read and write
+O(log n) distinct sizes, so its executables stay few. Buffers and tables keep the
+rows of earlier batches where a batch fits them, else take the power of two of half as
+much again (so that a slightly larger batch does not make every kernel compile again). Padded lanes read and write
 row 0 of each buffer, which no instance uses.
 """
 from __future__ import annotations
@@ -46,6 +47,14 @@ def _power(n: int) -> int:
     calls' buckets: every kernel reading a buffer compiles again when its size changes,
     while a larger buffer costs only its memory."""
     return max(8, 1 << (max(n, 1) - 1).bit_length())
+
+
+def grown(n: int, floor: int) -> int:
+    """Rows for ``n`` given ``floor`` rows so far: the floor where ``n`` fits, else the
+    power of two of half as much again as ``n``, so that batches a little larger than
+    the largest so far (the maximum over more and more batches rises slowly) do not
+    make every kernel compile again at each new power of two."""
+    return floor if n <= floor else _power(n + n // 2)
 
 
 @dataclass
@@ -159,10 +168,10 @@ def schedule(recording: Recording, *, static_depth: bool = True, batched: bool =
     out = Schedule(calls=[c for _, _, c in parts])
     out.depths = 1 + max((c.depth for c in out.calls), default=-1)
     for key, rows in recording.rows.items():
-        out.rows[key] = floor[("rows", key)] = max(_power(rows), floor.get(("rows", key), 0))
+        out.rows[key] = floor[("rows", key)] = grown(rows, floor.get(("rows", key), 0))
     for key, items in recording.data.items():
         shape, dtype = key
-        size = floor[("data", key)] = max(_power(len(items)), floor.get(("data", key), 0))
+        size = floor[("data", key)] = grown(len(items), floor.get(("data", key), 0))
         table = np.zeros((size, *shape), dtype=np.dtype(dtype))
         if len(items) > 1:
             table[1:len(items)] = np.asarray(items[1:], dtype=np.dtype(dtype)).reshape(
