@@ -108,6 +108,26 @@ def test_training_step_is_sgd_on_the_summed_loss():
     assert f.report().instances == 4 and f.report().invocations > 0
 
 
+def test_training_keeps_the_cells_products_for_the_backward():
+    """The training forward keeps the node cell's product; its backward kernel has the
+    gradient's two products only (recomputing would add the forward's third), and the
+    gradients equal those of the recomputing backward."""
+    import jax
+    params = _params(treelstm)
+    instances = _batch("treelstm", 4, seed=12, short=(2, 6))
+    f = _batched("treelstm")
+    loss, kept = f.value_and_grad(params, instances)
+    listing = f.kernels()["node.bwd-kept"].listing
+    dots = {line.split("=")[0] for line in listing.splitlines() if "dot_general(" in line}
+    assert len(dots) == 2, dots
+    g = bladec.autobatch(treelstm.model, residuals=False)
+    loss2, recomputed = g.value_and_grad(params, instances)
+    assert "node.bwd" in g.kernels() and "node.bwd-kept" not in g.kernels()
+    assert _rel(loss, loss2) <= 1e-6
+    for a, b in zip(jax.tree_util.tree_leaves(kept), jax.tree_util.tree_leaves(recomputed)):
+        assert _rel(a, b) <= 1e-5
+
+
 def _ablation(switch: str, f) -> None:
     params = _params(treelstm)
     instances = _batch("treelstm", 3, seed=5, short=(2, 4))
