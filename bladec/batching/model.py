@@ -21,7 +21,7 @@ from bladec.batching.kernel import Kernel
 from bladec.batching.program import (Layout, adjoint_keys, backward_fn, cell_fn,
                                       flat_cell, forward_fn, gather_fn, keeping_fn,
                                       scatter_fn)
-from bladec.batching.schedule import Schedule, describe, grown, schedule
+from bladec.batching.schedule import Schedule, describe, grown, padding_row, schedule
 from bladec.batching.split import OpByOp
 from bladec.batching.value import Group, Lazy, Recording, tracing
 from bladec.errors import BladecError
@@ -118,6 +118,7 @@ class Autobatched:
         self._helpers: dict[str, Any] = {}
         self._floor: dict[Any, int] = {}     # buffer sizes so far (schedule.py)
         self._kept: dict[Any, list[Any]] = {}  # per group identity: residual buffers
+        self._state: dict[Any, Any] = {}       # state buffers kept for the next batch
 
     # -- the API ----------------------------------------------------------------------
     def __call__(self, params: Any, instances: Sequence[Any]) -> Any:
@@ -127,6 +128,7 @@ class Autobatched:
         traced = self._trace(params, instances)
         state = self._forward(traced)
         out = self._outputs(traced, state)
+        self._keep_state(state)
         self._finish(out, start, compiled)
         return out
 
@@ -144,6 +146,7 @@ class Autobatched:
         state = self._forward(traced, keep=self._keeps())
         loss = self._outputs(traced, state)
         grads = self._backward(traced, state)
+        self._keep_state(state)
         total = self._helper("sum", lambda x: x.sum())(loss)
         self._finish((total, grads), start, compiled)
         return total, jax.tree_util.tree_unflatten(traced.params_tree, grads)
@@ -233,11 +236,18 @@ class Autobatched:
         return kept
 
     def _forward(self, traced: _Traced, keep: bool = False) -> dict:
+        import jax
         import jax.numpy as jnp
         t = time.perf_counter()
         sched, shared = traced.schedule, traced.shared
-        state = {key: jnp.zeros((rows, *key[0]), key[1]) for key, rows in sched.rows.items()}
-        tables = {key: jnp.asarray(t) for key, t in sched.tables.items()}
+        state = {}
+        for key, rows in sched.rows.items():
+            # kept from the last batch where it has the rows (value.py: every row a batch
+            # reads is written in it first; row 0, which padded lanes read, never is)
+            buffer = self._state.pop(key, None)
+            state[key] = buffer if buffer is not None and buffer.shape[0] == rows else \
+                jnp.zeros((rows, *key[0]), key[1])
+        tables = {key: jax.device_put(t) for key, t in sched.tables.items()}
         o = self.options
         for call in sched.calls:
             group, layout = call.group, self._layout(call.group)
@@ -266,6 +276,10 @@ class Autobatched:
         self._report.dispatch_seconds += time.perf_counter() - t
         state["__tables__"] = tables
         return state
+
+    def _keep_state(self, state: dict) -> None:
+        """The state buffers, for the next batch to write in place."""
+        self._state = {k: v for k, v in state.items() if k != "__tables__"}
 
     def _backward(self, traced: _Traced, state: dict) -> list[Any]:
         import jax.numpy as jnp
@@ -380,7 +394,8 @@ class Autobatched:
                           name=name, donate=(*range(len(shared_leaves),
                                                     len(shared_leaves) + len(written)),
                                              *range(at, at + len(kept))),
-                          passes=self.passes, limit=self.mem_limit, index=True)
+                          passes=self.passes, limit=self.mem_limit, index=True,
+                          padding=padding_row(group))
         if kind == "fwd":
             fn = forward_fn(group, layout, reuse)
             return Kernel(_spread(fn, [len(shared_leaves), len(written), len(read),
@@ -388,7 +403,8 @@ class Autobatched:
                           [*shared_leaves, *written, *read, *tables, index], name=name,
                           donate=range(len(shared_leaves),
                                         len(shared_leaves) + len(written)),
-                          passes=self.passes, limit=self.mem_limit, index=True)
+                          passes=self.passes, limit=self.mem_limit, index=True,
+                          padding=padding_row(group))
         if kind == "gather":
             fn = gather_fn(group, layout)
             operand_buffers = [(buf[k], k[1]) for k in dict.fromkeys(group.operand_keys)]
@@ -428,7 +444,8 @@ class Autobatched:
         return Kernel(_spread(fn, counts), [*shared_leaves, *fwd, *tables, *kept, *adj,
                                             *grads, index],
                       name=name, donate=range(start, start + len(adj) + len(grads)),
-                      passes=self.passes, limit=self.mem_limit, index=True)
+                      passes=self.passes, limit=self.mem_limit, index=True,
+                          padding=padding_row(group))
 
 
 def _spread(fn: Callable, counts: list[int], index: bool = True) -> Callable:

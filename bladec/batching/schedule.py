@@ -16,8 +16,9 @@ Buckets: a call's count is rounded up to the next of 8, 12, 16, 24, 32, 48, 64, 
 third of a small call and a fifth of a large one is padding, and a kernel sees
 O(log n) distinct sizes, so its executables stay few. Buffers and tables keep the
 rows of earlier batches where a batch fits them, else take the power of two of half as
-much again (so that a slightly larger batch does not make every kernel compile again). Padded lanes read and write
-row 0 of each buffer, which no instance uses.
+much again (so that a slightly larger batch does not make every kernel compile again).
+Padded lanes read row 0 of each buffer and write row 1, which no instance uses (value.py):
+:func:`padding_row` is the index row of a padded lane.
 """
 from __future__ import annotations
 
@@ -47,6 +48,15 @@ def _power(n: int) -> int:
     calls' buckets: every kernel reading a buffer compiles again when its size changes,
     while a larger buffer costs only its memory."""
     return max(8, 1 << (max(n, 1) - 1).bit_length())
+
+
+def padding_row(group: Group) -> np.ndarray:
+    """The index row of a padded lane of ``group``'s calls: operands and data read at
+    row 0, outputs written at row 1, residuals at row 0 of their own buffers."""
+    n_in = len(group.operand_keys) + len(group.data_keys)
+    row = np.zeros(n_in + len(group.out_keys) + 1, np.int32)
+    row[n_in:n_in + len(group.out_keys)] = 1
+    return row
 
 
 def grown(n: int, floor: int) -> int:
@@ -160,8 +170,9 @@ def schedule(recording: Recording, *, static_depth: bool = True, batched: bool =
         slots[order, -1] = np.arange(1, len(slots) + 1)
         for chunk in np.split(order, cuts):
             count = len(chunk)
-            index = np.zeros((bucket(count, smallest), slots.shape[1]), np.int32)
+            index = np.empty((bucket(count, smallest), slots.shape[1]), np.int32)
             index[:count] = slots[chunk]
+            index[count:] = padding_row(group)
             d = int(depths[chunk[0]])
             parts.append((d, g_index, Call(d, group, index, count)))
     parts.sort(key=lambda t: (t[0], t[1]))
