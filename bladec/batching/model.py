@@ -212,14 +212,14 @@ class Autobatched:
         if found is None:
             import jax
 
-            from bladec.batching import residual
+            from bladec.batching.residual import PROBE, specs
             avals = []
             shared = iter(group.shared_specs)
             for kind, k in group.kinds:
                 shape, dtype = next(shared) if kind == "shared" else \
-                    ((residual.PROBE, *k[0]), k[1])
+                    ((PROBE, *k[0]), k[1])
                 avals.append(jax.ShapeDtypeStruct(shape, np.dtype(dtype)))
-            found = self._kernels[key] = residual.specs(flat_cell(group), avals)
+            found = self._kernels[key] = specs(flat_cell(group), avals)
         return found
 
     def _residuals(self, group: Group) -> list[Any]:

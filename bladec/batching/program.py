@@ -7,9 +7,10 @@ over the invocations with the shared leaves passed whole (``in_axes=None``: a ma
 the batch against one weight, never a gather of the weight), and writes each output
 into its state buffer at the output rows (a scatter into the donated buffer, in place).
 
-The backward call of the same group re-reads the operands, recomputes the cell under
-``jax.vjp`` (the cell's residuals are not kept between forward and backward: a cell is
-cheap and its residuals per invocation are as large as its inputs), reads the output
+The backward call of the same group re-reads the operands, evaluates the cell under
+``jax.vjp`` with the outputs of its matrix products read from the residual buffers that
+the training forward (:func:`keeping_fn`) wrote (residual.py: only the products' own
+transposes run; the elementwise rest, cheap, is recomputed), reads the output
 cotangents from the adjoint buffers at the output rows and adds the operands'
 cotangents into the adjoint buffers at the operand rows (``scatter-add``: a value with
 several uses sums them), and the shared leaves' cotangents into their accumulators.
@@ -28,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from bladec.batching.residual import recording, replaying
 from bladec.batching.value import BufferKey, Group
 
 
@@ -135,7 +137,6 @@ def forward_fn(group: Group, layout: Layout, shared: bool = True) -> Any:
 def keeping_fn(group: Group, layout: Layout) -> Any:
     """The training forward: ``f(weights, written, read, tables, residuals, index) ->
     (*written, *residuals)``, the cell's products kept in ``residuals`` (residual.py)."""
-    from bladec.batching import residual
     cell = flat_cell(group, True)
 
     def fn(weights: tuple, written: tuple, read: tuple, tables: tuple, kept: tuple,
@@ -143,7 +144,7 @@ def keeping_fn(group: Group, layout: Layout) -> Any:
         buffers = dict(zip(layout.written, written)) | dict(zip(layout.read, read))
         leaves = _gathered_leaves(group, layout, weights, buffers,
                                   dict(zip(layout.tables, tables)), index, True)
-        outs, products = residual.recording(cell, leaves, index.shape[0])
+        outs, products = recording(cell, leaves, index.shape[0])
         buffers = _scatter(buffers, group.out_keys, outs, index, layout.out_cols, False)
         rows = index[:, layout.res_col]
         kept = tuple(k.at[rows].set(p, mode="promise_in_bounds")
@@ -211,7 +212,6 @@ def backward_fn(group: Group, layout: Layout, keep: bool = False) -> Any:
     products read from the residuals instead of recomputed (residual.py)."""
     import jax
 
-    from bladec.batching import residual
     cell = flat_cell(group, True)
     adj_keys = adjoint_keys(group)
     fwd_keys = tuple(dict.fromkeys(group.operand_keys))
@@ -231,8 +231,8 @@ def backward_fn(group: Group, layout: Layout, keep: bool = False) -> Any:
         leaves = _gathered_leaves(group, layout, weights, buffers,
                                   dict(zip(layout.tables, tables)), index, True)
         rows = index[:, layout.res_col]
-        run = residual.replaying(cell, leaves, index.shape[0],
-                                 [_take(k, rows) for k in kept]) if keep else cell
+        run = replaying(cell, leaves, index.shape[0],
+                        [_take(k, rows) for k in kept]) if keep else cell
 
         def primal(*xs: Any) -> list:
             full = list(leaves)
