@@ -1,13 +1,13 @@
 """bladec.autobatch against DyNet's autobatching, side by side in one process.
 
-    python benchmarks/bench_autobatch.py [--models treelstm,bilstm] [--hidden 256]
-        [--batch 8,64] [--warmup 5] [--batches 20] [--unbatched 3] [--ablation 8]
+    python benchmarks/bench_autobatch.py [--models treelstm,bilstm,mvrnn,earlyexit]
+        [--hidden 256] [--batch 8,64] [--warmup 5] [--batches 20] [--unbatched 3] [--ablation 8]
         [--out out/bench-autobatch.md] [--json out/bench-autobatch.json]
 
-The same weights (bladec/models/treelstm.py and bilstm.py's ``init_params``, copied
-into DyNet's parameter collection) and the same seeded instances (trees of 5-45 leaves,
-sequences of 5-45 tokens) for both; the batches of the two systems alternate, so both
-see the same load on the machine's shared cores. One thread for each: XLA's CPU client
+The same weights (the ``init_params`` of bladec/models/treelstm.py, bilstm.py, mvrnn.py
+and earlyexit.py, copied into DyNet's parameter collection) and the same seeded
+instances (trees of 5-45 leaves, sequences of 5-45 tokens) for both; the batches of
+the two systems alternate, so both see the same load on the machine's shared cores. One thread for each: XLA's CPU client
 without its Eigen thread pool (``XLA_FLAGS`` set before JAX is imported), DyNet as
 built (single-threaded on the CPU). Inference: every instance's loss (DyNet:
 ``concatenate(losses).npvalue()``); training: the summed loss, its gradient and an SGD
