@@ -9,9 +9,9 @@ and earlyexit.py, copied into DyNet's parameter collection) and the same seeded
 instances (trees of 5-45 leaves, sequences of 5-45 tokens) for both; the batches of
 the two systems alternate, so both see the same load on the machine's shared cores. One
 thread for each: XLA's CPU client without its Eigen thread pool (``XLA_FLAGS`` set
-before JAX is imported), DyNet as built (single-threaded on the CPU). Inference: every instance's loss (DyNet:
-``concatenate(losses).npvalue()``); training: the summed loss, its gradient and an SGD
-step (DyNet's ``SimpleSGDTrainer``, clipping off). Each figure is the median wall time of
+before JAX is imported), DyNet as built (single-threaded on the CPU). Inference: every
+instance's loss (DyNet: ``concatenate(losses).npvalue()``); training: the summed loss,
+its gradient and an SGD step (DyNet's ``SimpleSGDTrainer``, clipping off). Each figure is the median wall time of
 the measured batches after ``--warmup`` batches (results on the host or ready on the
 device).
 
