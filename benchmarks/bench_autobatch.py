@@ -11,9 +11,9 @@ the two systems alternate, so both see the same load on the machine's shared cor
 thread for each: XLA's CPU client without its Eigen thread pool (``XLA_FLAGS`` set
 before JAX is imported), DyNet as built (single-threaded on the CPU). Inference: every
 instance's loss (DyNet: ``concatenate(losses).npvalue()``); training: the summed loss,
-its gradient and an SGD step (DyNet's ``SimpleSGDTrainer``, clipping off). Each figure is the median wall time of
-the measured batches after ``--warmup`` batches (results on the host or ready on the
-device).
+its gradient and an SGD step (DyNet's ``SimpleSGDTrainer``, clipping off). Each figure
+is the median wall time of the measured batches after ``--warmup`` batches (results on
+the host or ready on the device).
 
 Also: bladec's own unbatched execution (every invocation a call of its own,
 ``batched=False``), the batches after warm-up that compiled anything, the host
