@@ -1,19 +1,19 @@
 """bladec.autobatch against DyNet's autobatching, side by side in one process.
 
-    python benchmarks/bench_autobatch.py [--models treelstm,bilstm] [--hidden 256]
-        [--batch 8,64] [--warmup 5] [--batches 20] [--unbatched 3] [--ablation 8]
+    python benchmarks/bench_autobatch.py [--models treelstm,bilstm,mvrnn,earlyexit]
+        [--hidden 256] [--batch 8,64] [--warmup 5] [--batches 20] [--unbatched 3] [--ablation 8]
         [--out out/bench-autobatch.md] [--json out/bench-autobatch.json]
 
-The same weights (bladec/models/treelstm.py and bilstm.py's ``init_params``, copied
-into DyNet's parameter collection) and the same seeded instances (trees of 5-45 leaves,
-sequences of 5-45 tokens) for both; the batches of the two systems alternate, so both
-see the same load on the machine's shared cores. One thread for each: XLA's CPU client
-without its Eigen thread pool (``XLA_FLAGS`` set before JAX is imported), DyNet as
-built (single-threaded on the CPU). Inference: every instance's loss (DyNet:
-``concatenate(losses).npvalue()``); training: the summed loss, its gradient and an SGD
-step (DyNet's ``SimpleSGDTrainer``, clipping off). Each figure is the median wall time of
-the measured batches after ``--warmup`` batches (results on the host or ready on the
-device).
+The same weights (the ``init_params`` of bladec/models/treelstm.py, bilstm.py, mvrnn.py
+and earlyexit.py, copied into DyNet's parameter collection) and the same seeded
+instances (trees of 5-45 leaves, sequences of 5-45 tokens) for both; the batches of
+the two systems alternate, so both see the same load on the machine's shared cores. One
+thread for each: XLA's CPU client without its Eigen thread pool (``XLA_FLAGS`` set
+before JAX is imported), DyNet as built (single-threaded on the CPU). Inference: every
+instance's loss (DyNet: ``concatenate(losses).npvalue()``); training: the summed loss,
+its gradient and an SGD step (DyNet's ``SimpleSGDTrainer``, clipping off). Each figure
+is the median wall time of the measured batches after ``--warmup`` batches (results on
+the host or ready on the device).
 
 Also: bladec's own unbatched execution (every invocation a call of its own,
 ``batched=False``), the batches after warm-up that compiled anything, the host
@@ -42,9 +42,9 @@ if __name__ == "__main__" and "jax" not in sys.modules:
 import numpy as np
 
 import bladec
-from bladec.models import bilstm, treelstm
+from bladec.models import bilstm, earlyexit, mvrnn, treelstm
 
-MODELS = {"treelstm": treelstm, "bilstm": bilstm}
+MODELS = {"treelstm": treelstm, "bilstm": bilstm, "mvrnn": mvrnn, "earlyexit": earlyexit}
 ABLATIONS = [("all techniques", {}), ("static depth off", {"static_depth": False}),
              ("fused gathers off", {"fused_gathers": False}),
              ("coarse cells off", {"coarse": False}),
@@ -128,7 +128,71 @@ class DyBiLSTM(_DyModel):
         return out
 
 
-DYNET = {"treelstm": DyTreeLSTM, "bilstm": DyBiLSTM}
+class DyMVRNN(_DyModel):
+    """The MV-RNN of bladec/models/mvrnn.py in DyNet, on the same weights."""
+    KEYS = (("node", "w"), ("node", "b"), ("node", "wm"), ("out", "w"), ("out", "b"))
+
+    def __init__(self, dy: Any, params: dict[str, Any]) -> None:
+        super().__init__(dy, params)
+        # DyNet reads each entry's matrix column-major: give it the transposes' bytes
+        self.mats = self.pc.lookup_parameters_from_numpy(
+            np.ascontiguousarray(np.swapaxes(params["mats"], 1, 2)))
+
+    def losses(self, instances: list[dict]) -> list[Any]:
+        dy = self.dy
+        w, b, wm, wo, bo = [dy.parameter(p) for p in self.raw]
+
+        def encode(t: Any) -> tuple[Any, Any]:
+            if isinstance(t, list):
+                (a, ma), (bb, mb) = encode(t[0]), encode(t[1])
+                v = dy.tanh(w * dy.concatenate([mb * a, ma * bb]) + b)
+                return v, wm * dy.concatenate([ma, mb])
+            return dy.lookup(self.emb, t), dy.lookup(self.mats, t)
+        out = []
+        for inst in instances:
+            root, _ = encode(inst["tree"])
+            out.append(dy.pickneglogsoftmax(wo * root + bo, inst["label"]))
+        return out
+
+
+class DyEarlyExit(_DyModel):
+    """The early-exit classifier of bladec/models/earlyexit.py in DyNet, on the same
+    weights. DyNet has no comparison to mask with, so the exits are decided as a dynamic
+    framework decides them: every layer and exit head of every instance built, one
+    batched forward, each instance's exit read on the host, its loss picked there (the
+    same arithmetic as bladec's masked model: every layer for every instance)."""
+    KEYS = ()
+
+    def __init__(self, dy: Any, params: dict[str, Any]) -> None:
+        super().__init__(dy, params)
+        self.layers = [[self.pc.parameters_from_numpy(p[k]) for k in ("w", "b", "exit")]
+                       for p in params["layers"]]
+
+    def losses(self, instances: list[dict]) -> list[Any]:
+        dy = self.dy
+        layers = [[dy.parameter(p) for p in layer] for layer in self.layers]
+        heads = []
+        for inst in instances:
+            h = dy.zeros(self.hidden)
+            for t in inst["tokens"]:
+                h = h + dy.lookup(self.emb, t)
+            mine = []
+            for w, b, e in layers:
+                h = h + dy.tanh(w * h + b)
+                mine.append(dy.log_softmax(e * h))
+            heads.append(mine)
+        confident = dy.concatenate([dy.max_dim(x) for mine in heads for x in mine])
+        best = np.asarray(confident.npvalue()).reshape(len(instances), -1)
+        out = []
+        for inst, mine, row in zip(instances, heads, best):
+            hits = np.flatnonzero(row >= np.log(earlyexit.THRESHOLD))
+            exit_ = int(hits[0]) if len(hits) else len(mine) - 1
+            out.append(-dy.pick(mine[exit_], inst["label"]))
+        return out
+
+
+DYNET = {"treelstm": DyTreeLSTM, "bilstm": DyBiLSTM, "mvrnn": DyMVRNN,
+         "earlyexit": DyEarlyExit}
 
 
 def dynet_step(net: Any, trainer: Any, instances: list[dict], train: bool) -> np.ndarray:

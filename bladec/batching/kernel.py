@@ -35,14 +35,15 @@ class Kernel:
 
     ``specs``: one ``(shape, dtype)`` per positional argument, where a dim is an int or
     the name of a symbol (one name, one symbol). ``index``: the last argument is an
-    index array (rows of zeros are padding), so a call may be padded to a larger
-    compiled bucket. ``donate``: argument positions given up (state
+    index array (its rows past the call's lanes are ``padding``, zeros by default), so
+    a call may be padded to a larger compiled bucket. ``donate``: argument positions given up (state
     buffers updated in place). ``engine_kwargs``: passed to the engine (passes)."""
 
     def __init__(self, fn: Callable, specs: Sequence[Any], *, name: str,
                  donate: Sequence[int] = (), passes: Any = None,
                  ranges: dict[str, tuple[int, int | None]] | None = None,
-                 limit: int | None = None, index: bool = False) -> None:
+                 limit: int | None = None, index: bool = False,
+                 padding: np.ndarray | None = None) -> None:
         import jax
         from jax import export
 
@@ -50,6 +51,7 @@ class Kernel:
         from bladec.frontend.jax_import import trace
         from bladec.runtime.engine import Engine
         self.name = name
+        self.padding = padding      # the index row of a padded lane (schedule.py)
         start = time.perf_counter()
         scope = export.SymbolicScope()
         leaves = list(specs)
@@ -103,10 +105,11 @@ class Kernel:
         """Run on the arguments (one array per spec); the outputs, flattened.
 
         A bucket of the batch dim ``n`` with no executable yet is served by a larger
-        compiled one where that costs little padding: up to twice the lanes below 64
-        (such calls are bound by their launch, not their arithmetic), half as many more
-        below 512, a quarter more from 512 on. That holds only where ``n`` is only the index array's (the
-        last argument, a host array whose padding rows are zeros). Sizes that a batch
+        compiled one where that costs little padding: up to twice the lanes below 512
+        (small calls are bound by their launch, not their arithmetic; and a compilation
+        costs as much as hundreds of such calls), a quarter more from 512 on. That
+        holds only where ``n`` is only the index array's (the last argument, a host
+        array whose padding rows are given). Sizes that a batch
         meets for the first time are then compiled only where no near bucket exists,
         which after a few batches is rare (the ladder of schedule.py is fixed). A size
         from 64 on beyond every compiled one is compiled one step of the ladder larger
@@ -126,8 +129,11 @@ class Kernel:
                 lean = self._lean.get(larger, False)
             if larger is not None:
                 index = flat[-1]
-                flat = (*flat[:-1], np.pad(index, [(0, larger[self._n_at] - len(index)),
-                                                   (0, 0)]))
+                pad = np.zeros(index.shape[1], index.dtype) if self.padding is None \
+                    else self.padding
+                flat = (*flat[:-1], np.concatenate(
+                    [index, np.broadcast_to(pad, (larger[self._n_at] - len(index),
+                                                  len(pad)))]))
                 key = larger
         if lean is False:
             lean = self._lean[key] = self._prepare(flat)
@@ -140,7 +146,7 @@ class Kernel:
         """The smallest compiled key that differs from ``key`` only in ``n``, and there
         by little (see :meth:`__call__`)."""
         at, n = self._n_at, key[self._n_at]
-        most = 2 * n if n < 64 else n + n // 2 if n < 512 else n + n // 4
+        most = 2 * n if n < 512 else n + n // 4
         best = None
         for other, lean in self._lean.items():
             if lean is None or not n < other[at] <= most:

@@ -19,8 +19,9 @@ import numpy as np
 
 from bladec.batching.kernel import Kernel
 from bladec.batching.program import (Layout, adjoint_keys, backward_fn, cell_fn,
-                                      forward_fn, gather_fn, scatter_fn)
-from bladec.batching.schedule import Schedule, describe, schedule
+                                      flat_cell, forward_fn, gather_fn, keeping_fn,
+                                      scatter_fn)
+from bladec.batching.schedule import Schedule, describe, grown, padding_row, schedule
 from bladec.batching.split import OpByOp
 from bladec.batching.value import Group, Lazy, Recording, tracing
 from bladec.errors import BladecError
@@ -34,6 +35,7 @@ class Options:
     fused_gathers: bool = True   # operands read through indices inside the kernel
     shared_weights: bool = True  # parameters passed whole (else gathered per invocation)
     sinks_last: bool = True      # results nobody reads (losses) computed in one last call
+    residuals: bool = True       # training: the cells' products kept for the backward
     batched: bool = True         # False: every invocation a call of its own
 
 
@@ -115,6 +117,8 @@ class Autobatched:
         self._report = AutobatchReport()
         self._helpers: dict[str, Any] = {}
         self._floor: dict[Any, int] = {}     # buffer sizes so far (schedule.py)
+        self._kept: dict[Any, list[Any]] = {}  # per group identity: residual buffers
+        self._state: dict[Any, Any] = {}       # state buffers kept for the next batch
 
     # -- the API ----------------------------------------------------------------------
     def __call__(self, params: Any, instances: Sequence[Any]) -> Any:
@@ -124,6 +128,7 @@ class Autobatched:
         traced = self._trace(params, instances)
         state = self._forward(traced)
         out = self._outputs(traced, state)
+        self._keep_state(state)
         self._finish(out, start, compiled)
         return out
 
@@ -138,9 +143,10 @@ class Autobatched:
                 isinstance(o[0], Lazy) and o[0].shape == () for o in traced.outputs):
             raise BladecError(f"{self.__name__}: value_and_grad needs the model to return "
                               f"one scalar computed by a cell (its loss) per instance")
-        state = self._forward(traced)
+        state = self._forward(traced, keep=self._keeps())
         loss = self._outputs(traced, state)
         grads = self._backward(traced, state)
+        self._keep_state(state)
         total = self._helper("sum", lambda x: x.sum())(loss)
         self._finish((total, grads), start, compiled)
         return total, jax.tree_util.tree_unflatten(traced.params_tree, grads)
@@ -194,12 +200,54 @@ class Autobatched:
         return _Traced(recording, sched, outputs, out_tree, device, params_tree)
 
     # -- running ----------------------------------------------------------------------
-    def _forward(self, traced: _Traced) -> dict:
+    def _keeps(self) -> bool:
+        o = self.options
+        return o.residuals and o.coarse and o.fused_gathers and o.shared_weights and \
+            o.batched
+
+    def _residual_specs(self, group: Group) -> list[tuple[tuple, str]]:
+        """The rows of the products the group's training forward keeps (residual.py)."""
+        key = ("residual", group.identity)
+        found = self._kernels.get(key)
+        if found is None:
+            import jax
+
+            from bladec.batching.residual import PROBE, specs
+            avals = []
+            shared = iter(group.shared_specs)
+            for kind, k in group.kinds:
+                shape, dtype = next(shared) if kind == "shared" else \
+                    ((PROBE, *k[0]), k[1])
+                avals.append(jax.ShapeDtypeStruct(shape, np.dtype(dtype)))
+            found = self._kernels[key] = specs(flat_cell(group), avals)
+        return found
+
+    def _residuals(self, group: Group) -> list[Any]:
+        """The group's residual buffers, at least one row per invocation of this batch
+        plus the spare row 0 (kept across batches: every row read is written first)."""
+        import jax.numpy as jnp
+        kept = self._kept.get(group.identity)
+        have = 0 if kept is None else kept[0].shape[0]
+        rows = grown(len(group.slots) + 1, have)
+        if rows > have:
+            kept = self._kept[group.identity] = [
+                jnp.zeros((rows, *shape), dtype)
+                for shape, dtype in self._residual_specs(group)]
+        return kept
+
+    def _forward(self, traced: _Traced, keep: bool = False) -> dict:
+        import jax
         import jax.numpy as jnp
         t = time.perf_counter()
         sched, shared = traced.schedule, traced.shared
-        state = {key: jnp.zeros((rows, *key[0]), key[1]) for key, rows in sched.rows.items()}
-        tables = {key: jnp.asarray(t) for key, t in sched.tables.items()}
+        state = {}
+        for key, rows in sched.rows.items():
+            # kept from the last batch where it has the rows (value.py: every row a batch
+            # reads is written in it first; row 0, which padded lanes read, never is)
+            buffer = self._state.pop(key, None)
+            state[key] = buffer if buffer is not None and buffer.shape[0] == rows else \
+                jnp.zeros((rows, *key[0]), key[1])
+        tables = {key: jax.device_put(t) for key, t in sched.tables.items()}
         o = self.options
         for call in sched.calls:
             group, layout = call.group, self._layout(call.group)
@@ -207,7 +255,12 @@ class Autobatched:
             written = [state[k] for k in layout.written]
             read = [state[k] for k in layout.read]
             tabs = [tables[k] for k in layout.tables]
-            if o.coarse and o.fused_gathers:
+            if keep and self._residual_specs(group):
+                kept = self._residuals(group)
+                new = self._kernel("keep", group, shared)(*weights, *written, *read, *tabs,
+                                                          *kept, call.index)
+                kept[:] = new[len(written):]
+            elif o.coarse and o.fused_gathers:
                 new = self._kernel("fwd", group, shared)(*weights, *written, *read, *tabs,
                                                  call.index)
             else:
@@ -223,6 +276,10 @@ class Autobatched:
         self._report.dispatch_seconds += time.perf_counter() - t
         state["__tables__"] = tables
         return state
+
+    def _keep_state(self, state: dict) -> None:
+        """The state buffers, for the next batch to write in place."""
+        self._state = {k: v for k, v in state.items() if k != "__tables__"}
 
     def _backward(self, traced: _Traced, state: dict) -> list[Any]:
         import jax.numpy as jnp
@@ -242,9 +299,11 @@ class Autobatched:
                                   f"one cell call (pass it once)")
             keys = adjoint_keys(group)
             fwd = [state[k] for k in dict.fromkeys(group.operand_keys)]
-            new = self._kernel("bwd", group, shared)(
+            keep = self._keeps() and bool(self._residual_specs(group))
+            new = self._kernel("bwd-kept" if keep else "bwd", group, shared)(
                 *[shared[i] for i in group.shared], *fwd,
-                *[tables[k] for k in layout.tables], *[adj[k] for k in keys],
+                *[tables[k] for k in layout.tables],
+                *(self._kept[group.identity] if keep else ()), *[adj[k] for k in keys],
                 *[grads[i] for i in group.shared], call.index)
             for k, value in zip(keys, new[:len(keys)]):
                 adj[k] = value
@@ -324,6 +383,19 @@ class Autobatched:
         tables = [(tab[k], k[1]) for k in layout.tables]
         reuse = self.options.shared_weights
         name = f"{group.cell.name}.{kind}"
+        if kind == "keep":
+            kept = [(("R%d" % i, *shape), dtype)
+                    for i, (shape, dtype) in enumerate(self._residual_specs(group))]
+            fn = keeping_fn(group, layout)
+            at = len(shared_leaves) + len(written) + len(read) + len(tables)
+            return Kernel(_spread(fn, [len(shared_leaves), len(written), len(read),
+                                       len(tables), len(kept), 1]),
+                          [*shared_leaves, *written, *read, *tables, *kept, index],
+                          name=name, donate=(*range(len(shared_leaves),
+                                                    len(shared_leaves) + len(written)),
+                                             *range(at, at + len(kept))),
+                          passes=self.passes, limit=self.mem_limit, index=True,
+                          padding=padding_row(group))
         if kind == "fwd":
             fn = forward_fn(group, layout, reuse)
             return Kernel(_spread(fn, [len(shared_leaves), len(written), len(read),
@@ -331,7 +403,8 @@ class Autobatched:
                           [*shared_leaves, *written, *read, *tables, index], name=name,
                           donate=range(len(shared_leaves),
                                         len(shared_leaves) + len(written)),
-                          passes=self.passes, limit=self.mem_limit, index=True)
+                          passes=self.passes, limit=self.mem_limit, index=True,
+                          padding=padding_row(group))
         if kind == "gather":
             fn = gather_fn(group, layout)
             operand_buffers = [(buf[k], k[1]) for k in dict.fromkeys(group.operand_keys)]
@@ -360,13 +433,19 @@ class Autobatched:
         fwd = [(buf[k], k[1]) for k in dict.fromkeys(group.operand_keys)]
         adj = [(buf[k], k[1]) for k in adjoint_keys(group)]
         grads = list(shared_leaves)
-        fn = backward_fn(group, layout)
-        counts = [len(shared_leaves), len(fwd), len(tables), len(adj), len(grads), 1]
-        start = sum(counts[:3])
-        return Kernel(_spread(fn, counts), [*shared_leaves, *fwd, *tables, *adj, *grads,
-                                            index],
+        keep = kind == "bwd-kept"
+        kept = [(("R%d" % i, *shape), dtype)
+                for i, (shape, dtype) in enumerate(self._residual_specs(group))] \
+            if keep else []
+        fn = backward_fn(group, layout, keep)
+        counts = [len(shared_leaves), len(fwd), len(tables), *([len(kept)] if keep else []),
+                  len(adj), len(grads), 1]
+        start = sum(counts[:-3])
+        return Kernel(_spread(fn, counts), [*shared_leaves, *fwd, *tables, *kept, *adj,
+                                            *grads, index],
                       name=name, donate=range(start, start + len(adj) + len(grads)),
-                      passes=self.passes, limit=self.mem_limit, index=True)
+                      passes=self.passes, limit=self.mem_limit, index=True,
+                          padding=padding_row(group))
 
 
 def _spread(fn: Callable, counts: list[int], index: bool = True) -> Callable:

@@ -7,9 +7,10 @@ over the invocations with the shared leaves passed whole (``in_axes=None``: a ma
 the batch against one weight, never a gather of the weight), and writes each output
 into its state buffer at the output rows (a scatter into the donated buffer, in place).
 
-The backward call of the same group re-reads the operands, recomputes the cell under
-``jax.vjp`` (the cell's residuals are not kept between forward and backward: a cell is
-cheap and its residuals per invocation are as large as its inputs), reads the output
+The backward call of the same group re-reads the operands, evaluates the cell under
+``jax.vjp`` with the outputs of its matrix products read from the residual buffers that
+the training forward (:func:`keeping_fn`) wrote (residual.py: only the products' own
+transposes run; the elementwise rest, cheap, is recomputed), reads the output
 cotangents from the adjoint buffers at the output rows and adds the operands'
 cotangents into the adjoint buffers at the operand rows (``scatter-add``: a value with
 several uses sums them), and the shared leaves' cotangents into their accumulators.
@@ -28,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from bladec.batching.residual import recording, replaying
 from bladec.batching.value import BufferKey, Group
 
 
@@ -40,7 +42,7 @@ class Layout:
     lazy_cols: tuple[int, ...]         # per input leaf of kind lazy: its column
     data_cols: tuple[int, ...]
     out_cols: tuple[int, ...]
-    width: int
+    width: int                         # the index's columns, the residual rows' last
 
     @staticmethod
     def of(group: Group) -> "Layout":
@@ -49,7 +51,13 @@ class Layout:
         tables = tuple(dict.fromkeys(group.data_keys))
         nl, nd, no = len(group.operand_keys), len(group.data_keys), len(group.out_keys)
         return Layout(written, read, tables, tuple(range(nl)), tuple(range(nl, nl + nd)),
-                      tuple(range(nl + nd, nl + nd + no)), nl + nd + no)
+                      tuple(range(nl + nd, nl + nd + no)), nl + nd + no + 1)
+
+    @property
+    def res_col(self) -> int:
+        """The column of each lane's row in the group's residual buffers
+        (residual.py)."""
+        return self.width - 1
 
 
 def _batched_cell(group: Group, shared: bool) -> Any:
@@ -59,6 +67,18 @@ def _batched_cell(group: Group, shared: bool) -> Any:
     axes = [None if (kind == "shared" and shared) else 0 for kind, _ in group.kinds]
     in_axes = jax.tree_util.tree_unflatten(group.in_tree, axes)
     return jax.vmap(group.cell.fn, in_axes=tuple(in_axes))
+
+
+def flat_cell(group: Group, shared: bool = True) -> Any:
+    """The batched cell as a function of its input leaves, returning its output
+    leaves."""
+    import jax
+    cell = _batched_cell(group, shared)
+
+    def flat(*leaves: Any) -> list[Any]:
+        return jax.tree_util.tree_leaves(
+            cell(*jax.tree_util.tree_unflatten(group.in_tree, list(leaves))))
+    return flat
 
 
 def _gathered_leaves(group: Group, layout: Layout, weights: tuple | None, buffers: dict,
@@ -102,17 +122,34 @@ def _scatter(buffers: dict, keys: tuple, outs: list, index: Any, cols: tuple, ad
 
 def forward_fn(group: Group, layout: Layout, shared: bool = True) -> Any:
     """``f(weights, written, read, tables, index) -> written``: one fused call."""
-    import jax
-    cell = _batched_cell(group, shared)
+    cell = flat_cell(group, shared)
 
     def fn(weights: tuple, written: tuple, read: tuple, tables: tuple, index: Any) -> tuple:
         buffers = dict(zip(layout.written, written)) | dict(zip(layout.read, read))
         leaves = _gathered_leaves(group, layout, weights, buffers,
                                   dict(zip(layout.tables, tables)), index, shared)
-        outs = jax.tree_util.tree_leaves(
-            cell(*jax.tree_util.tree_unflatten(group.in_tree, leaves)))
-        buffers = _scatter(buffers, group.out_keys, outs, index, layout.out_cols, False)
+        buffers = _scatter(buffers, group.out_keys, cell(*leaves), index, layout.out_cols,
+                           False)
         return tuple(buffers[k] for k in layout.written)
+    return fn
+
+
+def keeping_fn(group: Group, layout: Layout) -> Any:
+    """The training forward: ``f(weights, written, read, tables, residuals, index) ->
+    (*written, *residuals)``, the cell's products kept in ``residuals`` (residual.py)."""
+    cell = flat_cell(group, True)
+
+    def fn(weights: tuple, written: tuple, read: tuple, tables: tuple, kept: tuple,
+           index: Any) -> tuple:
+        buffers = dict(zip(layout.written, written)) | dict(zip(layout.read, read))
+        leaves = _gathered_leaves(group, layout, weights, buffers,
+                                  dict(zip(layout.tables, tables)), index, True)
+        outs, products = recording(cell, leaves, index.shape[0])
+        buffers = _scatter(buffers, group.out_keys, outs, index, layout.out_cols, False)
+        rows = index[:, layout.res_col]
+        kept = tuple(k.at[rows].set(p, mode="promise_in_bounds")
+                     for k, p in zip(kept, products))
+        return (*(buffers[k] for k in layout.written), *kept)
     return fn
 
 
@@ -169,10 +206,13 @@ def _is_float(key: BufferKey) -> bool:
     return np.issubdtype(np.dtype(key[1]), np.floating)
 
 
-def backward_fn(group: Group, layout: Layout) -> Any:
-    """``b(weights, fwd, tables, adjoints, grads, index) -> (adjoints, grads)``."""
+def backward_fn(group: Group, layout: Layout, keep: bool = False) -> Any:
+    """``b(weights, fwd, tables, adjoints, grads, index) -> (adjoints, grads)``; with
+    ``keep``, ``b(weights, fwd, tables, residuals, adjoints, grads, index)``: the cell's
+    products read from the residuals instead of recomputed (residual.py)."""
     import jax
-    cell = _batched_cell(group, True)
+
+    cell = flat_cell(group, True)
     adj_keys = adjoint_keys(group)
     fwd_keys = tuple(dict.fromkeys(group.operand_keys))
     diff = [i for i, (kind, key) in enumerate(group.kinds)
@@ -185,18 +225,20 @@ def backward_fn(group: Group, layout: Layout) -> Any:
             if _is_float(key):
                 lazy_of[i] = (key, c)
 
-    def fn(weights: tuple, fwd: tuple, tables: tuple, adjoints: tuple, grads: tuple,
-           index: Any) -> tuple:
+    def fn(weights: tuple, fwd: tuple, tables: tuple, *rest: Any) -> tuple:
+        kept, (adjoints, grads, index) = (rest[0], rest[1:]) if keep else ((), rest)
         buffers = dict(zip(fwd_keys, fwd))
         leaves = _gathered_leaves(group, layout, weights, buffers,
                                   dict(zip(layout.tables, tables)), index, True)
+        rows = index[:, layout.res_col]
+        run = replaying(cell, leaves, index.shape[0],
+                        [_take(k, rows) for k in kept]) if keep else cell
 
         def primal(*xs: Any) -> list:
             full = list(leaves)
             for i, x in zip(diff, xs):
                 full[i] = x
-            return jax.tree_util.tree_leaves(
-                cell(*jax.tree_util.tree_unflatten(group.in_tree, full)))
+            return run(*full)
         outs, vjp = jax.vjp(primal, *[leaves[i] for i in diff])
         adj = dict(zip(adj_keys, adjoints))
         cts = []

@@ -14,9 +14,11 @@ host in recording order; ``batched=False`` runs every invocation as a call of it
 Buckets: a call's count is rounded up to the next of 8, 12, 16, 24, 32, 48, 64, 80, 96,
 112, 128, 160, ... (powers of two with halves, then quarters, between them): at most a
 third of a small call and a fifth of a large one is padding, and a kernel sees
-O(log n) distinct sizes, so its executables stay few. Buffers and tables take the
-next power of two, never less than earlier batches took. Padded lanes read and write
-row 0 of each buffer, which no instance uses.
+O(log n) distinct sizes, so its executables stay few. Buffers and tables keep the
+rows of earlier batches where a batch fits them, else take the power of two of half as
+much again (so that a slightly larger batch does not make every kernel compile again).
+Padded lanes read row 0 of each buffer and write row 1, which no instance uses (value.py):
+:func:`padding_row` is the index row of a padded lane.
 """
 from __future__ import annotations
 
@@ -46,6 +48,23 @@ def _power(n: int) -> int:
     calls' buckets: every kernel reading a buffer compiles again when its size changes,
     while a larger buffer costs only its memory."""
     return max(8, 1 << (max(n, 1) - 1).bit_length())
+
+
+def padding_row(group: Group) -> np.ndarray:
+    """The index row of a padded lane of ``group``'s calls: operands and data read at
+    row 0, outputs written at row 1, residuals at row 0 of their own buffers."""
+    n_in = len(group.operand_keys) + len(group.data_keys)
+    row = np.zeros(n_in + len(group.out_keys) + 1, np.int32)
+    row[n_in:n_in + len(group.out_keys)] = 1
+    return row
+
+
+def grown(n: int, floor: int) -> int:
+    """Rows for ``n`` given ``floor`` rows so far: the floor where ``n`` fits, else the
+    power of two of half as much again as ``n``, so that batches a little larger than
+    the largest so far (the maximum over more and more batches rises slowly) do not
+    make every kernel compile again at each new power of two."""
+    return floor if n <= floor else _power(n + n // 2)
 
 
 @dataclass
@@ -135,7 +154,11 @@ def schedule(recording: Recording, *, static_depth: bool = True, batched: bool =
     parts: list[tuple[int, int, Call]] = []
     for g_index, group in enumerate(groups):
         slots, depths = slots_of[g_index], depths_of[g_index]
+        # the last column: each invocation's row in the group's residual buffers
+        # (residual.py), in call order, from 1 (row 0 for padded lanes)
+        slots = np.concatenate([slots, np.zeros((len(slots), 1), np.int32)], axis=1)
         if not batched:
+            slots[:, -1] = np.arange(1, len(slots) + 1)
             for i in range(len(slots)):
                 parts.append((int(depths[i]), g_index,
                               Call(int(depths[i]), group, slots[i:i + 1].copy(), 1)))
@@ -144,20 +167,22 @@ def schedule(recording: Recording, *, static_depth: bool = True, batched: bool =
         order = np.argsort(depths, kind="stable")
         sorted_depths = depths[order]
         cuts = np.flatnonzero(np.diff(sorted_depths)) + 1
+        slots[order, -1] = np.arange(1, len(slots) + 1)
         for chunk in np.split(order, cuts):
             count = len(chunk)
-            index = np.zeros((bucket(count, smallest), slots.shape[1]), np.int32)
+            index = np.empty((bucket(count, smallest), slots.shape[1]), np.int32)
             index[:count] = slots[chunk]
+            index[count:] = padding_row(group)
             d = int(depths[chunk[0]])
             parts.append((d, g_index, Call(d, group, index, count)))
     parts.sort(key=lambda t: (t[0], t[1]))
     out = Schedule(calls=[c for _, _, c in parts])
     out.depths = 1 + max((c.depth for c in out.calls), default=-1)
     for key, rows in recording.rows.items():
-        out.rows[key] = floor[("rows", key)] = max(_power(rows), floor.get(("rows", key), 0))
+        out.rows[key] = floor[("rows", key)] = grown(rows, floor.get(("rows", key), 0))
     for key, items in recording.data.items():
         shape, dtype = key
-        size = floor[("data", key)] = max(_power(len(items)), floor.get(("data", key), 0))
+        size = floor[("data", key)] = grown(len(items), floor.get(("data", key), 0))
         table = np.zeros((size, *shape), dtype=np.dtype(dtype))
         if len(items) > 1:
             table[1:len(items)] = np.asarray(items[1:], dtype=np.dtype(dtype)).reshape(

@@ -98,15 +98,18 @@ _LAZY, _SHARED_LEAF, _DATA = 0, 1, 2
 
 class Recording:
     """The invocations of every instance of one batch, grouped by signature, with the
-    rows of each state buffer and data table allocated as they are recorded. Row 0 of
-    every buffer is reserved: padded lanes of a bucket read and write it."""
+    rows of each state buffer and data table allocated as they are recorded. Rows 0 and 1
+    of every state buffer are reserved: padded lanes of a bucket read row 0 (zeros,
+    never written) and write row 1, so that state buffers can be kept from batch to
+    batch without clearing them (every other row read in a batch is written first in
+    it). Row 0 of a data table is a spare for padded lanes to read."""
 
     def __init__(self, shared_ids: dict[int, int]) -> None:
         self.shared_ids = shared_ids          # id(parameter leaf) -> its flat index
         self.groups: dict[tuple, Group] = {}
         self.keys: list[BufferKey] = []       # buffer (and table) keys by number
         self._numbers: dict[BufferKey, int] = {}
-        self._next_row: list[int] = []        # per buffer number: rows used (row 0 spare)
+        self._next_row: list[int] = []        # per buffer number: rows used (0, 1 spare)
         self._tables: dict[BufferKey, list[Any]] = {}
         self._table_of: dict[Any, tuple[int, list[Any]]] = {}   # python type -> table
         self.invocations = 0
@@ -116,13 +119,13 @@ class Recording:
         if n is None:
             n = self._numbers[key] = len(self.keys)
             self.keys.append(key)
-            self._next_row.append(1)
+            self._next_row.append(2)
         return n
 
     @property
     def rows(self) -> dict[BufferKey, int]:
-        """Rows used per state buffer (row 0 included)."""
-        return {self.keys[n]: r for n, r in enumerate(self._next_row) if r > 1}
+        """Rows used per state buffer (the spare rows 0 and 1 included)."""
+        return {self.keys[n]: r for n, r in enumerate(self._next_row) if r > 2}
 
     @property
     def data(self) -> dict[BufferKey, list[Any]]:

@@ -13,10 +13,10 @@ import pytest
 import bladec
 from bladec.batching.schedule import bucket, schedule, walked_depths
 from bladec.batching.value import Recording, tracing
-from bladec.models import bilstm, earlyexit, treelstm
+from bladec.models import bilstm, earlyexit, mvrnn, treelstm
 
 MODELS = {"treelstm": (treelstm, "leaves"), "bilstm": (bilstm, "length"),
-          "earlyexit": (earlyexit, "length")}
+          "earlyexit": (earlyexit, "length"), "mvrnn": (mvrnn, "leaves")}
 
 
 def _params(mod, hidden=8, vocab=30, classes=3):
@@ -106,6 +106,31 @@ def test_training_step_is_sgd_on_the_summed_loss():
     for a, b in zip(jax.tree_util.tree_leaves(new), jax.tree_util.tree_leaves(want)):
         assert _rel(a, b) <= 1e-5
     assert f.report().instances == 4 and f.report().invocations > 0
+
+
+def test_training_keeps_the_cells_products_for_the_backward():
+    """The training forward keeps the node cell's product; its backward kernel has the
+    gradient's two products only (recomputing would add the forward's third)."""
+    params = _params(treelstm)
+    f = _batched("treelstm")
+    f.value_and_grad(params, _batch("treelstm", 4, seed=12, short=(2, 6)))
+    listing = f.kernels()["node.bwd-kept"].listing
+    dots = {line.split("=")[0] for line in listing.splitlines() if "dot_general(" in line}
+    assert len(dots) == 2, dots
+
+
+@pytest.mark.slow
+def test_kept_products_give_the_gradients_of_recomputing():
+    import jax
+    params = _params(treelstm)
+    instances = _batch("treelstm", 4, seed=12, short=(2, 6))
+    loss, kept = _batched("treelstm").value_and_grad(params, instances)
+    g = bladec.autobatch(treelstm.model, residuals=False)
+    loss2, recomputed = g.value_and_grad(params, instances)
+    assert "node.bwd" in g.kernels() and "node.bwd-kept" not in g.kernels()
+    assert _rel(loss, loss2) <= 1e-6
+    for a, b in zip(jax.tree_util.tree_leaves(kept), jax.tree_util.tree_leaves(recomputed)):
+        assert _rel(a, b) <= 1e-5
 
 
 def _ablation(switch: str, f) -> None:

@@ -1,0 +1,171 @@
+"""Residuals kept from a training forward call for the backward call of the same group.
+
+A backward kernel that recomputes its cell under ``jax.vjp`` runs every matrix product
+of the cell three times per batch (forward, recomputed forward, and the two transposed
+products of the vjp: four GEMMs for a cell with one product, where a tape-based
+system such as DyNet runs three). The products are the cell's cost; the rest is
+elementwise. So in training the forward kernel also writes the outputs of the cell's
+matrix products that depend on the invocation (``dot_general`` with the batch axis in
+its result) into a residual buffer per product, one row per invocation, and the backward
+kernel evaluates the cell's jaxpr again with each such product replaced by its saved
+value: a ``custom_vjp`` whose forward returns the saved rows and whose backward is the
+product's own transpose rule on its operands. XLA then drops the recomputed product
+(nothing reads it), leaving the two GEMMs of the gradient. Products of parameters alone
+(no batch axis) and products inside other primitives' sub-jaxprs (``custom_jvp``
+rules) are recomputed as before.
+
+The rows: each call of a group writes its lanes at the group's rows ``start + 1 ...``
+(a column of the index array, row 0 for padded lanes), so a residual buffer has one row
+per invocation of the group plus the spare row 0, whatever the state buffers' rows are.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+PROBE = 7919      # a batch size no parameter dim is likely to equal (the shapes pass)
+
+
+def _primitives() -> tuple[Any, Any]:
+    from jax.extend.core.primitives import dot_general_p, jit_p
+    return dot_general_p, jit_p
+
+
+def _batch_axis(shape: Sequence[Any], n: Any) -> int | None:
+    """The one axis of ``shape`` that is the batch (``n``: an int or a symbolic dim)."""
+    if isinstance(n, int):
+        axes = [i for i, d in enumerate(shape) if isinstance(d, int) and d == n]
+    else:
+        axes = [i for i, d in enumerate(shape) if not isinstance(d, int)]
+    return axes[0] if len(axes) == 1 else None
+
+
+def _evaluate(jaxpr: Any, consts: Sequence[Any], args: Sequence[Any],
+              dot: Callable[[Any, list[Any]], Any]) -> list[Any]:
+    """``jaxpr`` evaluated on ``args`` with every ``dot_general`` (also inside ``jit``
+    sub-jaxprs) computed by ``dot(eqn, operands)``."""
+    from jax.extend.core import Literal
+    dot_general_p, jit_p = _primitives()
+    env: dict[Any, Any] = {}
+
+    def read(v: Any) -> Any:
+        return v.val if isinstance(v, Literal) else env[v]
+    env.update(zip(jaxpr.constvars, consts))
+    env.update(zip(jaxpr.invars, args))
+    for eqn in jaxpr.eqns:
+        vals = [read(v) for v in eqn.invars]
+        if eqn.primitive is dot_general_p:
+            outs = [dot(eqn, vals)]
+        elif eqn.primitive is jit_p:
+            inner = eqn.params["jaxpr"]
+            outs = _evaluate(inner.jaxpr, inner.consts, vals, dot)
+        else:
+            outs = eqn.primitive.bind(*vals, **eqn.primitive.get_bind_params(eqn.params))
+            if not eqn.primitive.multiple_results:
+                outs = [outs]
+        env.update(zip(eqn.outvars, outs))
+    return [read(v) for v in jaxpr.outvars]
+
+
+def _saved(eqn: Any, n: Any) -> int | None:
+    """The batch axis of a product worth keeping (a float result with one batch axis)."""
+    aval = eqn.outvars[0].aval
+    if not np.issubdtype(aval.dtype, np.floating):
+        return None
+    return _batch_axis(aval.shape, n)
+
+
+def specs(flat_cell: Callable, avals: Sequence[Any]) -> list[tuple[tuple, str]]:
+    """Per kept product of the batched cell (in evaluation order): its row's shape and
+    dtype. ``avals``: the cell's input leaves at batch size :data:`PROBE`."""
+    import jax
+    closed = jax.make_jaxpr(flat_cell)(*avals)
+    out: list[tuple[tuple, str]] = []
+
+    def dot(eqn: Any, vals: list[Any]) -> Any:
+        axis = _saved(eqn, PROBE)
+        aval = eqn.outvars[0].aval
+        if axis is not None:
+            shape = list(aval.shape)
+            del shape[axis]
+            out.append((tuple(shape), np.dtype(aval.dtype).name))
+        return jax.ShapeDtypeStruct(aval.shape, aval.dtype)
+    _walk(closed.jaxpr, dot)
+    return out
+
+
+def _walk(jaxpr: Any, dot: Callable) -> None:
+    """The products of ``jaxpr`` in :func:`_evaluate`'s order, without evaluating."""
+    dot_general_p, jit_p = _primitives()
+    for eqn in jaxpr.eqns:
+        if eqn.primitive is dot_general_p:
+            dot(eqn, [])
+        elif eqn.primitive is jit_p:
+            _walk(eqn.params["jaxpr"].jaxpr, dot)
+
+
+def recording(flat_cell: Callable, leaves: Sequence[Any], n: Any
+              ) -> tuple[list[Any], list[Any]]:
+    """The batched cell's output leaves and its kept products, each moved to rows
+    (batch axis first)."""
+    import jax
+    import jax.numpy as jnp
+    dot_general_p, _ = _primitives()
+    closed = jax.make_jaxpr(flat_cell)(*leaves)
+    kept: list[Any] = []
+
+    def dot(eqn: Any, vals: list[Any]) -> Any:
+        out = dot_general_p.bind(*vals, **eqn.params)
+        axis = _saved(eqn, n)
+        if axis is not None:
+            kept.append(jnp.moveaxis(out, axis, 0))
+        return out
+    outs = _evaluate(closed.jaxpr, closed.consts, leaves, dot)
+    return outs, kept
+
+
+def replaying(flat_cell: Callable, leaves: Sequence[Any], n: Any, kept: Sequence[Any]
+              ) -> Callable[..., list[Any]]:
+    """``f(*leaves)``: the batched cell with its kept products read from ``kept`` (rows,
+    batch axis first), differentiable: each product's cotangents are its transposes."""
+    import jax
+    dot_general_p, _ = _primitives()
+    closed = jax.make_jaxpr(flat_cell)(*leaves)
+
+    def f(*xs: Any) -> list[Any]:
+        rows = iter(kept)
+
+        def dot(eqn: Any, vals: list[Any]) -> Any:
+            axis = _saved(eqn, n)
+            if axis is None:
+                return dot_general_p.bind(*vals, **eqn.params)
+            import jax.numpy as jnp
+            return _product(eqn.params)(*vals, jnp.moveaxis(next(rows), 0, axis))
+        return _evaluate(closed.jaxpr, closed.consts, xs, dot)
+    return f
+
+
+def _product(params: dict[str, Any]) -> Callable:
+    """A product whose value is given (``saved``) and whose vjp is the product's."""
+    import jax
+    import jax.numpy as jnp
+    dot_general_p, _ = _primitives()
+
+    def bound(a: Any, b: Any) -> Any:
+        return dot_general_p.bind(a, b, **params)
+
+    @jax.custom_vjp
+    def product(a: Any, b: Any, saved: Any) -> Any:
+        return saved
+
+    def forward(a: Any, b: Any, saved: Any) -> tuple[Any, Any]:
+        return saved, (a, b)
+
+    def backward(res: Any, g: Any) -> tuple[Any, Any, Any]:
+        a, b = res
+        _, vjp = jax.vjp(bound, a, b)
+        ga, gb = vjp(g)
+        return ga, gb, jnp.zeros_like(g)
+    product.defvjp(forward, backward)
+    return product
