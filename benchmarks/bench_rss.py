@@ -81,7 +81,8 @@ def child(spec: dict[str, Any]) -> dict[str, Any]:
             outs, rep = engine.call(dict(zip(imported.input_names, leaves)), limit=limit)
             report.update(peak_bytes=rep.peak_bytes, host_peak_bytes=rep.host_peak_bytes,
                           segments=rep.segments, reloads=rep.reloads,
-                          recomputes=rep.recomputes, executables=rep.executables,
+                          recomputes=rep.recomputes,
+                          recomputed_ops=rep.recomputed_ops, executables=rep.executables,
                           peak_counts=rep.peak_counts, code_bytes=sum(
                               _code_bytes(e) for e in engine.backend.executables()))
             return imported.unflatten_outputs(outs)
@@ -168,18 +169,20 @@ def table(results: list[dict[str, Any]]) -> list[str]:
     mib = 1 << 20
     jit = results[1]
     lines = ["| row | device peak MiB | host peak MiB | RSS growth MiB | x jit | wall ms | "
-             "CPU ms | x jit CPU | faults/step | code MiB |", "|---" * 10 + "|"]
+             "CPU ms | x jit CPU | faults/step | code MiB | recomputes (ops) |",
+             "|---" * 11 + "|"]
     for r in results[1:]:
         name = r["row"] + (f" @ {r['limit_text']}" if "limit_text" in r else "")
         if "error" in r:
-            lines.append(f"| {name} | refused: {r['error'][:120]} |" + " |" * 8)
+            lines.append(f"| {name} | refused: {r['error'][:120]} |" + " |" * 9)
             continue
         lines.append(
             f"| {name} | {r['peak_bytes'] / mib:.1f} | {r.get('host_peak_bytes', 0) / mib:.1f}"
             f" | {r['growth'] / mib:.0f} | {r['growth'] / jit['growth']:.2f} | "
             f"{r['wall'] * 1e3:.0f} | {r['cpu_time'] * 1e3:.0f} | "
             f"{r['cpu_time'] / jit['cpu_time']:.2f} | {r['faults']:.0f} | "
-            f"{r.get('code_bytes', 0) / mib:.1f} |")
+            f"{r.get('code_bytes', 0) / mib:.1f} | "
+            f"{r.get('recomputes', 0)} ({r.get('recomputed_ops', 0)}) |")
     return lines
 
 

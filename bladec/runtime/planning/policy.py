@@ -38,6 +38,7 @@ from typing import Callable
 from bladec.runtime.planning.limit import LimitError
 from bladec.runtime.planning.budget import Budget
 from bladec.runtime.planning.consolidation.consolidate import consolidate as consolidate_plan
+from bladec.runtime.planning.consolidation.sharing import share
 from bladec.runtime.planning.plan import (Away, CostModel, Eviction, Plan, Program,  # noqa: F401
                                  RematSite, base_trace, build_trace, chain_region,
                                  cut_points)
@@ -76,7 +77,8 @@ def try_plan(program: Program, sizes: dict[str, int], limit: int | None,
     budget = Budget(limit, margins)
     plan = _fitted(program, sizes, budget, cost)
     if plan is not None and consolidate and plan.evictions:
-        plan = consolidate_plan(program, sizes, budget, plan, cost)
+        plan = share(program, sizes, budget,
+                     consolidate_plan(program, sizes, budget, plan, cost), cost)
     return plan
 
 
