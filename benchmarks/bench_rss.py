@@ -81,8 +81,10 @@ def child(spec: dict[str, Any]) -> dict[str, Any]:
             outs, rep = engine.call(dict(zip(imported.input_names, leaves)), limit=limit)
             report.update(peak_bytes=rep.peak_bytes, host_peak_bytes=rep.host_peak_bytes,
                           segments=rep.segments, reloads=rep.reloads,
-                          recomputes=rep.recomputes, executables=rep.executables,
-                          peak_counts=rep.peak_counts, code_bytes=sum(
+                          recomputes=rep.recomputes,
+                          recomputed_ops=rep.recomputed_ops, executables=rep.executables,
+                          peak_counts=rep.peak_counts,
+                          compile_cpu=engine.backend.compile_cpu_seconds, code_bytes=sum(
                               _code_bytes(e) for e in engine.backend.executables()))
             return imported.unflatten_outputs(outs)
     else:
@@ -121,12 +123,15 @@ def child(spec: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def run_child(spec: dict[str, Any], allocator: str | None) -> dict[str, Any]:
-    """``spec`` in a fresh process under ``allocator`` (GLIBC_TUNABLES, or none)."""
+def run_child(spec: dict[str, Any], allocator: str | None,
+              variant: dict[str, str] | None = None) -> dict[str, Any]:
+    """``spec`` in a fresh process under ``allocator`` (GLIBC_TUNABLES, or none), with
+    the environment ``variant`` adds (bladec's settings compared on one load)."""
     env = dict(os.environ)
     env.pop("GLIBC_TUNABLES", None)
     if allocator:
         env["GLIBC_TUNABLES"] = allocator
+    env.update(variant or {})
     proc = subprocess.run([sys.executable, __file__, "--child", json.dumps(spec)],
                           capture_output=True, text=True, env=env)
     if proc.returncode != 0:
@@ -141,10 +146,11 @@ def parse_limit(text: str, jit_peak: int) -> int | None:
 
 
 def measure(config: dict[str, int], optimizer: str, batch: int, seq: int, rows: list[str],
-            limits: list[str], allocator: str | None, steps: int, warmup: int
-            ) -> list[dict[str, Any]]:
+            limits: list[str], allocator: str | None, steps: int, warmup: int,
+            variants: list[str] = ("",)) -> list[dict[str, Any]]:
     """Every row in a fresh process, baseline and jit first (bladec's limits as
-    fractions are of jit's device peak); RSS growth over the baseline."""
+    fractions are of jit's device peak, each run once per variant: ``NAME=VALUE``
+    settings of the environment, "" for none); RSS growth over the baseline."""
     spec = {"config": config, "optimizer": optimizer, "batch": batch, "seq": seq,
             "steps": steps, "warmup": warmup}
     base = run_child(dict(spec, row="baseline"), allocator)
@@ -155,9 +161,11 @@ def measure(config: dict[str, int], optimizer: str, batch: int, seq: int, rows: 
             results.append(run_child(dict(spec, row=row), allocator))
     for text in limits:
         limit = parse_limit(text, jit["peak_bytes"])
-        r = run_child(dict(spec, row="bladec", limit=limit), allocator)
-        r["limit"], r["limit_text"] = limit, text
-        results.append(r)
+        for variant in variants:
+            settings = dict(v.split("=", 1) for v in variant.split(";") if v)
+            r = run_child(dict(spec, row="bladec", limit=limit), allocator, settings)
+            r["limit"], r["limit_text"] = limit, text + (f" {variant}" if variant else "")
+            results.append(r)
     for r in results:
         if "rss" in r:
             r["growth"] = r["rss"] - base["rss"]
@@ -168,18 +176,21 @@ def table(results: list[dict[str, Any]]) -> list[str]:
     mib = 1 << 20
     jit = results[1]
     lines = ["| row | device peak MiB | host peak MiB | RSS growth MiB | x jit | wall ms | "
-             "CPU ms | x jit CPU | faults/step | code MiB |", "|---" * 10 + "|"]
+             "CPU ms | x jit CPU | faults/step | code MiB | recomputes (ops) | compile CPU s |",
+             "|---" * 12 + "|"]
     for r in results[1:]:
         name = r["row"] + (f" @ {r['limit_text']}" if "limit_text" in r else "")
         if "error" in r:
-            lines.append(f"| {name} | refused: {r['error'][:120]} |" + " |" * 8)
+            lines.append(f"| {name} | refused: {r['error'][:120]} |" + " |" * 10)
             continue
         lines.append(
             f"| {name} | {r['peak_bytes'] / mib:.1f} | {r.get('host_peak_bytes', 0) / mib:.1f}"
             f" | {r['growth'] / mib:.0f} | {r['growth'] / jit['growth']:.2f} | "
             f"{r['wall'] * 1e3:.0f} | {r['cpu_time'] * 1e3:.0f} | "
             f"{r['cpu_time'] / jit['cpu_time']:.2f} | {r['faults']:.0f} | "
-            f"{r.get('code_bytes', 0) / mib:.1f} |")
+            f"{r.get('code_bytes', 0) / mib:.1f} | "
+            f"{r.get('recomputes', 0)} ({r.get('recomputed_ops', 0)}) | "
+            f"{r.get('compile_cpu', 0):.1f} |")
     return lines
 
 
@@ -194,6 +205,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limits", default="none,0.5x",
                     help="bladec's rows: none, bytes, or a fraction of jit's peak (0.5x)")
     ap.add_argument("--allocator", choices=("default", "tuned", "both"), default="both")
+    ap.add_argument("--variants", default="",
+                    help="bladec's rows again per variant: NAME=VALUE settings of the "
+                    "environment (;-separated), variants comma-separated, empty for none")
     ap.add_argument("--steps", type=int, default=7)
     ap.add_argument("--warmup", type=int, default=2)
     ap.add_argument("--json")
@@ -212,7 +226,7 @@ def main(argv: list[str] | None = None) -> int:
         results = measure(config, args.optimizer, batch, seq,
                           [r for r in args.rows.split(",") if r],
                           [x for x in args.limits.split(",") if x], ALLOCATORS[name],
-                          args.steps, args.warmup)
+                          args.steps, args.warmup, args.variants.split(",") or [""])
         dump["runs"][name] = results
         print(f"\n{args.optimizer} {args.shape}, allocator {name} "
               f"({ALLOCATORS[name] or 'glibc defaults'}):")

@@ -40,6 +40,7 @@ class Report:
     evictions: int = 0
     reloads: int = 0
     recomputes: int = 0
+    recomputed_ops: int = 0        # ops the recomputes ran (a chain replays several)
     segments: int = 0
     executables: int = 0           # distinct compiled functions the segments ran
     compilations: int = 0

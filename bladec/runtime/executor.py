@@ -116,7 +116,7 @@ class Executor(Fitter):
                         peak_counts=PEAK_COUNTS[self.one_memory],
                         timeline=list(plan.measure.memory), evictions=prepared.evictions,
                         reloads=prepared.reloads, recomputes=prepared.recomputes,
-                        segments=prepared.segments,
+                        recomputed_ops=prepared.recomputed_ops, segments=prepared.segments,
                         executables=len({id(s.fn) for s in prepared.segment_steps()}))
         outputs = execute(prepared, env, self.backend, self.inputs, self.outputs, report,
                           profile, self.one_memory)

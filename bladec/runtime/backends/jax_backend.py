@@ -49,9 +49,9 @@ class JaxBackend:
     what the unoptimized listing computes (guarding values with an opaque identity
     instead does not stop XLA from moving elementwise ops past broadcasts and then
     rewriting a divide as a multiply). The differential tests run in that mode.
-    ``fusion_emitters`` (default: off, or ``BLADEC_CPU_FUSION_EMITTERS=1``): on CPU, XLA's
-    MLIR fusion emitters rather than its older LLVM ones (:func:`legacy_cpu_emitters`)
-    for the segments of a cut plan; the whole step keeps ``jax.jit``'s options (in bitwise
+    ``fusion_emitters`` (default: on in one memory, else off; ``BLADEC_CPU_FUSION_EMITTERS``
+    says otherwise): on CPU, XLA's MLIR fusion emitters rather than its older LLVM ones
+    (:func:`legacy_cpu_emitters`) for the segments of a cut plan; the whole step keeps ``jax.jit``'s options (in bitwise
     mode every executable takes the segments' options, so that plans agree bit for bit).
     """
     name = "jax"
@@ -79,8 +79,6 @@ class JaxBackend:
             enforce_order = os.environ.get("BLADEC_ENFORCE_ORDER",
                                            "1" if device.platform == "cpu" else "0") != "0"
         self.enforce_order = enforce_order and not bitwise
-        if fusion_emitters is None:   # measured on CPU only (legacy_cpu_emitters)
-            fusion_emitters = os.environ.get(FUSION_EMITTERS_VARIABLE, "0") != "0"
         # a CPU device's "host" copies are in its own memory: a limit then bounds both
         # (DESIGN.md section 4); one_memory=False (BLADEC_ONE_MEMORY=0) plans as for a
         # device with memory of its own (reloads and all): a model of a GPU's plans
@@ -88,6 +86,14 @@ class JaxBackend:
             one_memory = device.platform == "cpu" and \
                 os.environ.get("BLADEC_ONE_MEMORY", "1") != "0"
         self.one_memory = one_memory
+        if fusion_emitters is None:   # measured on CPU only (legacy_cpu_emitters)
+            # in one memory a plan under a limit recomputes chains in its segments, and
+            # those compile faster with XLA's MLIR emitters: the small Llama SGD step at
+            # 8x256 under half jit's device peak, 16.5 and 20.1 s of CPU against 24.6
+            # and 29.2 s with the LLVM ones, side by side, the steps as fast (543 and
+            # 595 ms against 556 and 594; docs/measurements/cpu-memory.md, section 7)
+            fusion_emitters = os.environ.get(FUSION_EMITTERS_VARIABLE,
+                                             "1" if one_memory else "0") != "0"
         # one memory: hand the allocator's free memory back to the OS once a call has
         # compiled (release_after_compiling); BLADEC_RELEASE_AFTER_COMPILING=0 keeps it
         self.releases_after_compiling = one_memory and not self.keeps_freed_memory and \

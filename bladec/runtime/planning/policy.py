@@ -24,7 +24,9 @@ so the plan is then consolidated: evictions that later choices made unnecessary 
 dropped, and the cut points are shared where the limit allows: an eviction may move to
 another ``remat.evict`` point of the same span, and a reload may run earlier than the
 ``remat.regenerate`` that asks for it (a prefetch), as long as every step still fits.
-Recomputes need no cut: their region's ops run inside the next segment.
+Recomputes need no cut: their region's ops run inside the next segment. Last, chains
+of the same span are regenerated together where that replays less and still fits
+(consolidation/sharing.py): each then replays only what the ones before it did not.
 
 The limit the planner keeps is a :class:`~bladec.runtime.planning.budget.Budget`: the user's
 limit, less per-op margins where the executor found the compiled segments needing more
@@ -38,6 +40,7 @@ from typing import Callable
 from bladec.runtime.planning.limit import LimitError
 from bladec.runtime.planning.budget import Budget
 from bladec.runtime.planning.consolidation.consolidate import consolidate as consolidate_plan
+from bladec.runtime.planning.consolidation.sharing import share
 from bladec.runtime.planning.plan import (Away, CostModel, Eviction, Plan, Program,  # noqa: F401
                                  RematSite, base_trace, build_trace, chain_region,
                                  cut_points)
@@ -76,7 +79,8 @@ def try_plan(program: Program, sizes: dict[str, int], limit: int | None,
     budget = Budget(limit, margins)
     plan = _fitted(program, sizes, budget, cost)
     if plan is not None and consolidate and plan.evictions:
-        plan = consolidate_plan(program, sizes, budget, plan, cost)
+        plan = share(program, sizes, budget,
+                     consolidate_plan(program, sizes, budget, plan, cost), cost)
     return plan
 
 

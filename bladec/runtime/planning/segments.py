@@ -56,6 +56,7 @@ class PreparedRun:
     evictions: int = 0
     reloads: int = 0
     recomputes: int = 0
+    recomputed_ops: int = 0   # the ops the recomputes run
     segments: int = 0
     device: object = None
     xla_order: bool = False   # the compiler scheduled the ops (Fitter._in_xla_order)
@@ -129,6 +130,7 @@ def split(plan: Plan, shapes: dict[str, tuple[int, ...]], dtypes: dict[str, str]
             ops.extend(step.region)
             made.append(step.value)
             run.recomputes += 1
+            run.recomputed_ops += len(step.region)
             pos += len(step.region)
         else:
             close(t - 1)

@@ -229,3 +229,58 @@ def test_llama_chains_on_jax_bitwise_equal_the_unlimited_run() -> None:
     chains = [e for e in ex.prepare(report.binding, limit).plan.evictions if e.how == "chain"]
     assert chains and report.peak_bytes <= limit
     assert [n for n in ref if np.asarray(ref[n]).tobytes() != np.asarray(out[n]).tobytes()] == []
+
+
+def _unshared(program, sizes, limit):   # type: ignore[no-untyped-def]
+    """The plan try_plan makes with its chains each replayed at its own use."""
+    from bladec.runtime.planning import policy
+    real = policy.share
+    policy.share = lambda program, sizes, budget, plan, cost: plan
+    try:
+        return try_plan(program, sizes, limit, ONE)
+    finally:
+        policy.share = real
+
+
+def test_chains_regenerated_together_replay_each_op_once(monkeypatch: pytest.MonkeyPatch
+                                                         ) -> None:
+    """On the residual stack, where the backward reads a layer's activations one after
+    another, chains regenerated at one op share their replay (sharing.py): the later
+    values' chains stop at the earlier ones', fewer ops are replayed, the plan still
+    fits, and the outputs are the unlimited run's bit for bit, as without sharing."""
+    from bladec.runtime.planning import policy
+    from bladec.runtime.planning.consolidation.sharing import replayed_ops
+    ex = _executor(STACK)
+    binding = {"S0": 64}
+    inputs = ex.random_inputs(binding)
+    ref, ref_report = ex.run(inputs)
+    bound = ex._bound(binding)
+    program, sizes = ex._priced_program(bound), bound.sizes
+    lower = exact_lower_bound(ex.func, exact_sizes(ex.info, binding))
+    shared = []
+    for limit in range(lower, ref_report.model_peak_bytes + 1, 4096):
+        plan, alone = try_plan(program, sizes, limit, ONE), _unshared(program, sizes, limit)
+        if plan is None or alone is None:
+            continue
+        assert plan.peak <= limit and valid_trace(plan.trace, program)
+        assert replayed_ops(plan.trace) <= replayed_ops(alone.trace)
+        if replayed_ops(plan.trace) < replayed_ops(alone.trace):
+            shared.append(limit)
+            moved = [e for e in plan.evictions if e.how == "chain" and e.before < e.use]
+            points = {e.before for e in plan.evictions if e.how == "chain" and e.before == e.use}
+            assert moved and all(e.before in points for e in moved)
+    assert shared   # 12 ops -> 7 at the lowest limit the model meets, 4 -> 3 above it
+    compared = 0
+    for limit in shared:
+        try:   # (NumPy's kernels hold more than the model: the lowest is refused)
+            out, report = _executor(STACK).run(inputs, limit)
+        except LimitError:
+            continue
+        monkeypatch.setattr(policy, "share", lambda program, sizes, budget, plan, cost: plan)
+        out_alone, alone_report = _executor(STACK).run(inputs, limit)
+        monkeypatch.undo()
+        assert report.peak_bytes <= limit and alone_report.peak_bytes <= limit
+        assert report.recomputed_ops < alone_report.recomputed_ops
+        assert _bits(ref, out) and _bits(ref, out_alone)
+        compared += 1
+    assert compared

@@ -299,10 +299,12 @@ def test_keep_freed_memory_is_opt_in_on_cpu(monkeypatch) -> None:
 def test_segments_compile_with_llvm_emitters_on_cpu_and_whole_steps_as_jit(monkeypatch
                                                                            ) -> None:
     """On CPU a cut plan's segments compile with XLA's LLVM fusion emitters (cheaper to
-    compile: jax_backend.legacy_cpu_emitters), the whole step (in either order) with
+    compile: jax_backend.legacy_cpu_emitters) where the device has memory of its own
+    (one_memory=False), and with XLA's own MLIR emitters in one memory, where plans
+    recompute chains and run faster with them; the whole step (in either order) with
     jax.jit's own options, and in bitwise mode every executable alike; a jaxlib that
-    does not know the option gets none; BLADEC_CPU_FUSION_EMITTERS=1 (or
-    fusion_emitters=True) keeps XLA's default. Off CPU no option is added."""
+    does not know the option gets none; BLADEC_CPU_FUSION_EMITTERS (or fusion_emitters)
+    says which. Off CPU no option is added."""
     import jax
 
     from bladec.runtime.backends import jax_backend
@@ -312,9 +314,13 @@ def test_segments_compile_with_llvm_emitters_on_cpu_and_whole_steps_as_jit(monke
     legacy = jax_backend.legacy_cpu_emitters() if on_cpu else {}
     # in one memory (CPU) cut segments also keep their barriers, so recomputes survive CSE
     kept = KEEP_BARRIERS if on_cpu else {}
-    backend = JaxBackend()
+    backend = JaxBackend(fusion_emitters=False)
     assert backend.compile_options == {**legacy, **kept} and backend.jit_options == {}
+    assert JaxBackend().compile_options == kept     # one memory on CPU: XLA's emitters
     assert JaxBackend(one_memory=False).compile_options == legacy
+    monkeypatch.setenv(FUSION_EMITTERS_VARIABLE, "0")
+    assert JaxBackend().compile_options == {**legacy, **kept}
+    monkeypatch.delenv(FUSION_EMITTERS_VARIABLE)
     legacy = {**legacy, **kept}
     # bitwise: never the LLVM emitters (with the fusion pass off they miscompile a
     # transpose feeding a dot: jax_backend.bitwise_options)
@@ -323,7 +329,7 @@ def test_segments_compile_with_llvm_emitters_on_cpu_and_whole_steps_as_jit(monke
     assert BITWISE_OPTIONS.items() <= JaxBackend(bitwise=True).compile_options.items()
     assert JaxBackend(fusion_emitters=True).compile_options == kept
     monkeypatch.setenv(FUSION_EMITTERS_VARIABLE, "1")
-    assert JaxBackend().compile_options == kept
+    assert JaxBackend(one_memory=False).compile_options == {}
     monkeypatch.delenv(FUSION_EMITTERS_VARIABLE)
     ops = module_of(CHAIN).main.ops[:1]
     spec = [((4, 8), "f32")]
@@ -343,7 +349,7 @@ def test_segments_compile_with_llvm_emitters_on_cpu_and_whole_steps_as_jit(monke
     monkeypatch.setattr(jax_backend, "_LEGACY_EMITTERS", {"xla_cpu_no_such_option": False})
     monkeypatch.setattr(jax_backend, "_KNOWN", {})
     assert jax_backend.legacy_cpu_emitters() == {}
-    assert JaxBackend().compile_options == kept
+    assert JaxBackend(fusion_emitters=False).compile_options == kept
 
 
 # -- the closed loop keeps a segment over the limit, moving out what it does not read ----
