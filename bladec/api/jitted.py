@@ -32,6 +32,8 @@ from bladec.runtime.dispatch import Refused
 from bladec.runtime.engine import Engine, Report
 from bladec.runtime.store.listings import ListingCache
 from bladec.api.hot import Hot, hot_path
+from bladec.api.lowered import Lowered, NotTracedError
+from bladec.api.naming import is_shape_error, name_shifts, renamed
 from bladec.api.option import DimSpec, _check_options, _limit, _pad, _ranges
 from bladec.api.report import JitReport
 from bladec.api.sharded import Spmd, named, placed, splits as _splits, spmd_engine, spmd_of
@@ -241,12 +243,12 @@ class Jitted:
         try:
             outputs, report = engine.call(arrays, self.mem_limit)
         except BladecError as exc:
-            if self.dynamic_spec is None and _is_shape_error(exc) and retry:
+            if self.dynamic_spec is None and is_shape_error(exc) and retry:
                 # automatic mode: two dims equal so far differ now: trace again, once
                 self._remember((call.static, tree, tuple(str(x.dtype) for x in leaves)),
                                leaves, force=True)
                 return self._call(call, retry=False)
-            raise _renamed(exc, traced.names) from None
+            raise renamed(exc, traced.names) from None
         self._signatures[signature] = traced
         if signature not in self._hot and traced.spmd is None:   # later calls: hot path
             found = hot_path(traced, leaves, report, self.mem_limit)
@@ -268,7 +270,7 @@ class Jitted:
                 traced.backward = backward(call, traced, leaves, self.passes,
                                            lambda imp, p: self._engine(imp, traced.dynamic, p))
             except BladecError as exc:
-                raise _renamed(exc, traced.names) from None
+                raise renamed(exc, traced.names) from None
             self._trace_seconds += time.perf_counter() - start
         back = traced.backward
         types = back.engine.executor.info.dtypes
@@ -279,7 +281,7 @@ class Jitted:
         try:
             outputs, report = back.engine.call(arrays, self.mem_limit)
         except BladecError as exc:
-            raise _renamed(exc, traced.names) from None
+            raise renamed(exc, traced.names) from None
         self._last, self._last_traced = report, traced
         grads = dict(zip(back.wrt, (outputs[n] for n in back.engine.outputs[1:])))
         return tuple(grads.get(n) for n in back.inputs)
@@ -435,9 +437,9 @@ class Jitted:
             engine = self._engine(imported, dynamic, self.passes) if spmd is None \
                 else spmd_engine(imported, spmd, self)
         except BladecError as exc:   # a pass's error, in the caller's dim names
-            raise _renamed(exc, names) from None
+            raise renamed(exc, names) from None
         self._trace_seconds += time.perf_counter() - start
-        _name_shifts(names, engine.executor.info.subst)
+        name_shifts(names, engine.executor.info.subst)
         # closed-over arrays: inputs of every call, put on the device once (jax.jit
         # likewise keeps them beside its executable)
         constants = {n: engine.backend.put(a) for n, a in imported.constants.items()} \
@@ -464,58 +466,9 @@ class Jitted:
                       listings=self._listings, exact=True, pad_unsafe=self.pad_unsafe)
 
 
-class NotTracedError(BladecError, AttributeError):
-    """An attribute that exists only once the function is traced (``listing``): an
-    AttributeError too, so that ``hasattr`` and ``getattr(f, name, default)`` answer."""
-
-
-@dataclass
-class Lowered:
-    """The optimized listing for given arguments (what ``f.lower(*args)`` returns)."""
-    module: Any
-    names: dict[str, str]          # bladec symbol -> the caller's dim name
-
-    def as_text(self) -> str:
-        from bladec.printer import format_module
-        return format_module(self.module)
-
-    def __str__(self) -> str:
-        return self.as_text()
-
-
 def _trace_key(call: Call, tree: Any, dtypes: tuple, leaves: list[Any],
                dynamic: dict[tuple[int, int], str], spmd: Spmd | None) -> tuple:
     static = tuple((i, j, d) for i, x in enumerate(leaves) for j, d in enumerate(x.shape)
                    if (i, j) not in dynamic)
     return (call.static, tree, dtypes, static, tuple(sorted(dynamic.items())),
             spmd and spmd.key)
-
-
-def _renamed(exc: BladecError, names: dict[str, str]) -> BladecError:
-    """``exc`` with the listing's symbols (S0, S1) called by the caller's dim names (B, S),
-    its other attributes (a LimitError's smallest limit) kept."""
-    import re
-    text = re.sub(r"\b(S\d+)\b", lambda m: names.get(m.group(1), m.group(1)),
-                  exc.diagnostic.message)
-    if text == exc.diagnostic.message:
-        return exc
-    out = BladecError(text, exc.loc)
-    out.__dict__.update({k: v for k, v in exc.__dict__.items() if k != "diagnostic"})
-    return out
-
-
-def _name_shifts(names: dict[str, str], subst: dict[str, Any]) -> None:
-    """A free symbol that the analysis kept in place of a caller's dim it shifts
-    (``x[1:]`` keeps S1 = B - 1 free, S0 = S1 + 1) named after it: ``B-1``."""
-    for s, e in subst.items():
-        if s not in names or len(e.symbols) != 1:
-            continue
-        (free,) = e.symbols
-        c = e.terms.get((), 0)
-        if free not in names and e.terms.get(((free, 1),)) == 1 and len(e.terms) <= 2:
-            names[free] = f"{names[s]}{-c:+d}" if c else names[s]
-
-
-def _is_shape_error(exc: BladecError) -> bool:
-    """A binding that contradicts the trace's relations (two dims assumed equal)."""
-    return "the relations give" in str(exc)
