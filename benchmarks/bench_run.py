@@ -64,8 +64,8 @@ from benchmarks.support.workload import (  # noqa: E402
 
 def keep_freed_memory() -> bool:
     """glibc: keep freed memory in the process (what JaxBackend does by default; see
-    bladec.runtime.backends.jax_backend.keep_freed_memory_in_process)."""
-    from bladec.runtime.backends.jax_backend import keep_freed_memory_in_process
+    bladec.runtime.backends.allocator.keep_freed_memory_in_process)."""
+    from bladec.runtime.backends.allocator import keep_freed_memory_in_process
     return keep_freed_memory_in_process()
 
 

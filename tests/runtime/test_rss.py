@@ -29,7 +29,7 @@ MIB = 1 << 20
 # (docs/measurements/cpu-memory.md, section 6; glibc as it comes, one step after one
 # warm-up, as here): 542 MiB of growth under 125 MiB, 417 MiB beyond it, with the free
 # memory the first call's compilations leave handed back to the OS (malloc_trim after a
-# call that compiled, jax_backend.release_freed_memory; without it the 200 MiB plan of
+# call that compiled, allocator.release_freed_memory; without it the 200 MiB plan of
 # before grew 505 MiB beyond its limit). Of it: bladec imported and the step traced and
 # optimized, 51 MiB; the rest is what the allocator holds while and after compiling
 # (XLA:CPU's executables report no code size), not live arrays. A quarter over 417.

@@ -200,7 +200,7 @@ func.func @main(%x: tensor<2x4x16x8xf32>, %w: tensor<4x16x8xf32>) {
 def test_bitwise_mode_computes_a_transpose_feeding_a_dot() -> None:
     """XLA:CPU's LLVM emitters with the fusion pass off (what bitwise segments once
     compiled with) read a transposed dot operand untransposed; bitwise mode computes
-    what NumPy computes (jax_backend.bitwise_options)."""
+    what NumPy computes (xlaoption.bitwise_options)."""
     pytest.importorskip("jax")
     from bladec.runtime.backends.jax_backend import JaxBackend
     module = parse_module(TRANSPOSE_DOT)
@@ -213,7 +213,7 @@ def test_bitwise_mode_computes_a_transpose_feeding_a_dot() -> None:
 def test_llama_chains_on_jax_bitwise_equal_the_unlimited_run() -> None:
     """The small Llama SGD step on the JAX backend in bitwise mode, under a limit its
     plan meets only with chains: every output bit for bit the unlimited run's (before
-    jax_backend.bitwise_options, 15 outputs off by up to 1.4e2 at 0.7 of the peak)."""
+    xlaoption.bitwise_options, 15 outputs off by up to 1.4e2 at 0.7 of the peak)."""
     pytest.importorskip("jax")
     from bladec.runtime.backends.jax_backend import JaxBackend
     from bladec.source import load_module

@@ -284,7 +284,7 @@ def test_keep_freed_memory_is_opt_in_on_cpu(monkeypatch) -> None:
 
     import jax
 
-    from bladec.runtime.backends.jax_backend import keep_freed_memory_in_process
+    from bladec.runtime.backends.allocator import keep_freed_memory_in_process
     assert not JaxBackend(keep_freed_memory=False).keeps_freed_memory
     monkeypatch.setenv("BLADEC_KEEP_FREED_MEMORY", "0")
     assert not JaxBackend().keeps_freed_memory
@@ -299,7 +299,7 @@ def test_keep_freed_memory_is_opt_in_on_cpu(monkeypatch) -> None:
 def test_segments_compile_with_llvm_emitters_on_cpu_and_whole_steps_as_jit(monkeypatch
                                                                            ) -> None:
     """On CPU a cut plan's segments compile with XLA's LLVM fusion emitters (cheaper to
-    compile: jax_backend.legacy_cpu_emitters) where the device has memory of its own
+    compile: xlaoption.legacy_cpu_emitters) where the device has memory of its own
     (one_memory=False), and with XLA's own MLIR emitters in one memory, where plans
     recompute chains and run faster with them; the whole step (in either order) with
     jax.jit's own options, and in bitwise mode every executable alike; a jaxlib that
@@ -307,11 +307,11 @@ def test_segments_compile_with_llvm_emitters_on_cpu_and_whole_steps_as_jit(monke
     says which. Off CPU no option is added."""
     import jax
 
-    from bladec.runtime.backends import jax_backend
-    from bladec.runtime.backends.jax_backend import (BITWISE_OPTIONS, FUSION_EMITTERS_VARIABLE,
-                                                     KEEP_BARRIERS)
+    from bladec.runtime.backends import xlaoption
+    from bladec.runtime.backends.xlaoption import (BITWISE_OPTIONS, FUSION_EMITTERS_VARIABLE,
+                                                   KEEP_BARRIERS)
     on_cpu = jax.devices()[0].platform == "cpu"
-    legacy = jax_backend.legacy_cpu_emitters() if on_cpu else {}
+    legacy = xlaoption.legacy_cpu_emitters() if on_cpu else {}
     # in one memory (CPU) cut segments also keep their barriers, so recomputes survive CSE
     kept = KEEP_BARRIERS if on_cpu else {}
     backend = JaxBackend(fusion_emitters=False)
@@ -323,9 +323,9 @@ def test_segments_compile_with_llvm_emitters_on_cpu_and_whole_steps_as_jit(monke
     monkeypatch.delenv(FUSION_EMITTERS_VARIABLE)
     legacy = {**legacy, **kept}
     # bitwise: never the LLVM emitters (with the fusion pass off they miscompile a
-    # transpose feeding a dot: jax_backend.bitwise_options)
+    # transpose feeding a dot: xlaoption.bitwise_options)
     assert JaxBackend(bitwise=True).compile_options == \
-        jax_backend.bitwise_options("cpu" if on_cpu else "gpu")
+        xlaoption.bitwise_options("cpu" if on_cpu else "gpu")
     assert BITWISE_OPTIONS.items() <= JaxBackend(bitwise=True).compile_options.items()
     assert JaxBackend(fusion_emitters=True).compile_options == kept
     monkeypatch.setenv(FUSION_EMITTERS_VARIABLE, "1")
@@ -346,9 +346,9 @@ def test_segments_compile_with_llvm_emitters_on_cpu_and_whole_steps_as_jit(monke
     own.memory(), plain.memory()
     assert own is not plain and own.compiled and plain.compiled   # with those options
     # an XLA that does not know the option: none is passed
-    monkeypatch.setattr(jax_backend, "_LEGACY_EMITTERS", {"xla_cpu_no_such_option": False})
-    monkeypatch.setattr(jax_backend, "_KNOWN", {})
-    assert jax_backend.legacy_cpu_emitters() == {}
+    monkeypatch.setattr(xlaoption, "_LEGACY_EMITTERS", {"xla_cpu_no_such_option": False})
+    monkeypatch.setattr(xlaoption, "_KNOWN", {})
+    assert xlaoption.legacy_cpu_emitters() == {}
     assert JaxBackend(fusion_emitters=False).compile_options == kept
 
 
