@@ -12,6 +12,17 @@ import pytest
 # is not compiled, and tests count compilations). Tests of the cache name a directory.
 os.environ["BLADEC_COMPILATION_CACHE"] = "off"
 
+# XLA:CPU's LLVM code generation at optimization level 0: compiling was most of the
+# suite's CPU (a one-op gradient check: 106 s of its 179 s in XLA's backend compile), and
+# the tests' arrays are small enough that the generated code's speed does not matter.
+# It changes only LLVM's passes over each kernel: the HLO graph, its fusions, buffer
+# assignment and so the memory figures the tests check are XLA's own either way.
+# Set before JAX is imported; subprocesses inherit it. BLADEC_TEST_XLA_OPT=1 keeps
+# XLA's default (to run the suite as users' code is compiled).
+if os.environ.get("BLADEC_TEST_XLA_OPT") != "1":
+    os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "")
+                               + " --xla_backend_optimization_level=0").strip()
+
 
 @pytest.fixture(autouse=True, scope="module")
 def _jax_caches_per_module() -> Iterator[None]:
@@ -22,3 +33,20 @@ def _jax_caches_per_module() -> Iterator[None]:
     jax = sys.modules.get("jax")
     if jax is not None:
         jax.clear_caches()
+
+
+_CPU_LOG = os.environ.get("BLADEC_TEST_CPU_LOG")
+if _CPU_LOG:
+    import time
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(item, nextitem):  # type: ignore[no-untyped-def]
+        """With BLADEC_TEST_CPU_LOG=prefix, each worker appends `nodeid<TAB>cpu seconds`
+        (setup, call and teardown together, this process only) to prefix.<worker>: the
+        suite's cost per test on a loaded machine, where wall time says little."""
+        start = time.process_time()
+        yield
+        spent = time.process_time() - start
+        worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+        with open(f"{_CPU_LOG}.{worker}", "a", encoding="utf-8") as log:
+            log.write(f"{item.nodeid}\t{spent:.3f}\n")

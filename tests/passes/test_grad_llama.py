@@ -60,7 +60,8 @@ def test_gradients_match_the_imported_step_and_jax_grad(training, b, s):
         {**x, "%lr": np.float32(1.0)})
     np.testing.assert_allclose(ours["%loss"], step["%loss"], rtol=1e-5)
     params = llama.init_params(CFG, b)
-    want = jax.tree_util.tree_leaves(jax.grad(llama.loss_fn)(
+    # jitted: eager jax.grad dispatches (and compiles) each of the loss's ~1000 ops
+    want = jax.tree_util.tree_leaves(jax.jit(jax.grad(llama.loss_fn), static_argnums=4)(
         params, x["%tokens"], x["%targets"], x["%mask"], CFG))
     for n, w in zip(NAMES, want):
         g = np.asarray(ours["%grad_" + n[1:]])
