@@ -34,9 +34,10 @@ test: bytecode
 # everything marked slow: the benchmarks' goals, the whole fuzz and pair campaigns whose
 # first cases `make test` runs (tests/fuzz/__init__.py lists them), the acceptance-sized
 # runs whose smaller smoke `make test` runs, and the adjoints' further random draws
-# (BENCHMARKS.md, "The test suite", lists what moved)
+# (BENCHMARKS.md, "The test suite", lists what moved). Compiled as users' code is
+# (XLA's default optimization level; `make test` compiles at level 0: tests/conftest.py)
 bench: bytecode
-	$(BIN)/python -m pytest -q -m slow -s
+	BLADEC_TEST_XLA_OPT=1 $(BIN)/python -m pytest -q -m slow -s
 
 # the whole fuzz campaigns only (a part of `make bench`)
 fuzz: bytecode
