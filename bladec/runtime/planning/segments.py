@@ -8,6 +8,7 @@ value evicted by reload is offloaded once (a second eviction reuses the host cop
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Sequence
 
 from bladec.ir import Op
 from bladec.ops.loop import with_bodies
@@ -71,7 +72,7 @@ class PreparedRun:
 
 def split(plan: Plan, shapes: dict[str, tuple[int, ...]], dtypes: dict[str, str],
           keep: set[str], backend: Backend, donated: set[str] = frozenset(),
-          xla_order: bool = False) -> PreparedRun:
+          xla_order: bool = False, graph_inputs: Sequence[str] = ()) -> PreparedRun:
     """The plan's trace as steps. ``keep``: values never freed (graph inputs and outputs);
     ``donated``: graph inputs the caller gave up, freed and donated at their last use;
     ``xla_order``: the segments scheduled by the compiler (Backend.segment)."""
@@ -103,6 +104,9 @@ def split(plan: Plan, shapes: dict[str, tuple[int, ...]], dtypes: dict[str, str]
                 if n in shapes and n not in defined and n not in inputs:
                     inputs.append(n)
             defined.update(op.result_names)
+        if whole_step and graph_inputs:
+            rank = {n: i for i, n in enumerate(graph_inputs)}
+            inputs.sort(key=lambda n: rank.get(n, len(rank)))
         outputs = [n for n in dict.fromkeys(made) if n in keep or last.get(n, -1) > end]
         free = [n for n in inputs if (n not in keep or n in donated)
                 and last.get(n, -1) <= end]
