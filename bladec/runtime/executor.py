@@ -30,7 +30,9 @@ from typing import Any
 import numpy as np
 
 from bladec.analysis.version import map_versions
+from bladec.errors import BladecError
 from bladec.ir import Module
+from bladec.passes import DEFAULT_PIPELINE, parse_pipeline, run_pipeline
 from bladec.passes.remat import strip_remat
 from bladec.runtime.backends import machine
 from bladec.runtime.planning.binding import _Bound
@@ -38,6 +40,7 @@ from bladec.runtime.planning.accounting import DeviceAccount
 from bladec.runtime.execution import PEAK_COUNTS, CompileCount, Report, execute
 from bladec.runtime.planning.fitting import Fitter
 from bladec.runtime.planning.segments import PreparedRun
+from bladec.runtime.specialization import specialized
 from bladec.units import format_dims, format_size
 
 __all__ = ["Executor", "Report", "unoptimized"]
@@ -56,6 +59,41 @@ class Executor(Fitter):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._memory_checked: set[tuple] = set()   # (binding, limit) runs (_check_memory)
+        self._specialists: dict[tuple, Executor | None] = {}   # per binding (_specialist)
+
+    def _specialist(self, binding: dict[str, int]) -> "Executor | None":
+        """The executor of this listing specialized at ``binding`` with its short scans
+        unrolled (specialization.py), which plans, runs and names the smallest limit for
+        that binding as a static trace of the step would; None where the listing has no
+        scan to unroll there (cached per binding)."""
+        key = tuple(sorted(binding.items()))
+        if key not in self._specialists:
+            self._specialists[key] = None
+            if any(op.name == "scan" for op in self.func.ops):
+                shapes = self.shapes_for(binding)
+                base = unoptimized(self.module).main
+                try:
+                    listing = specialized(base, shapes)
+                    if listing is not None:
+                        self._specialists[key] = Executor(
+                            run_pipeline(listing, parse_pipeline(DEFAULT_PIPELINE)),
+                            self.backend, self._cost, self.consolidate, reference=listing)
+                except BladecError:   # (the loop op as it is plans this binding)
+                    pass
+        return self._specialists[key]
+
+    def prepare(self, binding: dict[str, int], limit: int | None) -> PreparedRun:
+        """Fitter.prepare, by the specialized listing where short scans unroll."""
+        special = self._specialist(binding)
+        if special is not None:
+            return special.prepare({}, limit)
+        return super().prepare(binding, limit)
+
+    def fits(self, binding: dict[str, int], limit: int) -> bool:
+        special = self._specialist(binding)
+        if special is not None:
+            return special.fits({}, limit)
+        return super().fits(binding, limit)
 
     @cached_property
     def in_machine_memory(self) -> bool:
@@ -76,6 +114,11 @@ class Executor(Fitter):
         arrays = {n: np.asarray(inputs[n]) for n in self.inputs}
         self._check_dtypes({n: a.dtype for n, a in arrays.items()})
         bound = self._bound_for_inputs({n: a.shape for n, a in arrays.items()}, dims)
+        special = self._specialist(bound.binding)
+        if special is not None:
+            outputs, report = special.run(inputs, limit, None, profile)
+            report.binding = dict(bound.binding)
+            return outputs, report
         counted = CompileCount.of(self.backend)
         self._checked_run(bound, limit, placed=False)   # before the inputs are copied
         env = {n: self.backend.put(arrays[n]) for n in self.inputs}
@@ -94,6 +137,11 @@ class Executor(Fitter):
         self._check_names(arrays)
         self._check_dtypes({n: arrays[n].dtype for n in self.inputs})
         bound = self._bound_for_inputs({n: tuple(arrays[n].shape) for n in self.inputs}, dims)
+        special = self._specialist(bound.binding)
+        if special is not None:
+            outputs, report = special.run_arrays(arrays, limit, None, profile)
+            report.binding = dict(bound.binding)
+            return outputs, report
         counted = CompileCount.of(self.backend)
         self._checked_run(bound, limit, placed=True)   # before host inputs are copied
         env = {n: self.backend.put(arrays[n]) for n in self.inputs}
