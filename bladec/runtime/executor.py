@@ -30,7 +30,6 @@ from typing import Any
 import numpy as np
 
 from bladec.analysis.version import map_versions
-from bladec.errors import BladecError
 from bladec.ir import Module
 from bladec.passes import DEFAULT_PIPELINE, parse_pipeline, run_pipeline
 from bladec.passes.remat import strip_remat
@@ -72,14 +71,11 @@ class Executor(Fitter):
             if any(op.name == "scan" for op in self.func.ops):
                 shapes = self.shapes_for(binding)
                 base = unoptimized(self.module).main
-                try:
-                    listing = specialized(base, shapes)
-                    if listing is not None:
-                        self._specialists[key] = Executor(
-                            run_pipeline(listing, parse_pipeline(DEFAULT_PIPELINE)),
-                            self.backend, self._cost, self.consolidate, reference=listing)
-                except BladecError:   # (the loop op as it is plans this binding)
-                    pass
+                listing = specialized(base, shapes)
+                if listing is not None:
+                    self._specialists[key] = Executor(
+                        run_pipeline(listing, parse_pipeline(DEFAULT_PIPELINE)),
+                        self.backend, self._cost, self.consolidate, reference=listing)
         return self._specialists[key]
 
     def prepare(self, binding: dict[str, int], limit: int | None) -> PreparedRun:

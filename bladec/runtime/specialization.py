@@ -18,6 +18,7 @@ a ``while`` (its trip count is decided as it runs) and longer scans stay loop op
 """
 from __future__ import annotations
 
+from bladec.analysis.liveness import is_compute
 from bladec.ir import Func, Module, Op, TensorType, Value, fresh_name
 from bladec.ops.loop import ARG, BODY, YIELD, parts
 
@@ -40,7 +41,7 @@ def short_scans(func: Func, shapes: dict[str, tuple[int, ...]],
 
 def specialized(func: Func, shapes: dict[str, tuple[int, ...]],
                 most: int = UNROLL_MAX) -> Module | None:
-    """``func`` (a listing's main, no remat plan in it) with every value's type fixed at
+    """``func`` (a listing's main; its remat plan and schedule versions are left out) with every value's type fixed at
     ``shapes`` (each value's dims at one binding) and its short scans unrolled; None
     where it has no scan to unroll, or where a scan's final carry is a returned value
     (the function's outputs keep their names)."""
@@ -54,7 +55,7 @@ def specialized(func: Func, shapes: dict[str, tuple[int, ...]],
     args = [Value(a.name, fixed.type(a.name, a.type.dtype), a.donated) for a in func.args]
     alias: dict[str, str] = {}
     ops: list[Op] = []
-    for op in func.ops:
+    for op in filter(is_compute, func.ops):   # (no schedule versions: optimized again)
         ops.extend(fixed.unrolled(op, alias) if id(op) in unroll
                    else [fixed.renamed(op, alias)])
     returns = [alias.get(n, n) for n in func.outputs()]

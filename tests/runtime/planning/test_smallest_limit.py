@@ -148,18 +148,13 @@ def test_two_lengths_concatenated() -> None:
     _check("concat", {"B": 2, "S": 6, "T": 3})
 
 
-def test_rnn_over_a_scan() -> None:
-    """Before the scan was unrolled at the binding: 55,108 B named against 34,108 B (at
-    D=32; issue 37)."""
-    _check("rnn", {"B": 4, "T": 4})
-
-
 def test_lstm_language_model_over_a_scan() -> None:
-    _check("lstm", {"T": 4, "B": 2})
+    """Each refusal's search compiles about six programs: the smallest shapes only."""
+    _check("lstm", {"T": 2, "B": 2})
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name, dims", [("rnn", {"B": 16, "T": 8}),
+@pytest.mark.parametrize("name, dims", [("rnn", {"B": 16, "T": 8}), ("rnn", {"B": 4, "T": 4}),
                                         ("lstm", {"T": 12, "B": 8}),
                                         ("concat", {"B": 8, "S": 64, "T": 32})])
 def test_larger(name: str, dims: dict[str, int]) -> None:
