@@ -38,6 +38,7 @@ from bladec.runtime.planning.binding import _Bound
 from bladec.runtime.planning.accounting import DeviceAccount
 from bladec.runtime.execution import PEAK_COUNTS, CompileCount, Report, execute
 from bladec.runtime.planning.fitting import Fitter
+from bladec.runtime.planning.limit import LimitError
 from bladec.runtime.planning.segments import PreparedRun
 from bladec.runtime.specialization import specialized
 from bladec.units import format_dims, format_size
@@ -59,6 +60,7 @@ class Executor(Fitter):
         super().__init__(*args, **kwargs)
         self._memory_checked: set[tuple] = set()   # (binding, limit) runs (_check_memory)
         self._specialists: dict[tuple, Executor | None] = {}   # per binding (_specialist)
+        self._choices: dict[tuple, Executor] = {}   # per binding and limit (_chosen)
 
     def _specialist(self, binding: dict[str, int]) -> "Executor | None":
         """The executor of this listing specialized at ``binding`` with its short scans
@@ -78,18 +80,44 @@ class Executor(Fitter):
                         self.backend, self._cost, self.consolidate, reference=listing)
         return self._specialists[key]
 
+    def _chosen(self, binding: dict[str, int], limit: int | None) -> "Executor":
+        """Which executor runs ``binding`` under ``limit``: this one where its plan fits
+        (always at no limit: the loop op compiles as ``lax.scan``, one body), else the
+        specialized listing's (:meth:`_specialist`) where one fits there; a LimitError
+        naming the smaller of the two smallest limits where neither does (cached)."""
+        key = (tuple(sorted(binding.items())), limit)
+        if key in self._choices:
+            return self._choices[key]
+        special = None if limit is None else self._specialist(binding)
+        if special is None or super().fits(binding, limit):
+            who: Executor = self
+        else:
+            try:
+                special.prepare({}, limit)
+                who = special
+            except LimitError as refused:
+                own = self._smallest_limit(self._bound(binding))
+                if not super().fits(binding, limit):   # (the search may have found one)
+                    raise LimitError(limit, min(own, refused.smallest),
+                                     "by the device accounting: "
+                                     + self.backend.accounting) from None
+                who = self
+        self._choices[key] = who
+        return who
+
     def prepare(self, binding: dict[str, int], limit: int | None) -> PreparedRun:
-        """Fitter.prepare, by the specialized listing where short scans unroll."""
-        special = self._specialist(binding)
-        if special is not None:
-            return special.prepare({}, limit)
+        """Fitter.prepare, by the specialized listing where only its plan fits
+        (:meth:`_chosen`)."""
+        who = self._chosen(binding, limit)
+        if who is not self:
+            return who.prepare({}, limit)
         return super().prepare(binding, limit)
 
     def fits(self, binding: dict[str, int], limit: int) -> bool:
+        if super().fits(binding, limit):
+            return True
         special = self._specialist(binding)
-        if special is not None:
-            return special.fits({}, limit)
-        return super().fits(binding, limit)
+        return special is not None and special.fits({}, limit)
 
     @cached_property
     def in_machine_memory(self) -> bool:
@@ -110,8 +138,8 @@ class Executor(Fitter):
         arrays = {n: np.asarray(inputs[n]) for n in self.inputs}
         self._check_dtypes({n: a.dtype for n, a in arrays.items()})
         bound = self._bound_for_inputs({n: a.shape for n, a in arrays.items()}, dims)
-        special = self._specialist(bound.binding)
-        if special is not None:
+        special = self._chosen(bound.binding, limit)
+        if special is not self:
             outputs, report = special.run(inputs, limit, None, profile)
             report.binding = dict(bound.binding)
             return outputs, report
@@ -133,8 +161,8 @@ class Executor(Fitter):
         self._check_names(arrays)
         self._check_dtypes({n: arrays[n].dtype for n in self.inputs})
         bound = self._bound_for_inputs({n: tuple(arrays[n].shape) for n in self.inputs}, dims)
-        special = self._specialist(bound.binding)
-        if special is not None:
+        special = self._chosen(bound.binding, limit)
+        if special is not self:
             outputs, report = special.run_arrays(arrays, limit, None, profile)
             report.binding = dict(bound.binding)
             return outputs, report
