@@ -10,8 +10,9 @@ runs. At a binding the trip count is known, so the runtime can plan what a stati
 would: the listing with every dim fixed and each scan of at most ``UNROLL_MAX`` steps
 unrolled the importer's way (a slice of each scanned input per step, the body's ops
 once per step, the steps' outputs stacked with ``concatenate``), optimized again by the
-default pipeline (issue 37: the RNN of tests/support/corpus.py at B=16, T=8 named
-55,108 B as one loop op, 34,108 B traced static).
+default pipeline. The executor (executor.py, ``Executor._chosen``) runs it at a binding
+where the loop op's plan does not fit a limit, and a refusal names the smaller of the
+two smallest limits (issue 37: an LSTM LM over a scan at T=12, B=8, see BENCHMARKS.md).
 
 Only the top-level ``scan`` ops whose bodies hold no region of their own are unrolled;
 a ``while`` (its trip count is decided as it runs) and longer scans stay loop ops.
@@ -41,8 +42,9 @@ def short_scans(func: Func, shapes: dict[str, tuple[int, ...]],
 
 def specialized(func: Func, shapes: dict[str, tuple[int, ...]],
                 most: int = UNROLL_MAX) -> Module | None:
-    """``func`` (a listing's main; its remat plan and schedule versions are left out) with every value's type fixed at
-    ``shapes`` (each value's dims at one binding) and its short scans unrolled; None
+    """``func`` (a listing's main; its remat plan and schedule versions are left out)
+    with every value's type fixed at ``shapes`` (each value's dims at one binding) and
+    its short scans unrolled; None
     where it has no scan to unroll, or where a scan's final carry is a returned value
     (the function's outputs keep their names)."""
     unroll = {id(op) for op in short_scans(func, shapes, most)}
