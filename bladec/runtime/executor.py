@@ -31,13 +31,16 @@ import numpy as np
 
 from bladec.analysis.version import map_versions
 from bladec.ir import Module
+from bladec.passes import DEFAULT_PIPELINE, parse_pipeline, run_pipeline
 from bladec.passes.remat import strip_remat
 from bladec.runtime.backends import machine
 from bladec.runtime.planning.binding import _Bound
 from bladec.runtime.planning.accounting import DeviceAccount
 from bladec.runtime.execution import PEAK_COUNTS, CompileCount, Report, execute
 from bladec.runtime.planning.fitting import Fitter
+from bladec.runtime.planning.limit import LimitError
 from bladec.runtime.planning.segments import PreparedRun
+from bladec.runtime.specialization import specialized
 from bladec.units import format_dims, format_size
 
 __all__ = ["Executor", "Report", "unoptimized"]
@@ -56,6 +59,65 @@ class Executor(Fitter):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._memory_checked: set[tuple] = set()   # (binding, limit) runs (_check_memory)
+        self._specialists: dict[tuple, Executor | None] = {}   # per binding (_specialist)
+        self._choices: dict[tuple, Executor] = {}   # per binding and limit (_chosen)
+
+    def _specialist(self, binding: dict[str, int]) -> "Executor | None":
+        """The executor of this listing specialized at ``binding`` with its short scans
+        unrolled (specialization.py), which plans, runs and names the smallest limit for
+        that binding as a static trace of the step would; None where the listing has no
+        scan to unroll there (cached per binding)."""
+        key = tuple(sorted(binding.items()))
+        if key not in self._specialists:
+            self._specialists[key] = None
+            if any(op.name == "scan" for op in self.func.ops):
+                shapes = self.shapes_for(binding)
+                base = unoptimized(self.module).main
+                listing = specialized(base, shapes)
+                if listing is not None:
+                    self._specialists[key] = Executor(
+                        run_pipeline(listing, parse_pipeline(DEFAULT_PIPELINE)),
+                        self.backend, self._cost, self.consolidate, reference=listing)
+        return self._specialists[key]
+
+    def _chosen(self, binding: dict[str, int], limit: int | None) -> "Executor":
+        """Which executor runs ``binding`` under ``limit``: this one where its plan fits
+        (always at no limit: the loop op compiles as ``lax.scan``, one body), else the
+        specialized listing's (:meth:`_specialist`) where one fits there; a LimitError
+        naming the smaller of the two smallest limits where neither does (cached)."""
+        key = (tuple(sorted(binding.items())), limit)
+        if key in self._choices:
+            return self._choices[key]
+        special = None if limit is None else self._specialist(binding)
+        if special is None or super().fits(binding, limit):
+            who: Executor = self
+        else:
+            try:
+                special.prepare({}, limit)
+                who = special
+            except LimitError as refused:
+                own = self._smallest_limit(self._bound(binding))
+                if not super().fits(binding, limit):   # (the search may have found one)
+                    raise LimitError(limit, min(own, refused.smallest),
+                                     "by the device accounting: "
+                                     + self.backend.accounting) from None
+                who = self
+        self._choices[key] = who
+        return who
+
+    def prepare(self, binding: dict[str, int], limit: int | None) -> PreparedRun:
+        """Fitter.prepare, by the specialized listing where only its plan fits
+        (:meth:`_chosen`)."""
+        who = self._chosen(binding, limit)
+        if who is not self:
+            return who.prepare({}, limit)
+        return super().prepare(binding, limit)
+
+    def fits(self, binding: dict[str, int], limit: int) -> bool:
+        if super().fits(binding, limit):
+            return True
+        special = self._specialist(binding)
+        return special is not None and special.fits({}, limit)
 
     @cached_property
     def in_machine_memory(self) -> bool:
@@ -76,6 +138,11 @@ class Executor(Fitter):
         arrays = {n: np.asarray(inputs[n]) for n in self.inputs}
         self._check_dtypes({n: a.dtype for n, a in arrays.items()})
         bound = self._bound_for_inputs({n: a.shape for n, a in arrays.items()}, dims)
+        special = self._chosen(bound.binding, limit)
+        if special is not self:
+            outputs, report = special.run(inputs, limit, None, profile)
+            report.binding = dict(bound.binding)
+            return outputs, report
         counted = CompileCount.of(self.backend)
         self._checked_run(bound, limit, placed=False)   # before the inputs are copied
         env = {n: self.backend.put(arrays[n]) for n in self.inputs}
@@ -94,6 +161,11 @@ class Executor(Fitter):
         self._check_names(arrays)
         self._check_dtypes({n: arrays[n].dtype for n in self.inputs})
         bound = self._bound_for_inputs({n: tuple(arrays[n].shape) for n in self.inputs}, dims)
+        special = self._chosen(bound.binding, limit)
+        if special is not self:
+            outputs, report = special.run_arrays(arrays, limit, None, profile)
+            report.binding = dict(bound.binding)
+            return outputs, report
         counted = CompileCount.of(self.backend)
         self._checked_run(bound, limit, placed=True)   # before host inputs are copied
         env = {n: self.backend.put(arrays[n]) for n in self.inputs}
