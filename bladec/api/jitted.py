@@ -323,6 +323,8 @@ class Jitted:
         out.segments, out.executables, out.compilations = r.segments, r.executables, \
             r.compilations
         out.compile_seconds, out.seconds = r.compile_seconds, r.seconds
+        spmd = self._last_traced.spmd
+        out.devices = 1 if spmd is None else int(spmd.jmesh.devices.size)
         return out
 
     @property

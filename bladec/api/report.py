@@ -13,7 +13,8 @@ from bladec.units import format_size
 class JitReport:
     """The last step's figures (device peak per DESIGN.md section 4: held arrays plus the
     running segment's XLA outputs and temporaries) and totals over the wrapper's life."""
-    peak_bytes: int = 0            # the last step's device peak
+    peak_bytes: int = 0            # the last step's device peak (per device where sharded)
+    devices: int = 1               # the devices the last step ran on (a mesh: per device)
     model_peak_bytes: int = 0      # the per-op model over the same step, for comparison
     limit: int | None = None
     binding: dict[str, int] = field(default_factory=dict)   # JAX dim names -> sizes run
@@ -38,8 +39,10 @@ class JitReport:
     def __str__(self) -> str:
         lim = format_size(self.limit) if self.limit is not None else "none"
         dims = ", ".join(f"{k}={v}" for k, v in self.binding.items()) or "static"
-        return (f"step {self.steps} ({dims}): device peak {format_size(self.peak_bytes)} "
-                f"(limit {lim}; model {format_size(self.model_peak_bytes)}), "
+        each = f" per device of {self.devices}" if self.devices > 1 else ""
+        return (f"step {self.steps} ({dims}): device peak{each} "
+                f"{format_size(self.peak_bytes)} (limit{each} {lim}; model "
+                f"{format_size(self.model_peak_bytes)}), "
                 f"{self.segments} segment(s), {self.evictions} eviction(s), "
                 f"{self.reloads} reload(s), {self.recomputes} recompute(s), "
                 f"{self.compilations} compilation(s) in {self.compile_seconds:.2f} s, "

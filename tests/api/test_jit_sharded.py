@@ -44,6 +44,7 @@ def test_one_process_of_8_devices():
     # the first trace was of whole arrays, whose hot path the split ones did not take)
     assert max(report["diff_second"]) < 1e-6
     assert "S1=32" in report["second"] and "3 trace(s)" in report["second"]
+    assert "device peak per device of 8" in report["second"]   # a mesh's figures are per device
 
 
 def test_two_processes_hold_their_own_shards():
