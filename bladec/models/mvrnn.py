@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from bladec.batching import cell
-from bladec.models.treelstm import random_tree
+from bladec.models.treelstm import loss, random_tree   # the same classifier over the root
 
 VOCAB = 100
 
@@ -49,16 +49,6 @@ def node(p: Any, left: Any, right: Any) -> tuple[Any, Any]:
     (a, ma), (b, mb) = left, right
     v = jnp.tanh(p["w"] @ jnp.concatenate([mb @ a, ma @ b]) + p["b"])
     return v, p["wm"] @ jnp.concatenate([ma, mb])
-
-
-@cell
-def loss(p: Any, h: Any, label: Any) -> Any:
-    """Cross-entropy of the root's class scores against ``label``."""
-    import jax
-    import jax.numpy as jnp
-    logits = p["w"] @ h + p["b"]
-    onehot = jnp.arange(logits.shape[0]) == label
-    return -jnp.sum(jnp.where(onehot, jax.nn.log_softmax(logits), 0.0))
 
 
 def encode(params: dict[str, Any], tree: Any) -> tuple[Any, Any]:
