@@ -305,7 +305,14 @@ def _verify_loop(op: Op, operand_types: list[TensorType | None], defined_here: s
                 raise BladecError(f"'loop.yield': {name} has element type {have}; {what} "
                                   f"has {want[k]}", out.loc)
     if mesh is not None and shardings:
-        check_loop_sharding(op, types, inner_scope)
+        try:
+            check_loop_sharding(op, types, inner_scope)
+        except BladecError as exc:
+            if all(r.type.sharding is not None for r in op.results):
+                raise
+            raise BladecError(f"{exc.diagnostic.message} (a listing with only its arguments "
+                              "sharded: start the pipeline with 'propagate', which gives every "
+                              "value its sharding)", exc.diagnostic.loc) from None
     return inner_scope
 
 
