@@ -223,11 +223,10 @@ class _Propagation:
         lays = [(spec(t), ()) for t in ins[:nc + nk]] + \
             [(((),) + spec(t)[1:], ()) for t in ins[nc + nk:]]
         tries = [lays[nc:nc + nk]]
-        regions = yielded = None
         while True:
             carries = tries[-1]
-            regions, yielded = self._regions(op, lays[:nc] + carries + lays[nc + nk:], carries,
-                                             len(tries) == 3)
+            regions, yielded, nested = self._regions(
+                op, lays[:nc] + carries + lays[nc + nk:], carries, len(tries) == 3)
             natural = yielded[:nk]
             if natural == carries or len(tries) == 3:
                 break
@@ -239,30 +238,37 @@ class _Propagation:
                 if len(tries) == 2:
                     tries.append(tries[-1])
         carries = tries[-1]
+        self.notes.extend(nested)
         self.notes.extend(
             f"{op.loc}: carry {op.operands[nc + k]} of '{op.name}' " + (
-                "carried whole: the body changes its split every step" if not any(c[0])
-                else f"resharded before the loop to the split its body keeps")
+                "resharded before the loop to the split its body keeps" if any(c[0]) else
+                "carried whole: the body does not keep its split from step to step")
             for k, (c, first) in enumerate(zip(carries, tries[0])) if c != first)
         final = lays[:nc] + carries + lays[nc + nk:]
         operands = [self.convert(o, w, op) for o, w in zip(op.operands, final)]
-        results = [Value(r.name, typed(r.type, carries[k]), r.donated)
-                   for k, r in enumerate(op.results[:nk])]
-        results += [Value(r.name, typed(r.type, ((((),) + y[0]), ())), r.donated)
-                    for r, y in zip(op.results[nk:], yielded[nk:])]
-        inner = [r for r in op.results if r.type.sharding is not None]
+        lays_out = carries + [(((),) + y[0], ()) for y in yielded[nk:]]
+        results, after = [], []
+        for r, lay in zip(op.results, lays_out):
+            declared = r.type.sharding
+            if declared is None or (declared, tuple(sorted(r.type.partial))) == lay:
+                results.append(Value(r.name, typed(r.type, lay), r.donated))
+            else:  # a declared split: a constraint, made so right after the loop
+                inner = self._fresh(f"{r.name}.s")
+                results.append(Value(inner, typed(r.type, lay), r.donated))
+                after.append((inner, (declared, tuple(sorted(r.type.partial))), r.name))
         self._emit(replace(op, operands=operands, results=results, regions=regions))
-        for r in inner:  # a declared split: a constraint on the result
-            self.convert(r.name, (r.type.sharding, tuple(sorted(r.type.partial))), op,
-                         into=None)
+        for inner, want, name in after:
+            self.convert(inner, want, op, into=name)
 
     def _regions(self, op: Op, lays: list[Layout], carries: list[Layout], force: bool
-                 ) -> tuple[dict[str, list[Op]], list[Layout]]:
+                 ) -> tuple[dict[str, list[Op]], list[Layout], list[str]]:
         """The loop's regions propagated with its operands (as one step sees them) split
-        as ``lays``; and the layouts the body yields (non-partial). ``force``: the next
-        carries are converted to ``carries`` in the body (what a step then gathers)."""
+        as ``lays``; the layouts the body yields (non-partial); the notes of loops
+        inside. ``force``: the next carries are converted to ``carries`` in the body
+        (what a step then gathers)."""
         regions: dict[str, list[Op]] = {}
         yielded: list[Layout] = []
+        notes: list[str] = []
         for region in REGIONS[op.name]:
             body = op.regions[region]
             args = [a for a in body if a.name == ARG]
@@ -274,8 +280,9 @@ class _Propagation:
             sub = _Propagation(Func(f"{op.name}.{region}", typed_args,
                                     [o for o in body if o.name not in (ARG, YIELD)],
                                     list(out.operands)), self.mesh, self.backward)
-            sub.taken, sub.notes = self.taken, self.notes
+            sub.taken = self.taken
             sub.walk()
+            notes += sub.notes
             names = []
             for k, name in enumerate(out.operands):
                 have = layout(sub.types[name])
@@ -289,7 +296,7 @@ class _Propagation:
                     yielded.append((spec(sub.types[names[-1]]), ()))
             arg_ops = [replace(a, results=[v]) for a, v in zip(args, typed_args)]
             regions[region] = arg_ops + sub.kept() + [replace(out, operands=names)]
-        return regions, yielded
+        return regions, yielded, notes
 
     # -- ops -------------------------------------------------------------------------
 
