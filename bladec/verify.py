@@ -15,7 +15,7 @@ from bladec.errors import BladecError, Diagnostic
 from bladec.ir import Func, Mesh, Module, Op, TensorType
 from bladec.ops import OpDef, ShapeCtx, apply_rule, lookup
 from bladec.ops.collective import SHARD_RULES, check_sharding
-from bladec.ops.loop import ARG, COND, REGIONS, YIELD, body_yield, parts
+from bladec.ops.loop import ARG, COND, REGIONS, YIELD, body_yield, check_loop_sharding, parts
 from bladec.ops.annotation import REGENERATE
 from bladec.ops.annotation import VERSIONS
 from bladec.sharding import check_type, spec, ways
@@ -209,7 +209,8 @@ def _verify_block(ops: list[Op], scope: dict[str, TensorType], defined_here: set
         if opdef is REGENERATE:
             _verify_regenerate(op, scope, warnings, runnable, mesh)
         elif op.name in REGIONS:
-            values = _verify_loop(op, operand_types, defined_here, warnings, runnable, mesh)
+            values = _verify_loop(op, operand_types, defined_here, warnings, runnable, mesh,
+                                  shardings)
         elif op.regions:
             raise BladecError(f"'{op.name}' takes no regions, got '{next(iter(op.regions))}'",
                               op.loc)
@@ -217,8 +218,8 @@ def _verify_block(ops: list[Op], scope: dict[str, TensorType], defined_here: set
         _check_shapes(op, opdef, typed, runnable, values)
         for r in op.results:
             check_type(mesh, r.type, f"result {r.name}", op.loc)
-        if shardings:
-            check_sharding(mesh, op, typed)
+        if shardings and op.name not in REGIONS and op.name != ARG:
+            check_sharding(mesh, op, typed)  # a loop's: check_loop_sharding
         for r in op.results:
             if r.name in defined_here:
                 raise BladecError(f"redefinition of {r.name}", op.loc)
@@ -247,17 +248,14 @@ def _verify_regenerate(op: Op, scope: dict[str, TensorType], warnings: list[Diag
 
 
 def _verify_loop(op: Op, operand_types: list[TensorType | None], defined_here: set[str],
-                 warnings: list[Diagnostic], runnable: bool, mesh: Mesh | None
-                 ) -> dict[str, TensorType]:
+                 warnings: list[Diagnostic], runnable: bool, mesh: Mesh | None,
+                 shardings: bool = True) -> dict[str, TensorType]:
     """The regions of a loop (``scan``: ``body``; ``while``: ``cond`` and ``body``; see
     bladec/ops/loop.py): each isolated from the values around it, its arguments typed as
     the operands they stand for, ending with a ``loop.yield`` of the element types the
     loop needs (the carries', then a scan's stacked results'; a while's condition is
     i1). Dims are the shape rule's to relate; this returns the types of the values the
     regions define, which the rule reads."""
-    if mesh is not None:  # the mesh backend runs op by op on blocks (bladec/emit/shard.py)
-        raise BladecError(f"'{op.name}': loops are not supported in a listing with a mesh "
-                          "(sharded listings run op by op on each device's blocks)", op.loc)
     wanted = REGIONS[op.name]
     extra = set(op.regions) - set(wanted)
     if extra:
@@ -306,6 +304,15 @@ def _verify_loop(op: Op, operand_types: list[TensorType | None], defined_here: s
                         f"the stacked result {op.results[k].name}")
                 raise BladecError(f"'loop.yield': {name} has element type {have}; {what} "
                                   f"has {want[k]}", out.loc)
+    if mesh is not None and shardings:
+        try:
+            check_loop_sharding(op, types, inner_scope)
+        except BladecError as exc:
+            if all(r.type.sharding is not None for r in op.results):
+                raise
+            raise BladecError(f"{exc.diagnostic.message} (a listing with only its arguments "
+                              "sharded: start the pipeline with 'propagate', which gives every "
+                              "value its sharding)", exc.diagnostic.loc) from None
     return inner_scope
 
 

@@ -17,8 +17,10 @@ import math
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from bladec.emit.loop import run_loop
 from bladec.emit.lower import run_op
-from bladec.ir import Func, Mesh, Op, TensorType
+from bladec.ir import Func, Mesh, Op, TensorType, walk
+from bladec.ops.loop import LOOPS
 from bladec.passes.redistribute import expand, plan
 from bladec.sharding import local_shape, parts, permutation, refined, spec, splits, to_fine
 from bladec.types import Sharding
@@ -93,8 +95,20 @@ def run_blocks(mesh: Mesh, ops: list[Op], outputs: list[str], types: dict[str, T
                     mesh, op, operands[0], src, spec(types[op.results[0].name]))
             else:
                 out = [(local(r.name), r.type.dtype) for r in op.results]
-                for r, value in zip(op.results, run_op(K, op, operands, out)):
+                results = run_loop(K, op, operands, out, region) if op.name in LOOPS \
+                    else run_op(K, op, operands, out)
+                for r, value in zip(op.results, results):
                     env[r.name] = value
+
+    def region(inner: list[Op], ins: list[str], outs: list[str]) -> Callable[..., list]:
+        """A loop's region on the blocks one step sees (its collectives JAX's too)."""
+        run = run_blocks(mesh, inner, outs, types, local)
+
+        def fn(*args: Any) -> list:
+            env = dict(zip(ins, args))
+            run(env)
+            return [env[o] for o in outs]
+        return fn
     return body
 
 
@@ -243,7 +257,7 @@ def _permute(mesh: Mesh, op: Op, x: Any, src: Sharding, dst: Sharding) -> Any:
 def lowering_mesh(mesh: Mesh, ops: list[Op], types: dict[str, TensorType]) -> Mesh:
     """The mesh the shard_map of ``ops`` runs over: ``mesh``, or its refined mesh where a
     reshard's plan moves part of an axis (its collectives name sub-axes)."""
-    for op in ops:
+    for op in walk(ops):  # a loop's regions run inside the same map
         if op.name == "reshard":
             src, dst = spec(types[op.operands[0]]), spec(op.results[0].type)
             if plan(mesh, src, dst, op.results[0].type.dims)[0] != mesh:

@@ -11,7 +11,8 @@ elementwise ops on alike-split operands, broadcasts, dim-0 reshapes, transposes,
 contractions (whose sums over split dims leave partial sums, ``{..., +x}``), constants,
 iotas, row gathers and scatter-adds, concatenations, and the ops of
 bladec/ops/partition.py that keep the dims they do not work along split (slices, sorts,
-windows, ``gather_slices``, ``dim_size``, ...); ``rng_uniform`` and loops stay whole.
+windows, ``gather_slices``, ``dim_size``, ...); ``rng_uniform`` stays whole; a loop runs
+per device (bladec/ops/loop.py's ``check_loop_sharding``).
 """
 from __future__ import annotations
 

@@ -30,6 +30,8 @@ from bladec.adjoint import (Builder, backprop, depends_on, dims_of, make_type, n
 from bladec.errors import BladecError
 from bladec.ir import FLOAT_DTYPES, Op, TensorType, Value
 from bladec.ops.registry import REGISTRY, VARIADIC, OpDef, RuleResult, ShapeCtx, register
+from bladec.sharding import spec
+from bladec.types import format_sharding
 
 BODY, COND = "body", "cond"
 ARG, YIELD = "loop.arg", "loop.yield"
@@ -317,3 +319,52 @@ def with_bodies(ops: list[Op]) -> list[Op]:
             out.extend(with_bodies(op.regions.get(region, [])))
         out.append(op)
     return out
+
+
+def check_loop_sharding(op: Op, operands: list[TensorType], inner: dict[str, TensorType]
+                        ) -> None:
+    """A loop on a mesh runs per device, its regions on each device's blocks (XLA's
+    partitioned while loop): each ``loop.arg`` is split as its operand (a scanned
+    input's slice as its dims after the first, which must be whole: every device runs
+    every step), nothing enters or leaves a region as partial sums, a carry is split
+    alike as it enters, as the body yields it and as the loop's result, a ``scan``'s
+    stacked output as its step's value with dim 0 whole, a ``while``'s condition whole.
+    ``inner``: the types of the values the regions define."""
+    nc, nk, _ = parts(op)
+
+    def fail(msg: str, loc=op.loc) -> BladecError:
+        return BladecError(f"'{op.name}' on a mesh: {msg}", loc)
+    for i, t in enumerate(operands):
+        if t.partial:
+            raise fail(f"operand {op.operands[i]} holds partial sums: all_reduce it first")
+        if i >= nc + nk and spec(t)[0]:
+            raise fail(f"the scanned input {op.operands[i]} is split along dim 0 (the "
+                       f"steps) {format_sharding(spec(t))}; every device runs every step")
+    for region in REGIONS[op.name]:
+        for arg in body_args(op, region):
+            i = int(arg.attrs["index"])
+            want = spec(operands[i])[1:] if i >= nc + nk else spec(operands[i])
+            have = arg.results[0].type
+            if spec(have) != want or have.partial:
+                raise fail(f"'loop.arg' {arg.results[0].name} is split "
+                           f"{format_sharding(spec(have), have.partial)}, its operand "
+                           f"{op.operands[i]} {format_sharding(want)}", arg.loc)
+        out = body_yield(op, region)
+        for k, name in enumerate(out.operands):
+            t = inner[name]
+            if t.partial:
+                raise fail(f"'loop.yield' of partial sums {name}: all_reduce it first",
+                           out.loc)
+            if region == COND:
+                if any(spec(t)):
+                    raise fail("the condition must be whole", out.loc)
+                continue
+            res = op.results[k].type
+            want = spec(t) if k < nk else ((),) + spec(t)
+            if k < nk and spec(operands[nc + k]) != want:
+                raise fail(f"the next carry {name} is split {format_sharding(want)}, the "
+                           f"carry {op.operands[nc + k]} "
+                           f"{format_sharding(spec(operands[nc + k]))}", out.loc)
+            if spec(res) != want or res.partial:
+                raise fail(f"result {op.results[k].name} must be split "
+                           f"{format_sharding(want)} (as its body yields it)")

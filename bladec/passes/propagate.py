@@ -42,6 +42,7 @@ from bladec.ops.collective import (
     linear_in_partials,
     result_layout,
 )
+from bladec.ops.loop import ARG, BODY, COND, LOOPS, REGIONS, YIELD, body_yield, parts
 from bladec.ops.partition import DEMANDS as PASSTHROUGH
 from bladec.passes.pipeline import register
 from bladec.sharding import spec, splits, ways
@@ -65,12 +66,15 @@ class PropagatePass:
         # arrives split otherwise than it was written for is a reshard to its declared
         # result; in a user's listing that is an error
         self.backward = backward
+        self.notes: list[str] = []
 
     def apply(self, module: Module) -> Module:
         if module.mesh is None:
             return module
-        out = replace(module, funcs=[_Propagation(f, module.mesh, self.backward).run()
-                                     for f in module.funcs])
+        runs = [_Propagation(f, module.mesh, self.backward) for f in module.funcs]
+        out = replace(module, funcs=[r.run() for r in runs])
+        # why a loop's carry lost its split (the listing shows where: its reshards)
+        self.notes = [n for r in runs for n in r.notes]
         try:  # the input's rules were not checked (its results had no shardings yet)
             verify(out)
         except BladecError as exc:
@@ -115,28 +119,37 @@ class _Propagation:
         self.out: list[Op] = []
         self.converted: dict[tuple[str, Layout], str] = {}
         self.cloned: set[int] = set()  # generators emitted again at another split
-        self.taken = {a.name for a in func.args} | {r.name for op in func.ops
-                                                     for r in op.results}
+        self.taken = set(func.value_types())  # region values' names too
         self.outputs = set(func.outputs())
+        self.notes: list[str] = []  # why a loop's carry lost its split
 
     def run(self) -> Func:
+        self.walk()
+        # the outputs are pinned (reshards may now follow the last op); a function
+        # without 'return' keeps its own location for errors about its outputs
+        where = self.func.return_loc if self.func.returns is not None else self.func.loc
+        return replace(self.func, ops=self.kept(), returns=self.func.outputs(),
+                       return_loc=where)
+
+    def walk(self) -> None:
         for op in self.func.ops:
-            if op.regions:
+            if op.name in LOOPS:
+                self._loop(op)
+            elif op.regions:
                 raise BladecError(f"'propagate' runs before 'remat' (it found '{op.name}' "
                                   "with a region)", op.loc)
-            if not op.results:
+            elif not op.results:
                 self.out.append(op)
             elif op.name in SHARD_RULES:
                 self._collective(op)
             else:
                 self._op(op)
+
+    def kept(self) -> list[Op]:
+        """The ops written, less generators cloned at another split and no longer read."""
         used = {o for op in self.out for o in op.operands}
-        ops = [op for op in self.out if id(op) not in self.cloned
-               or any(r.name in used or r.name in self.outputs for r in op.results)]
-        # the outputs are pinned (reshards may now follow the last op); a function
-        # without 'return' keeps its own location for errors about its outputs
-        where = self.func.return_loc if self.func.returns is not None else self.func.loc
-        return replace(self.func, ops=ops, returns=self.func.outputs(), return_loc=where)
+        return [op for op in self.out if id(op) not in self.cloned
+                or any(r.name in used or r.name in self.outputs for r in op.results)]
 
     # -- emitting --------------------------------------------------------------------
 
@@ -194,6 +207,96 @@ class _Propagation:
         self._emit(clone)
         self.cloned.add(id(gen))
         return True
+
+    # -- loops -----------------------------------------------------------------------
+
+    def _loop(self, op: Op) -> None:
+        """A ``scan`` or ``while`` run per device, as XLA's partitioner runs a while loop:
+        its body propagated from the carries' splits. A carry keeps its split where the
+        body yields it split the same way (a fixed point: no collective per step); where
+        the body yields it split otherwise, the initial carry is resharded to that split
+        once before the loop if the body then keeps it, and otherwise it is carried whole
+        (the body's split changes every step). Scanned inputs keep every split but
+        their dim 0 (the steps), constants theirs; nothing enters a region partial."""
+        nc, nk, _ = parts(op)
+        ins = [self.types[o] for o in op.operands]
+        lays = [(spec(t), ()) for t in ins[:nc + nk]] + \
+            [(((),) + spec(t)[1:], ()) for t in ins[nc + nk:]]
+        tries = [lays[nc:nc + nk]]
+        while True:
+            carries = tries[-1]
+            regions, yielded, nested = self._regions(
+                op, lays[:nc] + carries + lays[nc + nk:], carries, len(tries) == 3)
+            natural = yielded[:nk]
+            if natural == carries or len(tries) == 3:
+                break
+            if len(tries) == 1 and all(self._fits(t, y) for t, y in zip(ins[nc:], natural)):
+                tries.append(natural)  # resharded once at the loop's entry
+            else:  # the changing carries whole
+                tries.append([c if c == y else _whole(t) for c, y, t in
+                              zip(carries, natural, ins[nc:])])
+                if len(tries) == 2:
+                    tries.append(tries[-1])
+        carries = tries[-1]
+        self.notes.extend(nested)
+        self.notes.extend(
+            f"{op.loc}: carry {op.operands[nc + k]} of '{op.name}' " + (
+                "resharded before the loop to the split its body keeps" if any(c[0]) else
+                "carried whole: the body does not keep its split from step to step")
+            for k, (c, first) in enumerate(zip(carries, tries[0])) if c != first)
+        final = lays[:nc] + carries + lays[nc + nk:]
+        operands = [self.convert(o, w, op) for o, w in zip(op.operands, final)]
+        lays_out = carries + [(((),) + y[0], ()) for y in yielded[nk:]]
+        results, after = [], []
+        for r, lay in zip(op.results, lays_out):
+            declared = r.type.sharding
+            if declared is None or (declared, tuple(sorted(r.type.partial))) == lay:
+                results.append(Value(r.name, typed(r.type, lay), r.donated))
+            else:  # a declared split: a constraint, made so right after the loop
+                inner = self._fresh(f"{r.name}.s")
+                results.append(Value(inner, typed(r.type, lay), r.donated))
+                after.append((inner, (declared, tuple(sorted(r.type.partial))), r.name))
+        self._emit(replace(op, operands=operands, results=results, regions=regions))
+        for inner, want, name in after:
+            self.convert(inner, want, op, into=name)
+
+    def _regions(self, op: Op, lays: list[Layout], carries: list[Layout], force: bool
+                 ) -> tuple[dict[str, list[Op]], list[Layout], list[str]]:
+        """The loop's regions propagated with its operands (as one step sees them) split
+        as ``lays``; the layouts the body yields (non-partial); the notes of loops
+        inside. ``force``: the next carries are converted to ``carries`` in the body
+        (what a step then gathers)."""
+        regions: dict[str, list[Op]] = {}
+        yielded: list[Layout] = []
+        notes: list[str] = []
+        for region in REGIONS[op.name]:
+            body = op.regions[region]
+            args = [a for a in body if a.name == ARG]
+            sliced = parts(op)[0] + parts(op)[1]  # a scanned input's slice: dims 1...
+            typed_args = [Value(a.results[0].name, typed(a.results[0].type, (
+                lays[i][0][1:] if i >= sliced else lays[i][0], ())))
+                for a in args for i in [int(a.attrs["index"])]]
+            out = body_yield(op, region)
+            sub = _Propagation(Func(f"{op.name}.{region}", typed_args,
+                                    [o for o in body if o.name not in (ARG, YIELD)],
+                                    list(out.operands)), self.mesh, self.backward)
+            sub.taken = self.taken
+            sub.walk()
+            notes += sub.notes
+            names = []
+            for k, name in enumerate(out.operands):
+                have = layout(sub.types[name])
+                want = (have[0], ())
+                if region == COND:
+                    want = _whole(sub.types[name])
+                elif force and k < len(carries):
+                    want = carries[k]
+                names.append(sub.convert(name, want, out))
+                if region == BODY:
+                    yielded.append((spec(sub.types[names[-1]]), ()))
+            arg_ops = [replace(a, results=[v]) for a, v in zip(args, typed_args)]
+            regions[region] = arg_ops + sub.kept() + [replace(out, operands=names)]
+        return regions, yielded, notes
 
     # -- ops -------------------------------------------------------------------------
 

@@ -445,20 +445,24 @@ def expand(op: Op, source: TensorType, mesh: Mesh, taken: set[str],
 def _rewrite(func: Func, mesh: Mesh) -> Func:
     taken = {a.name for a in func.args} | {r.name for op in walk(func.ops) for r in op.results}
     types = func.value_types()
-    out: list[Op] = []
     renames: dict[str, str] = {}
-    def renamed(op: Op) -> Op:
-        return replace(op, operands=[renames.get(o, o) for o in op.operands],
-                       regions={k: [renamed(o) for o in body] for k, body in op.regions.items()})
 
-    for op in func.ops:
-        op = renamed(op)
-        if op.name != "reshard":
-            out.append(op)
-            continue
-        steps = expand(op, types[op.operands[0]], mesh, taken)
-        if not steps:
-            renames[op.results[0].name] = op.operands[0]  # the same split: the value itself
-        out.extend(steps)
+    def lowered(ops: list[Op]) -> list[Op]:
+        """``ops`` with each reshard as its collectives, a loop's regions alike (names
+        are unique in a function, so one renaming serves every region)."""
+        out: list[Op] = []
+        for op in ops:
+            op = replace(op, operands=[renames.get(o, o) for o in op.operands],
+                         regions={k: lowered(body) for k, body in op.regions.items()})
+            if op.name != "reshard":
+                out.append(op)
+                continue
+            steps = expand(op, types[op.operands[0]], mesh, taken)
+            if not steps:
+                renames[op.results[0].name] = op.operands[0]  # the same split: the value
+            out.extend(steps)
+        return out
+
+    out = lowered(func.ops)
     returns = [renames.get(r, r) for r in func.returns] if func.returns is not None else None
     return replace(func, ops=out, returns=returns)

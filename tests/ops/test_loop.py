@@ -213,9 +213,11 @@ ERRORS = {
                          "tensor<?x4> body {\n    %c = loop.arg() {index = 1} -> tensor<?x4>\n"
                          "    loop.yield(%c)\n  }\n  return %h\n}\n",
                          "at least one scanned input"),
-    "in_a_mesh": ("mesh {x = 2}\n" + _scan(ARGS + "    %d = dot(%c, %bw) -> tensor<?x4>\n"
-                                            "    loop.yield(%d, %x)\n"),
-                  "loops are not supported in a listing with a mesh"),
+    # on a mesh every device runs every step: a scanned input's steps are not split
+    "steps_split": ("mesh {x = 2}\n" + _scan(ARGS + "    %d = dot(%c, %bw) -> tensor<?x4>\n"
+                                              "    loop.yield(%d, %x)\n").replace(
+        "[@S1, @S0, @C4]>", "[@S1, @S0, @C4], {x, _, _}>"),
+        "is split along dim 0 (the steps)"),
     "arg_outside": (HEAD + "  ¦%c = loop.arg() {index = 0} -> tensor<4x4>\n  return %c\n}\n",
                     "'loop.arg' stands only in the region of a loop"),
     "no_body": (HEAD + "  ¦%h, %hs = scan(%w, %h0, %xs) {num_consts = 1, num_carry = 1} -> "

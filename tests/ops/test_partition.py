@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from bladec.errors import BladecError
+from bladec.ir import walk
 from bladec.ops import REGISTRY
 from bladec.parse import parse_module
 from bladec.passes.propagate import PropagatePass
@@ -34,17 +35,24 @@ def test_propagate_keeps_the_split(name):
     verify(module, shardings=False)
     out = PropagatePass().apply(module)
     verify(out)
-    ops = out.main.ops
+    ops = list(walk(out.main.ops))  # a loop's regions too
     assert [op.name for op in ops if op.name in GATHERING] == []
     # the op itself runs on the arguments as they are (or on a generator made split)
-    (it,) = [op for op in ops if op.name == name]
+    (it,) = [op for op in out.main.ops if op.name == name] or \
+        [op for op in out.main.ops if op.regions]  # loop.arg, loop.yield: in a region
     args = {a.name: a.type for a in out.main.args}
     types = out.main.value_types()
     for o in it.operands:
         if o in args:
             assert spec(types[o]) == spec(args[o]), o
     split = [r for r in it.results if any(spec(r.type)) or r.type.partial]
-    if name == "dim_size":
+    if name in ("loop.arg", "loop.yield"):  # every split argument and carry stays so
+        body = it.regions["body"]
+        split = [r for op in body if op.name == name for r in op.results
+                 if any(spec(r.type))] + [o for op in body if op.name == name
+                                          for o in op.operands if any(spec(types[o]))]
+        assert len(split) == 3, [str(r) for r in split]
+    elif name == "dim_size":
         # a replicated scalar on every device: the global size, read without a gather
         assert not split and spec(types["%r"]) == (("d",), ())
     else:

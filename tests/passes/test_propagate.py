@@ -264,3 +264,67 @@ func.func @main(%a: tensor<8x4, {_, d}>) {
     (op,) = out.main.ops
     assert op.name == "reshard" and op.results[0].name == "%b"
     assert op.results[0].type.sharding == (("d",), ())
+
+
+LOOPS = """mesh {d = 4}
+func.func @main(%w: tensor<4x4>, %h0: tensor<8x4>, %xs: tensor<5x8x4, {_, d, _}>, %m0: tensor<8x8, {d, _}>) {
+  %h, %hs = scan(%w, %h0, %xs) {num_consts = 1, num_carry = 1} -> tensor<8x4>, tensor<5x8x4> body {
+    %bw = loop.arg() {index = 0} -> tensor<4x4>
+    %c = loop.arg() {index = 1} -> tensor<8x4>
+    %x = loop.arg() {index = 2} -> tensor<8x4>
+    %d = dot(%c, %bw) -> tensor<8x4>
+    %s = add(%d, %x) -> tensor<8x4>
+    loop.yield(%s, %s)
+  }
+  %m, %ms = scan(%m0, %xs) {num_consts = 0, num_carry = 1} -> tensor<8x8>, tensor<5x8x8> body {
+    %mc = loop.arg() {index = 0} -> tensor<8x8>
+    %mt = transpose(%mc) {perm = [1, 0]} -> tensor<8x8>
+    loop.yield(%mt, %mt)
+  }
+  %tiny = constant() {value = 0.001} -> tensor<f32>
+  %small = while(%tiny, %h) {num_consts = 1} -> tensor<8x4> cond {
+    %eps = loop.arg() {index = 0} -> tensor<f32>
+    %cur = loop.arg() {index = 1} -> tensor<8x4>
+    %top = reduce(%cur) {dims = [0, 1], kind = "max"} -> tensor<f32>
+    %go = compare(%top, %eps) {direction = "GT"} -> tensor<i1>
+    loop.yield(%go)
+  } body {
+    %v = loop.arg() {index = 1} -> tensor<8x4>
+    %p5 = constant() {value = 0.5} -> tensor<8x4>
+    %v2 = mul(%v, %p5) -> tensor<8x4>
+    loop.yield(%v2)
+  }
+  return %hs, %m, %ms, %small
+}
+"""
+
+
+def test_loops_keep_fix_or_give_up_their_carries_splits_with_the_reason():
+    """A whole carry that the body makes split (added to a split input) is resharded
+    once before the loop to that split (a slice, no communication); a carry the body
+    transposes every step is carried whole (gathered once before the loop); the while
+    keeps its split carry, its condition gathering for a max (no all-reduce of a max)."""
+    pas = PropagatePass()
+    out = pas.apply(parse_module(LOOPS, "loops.mlir"))
+    verify(out)
+    ops = ops_of(out)
+    assert ops["%h0.r"].startswith("%h0.r = reshard(%h0) -> tensor<8x4, {d, _}>")
+    assert ops["%m0.r"].startswith("%m0.r = reshard(%m0) -> tensor<8x8>")
+    assert "-> tensor<8x4, {d, _}>, tensor<5x8x4, {_, d, _}> body" in ops["%h, %hs"]
+    assert "%mag" not in ops and "while(%tiny, %h)" in ops["%small"]
+    cond = next(op for op in out.main.ops if op.name == "while").regions["cond"]
+    assert [op.name for op in cond].count("reshard") == 1
+    assert pas.notes == [
+        "loops.mlir:3:3: carry %h0 of 'scan' resharded before the loop to the split its "
+        "body keeps",
+        "loops.mlir:11:3: carry %m0 of 'scan' carried whole: the body does not keep its "
+        "split from step to step"]
+
+
+def test_a_loop_result_declared_split_otherwise_is_resharded_after_the_loop():
+    text = LOOPS.replace("-> tensor<8x4>, tensor<5x8x4> body", "-> tensor<8x4, {_, d}>, "
+                         "tensor<5x8x4> body")
+    out = propagate(text)
+    ops = ops_of(out)
+    assert ops["%h.s, %hs"].startswith("%h.s, %hs = scan(%w, %h0.r, %xs)")
+    assert ops["%h"] == "%h = reshard(%h.s) -> tensor<8x4, {_, d}>"

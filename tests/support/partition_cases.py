@@ -26,10 +26,6 @@ NOT_SPLIT = {
     # state: other numbers than the unpartitioned draw. A bladec listing must compute
     # what it computes on one device (the differential tests), so the draw stays whole.
     "rng_uniform": "a per-device draw gives other numbers than the one-device run",
-    # XLA's HandleWhile partitions the body with the carried values' shardings;
-    # 'propagate' runs before control flow is given shardings (it refuses regions)
-    "while": "regions are not propagated", "scan": "regions are not propagated",
-    "loop.arg": "inside a loop region", "loop.yield": "inside a loop region",
 }
 # not computations: the collectives (the rewrites themselves) and the runtime's markers
 NOT_OPS = {"reshard", "all_gather", "shard_slice", "all_to_all", "all_permute", "all_reduce",
@@ -126,3 +122,53 @@ CASES.update({
                           "operand_batching_dims = [0], scatter_indices_batching_dims = [0], "
                           'kind = "add", mode = "fill"} -> tensor<4x6>'),
 })
+
+# the loops: an RNN over a batch split carry and scanned input (the weights whole); a
+# reversed scan reading a split constant with a stacked per-row output; a while loop
+# whose condition reads a whole counter beside a split carry
+CASES.update({
+    "scan": _fn("%w: tensor<6x6>, %h0: tensor<4x6, {d, _}>, %xs: tensor<3x4x6, {_, d, _}>",
+                "  %r, %s = scan(%w, %h0, %xs) {num_consts = 1, num_carry = 1} -> "
+                "tensor<4x6>, tensor<3x4x6> body {\n"
+                "    %sw = loop.arg() {index = 0} -> tensor<6x6>\n"
+                "    %sc = loop.arg() {index = 1} -> tensor<4x6>\n"
+                "    %sx = loop.arg() {index = 2} -> tensor<4x6>\n"
+                "    %sd = dot(%sc, %sw) -> tensor<4x6>\n"
+                "    %ss = add(%sd, %sx) -> tensor<4x6>\n"
+                "    %sn = tanh(%ss) -> tensor<4x6>\n"
+                "    loop.yield(%sn, %sn)\n  }", "%r, %s"),
+    "loop.arg": _fn(f"{A}, %xs: tensor<3x4x6, {{_, d, _}}>",
+                    "  %r, %s = scan(%a, %a, %xs) {num_consts = 1, num_carry = 1, "
+                    "reverse = true} -> tensor<4x6>, tensor<3x4> body {\n"
+                    "    %lb = loop.arg() {index = 0} -> tensor<4x6>\n"
+                    "    %lc = loop.arg() {index = 1} -> tensor<4x6>\n"
+                    "    %lx = loop.arg() {index = 2} -> tensor<4x6>\n"
+                    "    %lm = mul(%lc, %lx) -> tensor<4x6>\n"
+                    "    %ln = add(%lm, %lb) -> tensor<4x6>\n"
+                    '    %ly = reduce(%ln) {dims = [1], kind = "max"} -> tensor<4>\n'
+                    "    loop.yield(%ln, %ly)\n  }", "%r, %s"),
+    "while": _fn(A, "  %z = constant() {value = 0} -> tensor<i32>\n"
+                    "  %r, %s = while(%a, %z) {num_consts = 0} -> tensor<4x6>, tensor<i32> "
+                    "cond {\n"
+                    "    %wc = loop.arg() {index = 1} -> tensor<i32>\n"
+                    "    %w3 = constant() {value = 3} -> tensor<i32>\n"
+                    '    %wp = compare(%wc, %w3) {direction = "LT"} -> tensor<i1>\n'
+                    "    loop.yield(%wp)\n  } body {\n"
+                    "    %wa = loop.arg() {index = 0} -> tensor<4x6>\n"
+                    "    %wi = loop.arg() {index = 1} -> tensor<i32>\n"
+                    "    %wh = constant() {value = 0.5} -> tensor<4x6>\n"
+                    "    %wb = mul(%wa, %wh) -> tensor<4x6>\n"
+                    "    %wd = sin(%wb) -> tensor<4x6>\n"
+                    "    %w1 = constant() {value = 1} -> tensor<i32>\n"
+                    "    %wn = add(%wi, %w1) -> tensor<i32>\n"
+                    "    loop.yield(%wd, %wn)\n  }", "%r, %s"),
+})
+# two split carries swapped each step (a yield of the arguments themselves)
+CASES["loop.yield"] = _fn(f"{A}, {B}, %xs: tensor<3x4x6, {{_, d, _}}>",
+                          "  %r, %s, %t = scan(%a, %b, %xs) {num_consts = 0, num_carry = 2} "
+                          "-> tensor<4x6>, tensor<4x6>, tensor<3x4x6> body {\n"
+                          "    %ya = loop.arg() {index = 0} -> tensor<4x6>\n"
+                          "    %yb = loop.arg() {index = 1} -> tensor<4x6>\n"
+                          "    %yx = loop.arg() {index = 2} -> tensor<4x6>\n"
+                          "    %ys = sub(%ya, %yx) -> tensor<4x6>\n"
+                          "    loop.yield(%yb, %ys, %ya)\n  }", "%r, %s, %t")

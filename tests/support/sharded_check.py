@@ -193,6 +193,7 @@ def ops_check(seed: int) -> dict:
     shard_map program on 2 devices (one compilation), against the same ops on whole
     arrays (the one-device listing, jitted): what every op's rule keeps split must
     compute the whole array's values."""
+    from bladec.emit.loop import run_loop
     from bladec.emit.lower import run_op
     from bladec.parse import parse_module
     from bladec.runtime.backends.kernel import JaxKernels
@@ -208,10 +209,14 @@ def ops_check(seed: int) -> dict:
 
         def named(v: str) -> str:
             return f"{v}.{tag}"
+
+        def copied(op: Op) -> Op:  # a loop's regions renamed alike
+            return Op(op.name, [named(o) for o in op.operands],
+                      [Value(named(r.name), r.type) for r in op.results], op.attrs,
+                      {k: [copied(o) for o in body] for k, body in op.regions.items()},
+                      loc=op.loc)
         args += [Value(named(a.name), a.type) for a in module.main.args]
-        ops += [Op(op.name, [named(o) for o in op.operands],
-                   [Value(named(r.name), r.type) for r in op.results], op.attrs, loc=op.loc)
-                for op in module.main.ops]
+        ops += [copied(op) for op in module.main.ops]
         outs += [named(o) for o in module.main.returns]
         cases += [case] * len(module.main.returns)
     func = Func("main", args, ops, outs)
@@ -221,13 +226,17 @@ def ops_check(seed: int) -> dict:
     whole = whole_arrays(replace(module, funcs=[func])).main
     K = JaxKernels()
 
-    def reference(*values):
-        env = dict(zip([a.name for a in whole.args], values))
-        for op in whole.ops:
-            out = [(tuple(r.type.dims), r.type.dtype) for r in op.results]
-            env.update(zip(op.result_names, run_op(K, op, [env[o] for o in op.operands],
-                                                   out)))
-        return [env[o] for o in whole.returns]
+    def block(ops: list[Op], ins: list[str], outs: list[str]):
+        def fn(*values):
+            env = dict(zip(ins, values))
+            for op in ops:
+                out = [(tuple(r.type.dims), r.type.dtype) for r in op.results]
+                operands = [env[o] for o in op.operands]
+                env.update(zip(op.result_names, run_loop(K, op, operands, out, block)
+                               if op.regions else run_op(K, op, operands, out)))
+            return [env[o] for o in outs]
+        return fn
+    reference = block(whole.ops, [a.name for a in whole.args], whole.returns)
     want = [np.asarray(w) for w in jax.jit(reference)(*xs)]
     bad = [[case, float(np.abs(h.astype(np.float64) - w.astype(np.float64)).max())]
            for case, h, w in zip(cases, have, want)

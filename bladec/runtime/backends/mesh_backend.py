@@ -112,8 +112,9 @@ class _MeshSegment(LazyCompiled):
         super().__init__(backend, None, args, donate)  # lower() builds the function
         self.ops, self.inputs, self.outputs = ops, inputs, outputs
         shapes = {n: shape for n, (shape, _) in zip(inputs, args)}
-        for op in ops:
-            shapes.update({r: s for r, (s, _) in zip(op.result_names, specs[id(op)])})
+        for op in walk(ops):  # a loop's region values too: its steps run on blocks
+            if id(op) in specs:
+                shapes.update({r: s for r, (s, _) in zip(op.result_names, specs[id(op)])})
         self.shapes = shapes
 
     def lower(self) -> Any:
