@@ -44,8 +44,7 @@ from bladec.runtime.planning.consolidation.sharing import share
 from bladec.runtime.planning.plan import (Away, CostModel, Eviction, Plan, Program,  # noqa: F401
                                  RematSite, base_trace, build_trace, chain_region,
                                  cut_points)
-from bladec.runtime.planning.trace import (Measure, Step, held_until, position_ops, simulate,
-                                          walk)
+from bladec.runtime.planning.trace import Measure, Step, position_ops, simulate, walk
 
 
 def plan_run(program: Program, sizes: dict[str, int], limit: int | None,
@@ -138,9 +137,8 @@ def _place(program: Program, sizes: dict[str, int], budget: Budget, chosen: list
     trace = build_trace(program, chosen + [option])
     # only op k's bytes decide: the first trial is simulated up to op k, the others
     # differ from it only in where op k's segment starts (_segment_bytes)
-    last: dict[str, int] | None = held_until(trace)   # walked once for both measures
     at_first = simulate(trace, sizes, program.inputs, program.outputs, program.donated,
-                        until=k, last=last).memory[-1]
+                        until=k).memory[-1]
     best = (at_first, order[0])
     if at_first > allowed and len(order) > 1:
         held = _segment_bytes(program, sizes, trace, option, chosen, k)
@@ -154,9 +152,8 @@ def _place(program: Program, sizes: dict[str, int], budget: Budget, chosen: list
                 best = (at_k, i)
     if best[1] != option.after:
         option.after = best[1]
-        trace, last = build_trace(program, chosen + [option]), None
-    return trace, simulate(trace, sizes, program.inputs, program.outputs, program.donated,
-                           last=last)
+        trace = build_trace(program, chosen + [option])
+    return trace, simulate(trace, sizes, program.inputs, program.outputs, program.donated)
 
 
 def _segment_bytes(program: Program, sizes: dict[str, int], trace: list[Step],

@@ -158,7 +158,7 @@ def held_until(trace: list[Step]) -> dict[str, int]:
 
 def simulate(trace: list[Step], sizes: dict[str, int], inputs: list[str],
              outputs: set[str], donated: frozenset[str] = frozenset(),
-             until: int | None = None, last: dict[str, int] | None = None) -> Measure:
+             until: int | None = None) -> Measure:
     """The model's bytes at each step of ``trace``; ``donated`` inputs are freed at
     their last use (the caller gave them up), the others stay to the end. ``until``: stop
     at compute op ``until``'s step (its bytes are the last entry): the planner's trials
@@ -167,9 +167,8 @@ def simulate(trace: list[Step], sizes: dict[str, int], inputs: list[str],
     The planner's hot path (thousands of calls per plan on the paper-size step), so the
     frees are worked out before the walk: a value is freed at the step of its last use
     (``held_until``), a result nothing reads later at once, never a pinned one (kept inputs
-    and outputs). ``last``: ``held_until(trace)`` where the caller has it already (the
-    planner measures one trace up to an op, then whole: policy._place)."""
-    last = held_until(trace) if last is None else last
+    and outputs)."""
+    last = held_until(trace)
     pinned = (set(inputs) - donated) | outputs
     dies: dict[int, list[str]] = {}
     for value, pos in last.items():
