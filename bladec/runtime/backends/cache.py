@@ -9,7 +9,9 @@ among the compilations and say how many (:func:`count_cache_loads`).
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 from bladec.runtime.store.cachedir import distrust, warn_once
 
@@ -82,3 +84,22 @@ def use_default_compilation_cache() -> str | None:
         return use_compilation_cache(default_cache_dir(), DEFAULT_CACHE_BYTES)
     except OSError:
         return None
+
+
+@contextmanager
+def unkept() -> Iterator[None]:
+    """What is compiled inside is not written to JAX's persistent cache: a compilation
+    for its memory figures only (jax_backend.LazyCompiled._probed), whose figures
+    bladec's own store keeps, so that no later process loads it (the executable that
+    runs is compiled with other options, under another key). Writing it serialized and
+    compressed each whole step of the paper-size refusal for nothing (about 0.1 s of
+    CPU of a cold refusal, 100 KB each). JAX's setting is process-wide: a compilation
+    on another thread meanwhile is not written either, which costs only that entry."""
+    import jax
+    name = "jax_persistent_cache_min_compile_time_secs"
+    before = getattr(jax.config, name)
+    jax.config.update(name, float("inf"))
+    try:
+        yield
+    finally:
+        jax.config.update(name, before)

@@ -25,7 +25,7 @@ from bladec.ops.loop import with_bodies
 from bladec.progress import SILENT, Progress
 from bladec.runtime.backends.backend import (DEFAULT_COPY_BANDWIDTH, ArgSpec, SegmentMemory,
                                             interpret, numpy_dtype, segment_key)
-from bladec.runtime.backends.cache import count_cache_loads, use_compilation_cache
+from bladec.runtime.backends.cache import count_cache_loads, unkept, use_compilation_cache
 from bladec.runtime.backends.allocator import keep_freed_memory_in_process, release_freed_memory
 from bladec.runtime.backends.kernel import _BarrierJaxKernels, _JaxKernels, _OrderedJaxKernels
 from bladec.runtime.backends.mappings import mapping_count, resident
@@ -387,7 +387,7 @@ class LazyCompiled:
             return None
         backend = self.backend
         start, cpu = time.perf_counter(), time.process_time()
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), unkept():
             warnings.filterwarnings("ignore", "Some donated buffers were not usable")
             probe = self.lower().compile(compiler_options=options)
         backend.compile_seconds += time.perf_counter() - start

@@ -73,3 +73,36 @@ def test_a_limit_some_run_may_meet_runs_what_was_checked() -> None:
             assert c.memory() == _segment_memory(figures_of(c.compile()))
     _, report = ex.run(_random_inputs(ex, dict(dims), 0), limit=limit)
     assert report.peak_bytes <= limit
+
+
+def test_a_refusal_leaves_no_probe_in_jaxs_cache(tmp_path) -> None:
+    """`bladec run` refused under a limit below its inputs: the whole steps compiled only
+    for their figures are not written to JAX's persistent cache (cache.unkept: the store
+    keeps their figures, and the executable that runs has other options and another
+    key), and a second process, reading those figures, names the same limit."""
+    import os
+    import subprocess
+    import sys
+    cache = tmp_path / "cache"
+    cmd = [sys.executable, "-m", "bladec", "run", str(SAMPLES / "listing1-runnable.mlir"),
+           "--dims", "S1=64", "--mem-limit", "1000", "-q", "--compilation-cache", str(cache)]
+    env = {**os.environ, "JAX_PLATFORMS": "cpu"}
+    first = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+    assert first.returncode == 1 and "the smallest limit that works is" in first.stderr
+    names = [p.name for p in cache.iterdir()]
+    assert any(n.endswith(".bladec-executable") for n in names)   # the figures, kept
+    assert not [n for n in names if n.endswith("-cache")]        # JAX's entries: none
+    again = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+    assert again.returncode == 1 and again.stderr == first.stderr
+
+
+def test_unkept_restores_jaxs_setting_when_compiling_fails() -> None:
+    import jax
+    from bladec.runtime.backends.cache import unkept
+    name = "jax_persistent_cache_min_compile_time_secs"
+    before = getattr(jax.config, name)
+    with pytest.raises(RuntimeError):
+        with unkept():
+            assert getattr(jax.config, name) == float("inf")
+            raise RuntimeError("a compilation that failed")
+    assert getattr(jax.config, name) == before
