@@ -34,7 +34,9 @@ counts compare jit's optimized HLO with each bladec row's executable by family
 (benchmarks/support/hlo.py).
 
 Largest batch (``--batch``, kinds with their sequence fixed at :data:`SHAPES`'s): the
-limit is jit's device peak at the kind's shape; for batches 1 to :data:`BATCH_MAX`,
+limit is jit's device peak at the kind's shape; for batches 1 to :data:`BATCH_MAX` or
+4x the kind's own batch, whichever is larger (a search capped below the batch jit fits
+says nothing),
 a jit row fits where its executable's peak is within it, ``grad{save=auto}`` where
 bladec's run at no limit peaks within it, and ``grad{save=auto},schedule,remat`` where
 the runtime finds a plan whose device peak is within it (``Executor``'s fitting, the
@@ -45,6 +47,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import functools
 import math
 import shlex
 import statistics
@@ -207,7 +210,7 @@ def _geomean(xs: list[float]) -> float:
     return math.exp(sum(map(math.log, xs)) / len(xs))
 
 
-def largest(fit: Callable[[int], bool], top: int = BATCH_MAX) -> int:
+def largest_batch(fit: Callable[[int], bool], top: int = BATCH_MAX) -> int:
     """The largest batch in 1..top where ``fit`` holds (0: none), ``fit`` monotone."""
     lo, hi = 0, top + 1
     while hi - lo > 1:
@@ -219,6 +222,8 @@ def largest(fit: Callable[[int], bool], top: int = BATCH_MAX) -> int:
 def batch_rows(kind: str) -> tuple[int, list[tuple[str, int]]]:
     """jit's peak at the kind's shape (the limit) and each config's largest batch."""
     limit = jit_row(case(kind), None)[0]
+    top = max(BATCH_MAX, 4 * SHAPES[kind][0])
+    largest = functools.partial(largest_batch, top=top)
     rows = []
     for policy in (None, *POLICIES):
         name = "jit" if policy is None else f"jit, checkpoint {policy}"
