@@ -36,6 +36,10 @@ from bladec.types import format_sharding
 BODY, COND = "body", "cond"
 ARG, YIELD = "loop.arg", "loop.yield"
 WHILE_NAME = "while"
+# a scan of a static length up to this many steps is unrolled where its length is known:
+# by the importer (frontend/rules/loop.py) and by the runtime at a binding
+# (runtime/specialization.py), so that a static trace and a specialized one agree
+UNROLL_MAX = 16
 
 
 def parts(op: Op) -> tuple[int, int, int]:

@@ -113,10 +113,11 @@ def execute(prepared: PreparedRun, env: dict[str, Any], backend: Backend, inputs
     measured = prepared.measured
     if isinstance(measured, Measured) and not profile:
         dispatch_steps(prepared, env, backend)
-        measured.add_to(report)
-        return {n: env[n] for n in outputs}
-    counted = _execute_counting(prepared, env, backend, inputs, report, profile, one_memory)
-    prepared.measured = counted
+    else:
+        measured = prepared.measured = _execute_counting(
+            prepared, env, backend, inputs, report.segment_seconds if profile else None,
+            one_memory)
+    measured.add_to(report)
     return {n: env[n] for n in outputs}
 
 
@@ -142,34 +143,33 @@ def dispatch_steps(prepared: PreparedRun, env: dict[str, Any], backend: Backend)
 
 
 def _execute_counting(prepared: PreparedRun, env: dict[str, Any], backend: Backend,
-                      inputs: list[str], report: Report, profile: bool, one_memory: bool
+                      inputs: list[str], seconds: list[float] | None, one_memory: bool
                       ) -> Measured:
-    """Dispatch the steps, counting what is held from the arrays themselves."""
+    """Dispatch the steps, counting what is held from the arrays themselves; with
+    ``seconds``, each segment waited for and its time appended there."""
     nbytes = backend.nbytes
     host: dict[str, Any] = {}
+    segments: list[tuple[int, int, int]] = []   # held, output, temp bytes per segment
     held = sum(nbytes(env[n]) for n in inputs)
     peak = held_peak = held
     host_bytes = host_peak = 0
     for step in prepared.steps:
         if isinstance(step, SegmentStep):
             memory = step.fn.memory()
-            figure = {"held_bytes": held, "output_bytes": memory.output_bytes,
-                      "temp_bytes": memory.temp_bytes}
-            report.segment_memory.append(figure)
+            segments.append((held, memory.output_bytes, memory.temp_bytes))
             peak = max(peak, held + memory.output_bytes + memory.temp_bytes
                        + (host_bytes if one_memory else 0))
             args = [env[n] for n in step.inputs]
             freed = [env.pop(n) for n in step.free]  # donated: the segment owns them
             freed_bytes = sum(nbytes(x) for x in freed)
-            if profile:
-                t = time.perf_counter()
+            t = time.perf_counter()
             results = step.fn(args)
             del args
-            if profile:
+            if seconds is not None:
                 for x in results:
                     if hasattr(x, "block_until_ready"):
                         x.block_until_ready()
-                report.segment_seconds.append(time.perf_counter() - t)
+                seconds.append(time.perf_counter() - t)
             for n, x in zip(step.outputs, results):
                 env[n] = x
                 held += nbytes(x)
@@ -194,8 +194,4 @@ def _execute_counting(prepared: PreparedRun, env: dict[str, Any], backend: Backe
                 host_bytes -= nbytes(x)
         held_peak = max(held_peak, held)
         host_peak = max(host_peak, host_bytes)
-    report.peak_bytes = peak
-    report.held_peak_bytes = held_peak
-    report.host_peak_bytes = host_peak
-    return Measured(peak, held_peak, host_peak, tuple(
-        (m["held_bytes"], m["output_bytes"], m["temp_bytes"]) for m in report.segment_memory))
+    return Measured(peak, held_peak, host_peak, tuple(segments))

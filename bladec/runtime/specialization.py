@@ -21,9 +21,7 @@ from __future__ import annotations
 
 from bladec.analysis.liveness import is_compute
 from bladec.ir import Func, Module, Op, TensorType, Value, fresh_name
-from bladec.ops.loop import ARG, BODY, YIELD, parts
-
-UNROLL_MAX = 16   # as the importer's (frontend/rules/loop.py): a static trace unrolls these
+from bladec.ops.loop import ARG, BODY, UNROLL_MAX, YIELD, parts
 
 
 def short_scans(func: Func, shapes: dict[str, tuple[int, ...]],

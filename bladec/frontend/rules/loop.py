@@ -31,9 +31,7 @@ from bladec.frontend.rules.control import unroll_scan
 from bladec.frontend.translate import (JaxImportError, Lit, Translator,
                                        is_symbolic, same_dim)
 from bladec.ir import Op
-from bladec.ops.loop import ARG, BODY, COND, YIELD
-
-UNROLL_MAX = 16  # static scans up to this many steps are unrolled (see the module)
+from bladec.ops.loop import ARG, BODY, COND, UNROLL_MAX, YIELD
 
 
 @rule("scan")
