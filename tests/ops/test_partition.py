@@ -16,9 +16,7 @@ from bladec.passes.propagate import PropagatePass
 from bladec.sharding import spec
 from bladec.verify import verify
 
-from tests.support.partition_cases import CASES, NOT_OPS, NOT_SPLIT
-
-GATHERING = {"reshard", "all_gather", "all_to_all", "all_permute"}
+from tests.support.partition_cases import CASES, CROSS_ENTROPY, GATHERING, NOT_OPS, NOT_SPLIT
 
 
 def test_every_op_is_covered_or_listed_with_its_reason():
@@ -103,28 +101,3 @@ def test_the_cross_entropy_of_a_split_batch_stays_split_through_its_gradient():
         if op.name in ("gather_slices", "scatter_slices"):
             assert spec(types[op.results[0].name])[0] == ("d",)
     assert names.count("all_reduce") == 1  # the loss: a sum over the batch
-
-
-CROSS_ENTROPY = """mesh {d = 4}
-func.func @main(%x: tensor<?x16, [@S0, @C16], {d, _}>, %labels: tensor<?xi32, [@S0], {d}>) {
-  %0 = reduce(%x) {dims = [1], kind = "max"} -> tensor<?>
-  %4 = broadcast_in_dim(%0) {dims = [0]} -> tensor<?x16>
-  %5 = sub(%x, %4) -> tensor<?x16>
-  %6 = exp(%5) -> tensor<?x16>
-  %7 = reduce(%6) {dims = [1], kind = "sum"} -> tensor<?>
-  %9 = log(%7) -> tensor<?>
-  %10 = broadcast_in_dim(%9) {dims = [0]} -> tensor<?x16>
-  %11 = sub(%5, %10) -> tensor<?x16>
-  %21 = broadcast_in_dim(%labels) {dims = [0]} -> tensor<?x1x1xi32>
-  %22 = gather_slices(%11, %21) {offset_dims = [], collapsed_slice_dims = [1], start_index_map = [1], operand_batching_dims = [0], start_indices_batching_dims = [0], slice_sizes = [1, 1], mode = "fill", fill = nan} -> tensor<?x1>
-  %27 = dim_size(%x) {dim = 0} -> tensor<i32>
-  %28 = convert(%27) {dtype = "f32"} -> tensor<f32>
-  %29 = reduce(%22) {dims = [0, 1], kind = "sum"} -> tensor<f32>
-  %30 = div(%29, %28) -> tensor<f32>
-  %out = neg(%30) -> tensor<f32>
-  return %out
-}
-func.func @symbolic_shape_graph() {
-  SymbolicDim @S0
-}
-"""

@@ -140,6 +140,18 @@ def test_every_op_on_split_operands_computes_the_whole_arrays_values():
     assert report["checked"] == sorted(CASES)
 
 
+def _optimized(tmp_path, listing: str, pipeline: str, name: str) -> str:
+    """``bladec optimize -p pipeline`` of ``listing``, written to ``tmp_path/name.mlir``
+    (what a later ``bladec run`` reads); its text."""
+    from bladec.cli import main
+    from tests.support.clirunner import make_runner
+    (tmp_path / "in.mlir").write_text(listing)
+    done = make_runner().invoke(main, ["optimize", "-p", pipeline, str(tmp_path / "in.mlir"),
+                                       "-o", str(tmp_path / f"{name}.mlir")])
+    assert done.exit_code == 0, done.stderr
+    return (tmp_path / f"{name}.mlir").read_text()
+
+
 def test_cross_entropy_step_keeps_the_batch_split_on_4_devices(tmp_path):
     """``-mean(take_along_axis(log_softmax(x), labels))`` through ``propagate`` and
     ``grad``: the gather of the labels' log-probabilities, its scatter adjoint and the
@@ -147,15 +159,8 @@ def test_cross_entropy_step_keeps_the_batch_split_on_4_devices(tmp_path):
     the loss and gradient equal jax.value_and_grad's on whole arrays."""
     import jax
     import jax.numpy as jnp
-    from bladec.cli import main
-    from tests.ops.test_partition import CROSS_ENTROPY, GATHERING
-    from tests.support.clirunner import make_runner
-    (tmp_path / "ce.mlir").write_text(CROSS_ENTROPY)
-    train = make_runner().invoke(main, ["optimize", "-p", "propagate,grad{wrt=%x}",
-                                        str(tmp_path / "ce.mlir"), "-o",
-                                        str(tmp_path / "train.mlir")])
-    assert train.exit_code == 0, train.stderr
-    text = (tmp_path / "train.mlir").read_text()
+    from tests.support.partition_cases import CROSS_ENTROPY, GATHERING
+    text = _optimized(tmp_path, CROSS_ENTROPY, "propagate,grad{wrt=%x}", "train")
     assert not [n for n in GATHERING if f"= {n}(" in text]
     rng = np.random.default_rng(0)
     x = rng.standard_normal((64, 16)).astype(np.float32)
@@ -206,14 +211,9 @@ def test_rnn_over_a_dynamic_scan_runs_per_device_on_4_devices(tmp_path):
     for the loss), each device runs the loop on its rows, and the outputs equal the
     one-device run's."""
     from bladec.cli import main
-    from tests.ops.test_partition import GATHERING
     from tests.support.clirunner import make_runner
-    (tmp_path / "rnn.mlir").write_text(RNN)
-    done = make_runner().invoke(main, ["optimize", "-p", "propagate,redistribute",
-                                       str(tmp_path / "rnn.mlir"), "-o",
-                                       str(tmp_path / "split.mlir")])
-    assert done.exit_code == 0, done.stderr
-    text = (tmp_path / "split.mlir").read_text()
+    from tests.support.partition_cases import GATHERING
+    text = _optimized(tmp_path, RNN, "propagate,redistribute", "split")
     assert not [n for n in [*GATHERING, "shard_slice"] if f"= {n}(" in text]
     assert text.count("= all_reduce(") == 1 and "%c = loop.arg() {index = 1} -> " \
         "tensor<?x8, {d, _}>" in text

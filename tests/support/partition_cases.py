@@ -31,6 +31,36 @@ NOT_SPLIT = {
 NOT_OPS = {"reshard", "all_gather", "shard_slice", "all_to_all", "all_permute", "all_reduce",
            "remat.evict", "remat.plan", "remat.regenerate", "schedule.versions"}
 
+# the collectives that make a split operand (more) whole: none may appear where a
+# split rule exists
+GATHERING = {"reshard", "all_gather", "all_to_all", "all_permute"}
+
+# a cross-entropy loss over a batch split 4 ways: take_along_axis of the labels'
+# log-probabilities (gather_slices) and the mean's size read (dim_size)
+CROSS_ENTROPY = """mesh {d = 4}
+func.func @main(%x: tensor<?x16, [@S0, @C16], {d, _}>, %labels: tensor<?xi32, [@S0], {d}>) {
+  %0 = reduce(%x) {dims = [1], kind = "max"} -> tensor<?>
+  %4 = broadcast_in_dim(%0) {dims = [0]} -> tensor<?x16>
+  %5 = sub(%x, %4) -> tensor<?x16>
+  %6 = exp(%5) -> tensor<?x16>
+  %7 = reduce(%6) {dims = [1], kind = "sum"} -> tensor<?>
+  %9 = log(%7) -> tensor<?>
+  %10 = broadcast_in_dim(%9) {dims = [0]} -> tensor<?x16>
+  %11 = sub(%5, %10) -> tensor<?x16>
+  %21 = broadcast_in_dim(%labels) {dims = [0]} -> tensor<?x1x1xi32>
+  %22 = gather_slices(%11, %21) {offset_dims = [], collapsed_slice_dims = [1], start_index_map = [1], operand_batching_dims = [0], start_indices_batching_dims = [0], slice_sizes = [1, 1], mode = "fill", fill = nan} -> tensor<?x1>
+  %27 = dim_size(%x) {dim = 0} -> tensor<i32>
+  %28 = convert(%27) {dtype = "f32"} -> tensor<f32>
+  %29 = reduce(%22) {dims = [0, 1], kind = "sum"} -> tensor<f32>
+  %30 = div(%29, %28) -> tensor<f32>
+  %out = neg(%30) -> tensor<f32>
+  return %out
+}
+func.func @symbolic_shape_graph() {
+  SymbolicDim @S0
+}
+"""
+
 HEAD = "mesh {d = 2}\nfunc.func @main("
 A = "%a: tensor<4x6, {d, _}>"
 B = "%b: tensor<4x6, {d, _}>"
