@@ -106,15 +106,21 @@ def main() -> None:
           f"paired median margin {-over * 1e3:.3f} ms: {'met' if over <= 0 else 'missed'}")
 
 
+def _prepared(lean: bladec.jit, args: list) -> tuple[dict[str, Any], Any, Any]:
+    """The listing's inputs by name at these arguments, the plan bladec's step runs there
+    (under its limit), and its executor."""
+    executor = lean._last_traced.engine.executor
+    leaves = dict(zip(lean._last_traced.imported.input_names, jax.tree_util.tree_leaves(args)))
+    names = {v: k for k, v in lean._last_traced.names.items()}
+    binding = {names[k]: v for k, v in lean.report().binding.items()}
+    return leaves, executor.prepare(binding, lean.mem_limit), executor
+
+
 def _executable(lean: bladec.jit, args: list) -> Callable[..., Any]:
     """The one executable bladec's step runs at these arguments, called with them as
     JAX calls a compiled function (its outputs as a flat list)."""
-    engine = lean._last_traced.engine
-    leaves = dict(zip(lean._last_traced.imported.input_names, jax.tree_util.tree_leaves(args)))
-    binding = lean.report().binding
-    names = {v: k for k, v in lean._last_traced.names.items()}
-    (segment,) = engine.executor.prepare({names[k]: v for k, v in binding.items()},
-                                         None).segment_steps()
+    leaves, prepared, _ = _prepared(lean, args)
+    (segment,) = prepared.segment_steps()
     exe = segment.fn.compile()
     ordered = [leaves[n] for n in segment.inputs]
     return lambda *_: exe(*ordered)
@@ -125,16 +131,11 @@ def _segments(lean: bladec.jit, args: list) -> tuple[Callable[..., Any], int]:
     only the segments' calls and the frees the plan makes (no accounting, no binding,
     no lookups), and its number of segments."""
     from bladec.runtime.planning.segments import EvictStep, ReloadStep, SegmentStep
-    engine = lean._last_traced.engine
-    leaves = dict(zip(lean._last_traced.imported.input_names, jax.tree_util.tree_leaves(args)))
-    binding = lean.report().binding
-    names = {v: k for k, v in lean._last_traced.names.items()}
-    prepared = engine.executor.prepare({names[k]: v for k, v in binding.items()},
-                                       lean.mem_limit)
+    leaves, prepared, executor = _prepared(lean, args)
     steps = [(s, s.fn.compile()) if isinstance(s, SegmentStep) else (s, None)
              for s in prepared.steps]
     assert not any(isinstance(s, ReloadStep) for s, _ in steps), "a plan that reloads"
-    outputs = engine.executor.outputs
+    outputs = executor.outputs
 
     def replay(*_: Any) -> list:
         env = dict(leaves)
