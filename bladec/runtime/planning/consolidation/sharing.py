@@ -60,7 +60,6 @@ def share(program: Program, sizes: dict[str, int], budget: Budget, plan: Plan,
     chains = [e for e in events if e.how == "chain"]
     best = _trial(program, sizes, budget, events, cost)
     if best is None:   # in program order it does not fit: the greedy order stays
-        _order(events, chains, program, keep=plan.evictions)
         return plan
     for e in sorted(chains, key=lambda e: (e.before, e.order)):
         points = sorted({c.before for c in chains
@@ -90,15 +89,9 @@ def _trial(program: Program, sizes: dict[str, int], budget: Budget,
     return replay_seconds(program, trace, cost), trace, measure
 
 
-def _order(events: list[Eviction], chains: list[Eviction], program: Program,
-           keep: list[Eviction] | None = None) -> None:
+def _order(events: list[Eviction], chains: list[Eviction], program: Program) -> None:
     """Number the chains so that those before one op run in program order (a value's
-    chain then stops at the values regenerated just before it); ``keep``: put back
-    these events' orders instead."""
-    if keep is not None:
-        for e, k in zip(events, keep):
-            e.order = k.order
-        return
+    chain then stops at the values regenerated just before it)."""
     producer = program.producer
     first = len(events)   # after every other regeneration's order
     for rank, e in enumerate(sorted(chains, key=lambda c: producer[c.value])):
