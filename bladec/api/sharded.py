@@ -130,7 +130,7 @@ def spmd_engine(imported: Any, spmd: Spmd, options: Any) -> Engine:
     wanted = out_specs(options.out_shardings, len(imported.output_names))
     module = shard_module(imported.module, list(imported.input_names), spmd,
                           list(imported.output_names), wanted)
-    chosen = parse_pipeline(passes if isinstance(passes, str) else DEFAULT_PIPELINE) \
+    chosen = parse_pipeline(DEFAULT_PIPELINE if passes is None else passes) \
         if passes is None or isinstance(passes, str) else list(passes)
     if not any(p.name == "propagate" for p in chosen):
         chosen = [PropagatePass(), *chosen]
