@@ -133,18 +133,3 @@ def grow_margins(run: PreparedRun, acct: DeviceAccount, memory: list[int], limit
                 margins[k] = need
                 grew = True
     return grew
-
-
-def fitted_margins(run: PreparedRun, memory: list[int]) -> dict[int, int]:
-    """Per compute op, what its segment of ``run`` (compiled) needed beyond the model
-    (``memory``: the model's bytes per position of the plan's trace): the margins under
-    which the planner's model of this very plan meets exactly its device figures. None
-    negative (a segment the model puts higher than XLA does gives no room elsewhere)."""
-    margins: dict[int, int] = {}
-    for step, figure in zip(run.segment_steps(), run.device.segments):
-        a, b = step.positions
-        need = figure.total - max(memory[a:b], default=0)
-        if need > 0:
-            for k in step.op_indices:
-                margins[k] = max(margins.get(k, 0), need)
-    return margins

@@ -33,8 +33,7 @@ from __future__ import annotations
 from bladec.ir import Module
 from bladec.runtime.backends.backend import Backend
 from bladec.runtime.planning.binding import _Bound
-from bladec.runtime.planning.accounting import fitted_margins, grow_margins
-from bladec.runtime.planning.consolidation.sharing import replay_seconds
+from bladec.runtime.planning.accounting import grow_margins
 from bladec.runtime.store.hints import SearchHints, backend_identity
 from bladec.runtime.planning.limit import LimitError
 from bladec.runtime.planning.plan import evictions_record, recorded_plan
@@ -44,7 +43,6 @@ from bladec.runtime.planning.segments import PreparedRun
 from bladec.runtime.planning.wholestep import WholeStep
 
 MAX_ROUNDS = 8   # plans compiled and checked per limit before the closed loop gives up
-TIGHTEN_ROUNDS = 3   # margins relaxed to a fitting plan's own, and plans per relaxation
 JUMP_ROUNDS = 2  # the same for a stride of the smallest limit's descent (_stride)
 FIRST_STRIDE = 1 / 1024   # the descent's first stride, of the top it starts from
 WHOLE_STEP_SLACK = 0.15   # how far the whole step's estimated device peak must exceed a
@@ -160,49 +158,8 @@ class Fitter(WholeStep):
         found, strayed = self._loop(bound, limit, quick=True)
         if found is None and strayed:   # (else the plain loop would plan the same again)
             found, _ = self._loop(bound, limit, quick=False)
-        if found is not None and not self._figures_only:
-            found = self._tightened(bound, limit, found)
         bound.fitted[limit] = found
         return found
-
-    def _tightened(self, bound: _Bound, limit: int, run: PreparedRun) -> PreparedRun:
-        """``run`` or a plan that replays less under the same limit, found by planning
-        again with the margins its own compiled segments show (:func:`fitted_margins`).
-
-        The closed loop's margins only grow, and each is the excess of one plan's segment
-        applied to all of its ops: those the gate's estimates taught (on the small Llama
-        SGD step at 8x256, 24 MiB at 817 ops, where the compiled segments needed 8 MiB)
-        and those of a long segment that a later plan cuts in several stay, so the plan
-        that fits keeps the model far under the limit and replays more than it needs
-        (268 ops against 144 with no margins). Planning again with each op's margin set
-        to what its segment in the fitting plan needed, compiled and checked as every
-        plan is (the plain loop: margins grown where a segment is over), finds plans
-        that replay less; the one that fits and replays least by the cost model runs.
-        Only where the plan replays ops at all (a margin costs recomputes there), and
-        not while the smallest limit is searched (only its answer runs)."""
-        program, cost = bound.program, self.cost
-        price = replay_seconds(program, run.plan.trace, cost)
-        if price == 0:
-            return run
-        kept = dict(bound.margins)
-        before, self._figures_only = self._figures_only, True
-        try:
-            for _ in range(TIGHTEN_ROUNDS):
-                margins = fitted_margins(run, run.plan.measure.memory)
-                if all(margins.get(k, 0) >= m for k, m in kept.items()):
-                    break   # nothing to relax: the same plan again
-                found, _ = self._loop(bound, limit, quick=False, rounds=TIGHTEN_ROUNDS,
-                                      margins=margins)
-                if found is None:
-                    break
-                cheaper = replay_seconds(program, found.plan.trace, cost)
-                if cheaper >= price:
-                    break
-                run, price, kept = found, cheaper, dict(bound.margins)
-        finally:
-            self._figures_only = before
-        bound.margins = kept   # the margins of the plan that runs (_stride starts there)
-        return run
 
     def _priced(self, bound: _Bound) -> None:
         """The binding's per-op lower bounds and priced remat sites, which the closed
