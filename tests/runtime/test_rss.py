@@ -82,6 +82,26 @@ def test_one_memory_counts_host_copies_in_the_peak() -> None:
     assert report.peak_bytes == both.peak
 
 
+def test_the_benchmarks_step_time_is_the_step_alone(monkeypatch) -> None:
+    """bench_rss times each step of a row; what its table adds (the executables' own
+    memory, read through every executable compiled, rejected plans' too) is read once,
+    after the steps: read in every step, it cost the limited row of the 8x256 step
+    150-300 ms of CPU a step, counted as bladec's (until 2026-11-27)."""
+    reads: list[int] = []
+    real = JaxBackend.executables
+
+    def executables(self):
+        reads.append(1)
+        return real(self)
+
+    monkeypatch.setattr(JaxBackend, "executables", executables)
+    spec = {"config": bench_rss.TINY, "optimizer": "sgd", "batch": 2, "seq": 8,
+            "steps": 3, "warmup": 1, "row": "bladec", "limit": None}
+    out = bench_rss.child(spec)
+    assert out["recomputes"] == 0 and out["cpu_time"] > 0 and "code_bytes" in out
+    assert len(reads) == 1   # (once per step before: 4)
+
+
 # two fresh JAX processes (about 39 s): `make bench`; `make test` keeps the in-process
 # accounting of one memory above (host copies in the peak, no reloads)
 @pytest.mark.slow
