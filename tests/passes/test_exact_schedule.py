@@ -79,13 +79,17 @@ class Steps:
         raise AssertionError("no order executes every op")
 
 
-@pytest.mark.parametrize("sample", ["attention", "mlp-train"])
-def test_bladec_order_is_the_optimum(sample) -> None:
+# The bindings sampled per listing: mlp-train's optimum (a search over its ops' subsets)
+# is the cost, so `make test` checks the first 12 of its 24 and `make bench` all 24.
+@pytest.mark.parametrize("sample,count", [
+    ("attention", 24), ("mlp-train", 12),
+    pytest.param("mlp-train", 24, marks=pytest.mark.slow)])
+def test_bladec_order_is_the_optimum(sample, count) -> None:
     module = parse_module((SAMPLES / f"{sample}.mlir").read_text(), sample)
     scheduled = run_pipeline(module, parse_pipeline("analyze,schedule"))
     orders = [[op for op in f.ops if is_compute(op)] for f in versions(scheduled)]
     info = analyze_shapes(module)
-    bindings = random.Random(37).sample(log_grid(info, points=1024), 24)
+    bindings = random.Random(37).sample(log_grid(info, points=1024), 24)[:count]
     equal, worst = 0, 1.0
     for binding in bindings:
         sizes = exact_sizes(info, binding)
@@ -97,4 +101,4 @@ def test_bladec_order_is_the_optimum(sample) -> None:
         assert best <= ours
         equal += ours == best
         worst = max(worst, ours / best)
-    assert equal >= 22 and worst <= 1.005, (equal, worst)
+    assert equal >= count - 2 and worst <= 1.005, (equal, worst)
