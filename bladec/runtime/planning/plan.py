@@ -133,6 +133,13 @@ class Program:
         """The chains worked out so far (chain_region's memo)."""
         return {}
 
+    @cached_property
+    def regen_steps(self) -> dict[tuple[str, int, str], Step]:
+        """The regeneration steps of the listing's sites and of reloads made so far, by
+        (value, use, how): made once (op_chunk), so the walks over the traces that hold
+        one work out what its region reads and its memory profile once (trace.Step)."""
+        return {}
+
     def live_at(self, name: str, j: int) -> bool:
         """Whether an op's result ``name`` is resident before op j when nothing is
         evicted: made before j and read at or after it, or a graph output."""
@@ -144,8 +151,14 @@ class Program:
 
     @cached_property
     def op_steps(self) -> list[Step]:
-        """One trace step per compute op, in order."""
-        return [Step("op", op, index=i) for i, op in enumerate(self.ops)]
+        """One trace step per compute op, in order, each naming the operands it is the
+        last op to read (trace.Step.finals)."""
+        reader = {n: i for i, op in enumerate(self.ops) for n in op.operands}
+        finals: list[list[str]] = [[] for _ in self.ops]
+        for n, i in reader.items():
+            finals[i].append(n)
+        return [Step("op", op, index=i, finals=tuple(finals[i]))
+                for i, op in enumerate(self.ops)]
 
     @cached_property
     def evictable(self) -> list[tuple[str, int, list[tuple[int, int]]]]:
@@ -218,6 +231,7 @@ class Chain:
     flops: int
     nbytes: int
     ok: bool
+    step: Step | None = field(default=None, repr=False, compare=False)  # op_chunk's, made once
 
 
 def chain_region(program: Program, value: str, j: int,
@@ -345,11 +359,19 @@ def op_chunk(program: Program, i: int, before: Iterable[Eviction],
         if e.how == "chain":
             if away is None:
                 raise ValueError("a chain's region needs the plan's evictions (Away)")
-            region: list[Op] | None = chain_region(program, e.value, i, away.at(i, e)).region
-            steps.append(Step("regen", value=e.value, method="recompute", region=region))
+            found = chain_region(program, e.value, i, away.at(i, e))
+            if found.step is None:
+                found.step = Step("regen", value=e.value, method="recompute",
+                                  region=found.region)
+            steps.append(found.step)
             continue
-        region = program.sites[(e.value, e.use)].region if e.how == "recompute" else None
-        steps.append(Step("regen", value=e.value, method=e.how, region=list(region or [])))
+        key = (e.value, e.use if e.how == "recompute" else -1, e.how)
+        step = program.regen_steps.get(key)
+        if step is None:
+            region = program.sites[(e.value, e.use)].region if e.how == "recompute" else None
+            step = program.regen_steps[key] = Step("regen", value=e.value, method=e.how,
+                                                   region=list(region or []))
+        steps.append(step)
     steps.append(program.op_steps[i])
     steps.extend(Step("evict", value=e.value, method=e.how) for e in after)
     return steps
@@ -372,29 +394,45 @@ def valid_trace(trace: list[Step], program: Program) -> bool:
     known = program.defined
     offloaded: set[str] = set()
     for step in trace:
-        if step.kind == "op":
-            if any(n in known and n not in resident for n in step.op.operands):
-                return False
-            resident.update(step.results)
-        elif step.kind == "evict":
+        kind = step.kind
+        if kind == "evict":
             if step.value not in resident:
                 return False
             resident.discard(step.value)
             if step.method == "reload":
                 offloaded.add(step.value)
-        elif step.method == "reload":
+        elif kind == "regen" and step.method == "reload":
             if step.value in resident or step.value not in offloaded:
                 return False
             resident.add(step.value)
         else:
-            temps: set[str] = set()
-            for op in step.region:
-                if any(n in known and n not in resident and n not in temps
-                       for n in op.operands):
-                    return False
-                temps.update(op.result_names)
-            resident.add(step.value)
+            if not resident.issuperset(_needs(step, known)):
+                return False
+            if kind == "op":
+                resident.update(step.results)
+            else:
+                resident.add(step.value)
     return True
+
+
+def _needs(step: Step, known: frozenset[str]) -> tuple[str, ...]:
+    """What must be resident to run an op or a recompute step: the operands that
+    ``known`` names (an op's, or a region's made outside it, read before the region
+    makes them), cached on the step for ``known`` (a program's names)."""
+    cached = step.needs
+    if cached is not None and cached[0] is known:
+        return cached[1]
+    if step.kind == "op":
+        needs = tuple(n for n in step.op.operands if n in known)
+    else:
+        made: set[str] = set()
+        out: list[str] = []
+        for op in step.region:
+            out.extend(n for n in op.operands if n in known and n not in made)
+            made.update(op.result_names)
+        needs = tuple(out)
+    step.needs = (known, needs)
+    return needs
 
 
 def evictions_record(events: list[Eviction]) -> list[list]:

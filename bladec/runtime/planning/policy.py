@@ -106,11 +106,12 @@ def _greedy(program: Program, sizes: dict[str, int], budget: Budget,
     trace = base_trace(program)
     measure = simulate(trace, sizes, program.inputs, program.outputs,
                           program.donated)
-    if budget.fits(measure, budget.allowed(trace)):
+    allowed = budget.allowed(trace)
+    if budget.fits(measure, allowed):
         return Plan(trace, measure)
     evicted: set[tuple[int, str]] = set()
     for _ in range(10 * len(program.ops) + 10):
-        over = _first_over(trace, measure, budget)
+        over = _first_over(trace, measure, budget, allowed)
         if over is None:
             return Plan(trace, measure, chosen)
         k, pos = over
@@ -119,33 +120,42 @@ def _greedy(program: Program, sizes: dict[str, int], budget: Budget,
             return None
         option, points = found
         option.order = len(chosen)
-        trace, measure = _place(program, sizes, budget, chosen, option, points, k, pos)
+        trace, measure, allowed = _place(program, sizes, budget, chosen, option, points, k,
+                                         pos)
         chosen.append(option)
         evicted.add((option.after, option.value))
     return None
 
 
 def _place(program: Program, sizes: dict[str, int], budget: Budget, chosen: list[Eviction],
-           option: Eviction, points: list[int], k: int, pos: int) -> tuple[list[Step], Measure]:
+           option: Eviction, points: list[int], k: int, pos: int
+           ) -> tuple[list[Step], Measure, list[int] | None]:
     """Where to put ``option``'s eviction among its open ``points`` (op indices it may
     follow): its own first, then the others, the first that brings op k within the
     budget, else the one that lowers it most. The point matters beyond the bytes: the
     eviction cuts a segment there, and a value made just before a cut and read just
-    after it is the next segment's argument, held until that segment ends."""
-    allowed = budget.limit - budget.margins.get(k, 0)
+    after it is the next segment's argument, held until that segment ends.
+
+    Returns the new trace, its measure up to its first step over the budget (whole
+    where none is: all the greedy reads of it) and the budget per position."""
+    allowed_k = budget.limit - budget.margins.get(k, 0)
     order = [option.after] + [p for p in points if p != option.after]
     trace = build_trace(program, chosen + [option])
-    # only op k's bytes decide: the first trial is simulated up to op k, the others
-    # differ from it only in where op k's segment starts (_segment_bytes)
-    at_first = simulate(trace, sizes, program.inputs, program.outputs, program.donated,
-                        until=k).memory[-1]
+    allowed = budget.allowed(trace)
+    bound = budget.limit if allowed is None else allowed
+    # only op k's bytes decide: the first trial is measured up to op k (and on to its
+    # first step over the budget, all the greedy reads of the trace if it stays), the
+    # others differ from it only in where op k's segment starts (_segment_bytes)
+    measure = simulate(trace, sizes, program.inputs, program.outputs, program.donated,
+                       until=k, bound=bound)
+    at_first = measure.memory[measure.until_at]
     best = (at_first, order[0])
-    if at_first > allowed and len(order) > 1:
+    if at_first > allowed_k and len(order) > 1:
         held = _segment_bytes(program, sizes, trace, option, chosen, k)
         base = at_first - held(option.after)
         for i in order[1:]:
             at_k = base + held(i)
-            if at_k <= allowed:
+            if at_k <= allowed_k:
                 best = (at_k, i)
                 break
             if at_k < best[0]:
@@ -153,7 +163,10 @@ def _place(program: Program, sizes: dict[str, int], budget: Budget, chosen: list
     if best[1] != option.after:
         option.after = best[1]
         trace = build_trace(program, chosen + [option])
-    return trace, simulate(trace, sizes, program.inputs, program.outputs, program.donated)
+        allowed = budget.allowed(trace)
+        measure = simulate(trace, sizes, program.inputs, program.outputs, program.donated,
+                           bound=budget.limit if allowed is None else allowed)
+    return trace, measure, allowed
 
 
 def _segment_bytes(program: Program, sizes: dict[str, int], trace: list[Step],
@@ -193,11 +206,12 @@ def _segment_bytes(program: Program, sizes: dict[str, int], trace: list[Step],
     return held
 
 
-def _first_over(trace: list[Step], measure: Measure, budget: Budget
-                ) -> tuple[int, int] | None:
-    """(compute op index, memory position) of the first over-budget step of the trace;
-    a regeneration's positions count as the op it precedes (-1: none follows)."""
-    over = budget.first_over(measure, budget.allowed(trace))
+def _first_over(trace: list[Step], measure: Measure, budget: Budget,
+                allowed: list[int] | None) -> tuple[int, int] | None:
+    """(compute op index, memory position) of the first over-budget step of the trace
+    (``allowed``: the budget's, per position); a regeneration's positions count as the
+    op it precedes (-1: none follows)."""
+    over = budget.first_over(measure, allowed)
     return None if over is None else (position_ops(trace)[over], over)
 
 
@@ -221,6 +235,7 @@ def _best_option(program: Program, sizes: dict[str, int], cost: CostModel, k: in
     for e in chosen:
         spans.setdefault(e.value, []).append((e.after, e.before))
     chains = chains and recompute and bool(program.op_costs)
+    evicted_values = {v for _, v in evicted}
     gone = Away(chosen)
     # a chain evicted over op j stops at values resident there; evicting one of them
     # makes the chain reach further back (it costs that value's recompute again), and
@@ -241,8 +256,9 @@ def _best_option(program: Program, sizes: dict[str, int], cost: CostModel, k: in
         size = sizes[value]
         if size == 0:
             continue
-        open_points = [p for p in points[:bisect_left(points, (k, -1))]
-                       if (p[0], value) not in evicted]
+        open_points = points[:bisect_left(points, (k, -1))]
+        if open_points and value in evicted_values:   # (few are: most keep every point)
+            open_points = [p for p in open_points if (p[0], value) not in evicted]
         if not open_points:
             continue
         site = program.sites[(value, use)]

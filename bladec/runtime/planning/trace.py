@@ -35,10 +35,42 @@ class Step:
     region: list[Op] = field(default_factory=list)
     index: int = -1  # the compute op's index for "op" steps
     results: tuple[str, ...] = ()  # the op's result names, read once (the planner's hot path)
+    # a recompute's region as the walks read it, worked out once per step (the planner's
+    # regeneration steps are made once per region, plan.op_chunk, and walked in
+    # thousands of traces): what it reads from outside (region_reads), and its memory
+    # profile for one binding's sizes (region_profile)
+    reads: list[str] | None = field(default=None, repr=False, compare=False)
+    profiled: tuple | None = field(default=None, repr=False, compare=False)
+    # an op step of a program's own (plan.Program.op_steps): the operands whose last
+    # reader in the program it is, all a walk in program order needs to find last uses
+    finals: tuple[str, ...] | None = field(default=None, repr=False, compare=False)
+    # what plan.valid_trace needs resident to run the step, for one program's names
+    needs: tuple | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.op is not None and not self.results:
             self.results = tuple(self.op.result_names)
+
+
+def step_reads(step: Step) -> list[str]:
+    """What a recompute step's region reads from outside (cached on the step)."""
+    if step.reads is None:
+        step.reads = region_reads(step.region)
+    return step.reads
+
+
+def step_profile(step: Step, sizes: dict[str, int]) -> tuple[list[int], int]:
+    """A recompute step's :func:`region_profile` for ``sizes`` (cached on the step)."""
+    cached = step.profiled
+    if cached is None or cached[0] is not sizes:
+        cached = step.profiled = (sizes, *region_profile(step.region, step.value or "", sizes))
+    return cached[1], cached[2]
+
+
+def region_reads(region: list[Op]) -> list[str]:
+    """The operands of ``region``'s ops that no op of it makes, in the order read."""
+    inner = {r for op in region for r in op.result_names}
+    return [n for op in region for n in op.operands if n not in inner]
 
 
 @dataclass
@@ -46,6 +78,7 @@ class Measure:
     memory: list[int]      # bytes after each op of the trace (regions included), before frees
     peak: int
     inputs: int
+    until_at: int = -1     # the entry of op ``until``'s step, where simulate was asked
 
 
 def last_uses(trace: list[Step]) -> dict[str, int]:
@@ -53,14 +86,11 @@ def last_uses(trace: list[Step]) -> dict[str, int]:
     last: dict[str, int] = {}
     for pos, step in enumerate(trace):
         if step.kind == "op":
-            for n in step.op.operands:
+            for n in step.op.operands if step.finals is None else step.finals:
                 last[n] = pos
         elif step.kind == "regen" and step.method == "recompute":
-            inner = {r for op in step.region for r in op.result_names}
-            for op in step.region:
-                for n in op.operands:
-                    if n not in inner:
-                        last[n] = pos
+            for n in step_reads(step):
+                last[n] = pos
     return last
 
 
@@ -125,16 +155,15 @@ def walk(trace: list[Step]) -> Walk:
             final[-1] = pos
         segment_of.append(len(first) - 1)
         if kind == "op":
-            for n in step.op.operands:
+            # (a program's op step names only the operands it reads last: the trace
+            # runs the program's ops in order, so no later op step reads the others)
+            for n in step.op.operands if step.finals is None else step.finals:
                 last[n] = pos
             for r in step.results:
                 made[r] = pos
         else:  # a recompute: what its region reads from outside
-            inner = {r for op in step.region for r in op.result_names}
-            for op in step.region:
-                for n in op.operands:
-                    if n not in inner:
-                        last[n] = pos
+            for n in step_reads(step):
+                last[n] = pos
             made[step.value] = pos
     return Walk(last, made, segment_of, first, final)
 
@@ -158,11 +187,17 @@ def held_until(trace: list[Step]) -> dict[str, int]:
 
 def simulate(trace: list[Step], sizes: dict[str, int], inputs: list[str],
              outputs: set[str], donated: frozenset[str] = frozenset(),
-             until: int | None = None) -> Measure:
+             until: int | None = None, bound: int | list[int] | None = None) -> Measure:
     """The model's bytes at each step of ``trace``; ``donated`` inputs are freed at
     their last use (the caller gave them up), the others stay to the end. ``until``: stop
     at compute op ``until``'s step (its bytes are the last entry): the planner's trials
-    of where to put an eviction only ask how much op ``until`` then needs.
+    of where to put an eviction only ask how much op ``until`` then needs. ``bound``:
+    stop at the first entry over it (one number, or one per entry as Budget.allowed
+    gives them), its last entry then: the greedy planner only asks where its trace
+    first goes over the budget, and a measure that never does is whole. With both,
+    the measure goes on to op ``until``'s step (its entry: ``until_at``) and then to
+    the first entry over ``bound`` (where none was before), so that one walk answers
+    both questions.
 
     The planner's hot path (thousands of calls per plan on the paper-size step), so the
     frees are worked out before the walk: a value is freed at the step of its last use
@@ -179,6 +214,12 @@ def simulate(trace: list[Step], sizes: dict[str, int], inputs: list[str],
     total = base
     memory: list[int] = []
     append = memory.append
+    size_of = sizes.__getitem__
+    flat = bound if isinstance(bound, int) else None
+    per = bound if isinstance(bound, list) else None
+    at = 0   # entries checked against the bound so far
+    over = -1   # the first entry over it
+    until_at = -1
 
     for pos, step in enumerate(trace):
         kind = step.kind
@@ -188,9 +229,12 @@ def simulate(trace: list[Step], sizes: dict[str, int], inputs: list[str],
                 resident.add(r)
                 total += sizes[r]
             # a loop's body runs inside its step (analysis/liveness.py's body_peak)
-            append(total + body_peak(step.op, sizes.__getitem__, 0, max))
+            op = step.op
+            append(total + body_peak(op, size_of, 0, max) if op.regions else total)
             if step.index == until:
-                break
+                until_at = len(memory) - 1
+                if bound is None or over >= 0:
+                    break
             # free what this step read last, and results nothing reads
             dying = dies.get(pos)
             if dying:
@@ -203,19 +247,30 @@ def simulate(trace: list[Step], sizes: dict[str, int], inputs: list[str],
             if step.value in resident:
                 resident.discard(step.value)
                 total -= sizes[step.value]
+            continue
         elif step.method == "reload":
             resident.add(step.value)
             total += sizes[step.value]
             append(total)
         else:  # recompute: run the region's ops, keep only the regenerated value
-            profile, kept = region_profile(step.region, step.value or "", sizes)
+            profile, kept = step_profile(step, sizes)
             for extra in profile:
                 append(total + extra)
             total += kept
             resident.add(step.value)
             # what the region read from outside and nothing later reads is freed
             total -= free(dies.get(pos, ()), resident, sizes)
-    return Measure(memory, max(memory, default=base), base)
+        if bound is not None and over < 0:
+            n = len(memory)
+            while at < n:
+                if memory[at] > (flat if per is None else per[at]):
+                    over = at
+                    break
+                at += 1
+            if over >= 0 and (until is None or until_at >= 0):
+                del memory[max(over, until_at) + 1:]
+                break
+    return Measure(memory, max(memory, default=base), base, until_at)
 
 
 def free(names: Iterable[str], resident: set[str], sizes: dict[str, int]) -> int:

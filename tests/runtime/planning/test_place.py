@@ -30,7 +30,9 @@ def _bound(name: str, dims: dict[str, int]):
 
 
 def _simulated_place(program, sizes, budget, chosen, option, points, k, pos):
-    """The reference: every point's trace simulated up to op k."""
+    """The reference: every point's trace simulated up to op k, the trace chosen
+    measured whole (policy._place measures it only up to its first step over the
+    budget, together with the first point's)."""
     allowed = budget.limit - budget.margins.get(k, 0)
     best = None
     for i in [option.after] + [p for p in points if p != option.after]:
@@ -44,7 +46,8 @@ def _simulated_place(program, sizes, budget, chosen, option, points, k, pos):
             best = (at_k, i)
     option.after = best[1]
     trace = build_trace(program, chosen + [option])
-    return trace, simulate(trace, sizes, program.inputs, program.outputs, program.donated)
+    return trace, simulate(trace, sizes, program.inputs, program.outputs,
+                           program.donated), budget.allowed(trace)
 
 
 def _key(plan):
@@ -101,3 +104,54 @@ def test_plans_equal_the_simulating_planner(name: str, dims: dict[str, int],
                                        margin)
             assert _key(fast) == _key(slow), (fraction, margin)
 
+
+
+@pytest.mark.parametrize("name,dims", [("attention.mlir", {"S0": 4, "S1": 256}),
+                                       ("mlp-train.mlir", {"S0": 4, "S1": 64})])
+def test_a_bounded_measure_is_the_whole_ones_prefix(name: str, dims: dict[str, int],
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """simulate's ``bound`` (and ``until`` with it), as policy._place asks them, on
+    every trace the greedy makes: the whole measure's entries up to the first one over
+    the bound (and on to op ``until``'s), or all of them where none is over."""
+    ex, bound = _bound(name, dims)
+    program, sizes = bound.program, bound.sizes
+    seen = {"over": 0, "whole": 0}
+    fast_place = policy._place
+
+    def checking_place(program_, sizes_, budget, chosen, option, points, k, pos):
+        trace, measure, allowed = fast_place(program_, sizes_, budget, chosen, option,
+                                             points, k, pos)
+        whole = simulate(trace, sizes, program.inputs, program.outputs, program.donated)
+        bounds = [budget.limit] * len(whole.memory) if allowed is None else allowed
+        over = next((p for p, (m, b) in enumerate(zip(whole.memory, bounds)) if m > b), None)
+        for until in (None, k):
+            got = simulate(trace, sizes, program.inputs, program.outputs, program.donated,
+                           until=until, bound=budget.limit if allowed is None else allowed)
+            at_k = None if until is None else next(
+                p for p, s in zip(_entries(trace), trace) if s.kind == "op" and s.index == k)
+            if over is None:
+                assert got.memory == whole.memory
+            else:
+                end = over if at_k is None else max(over, at_k)
+                assert got.memory == whole.memory[:end + 1]
+            if at_k is not None:
+                assert got.until_at == at_k
+        seen["whole" if over is None else "over"] += 1
+        return trace, measure, allowed
+
+    monkeypatch.setattr(policy, "_place", checking_place)
+    for fraction in SMALL:
+        for margin in ({}, {3: 1000, len(program.ops) // 2: 50_000}):
+            policy.try_plan(program, sizes, int(bound.planned_peak * fraction), ex.cost,
+                            True, margin)
+    assert seen["over"] > 0 and seen["whole"] > 0
+
+
+def _entries(trace) -> list[int]:
+    """The last memory entry of each step of ``trace`` (simulate's layout)."""
+    out, n = [], 0
+    for s in trace:
+        n += 0 if s.kind == "evict" else 1 if s.kind == "op" or s.method == "reload" \
+            else len(s.region)
+        out.append(n - 1)
+    return out

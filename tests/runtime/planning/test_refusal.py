@@ -78,3 +78,32 @@ def test_an_imported_step() -> None:
     ex = _fresh(module)
     half = ex.prepare(_binding(ex, dims), None).device.peak // 2
     _holds(module, dims, _named(module, dims, half))
+
+
+@pytest.mark.parametrize("sample,dims", [("mlp-train.mlir", {"S0": 2, "S1": 24}),
+                                         ("attention.mlir", {"S0": 3, "S1": 40})])
+def test_the_limit_named_as_the_simulating_planner_names_it(sample, dims, monkeypatch
+                                                              ) -> None:
+    """The planner measures its traces only as far as it reads them (policy._place,
+    sharing._trial: up to the first step over the budget); the limit a refusal names
+    under half the peak is the one a planner that simulates every trace whole names,
+    and it runs."""
+    from bladec.runtime.planning import policy
+    from bladec.runtime.planning.consolidation import sharing
+    from tests.runtime.planning.test_place import _simulated_place
+
+    module = optimize(module_of(path=SAMPLES / sample))
+    ex = _fresh(module)
+    half = ex.prepare(_binding(ex, dims), None).device.peak // 2
+    named = _named(module, dims, half)
+
+    plain = sharing.simulate
+
+    def whole(*args, bound=None, **kwargs):   # every trial measured whole
+        return plain(*args, **kwargs)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(sharing, "simulate", whole)
+        patch.setattr(policy, "_place", _simulated_place)
+        assert _named(module, dims, half) == named
+    _holds(module, dims, named)

@@ -29,19 +29,30 @@ from bladec.runtime.planning.trace import Step, simulate
 POINTS = 6
 
 
-def replay_seconds(program: Program, trace: list[Step], cost: CostModel) -> float:
+def replay_seconds(program: Program, trace: list[Step], cost: CostModel,
+                   priced: dict[int, tuple[Step, int, int]] | None = None) -> float:
     """What the trace's recomputes cost by the cost model: each replayed op's FLOPs and
-    the bytes it writes (its chain's price, plan.chain_region)."""
+    the bytes it writes (its chain's price, plan.chain_region). ``priced``: each
+    recompute step's sums kept from an earlier call on traces sharing its steps
+    (plan.op_chunk makes a regeneration's step once), by id with the step itself."""
     costs = program.op_costs
-    index = _op_index(program)
+    index = None
+    priced = {} if priced is None else priced
     flops = nbytes = 0
     for step in trace:
         if step.kind == "regen" and step.method == "recompute":
-            for op in step.region:
-                i = index.get(id(op))
-                if i is not None:
-                    flops += costs[i][0]
-                    nbytes += costs[i][1]
+            known = priced.get(id(step))
+            if known is None or known[0] is not step:
+                index = index or _op_index(program)
+                f = b = 0
+                for op in step.region:
+                    i = index.get(id(op))
+                    if i is not None:
+                        f += costs[i][0]
+                        b += costs[i][1]
+                known = priced[id(step)] = (step, f, b)
+            flops += known[1]
+            nbytes += known[2]
     return cost.recompute(flops, nbytes)
 
 
@@ -58,7 +69,8 @@ def share(program: Program, sizes: dict[str, int], budget: Budget, plan: Plan,
         return plan
     events = [e.copy() for e in plan.evictions]
     chains = [e for e in events if e.how == "chain"]
-    best = _trial(program, sizes, budget, events, cost)
+    priced: dict[int, tuple[Step, int, int]] = {}
+    best = _trial(program, sizes, budget, events, cost, priced)
     if best is None:   # in program order it does not fit: the greedy order stays
         return plan
     for e in sorted(chains, key=lambda e: (e.before, e.order)):
@@ -67,7 +79,7 @@ def share(program: Program, sizes: dict[str, int], budget: Budget, plan: Plan,
         home = e.before
         for point in points[:POINTS]:
             e.before = point
-            found = _trial(program, sizes, budget, events, cost)
+            found = _trial(program, sizes, budget, events, cost, priced)
             if found is not None and found[0] < best[0]:
                 best = found
                 break
@@ -78,15 +90,19 @@ def share(program: Program, sizes: dict[str, int], budget: Budget, plan: Plan,
 
 
 def _trial(program: Program, sizes: dict[str, int], budget: Budget,
-           events: list[Eviction], cost: CostModel) -> tuple | None:
+           events: list[Eviction], cost: CostModel,
+           priced: dict[int, tuple[Step, int, int]]) -> tuple | None:
     """The events' plan with the chains before each op in program order: (its replay
-    price, trace, measure), or None where it does not fit or is not valid."""
+    price, trace, measure), or None where it does not fit or is not valid (measured
+    only up to its first step over the budget)."""
     _order(events, [e for e in events if e.how == "chain"], program)
     trace = build_trace(program, events)
-    measure = simulate(trace, sizes, program.inputs, program.outputs, program.donated)
-    if not budget.fits(measure, budget.allowed(trace)) or not valid_trace(trace, program):
+    allowed = budget.allowed(trace)
+    measure = simulate(trace, sizes, program.inputs, program.outputs, program.donated,
+                       bound=budget.limit if allowed is None else allowed)
+    if not budget.fits(measure, allowed) or not valid_trace(trace, program):
         return None
-    return replay_seconds(program, trace, cost), trace, measure
+    return replay_seconds(program, trace, cost, priced), trace, measure
 
 
 def _order(events: list[Eviction], chains: list[Eviction], program: Program) -> None:
