@@ -88,10 +88,13 @@ def pairs(func: Func, shapes: dict[str, tuple[int, ...]]) -> list[Pair]:
 
 
 def chunk_lengths(func: Func, shapes: dict[str, tuple[int, ...]]) -> list[int]:
-    """The chunk lengths worth planning at ``shapes``, fewest chunks first (the least
-    dispatch), down to the length that holds the fewest bytes by the loops' own count:
-    ``ceil(T/k)`` saved carries plus one chunk's residuals, per pair (the longest trip
-    count's pair decides). Empty where there is no pair or only one step."""
+    """The chunk lengths worth planning at ``shapes``: the one that holds the fewest bytes
+    by the loops' own count (``ceil(T/k)`` saved carries plus one chunk's residuals, for
+    the pair of the longest trip count), after it twice that (half the chunks: less
+    dispatch, for limits it meets) where that still makes two chunks. Every length costs
+    the same recomputation (each forward step once more), so a limit takes the first that
+    fits; a refusal searches each (two at most: a search compiles a dozen plans). Empty
+    where there is no pair or only one step."""
     found = pairs(func, shapes)
     if not found:
         return []
@@ -108,13 +111,7 @@ def chunk_lengths(func: Func, shapes: dict[str, tuple[int, ...]]) -> list[int]:
     if not held:
         return []
     best = min(held, key=lambda k: (held[k], -k))
-    out, k = [], t
-    while True:
-        k = ceil(k / 2)
-        if k <= best:
-            break
-        out.append(k)
-    return out + [best]
+    return [2 * best, best] if 2 * best < t else [best]
 
 
 def checkpointed(func: Func, shapes: dict[str, tuple[int, ...]], k: int) -> Module | None:

@@ -66,17 +66,19 @@ class Executor(Fitter):
     def _specialists(self, binding: dict[str, int]) -> "list[Executor]":
         """The executors of this listing rewritten at ``binding``, which plan, run and
         name the smallest limit there as a static trace of the step would, or better:
-        its short scans unrolled (specialization.py), then its forward and backward scan
-        pairs checkpointed every k steps (checkpoint.py), one executor per chunk length
-        k of ``chunk_lengths``, fewest chunks (least recomputation and dispatch) first.
-        Empty where the listing has no scan to rewrite there (cached per binding)."""
+        its short scans unrolled (specialization.py: every step's values evictable, as
+        a static trace has them), else its forward and backward scan pairs checkpointed
+        every k steps (checkpoint.py), one executor per chunk length k of
+        ``chunk_lengths``, fewest chunks (least dispatch) first. Empty where the
+        listing has no scan to rewrite there (cached per binding)."""
         key = tuple(sorted(binding.items()))
         if key not in self._specialists_at:
             found: list[Executor] = []
             if any(op.name == "scan" for op in self.func.ops):
                 shapes = self.shapes_for(binding)
                 base = unoptimized(self.module).main
-                listings = [specialized(base, shapes)] + [
+                unrolled = specialized(base, shapes)
+                listings = [unrolled] if unrolled is not None else [
                     checkpointed(base, shapes, k) for k in chunk_lengths(base, shapes)]
                 found = [Executor(run_pipeline(listing, parse_pipeline(DEFAULT_PIPELINE)),
                                   self.backend, self._cost, self.consolidate,
