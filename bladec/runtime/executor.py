@@ -80,10 +80,13 @@ class Executor(Fitter):
                 unrolled = specialized(base, shapes)
                 listings = [unrolled] if unrolled is not None else [
                     checkpointed(base, shapes, k) for k in chunk_lengths(base, shapes)]
-                found = [Executor(run_pipeline(listing, parse_pipeline(DEFAULT_PIPELINE)),
-                                  self.backend, self._cost, self.consolidate,
-                                  reference=listing)
-                         for listing in listings if listing is not None]
+                for listing in filter(None, listings):
+                    other = Executor(run_pipeline(listing, parse_pipeline(DEFAULT_PIPELINE)),
+                                     self.backend, self._cost, self.consolidate,
+                                     reference=listing)
+                    # (its chunks free their residuals only between executables)
+                    other.cut_after_loops = unrolled is None
+                    found.append(other)
             self._specialists_at[key] = found
         return self._specialists_at[key]
 
