@@ -40,6 +40,7 @@ from bladec.runtime.execution import PEAK_COUNTS, CompileCount, Report, execute
 from bladec.runtime.planning.fitting import Fitter
 from bladec.runtime.planning.limit import LimitError
 from bladec.runtime.planning.segments import PreparedRun
+from bladec.runtime.checkpoint import checkpointed, chunk_lengths
 from bladec.runtime.specialization import specialized
 from bladec.units import format_dims, format_size
 
@@ -59,49 +60,65 @@ class Executor(Fitter):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._memory_checked: set[tuple] = set()   # (binding, limit) runs (_check_memory)
-        self._specialists: dict[tuple, Executor | None] = {}   # per binding (_specialist)
+        self._specialists_at: dict[tuple, list[Executor]] = {}   # per binding (_specialists)
         self._choices: dict[tuple, Executor] = {}   # per binding and limit (_chosen)
 
-    def _specialist(self, binding: dict[str, int]) -> "Executor | None":
-        """The executor of this listing specialized at ``binding`` with its short scans
-        unrolled (specialization.py), which plans, runs and names the smallest limit for
-        that binding as a static trace of the step would; None where the listing has no
-        scan to unroll there (cached per binding)."""
+    def _specialists(self, binding: dict[str, int]) -> "list[Executor]":
+        """The executors of this listing rewritten at ``binding``, which plan, run and
+        name the smallest limit there as a static trace of the step would, or better:
+        its short scans unrolled (specialization.py: every step's values evictable, as
+        a static trace has them), else its forward and backward scan pairs checkpointed
+        every k steps (checkpoint.py), one executor per chunk length k of
+        ``chunk_lengths``, fewest chunks (least dispatch) first. Empty where the
+        listing has no scan to rewrite there (cached per binding)."""
         key = tuple(sorted(binding.items()))
-        if key not in self._specialists:
-            self._specialists[key] = None
+        if key not in self._specialists_at:
+            found: list[Executor] = []
             if any(op.name == "scan" for op in self.func.ops):
                 shapes = self.shapes_for(binding)
                 base = unoptimized(self.module).main
-                listing = specialized(base, shapes)
-                if listing is not None:
-                    self._specialists[key] = Executor(
-                        run_pipeline(listing, parse_pipeline(DEFAULT_PIPELINE)),
-                        self.backend, self._cost, self.consolidate, reference=listing)
-        return self._specialists[key]
+                unrolled = specialized(base, shapes)
+                listings = [unrolled] if unrolled is not None else [
+                    checkpointed(base, shapes, k) for k in chunk_lengths(base, shapes)]
+                for listing in filter(None, listings):
+                    other = Executor(run_pipeline(listing, parse_pipeline(DEFAULT_PIPELINE)),
+                                     self.backend, self._cost, self.consolidate,
+                                     reference=listing)
+                    # (its chunks free their residuals only between executables)
+                    other.cut_after_loops = unrolled is None
+                    found.append(other)
+            self._specialists_at[key] = found
+        return self._specialists_at[key]
 
     def _chosen(self, binding: dict[str, int], limit: int | None) -> "Executor":
         """Which executor runs ``binding`` under ``limit``: this one where its plan fits
         (always at no limit: the loop op compiles as ``lax.scan``, one body), else the
-        specialized listing's (:meth:`_specialist`) where one fits there; a LimitError
-        naming the smaller of the two smallest limits where neither does (cached)."""
+        first rewritten listing's (:meth:`_specialists`) that fits there; a LimitError
+        naming the smallest of all their smallest limits where none does (cached)."""
         key = (tuple(sorted(binding.items())), limit)
         if key in self._choices:
             return self._choices[key]
-        special = None if limit is None else self._specialist(binding)
-        if special is None or super().fits(binding, limit):
-            who: Executor = self
+        others = [] if limit is None else self._specialists(binding)
+        who: Executor | None = None
+        if not others or super().fits(binding, limit):
+            who = self
         else:
-            try:
-                special.prepare({}, limit)
-                who = special
-            except LimitError as refused:
-                own = self._smallest_limit(self._bound(binding))
-                if not super().fits(binding, limit):   # (the search may have found one)
-                    raise LimitError(limit, min(own, refused.smallest),
-                                     "by the device accounting: "
-                                     + self.backend.accounting) from None
-                who = self
+            who = next((o for o in others if o.fits({}, limit)), None)
+        if who is None:
+            smallest = []
+            for other in others:
+                try:
+                    other.prepare({}, limit)   # (the search may have found one)
+                    who = other
+                    break
+                except LimitError as refused:
+                    smallest.append(refused.smallest)
+        if who is None:
+            own = self._smallest_limit(self._bound(binding))
+            if not super().fits(binding, limit):   # (the search may have found one)
+                raise LimitError(limit, min([own, *smallest]), "by the device accounting: "
+                                 + self.backend.accounting) from None
+            who = self
         self._choices[key] = who
         return who
 
@@ -116,8 +133,7 @@ class Executor(Fitter):
     def fits(self, binding: dict[str, int], limit: int) -> bool:
         if super().fits(binding, limit):
             return True
-        special = self._specialist(binding)
-        return special is not None and special.fits({}, limit)
+        return any(other.fits({}, limit) for other in self._specialists(binding))
 
     @cached_property
     def in_machine_memory(self) -> bool:

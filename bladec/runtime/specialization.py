@@ -51,7 +51,7 @@ def specialized(func: Func, shapes: dict[str, tuple[int, ...]],
                          for r in op.results[:parts(op)[1]]):
         return None
     types = func.value_types()
-    fixed = _Fixed(shapes, {n: t.dtype for n, t in types.items()})
+    fixed = Fixed(shapes, {n: t.dtype for n, t in types.items()})
     args = [Value(a.name, fixed.type(a.name, a.type.dtype), a.donated) for a in func.args]
     alias: dict[str, str] = {}
     ops: list[Op] = []
@@ -62,7 +62,7 @@ def specialized(func: Func, shapes: dict[str, tuple[int, ...]],
     return Module([Func(func.name, args, ops, returns, func.loc, func.return_loc)])
 
 
-class _Fixed:
+class Fixed:
     """The values' fixed types, and new names that avoid every name in the function."""
 
     def __init__(self, shapes: dict[str, tuple[int, ...]], dtypes: dict[str, str]) -> None:
@@ -73,6 +73,9 @@ class _Fixed:
     def type(self, name: str, dtype: str, shape: tuple[int, ...] | None = None
              ) -> TensorType:
         return TensorType(tuple(self.shapes[name] if shape is None else shape), dtype)
+
+    def dtype(self, name: str) -> str:
+        return self._dtypes[name]
 
     def fresh(self, name: str) -> str:
         return fresh_name(name, self.taken, ".")

@@ -11,7 +11,9 @@ Which translation a scan gets:
   longer than that, becomes one ``scan`` op with the body translated once into its
   region: the listing stays the size of one step, and the trip count is the scanned
   inputs' leading dim, so the analysis knows the stacked outputs' dims. The passes treat
-  the loop as one op (they evict around it, never inside it).
+  the loop as one op (they evict around it, never inside it); at a binding where that
+  does not fit a limit, the runtime rewrites a gradient's forward and backward loops
+  into checkpointed chunks (runtime/checkpoint.py).
 
 A ``while`` always becomes the ``while`` op (its trip count is decided as it runs; it
 stacks nothing, so its memory does not depend on the count). The grad pass has an

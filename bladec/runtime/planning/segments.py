@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from bladec.ir import Op
-from bladec.ops.loop import with_bodies
+from bladec.ops.loop import LOOPS, with_bodies
 from bladec.runtime.backends.backend import Backend, Segment
 from bladec.runtime.planning.plan import Plan
 from bladec.runtime.planning.trace import last_uses
@@ -72,10 +72,16 @@ class PreparedRun:
 
 def split(plan: Plan, shapes: dict[str, tuple[int, ...]], dtypes: dict[str, str],
           keep: set[str], backend: Backend, donated: set[str] = frozenset(),
-          xla_order: bool = False, graph_inputs: Sequence[str] = ()) -> PreparedRun:
+          xla_order: bool = False, graph_inputs: Sequence[str] = (),
+          cut_after_loops: bool = False) -> PreparedRun:
     """The plan's trace as steps. ``keep``: values never freed (graph inputs and outputs);
     ``donated``: graph inputs the caller gave up, freed and donated at their last use;
-    ``xla_order``: the segments scheduled by the compiler (Backend.segment)."""
+    ``xla_order``: the segments scheduled by the compiler (Backend.segment).
+    ``cut_after_loops``: a segment ends after each loop op: XLA:CPU gives the buffers of
+    the loops of one executable each an allocation of its own (eight scans in sequence,
+    each stacking 1.5 MiB that the next does not read, took 16 MiB of temporaries), so
+    chunks of a checkpointed scan (runtime/checkpoint.py) free their residuals only
+    between executables."""
     trace = plan.trace
     last = last_uses(trace)
     run = PreparedRun(plan, xla_order=xla_order)
@@ -130,6 +136,8 @@ def split(plan: Plan, shapes: dict[str, tuple[int, ...]], dtypes: dict[str, str]
             made.extend(step.op.result_names)
             indices.append(step.index)
             pos += 1
+            if cut_after_loops and step.op.name in LOOPS:
+                close(t)
         elif step.kind == "regen" and step.method == "recompute":
             ops.extend(step.region)
             made.append(step.value)

@@ -51,6 +51,7 @@ class WholeStep(Planner):
             _same_signature(reference, module) else None
         self._reference_fitter: WholeStep | None = None
         self._figures_only = False   # compiled for the figures only (_checked)
+        self.cut_after_loops = False   # a segment ends after each loop op (segments.split)
         self._order_won: list[tuple[int, str]] = []   # (model peak, order): _no_limit
 
     def _free(self, bound: _Bound) -> PreparedRun:
@@ -147,7 +148,8 @@ class WholeStep(Planner):
         (:func:`~bladec.runtime.planning.accounting.estimated_figure`), and where that puts one over
         ``limit``, refuse the run on the estimate, compiling nothing."""
         run = split(plan, bound.shapes, self.info.dtypes, self._keep, self.backend,
-                    xla_order=xla_order, graph_inputs=self.inputs if as_jit else ())
+                    xla_order=xla_order, graph_inputs=self.inputs if as_jit else (),
+                    cut_after_loops=self.cut_after_loops and not xla_order)
         if self._figures_only:   # compiled to name the smallest limit, not to run here
             for step in run.segment_steps():
                 if hasattr(step.fn, "figures_only") and not step.fn.compiled:

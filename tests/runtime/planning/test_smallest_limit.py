@@ -20,6 +20,7 @@ import pytest
 from jax import export
 
 from tests.support.corpus import all_steps
+from tests.support.lstmlm import LstmLM
 
 from bladec.frontend import trace
 from bladec.runtime.backends.jax_backend import JaxBackend
@@ -55,43 +56,7 @@ def _concat_args(dims, seed):
     return jax.tree_util.tree_map(draw, (p, x, y))
 
 
-HL, VL = 8, 16   # the LSTM LM's width and vocabulary
-
-
-def _lstm_loss(p, tokens, labels):
-    """An LSTM language model over ``tokens`` [T, B]: the scan's length is the dynamic T."""
-    def cell(carry, x):
-        h, c = carry
-        i, f, o, g = jnp.split(x @ p["wx"] + h @ p["wh"] + p["b"], 4, axis=-1)
-        c = jax.nn.sigmoid(f) * c + jax.nn.sigmoid(i) * jnp.tanh(g)
-        h = jax.nn.sigmoid(o) * jnp.tanh(c)
-        return (h, c), h
-    zeros = jnp.zeros((tokens.shape[1], HL), jnp.float32)
-    _, hs = jax.lax.scan(cell, (zeros, zeros), p["emb"][tokens])
-    logp = jax.nn.log_softmax(hs @ p["out"], -1)
-    return -jnp.take_along_axis(logp, labels[..., None], -1).mean()
-
-
-def lstm_step(p, tokens, labels):
-    loss, g = jax.value_and_grad(_lstm_loss)(p, tokens, labels)
-    return loss, jax.tree_util.tree_map(lambda a, b: a - 0.1 * b, p, g)
-
-
-LSTM_SHAPES = {"emb": (VL, HL), "wx": (HL, 4 * HL), "wh": (HL, 4 * HL), "b": (4 * HL,),
-               "out": (HL, VL)}
-
-
-def _lstm_specs(t, b):
-    p = {k: jax.ShapeDtypeStruct(s, jnp.float32) for k, s in LSTM_SHAPES.items()}
-    tok = jax.ShapeDtypeStruct((t, b), jnp.int32)
-    return p, tok, tok
-
-
-def _lstm_args(dims, seed):
-    rng = np.random.default_rng(seed)
-    p = {k: (rng.standard_normal(s) * 0.3).astype(np.float32) for k, s in LSTM_SHAPES.items()}
-    tok = lambda: rng.integers(0, VL, (dims["T"], dims["B"])).astype(np.int32)  # noqa: E731
-    return p, tok(), tok()
+LSTM = LstmLM(hidden=8, vocab=16)   # the LSTM LM (tests/support/lstmlm.py) at a toy size
 
 
 def _traces(name: str, dims: dict[str, int]):
@@ -99,10 +64,10 @@ def _traces(name: str, dims: dict[str, int]):
     step."""
     if name == "lstm":
         T, B = export.symbolic_shape("T, B")
-        sym = trace(lstm_step, _lstm_specs(T, B), donate_argnums=(0,),
+        sym = trace(LSTM.step, LSTM.specs(T, B), donate_argnums=(0,),
                     ranges={"T": (1, 64), "B": (1, 64)})
-        static = trace(lstm_step, _lstm_specs(dims["T"], dims["B"]), donate_argnums=(0,))
-        return sym, static, _lstm_args(dims, 0), lstm_step
+        static = trace(LSTM.step, LSTM.specs(dims["T"], dims["B"]), donate_argnums=(0,))
+        return sym, static, LSTM.args(dims, 0), LSTM.step
     if name == "concat":
         B, S, T = export.symbolic_shape("B, S, T")
         sym = trace(concat_step, _concat_specs(B, S, T), donate_argnums=(0,),
