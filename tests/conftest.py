@@ -35,6 +35,16 @@ def _jax_caches_per_module() -> Iterator[None]:
         jax.clear_caches()
 
 
+@pytest.fixture(scope="module")
+def one_order_at_no_limit() -> Iterator[None]:
+    """Each step at no limit compiled in bladec's order only (tests.support.order), for a
+    module whose tests check what is computed, not which order holds less; a module asks
+    for it with ``pytestmark = pytest.mark.usefixtures("one_order_at_no_limit")``."""
+    from tests.support.order import one_order
+    with one_order():
+        yield
+
+
 _CPU_LOG = os.environ.get("BLADEC_TEST_CPU_LOG")
 if _CPU_LOG:
     import time

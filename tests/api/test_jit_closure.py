@@ -10,6 +10,9 @@ import pytest
 import bladec
 from bladec.frontend.jax_import import trace
 
+# closures, traces and values: each step at no limit in bladec's order alone
+pytestmark = pytest.mark.usefixtures("one_order_at_no_limit")
+
 RNG = np.random.default_rng(5)
 W = RNG.standard_normal((16, 16)).astype(np.float32)
 B = jnp.asarray(RNG.standard_normal(16).astype(np.float32))   # a device array

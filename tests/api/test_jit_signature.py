@@ -11,6 +11,9 @@ import pytest
 
 import bladec
 
+# signatures, traces and values: each step at no limit in bladec's order alone
+pytestmark = pytest.mark.usefixtures("one_order_at_no_limit")
+
 
 def layers(x, w, n, act="tanh"):
     """``n`` and ``act`` are Python values: static."""

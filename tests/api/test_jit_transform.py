@@ -65,6 +65,7 @@ def test_grad_matches_jax_under_a_limit(monkeypatch) -> None:
     assert fn.report().total_compilations >= 2    # the backward's count too
 
 
+@pytest.mark.usefixtures("one_order_at_no_limit")   # values and traces only
 def test_grad_of_a_function_with_several_outputs_and_statics() -> None:
     def f(p, x, scale, mode):
         h = jnp.tanh(x @ p["w1"]) * scale
@@ -82,6 +83,7 @@ def test_grad_of_a_function_with_several_outputs_and_statics() -> None:
         lambda s: jnp.sum(jnp.tanh(x @ w) * s))(1.5))
 
 
+@pytest.mark.usefixtures("one_order_at_no_limit")   # values and traces only
 def test_a_training_loop_with_grad_outside() -> None:
     fn = bladec.jit(loss, dynamic={"x": "B,_", "y": "B,_"})
     p = q = init()

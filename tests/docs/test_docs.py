@@ -4,6 +4,8 @@ from __future__ import annotations
 import importlib.util
 import re
 
+import pytest
+
 from bladec.ops import REGISTRY
 
 from tests.support.paths import ROOT
@@ -84,6 +86,7 @@ def test_readme_training_loop_runs_as_written(capsys):
     assert len(printed) == 4 and all("limit 5.00 MiB" in line for line in printed)
 
 
+@pytest.mark.usefixtures("one_order_at_no_limit")   # values and batching, not the order
 def test_readme_autobatch_example_runs_as_written(capsys):
     """The README's bladec.autobatch example, exactly as written: it asserts its batched
     losses against the same model run unbatched; here also that it batched (one call per

@@ -29,6 +29,9 @@ from bladec.verify import verify
 
 from tests.support.clirunner import make_runner
 
+# values only: each step at no limit in bladec's order alone (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("one_order_at_no_limit")
+
 B, S = export.symbolic_shape("B, S")
 F32, I32 = jnp.float32, jnp.int32
 

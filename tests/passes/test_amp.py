@@ -17,6 +17,9 @@ from bladec.verify import verify
 from tests.support.llamacase import LOSS, inputs
 from tests.support.paths import SAMPLES
 
+# values only: each step at no limit in bladec's order alone (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("one_order_at_no_limit")
+
 TWO_DOTS = """\
 func.func @main(%x: tensor<?x8, [@S0, @C8]>, %w: tensor<8x8>, %v: tensor<8x8>, %h: tensor<?x8xbf16, [@S0, @C8]>) {
   %p = dot(%x, %w) -> tensor<?x8>

@@ -17,6 +17,9 @@ from bladec.runtime.backends.backend import NumpyBackend
 from bladec.runtime.backends.jax_backend import JaxBackend
 from bladec.runtime.executor import Executor
 
+# values only: each step at no limit in bladec's order alone (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("one_order_at_no_limit")
+
 MLP = blocks.BLOCKS["mlp"]
 STEPS, LR = 20, 0.5
 

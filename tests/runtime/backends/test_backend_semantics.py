@@ -30,6 +30,9 @@ from bladec.verify import verify
 
 from tests.support.clirunner import make_runner
 
+# values only: each listing at no limit in bladec's order alone (13.1 -> 5.4 s of CPU)
+pytestmark = pytest.mark.usefixtures("one_order_at_no_limit")
+
 BACKENDS = {"jax": JaxBackend, "numpy": NumpyBackend}
 BF16 = numpy_dtype("bf16")
 
