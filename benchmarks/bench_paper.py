@@ -1,7 +1,7 @@
 """The paper's Table 1 on this machine: Llama-2 SFT on CodeAlpaca, three modes side by side.
 
     python benchmarks/bench_paper.py [--steps 200] [--exact-budget 300] [--optimizer adam|sgd]
-                                     [--out FILE]
+                                     [--out FILE] [--probe MODE:BATCHxLENGTH]
 
 Batches of 14, 16 and 18 random CodeAlpaca records (Alpaca prompt, Llama-2 tokenizer;
 the sequence length of a batch is its longest record) are trained for ``--steps`` steps
@@ -89,6 +89,9 @@ class Cell:
     compilations: int = 0
     steps: int = 0
     oom: bool = False           # a step did not fit the limit: the mode stopped there
+    refused: tuple[int, int] | None = None  # the shape the limit was refused at: (batch,
+    #                                         sequence as run, padded in a bucketed mode)
+    smallest: int | None = None  # the smallest limit that refusal named, where it named one
     over: bool = False          # jit rows: XLA's peak exceeded the limit (no limit applies
     #                             to jax.jit, so it ran on; on a card that size it would not)
     losses: list[float] = field(default_factory=list)
@@ -111,9 +114,21 @@ class Cell:
     def steady_rate(self) -> float | None:
         return self.steady_tokens / self.steady_seconds if self.steady_seconds else None
 
+    def refuse(self, bucket: tuple[int, int], error: BladecError) -> None:
+        """Stop the mode here: the limit was refused at ``bucket``; the smallest limit the
+        refusal named is kept (a LimitError's; another BladecError names none)."""
+        self.oom, self.refused, self.smallest = True, bucket, _smallest(error)
+
+    def oom_text(self) -> str:
+        """"OOM", with where and by how much where the refusal said: "OOM at 18x640
+        (smallest 1.31 GiB)"."""
+        at = "" if self.refused is None else f" at {self.refused[0]}x{self.refused[1]}"
+        least = "" if self.smallest is None else f" (smallest {self.smallest / GIB:.2f} GiB)"
+        return "OOM" + at + least
+
     def text(self) -> str:
         if self.oom:
-            return "OOM"
+            return self.oom_text()
         figures = f"{self.peak / GIB:.3f} GiB, {self.compilations} comp., {self.steps} steps"
         if self.over:
             return f"OOM ({self.rate:,.0f} without a limit; {figures})"
@@ -152,12 +167,8 @@ def run_modes(cfg: Config, steps: int, seed: int, optimizer: str,
     plan = {bs: [make_batch(b, vocab=cfg.vocab) for b in batches(examples, bs, steps, seed + bs)]
             for bs in BATCH_SIZES}
     dynamic = Engine(unoptimized(module), passes=[])
-    # the limit: the dynamic mode's largest peak at batch 14 (so it fits 14, as in the
-    # paper), which is its peak at the longest sequence (the step grows with it)
     start = Training.start(cfg, optimizer, seed)
-    longest = max(plan[14], key=lambda b: b.shape[1])
-    limit = dynamic.device_peak(dynamic.binding(
-        {n: v.shape for n, v in step.flatten_inputs(*start.args(longest)).items()}))
+    limit = _limit(dynamic, step, start, plan[14])
     bladec = Engine(module)   # the default pipeline: analyze, schedule, remat
     statics: dict[tuple, Engine] = {}
     jit_step = jax_step(cfg, optimizer)
@@ -202,8 +213,8 @@ def run_modes(cfg: Config, steps: int, seed: int, optimizer: str,
                     # the call dispatches its segments and returns: the step's time is
                     # until its outputs are there, as for the jit rows
                     jax.block_until_ready(out)
-                except BladecError:
-                    cell.oom = True
+                except BladecError as error:
+                    cell.refuse((b.shape[0], b.shape[1]), error)
                     continue
                 cell.add(batch.real_tokens, time.perf_counter() - t0, rep.compilations,
                          rep.peak_bytes)
@@ -217,6 +228,46 @@ def run_modes(cfg: Config, steps: int, seed: int, optimizer: str,
             print(f"  {mode}: {cells[mode][bs].text()}; steady {cells[mode][bs].steady_text()}",
                   file=sys.stderr, flush=True)
     return cells, limit
+
+
+def _limit(dynamic: Engine, step, start: Training, batches14: list[Batch]) -> int:
+    """The limit: the dynamic mode's largest peak at batch 14 (so it fits 14, as in the
+    paper), which is its peak at the longest sequence (the step grows with it)."""
+    longest = max(batches14, key=lambda b: b.shape[1])
+    return dynamic.device_peak(dynamic.binding(
+        {n: v.shape for n, v in step.flatten_inputs(*start.args(longest)).items()}))
+
+
+def probe(cfg: Config, steps: int, seed: int, optimizer: str, mode: str,
+          bucket: tuple[int, int]) -> tuple[int, int | None, int | None]:
+    """One bucketed mode (static or bladec) prepared at one bucket (batch, padded length)
+    under the limit the table of ``steps`` steps runs under, nothing run: (limit, device
+    peak or None, the smallest limit the refusal named or None). A refused cell's figures
+    checked without running the table again."""
+    examples = load_examples()
+    step = import_step(cfg, next_pow2(max(len(e.ids) for e in examples)), optimizer)
+    start = Training.start(cfg, optimizer, seed)
+    limit = _limit(Engine(unoptimized(step.module), passes=[]), step, start, [
+        make_batch(b, vocab=cfg.vocab) for b in batches(examples, 14, steps, seed + 14)])
+    if mode == "bladec":
+        engine = Engine(step.module)
+    else:
+        engine = Engine(static_module(step.module, {"S0": bucket[0], "S1": bucket[1]}),
+                        passes=[])
+    zeros = np.zeros(bucket, np.int32)
+    shapes = {n: v.shape for n, v in step.flatten_inputs(*start.args(
+        Batch(zeros, zeros, np.zeros(bucket, np.float32)))).items()}
+    try:
+        return limit, engine.device_peak(engine.binding(shapes), limit), None
+    except BladecError as refused:
+        return limit, None, _smallest(refused)
+
+
+def _smallest(error: BladecError) -> int | None:
+    """The smallest limit a refusal names: a LimitError's ``smallest`` (read by name: the
+    benchmark reaches the runtime only through the engine), None for another error."""
+    smallest = getattr(error, "smallest", None)
+    return smallest if isinstance(smallest, int) else None
 
 
 def _mappings() -> int | None:
@@ -305,7 +356,8 @@ def goal_lines(cells: dict[str, dict[int, Cell]]) -> list[str]:
     for bs in BATCH_SIZES:
         ours, static = cells["bladec"][bs], cells["static"][bs]
         if ours.oom:
-            out.append(f"- batch {bs}: bladec OOM" + ("" if static.oom else ", static fits: NOT MET"))
+            out.append(f"- batch {bs}: bladec {ours.oom_text()}"
+                       + ("" if static.oom else ", static fits: NOT MET"))
             continue
         peak = ("static OOM" if static.oom else
                 f"peak {ours.peak / GIB:.3f} vs static {static.peak / GIB:.3f} GiB "
@@ -333,7 +385,23 @@ def main() -> None:
     ap.add_argument("--optimizer", choices=sorted(PAPER_SAMPLES), default="adam")
     ap.add_argument("--batch-sizes", default="14,16,18",
                     help="a subset of 14,16,18 (14 always runs: it sets the limit)")
+    ap.add_argument("--probe", metavar="MODE:BATCHxLENGTH",
+                    help="run no table: prepare static or bladec at one bucket under the "
+                    "limit of --steps and say its peak or the smallest limit it names")
     args = ap.parse_args()
+    if args.probe is not None:
+        mode, _, bucket = args.probe.partition(":")
+        batch, _, length = bucket.partition("x")
+        if mode not in ("static", "bladec") or not (batch.isdigit() and length.isdigit()):
+            ap.error("--probe: MODE:BATCHxLENGTH, MODE static or bladec (e.g. bladec:18x768)")
+        limit, peak, smallest = probe(CPU_CONFIG, args.steps, args.seed, args.optimizer,
+                                      mode, (int(batch), int(length)))
+        said = (f"fits, device peak {peak} B ({peak / limit:.4f}x)" if peak is not None else
+                "refused" if smallest is None else
+                f"refused, smallest limit {smallest} B = {smallest / GIB:.4f} GiB "
+                f"({smallest / limit:.4f}x)")
+        print(f"{args.probe} under {limit} B = {limit / GIB:.4f} GiB: {said}")
+        return
     global BATCH_SIZES
     try:
         chosen = {int(b) for b in args.batch_sizes.split(",")}

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from bladec.models.llama import Adam
+from bladec.runtime.planning.limit import LimitError
 from tests.support.paths import BENCHMARKS
 
 pytest.importorskip("jax")
@@ -27,6 +28,29 @@ def test_cell_counts_steady_steps_apart():
     assert cell.text().startswith("OOM (100 without a limit")
     assert bench.Cell(oom=True).text() == "OOM"
     assert bench.Cell().steady_text() == "-"
+
+
+def test_a_refusal_names_its_bucket_and_smallest_limit():
+    cell = bench.Cell()
+    cell.refuse((18, 640), LimitError(GIB, GIB * 131 // 100))
+    assert cell.oom and cell.text() == "OOM at 18x640 (smallest 1.31 GiB)"
+    assert cell.steady_text() == "OOM"
+    other = bench.Cell()   # a refusal that names no smallest limit
+    other.refuse((14, 1024), bench.BladecError("no plan"))
+    assert other.text() == "OOM at 14x1024" and other.smallest is None
+    cells = _cells({"bladec": [50, 50, None], "static": [None] * 3})
+    cells["bladec"][18] = cell
+    assert bench.goal_lines(cells)[2] == "- batch 18: bladec OOM at 18x640 (smallest 1.31 GiB)"
+
+
+@pytest.mark.parametrize("probe", ["jit-pow2:14x512", "bladec:18", "bladec:18xlong", "static"])
+def test_a_bad_probe_is_one_line(probe, monkeypatch, capsys):
+    monkeypatch.setattr("sys.argv", ["bench_paper.py", "--probe", probe])
+    with pytest.raises(SystemExit) as exit:
+        bench.main()
+    assert exit.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1].endswith(
+        "--probe: MODE:BATCHxLENGTH, MODE static or bladec (e.g. bladec:18x768)")
 
 
 def _cells(rates: dict[str, list[float]], peaks: dict[str, list[float]] | None = None):
