@@ -73,6 +73,15 @@ class _DyModel:
         self.emb = pc.lookup_parameters_from_numpy(params["emb"])
         self.raw = [pc.parameters_from_numpy(params[k][n]) for k, n in self.KEYS]
 
+    def tree_losses(self, instances: list[dict], encode: Callable[[Any], tuple[Any, Any]],
+                    wo: Any, bo: Any) -> list[Any]:
+        """Each instance's loss: its tree encoded bottom-up, the root classified."""
+        out = []
+        for inst in instances:
+            root, _ = encode(inst["tree"])
+            out.append(self.dy.pickneglogsoftmax(wo * root + bo, inst["label"]))
+        return out
+
 
 class DyTreeLSTM(_DyModel):
     """The TreeLSTM of bladec/models/treelstm.py in DyNet, on the same weights."""
@@ -96,11 +105,7 @@ class DyTreeLSTM(_DyModel):
             i, o, g = gates(wl * dy.lookup(self.emb, t) + bl, 3)
             c = dy.cmult(dy.logistic(i), dy.tanh(g))
             return dy.cmult(dy.logistic(o), dy.tanh(c)), c
-        out = []
-        for inst in instances:
-            root, _ = encode(inst["tree"])
-            out.append(dy.pickneglogsoftmax(wo * root + bo, inst["label"]))
-        return out
+        return self.tree_losses(instances, encode, wo, bo)
 
 
 class DyBiLSTM(_DyModel):
@@ -148,11 +153,7 @@ class DyMVRNN(_DyModel):
                 v = dy.tanh(w * dy.concatenate([mb * a, ma * bb]) + b)
                 return v, wm * dy.concatenate([ma, mb])
             return dy.lookup(self.emb, t), dy.lookup(self.mats, t)
-        out = []
-        for inst in instances:
-            root, _ = encode(inst["tree"])
-            out.append(dy.pickneglogsoftmax(wo * root + bo, inst["label"]))
-        return out
+        return self.tree_losses(instances, encode, wo, bo)
 
 
 class DyEarlyExit(_DyModel):

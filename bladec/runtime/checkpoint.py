@@ -124,7 +124,7 @@ def checkpointed(func: Func, shapes: dict[str, tuple[int, ...]], k: int) -> Modu
     fixed = Fixed(shapes, {n: t.dtype for n, t in func.value_types().items()})
     chunks = {id(p.forward): _Chunks(fixed, p, k) for p in found}
     backs = {id(p.backward): chunks[id(p.forward)] for p in found}
-    args = [Value(a.name, fixed.type(a.name, a.type.dtype), a.donated) for a in func.args]
+    args = fixed.args(func)
     ops: list[Op] = []
     for op in filter(is_compute, func.ops):
         if id(op) in chunks:
@@ -162,7 +162,7 @@ class _Chunks:
             results = self._chunk(fwd, c, carry, {}, kept, out, carry_names=names)
             carry, pieces[c] = results[:nk], results[nk:]
         for i, j in enumerate(kept):
-            out.append(self._concat(stacked[j], [pieces[c][i] for c in sorted(pieces)]))
+            out.append(self.fixed.stacked(stacked[j], [pieces[c][i] for c in sorted(pieces)]))
         return out
 
     def backward(self) -> list[Op]:
@@ -182,7 +182,7 @@ class _Chunks:
                                   out, carry_names=names)
             carry, pieces[c] = results[:bk], results[bk:]
         for j, r in enumerate(bwd.results[bk:]):
-            out.append(self._concat(r, [pieces[c][j] for c in sorted(pieces)]))
+            out.append(self.fixed.stacked(r, [pieces[c][j] for c in sorted(pieces)]))
         return out
 
     def _chunk(self, scan: Op, c: int, carry: list[str], given: dict[int, str],
@@ -196,7 +196,7 @@ class _Chunks:
         nc, nk, _ = parts(scan)
         s, e = self.bounds[c]
         operands = list(scan.operands[:nc]) + list(carry) + [
-            given.get(i) or self._slice(n, s, e, out)
+            given.get(i) or fixed.rows(n, s, e, out, f"{n}.s{s}")
             for i, n in enumerate(scan.operands) if i >= nc + nk]
         rename: dict[str, str] = {}
         body: list[Op] = []
@@ -211,8 +211,7 @@ class _Chunks:
                 results.append(Value(rename[r.name], fixed.type(r.name, r.type.dtype)))
             if op.regions:
                 raise AssertionError("a checkpointed scan's body holds no region")
-            body.append(Op(op.name, [rename.get(n, n) for n in op.operands], results,
-                           dict(op.attrs), loc=op.loc, operand_locs=list(op.operand_locs)))
+            body.append(fixed.renamed(op, rename, results))
         results = [Value(carry_names[i] if carry_names else fixed.fresh(r.name),
                          fixed.type(r.name, r.type.dtype))
                    for i, r in enumerate(scan.results[:nk])]
@@ -224,18 +223,3 @@ class _Chunks:
         out.append(Op("scan", operands, results, dict(scan.attrs), {BODY: body}, scan.loc))
         assert all(o.name != ARG or int(o.attrs["index"]) < len(operands) for o in body)
         return [r.name for r in results]
-
-    def _slice(self, x: str, s: int, e: int, out: list[Op]) -> str:
-        """Steps ``s`` to ``e`` of the scanned input ``x`` (its slice along dim 0)."""
-        fixed = self.fixed
-        shape = fixed.shapes[x]
-        name = fixed.fresh(f"{x}.s{s}")
-        out.append(Op("slice", [x], [Value(name, fixed.type(x, fixed.dtype(x),
-                                                           (e - s, *shape[1:])))],
-                      {"start": [s] + [0] * (len(shape) - 1), "limit": [e, *shape[1:]]}))
-        return name
-
-    def _concat(self, r: Value, pieces: list[str]) -> Op:
-        """The chunks' stacked outputs as the original stacked value ``r``."""
-        return Op("concatenate", pieces, [Value(r.name, self.fixed.type(r.name, r.type.dtype))],
-                  {"dim": 0})

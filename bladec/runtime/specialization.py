@@ -52,7 +52,7 @@ def specialized(func: Func, shapes: dict[str, tuple[int, ...]],
         return None
     types = func.value_types()
     fixed = Fixed(shapes, {n: t.dtype for n, t in types.items()})
-    args = [Value(a.name, fixed.type(a.name, a.type.dtype), a.donated) for a in func.args]
+    args = fixed.args(func)
     alias: dict[str, str] = {}
     ops: list[Op] = []
     for op in filter(is_compute, func.ops):   # (no schedule versions: optimized again)
@@ -74,8 +74,9 @@ class Fixed:
              ) -> TensorType:
         return TensorType(tuple(self.shapes[name] if shape is None else shape), dtype)
 
-    def dtype(self, name: str) -> str:
-        return self._dtypes[name]
+    def args(self, func: Func) -> list[Value]:
+        """``func``'s arguments, their types fixed."""
+        return [Value(a.name, self.type(a.name, a.type.dtype), a.donated) for a in func.args]
 
     def fresh(self, name: str) -> str:
         return fresh_name(name, self.taken, ".")
@@ -128,17 +129,30 @@ class Fixed:
                               [Value(name, self.type(r.name, r.type.dtype, (1, *shape[1:])))],
                               {"dims": list(range(1, len(shape)))}))
             if n > 1:
-                out.append(Op("concatenate", pieces,
-                              [Value(r.name, self.type(r.name, r.type.dtype))], {"dim": 0}))
+                out.append(self.stacked(r, pieces))
         return out
+
+    def stacked(self, r: Value, pieces: list[str]) -> Op:
+        """The stacked value ``r`` (its name and fixed type) joined from ``pieces`` along
+        dim 0: steps or chunks of a scan's stacked output."""
+        return Op("concatenate", pieces, [Value(r.name, self.type(r.name, r.type.dtype))],
+                  {"dim": 0})
+
+    def rows(self, x: str, s: int, e: int, out: list[Op], name: str) -> str:
+        """Rows ``s`` to ``e`` of ``x`` (a scan's scanned input: its steps, along dim 0)
+        as a new value named after ``name``, its op appended to ``out``."""
+        shape = self.shapes[x]
+        rows = self.fresh(name)
+        out.append(Op("slice", [x], [Value(rows, TensorType((e - s, *shape[1:]),
+                                                            self._dtypes[x]))],
+                      {"start": [s] + [0] * (len(shape) - 1), "limit": [e, *shape[1:]]}))
+        return rows
 
     def _slice(self, x: str, i: int, out: list[Op]) -> str:
         """Step ``i`` of the scanned input ``x``: its slice along dim 0, that dim dropped."""
         shape = self.shapes[x]
         dtype = self._dtypes[x]
-        one = self.fresh(f"{x}.at{i}")
-        out.append(Op("slice", [x], [Value(one, TensorType((1, *shape[1:]), dtype))],
-                      {"start": [i] + [0] * (len(shape) - 1), "limit": [i + 1, *shape[1:]]}))
+        one = self.rows(x, i, i + 1, out, f"{x}.at{i}")
         step = self.fresh(f"{x}.step{i}")
         out.append(Op("reshape", [one], [Value(step, TensorType(tuple(shape[1:]), dtype))]))
         return step

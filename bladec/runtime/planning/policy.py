@@ -141,13 +141,10 @@ def _place(program: Program, sizes: dict[str, int], budget: Budget, chosen: list
     allowed_k = budget.limit - budget.margins.get(k, 0)
     order = [option.after] + [p for p in points if p != option.after]
     trace = build_trace(program, chosen + [option])
-    allowed = budget.allowed(trace)
-    bound = budget.limit if allowed is None else allowed
     # only op k's bytes decide: the first trial is measured up to op k (and on to its
     # first step over the budget, all the greedy reads of the trace if it stays), the
     # others differ from it only in where op k's segment starts (_segment_bytes)
-    measure = simulate(trace, sizes, program.inputs, program.outputs, program.donated,
-                       until=k, bound=bound)
+    measure, allowed = _bounded(program, sizes, budget, trace, until=k)
     at_first = measure.memory[measure.until_at]
     best = (at_first, order[0])
     if at_first > allowed_k and len(order) > 1:
@@ -163,10 +160,17 @@ def _place(program: Program, sizes: dict[str, int], budget: Budget, chosen: list
     if best[1] != option.after:
         option.after = best[1]
         trace = build_trace(program, chosen + [option])
-        allowed = budget.allowed(trace)
-        measure = simulate(trace, sizes, program.inputs, program.outputs, program.donated,
-                           bound=budget.limit if allowed is None else allowed)
+        measure, allowed = _bounded(program, sizes, budget, trace)
     return trace, measure, allowed
+
+
+def _bounded(program: Program, sizes: dict[str, int], budget: Budget, trace: list[Step],
+             until: int | None = None) -> tuple[Measure, list[int] | None]:
+    """``trace``'s measure up to its first step over the budget (and at least to op
+    ``until``), and the budget per position it was measured against."""
+    allowed = budget.allowed(trace)
+    return simulate(trace, sizes, program.inputs, program.outputs, program.donated,
+                    until=until, bound=budget.limit if allowed is None else allowed), allowed
 
 
 def _segment_bytes(program: Program, sizes: dict[str, int], trace: list[Step],
