@@ -13,7 +13,8 @@ round by round), every output checked bit for bit against the source array on ev
 device; where bladec's plan moves part of an axis, the whole-axis plan is timed too
 (the cost model's choice against the clock), and a least-squares fit of the times on
 the model's terms (collectives, bytes sent). Printed: per case and the geometric mean.
-``--check``: the cases at small sizes, bladec only, untimed (the test in make test).
+``--check``: the cases at small sizes, untimed (a test in make test); ``--repeats 0``: at
+full size, untimed (the per-device peak against XLA's, also in make test).
 
 ``--pairs`` (issue 17): for pairs of distinct shardings of a rank-2 (64x64) and a rank-3 (64x64x64) f32 array over
 the meshes {x:4, y:2} and {x:2, y:2, z:2} (8 CPU devices; every pair, or ``--sample N``
@@ -317,8 +318,7 @@ def run_case(case, repeats: int, check_only: bool, seed: int) -> dict:
         funcs["bladec_whole"] = steps_func(case, shape, whole)
     compiled = {k: sharded_program(f, case.mesh, {v: shape for v in f.value_types()}
                                    ).fn.lower(x).compile() for k, f in funcs.items()}
-    if not check_only:
-        compiled["xla"] = jax.jit(lambda v: v, out_shardings=target).lower(x).compile()
+    compiled["xla"] = jax.jit(lambda v: v, out_shardings=target).lower(x).compile()
     row = {"name": case.name, "kind": case.kind, "mesh": dict(case.mesh.axes),
            "shape": list(shape), "dynamic": list(case.dynamic),
            "src": format_sharding(case.src), "dst": format_sharding(case.dst),
@@ -362,15 +362,15 @@ def summarize_cases(rows: list[dict]) -> dict:
     cpu = [r["cpu_speedup"] for r in timed]
     out = {"cases": len(rows), "bit_equal": sum(all(r[k]["bit_equal"] for k in _PROGRAMS
                                                     if k in r) for r in rows),
-           "within_bound": sum(r["bladec"]["largest_bytes"] <= r["bound_bytes"] for r in rows)}
+           "within_bound": sum(r["bladec"]["largest_bytes"] <= r["bound_bytes"] for r in rows),
+           "peak_above_xla": [r["name"] for r in rows if r["bladec"]["peak"] > r["xla"]["peak"]],
+           "collectives_above_xla": [r["name"] for r in rows
+                                     if r["bladec"]["collectives"] > r["xla"]["collectives"]]}
     if timed:
         out.update({
             "speedup_geomean": _geomean(speed), "cpu_speedup_geomean": _geomean(cpu),
             "speedup_min": min(speed), "below_0_9": [r["name"] for r, v in zip(timed, speed)
                                                      if v < 0.9],
-            "peak_above_xla": [r["name"] for r in timed if r["bladec"]["peak"] > r["xla"]["peak"]],
-            "collectives_above_xla": [r["name"] for r in timed
-                                      if r["bladec"]["collectives"] > r["xla"]["collectives"]],
             "sub_axes_faster_than_whole": [
                 (r["name"], r["whole_over_sub"])
                 for r in timed if "bladec_whole" in r],
@@ -397,28 +397,27 @@ def markdown_cases(rows: list[dict], s: dict, command: str) -> str:
              f"UTC, JAX {jax.__version__}, {jax.devices()[0].platform} x {len(jax.devices())}, "
              f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}", "",
              "| case | mesh | shape | source -> target | bladec steps | collectives b/X | "
-             "peak KiB b/X | wall ms b/X (medians) | speed-up (median of paired rounds) | "
+             "peak B b/X | wall ms b/X (medians) | speed-up (median of paired rounds) | "
              "CPU speed-up |", "| --- " * 10 + "|"]
     for r in rows:
-        b, x = r["bladec"], r.get("xla")
-        if x is None:
-            continue
+        b, x = r["bladec"], r["xla"]
         shape = "x".join("?" if i in r["dynamic"] else str(n) for i, n in enumerate(r["shape"]))
         steps = ", ".join(r["steps"]) + (" (sub-axes)" if r["sub_axes"] else "")
         lines.append(
             f"| {r['name']} | {'x'.join(map(str, r['mesh'].values()))} | {shape} | "
             f"{r['src']} -> {r['dst']} | {steps} | {b['collectives']}/{x['collectives']} | "
-            f"{b['peak'] / 1024:.0f}/{x['peak'] / 1024:.0f} | {b['wall'] * 1e3:.3f}/"
-            f"{x['wall'] * 1e3:.3f} | {r['speedup']:.2f}x | {r['cpu_speedup']:.2f}x |")
+            f"{b['peak']:,}/{x['peak']:,} | " + (
+                f"{b['wall'] * 1e3:.3f}/{x['wall'] * 1e3:.3f} | {r['speedup']:.2f}x | "
+                f"{r['cpu_speedup']:.2f}x |" if b["wall"] is not None else "- | - | - |"))
     lines += ["", f"cases: {s['cases']}; bit-equal: {s['bit_equal']}; within max(source, "
-              f"target) local: {s['within_bound']}"]
+              f"target) local: {s['within_bound']}",
+              f"per-device peak above XLA's: {s['peak_above_xla'] or 'none'}; more "
+              f"collectives than XLA: {s['collectives_above_xla'] or 'none'}"]
     if "speedup_geomean" in s:
         f = s["model_fit"]
         lines += [f"geometric mean speed-up over XLA: **{s['speedup_geomean']:.2f}x** wall, "
                   f"{s['cpu_speedup_geomean']:.2f}x CPU; lowest {s['speedup_min']:.2f}x; "
                   f"below 0.9x: {s['below_0_9'] or 'none'}",
-                  f"per-device peak above XLA's: {s['peak_above_xla'] or 'none'}; more "
-                  f"collectives than XLA: {s['collectives_above_xla'] or 'none'}",
                   "sub-axis plan against the whole-axis plan (whole / sub wall time): " +
                   (", ".join(f"{n} {v:.2f}x" for n, v in s["sub_axes_faster_than_whole"])
                    or "none"),
@@ -436,8 +435,8 @@ def main() -> None:
     ap.add_argument("--pairs", action="store_true",
                     help="pairs of shardings (issue 17) instead of the cases (issue 34)")
     ap.add_argument("--check", action="store_true",
-                    help="the cases at small sizes, bladec's programs only, no timing: "
-                         "bit-equality and the bound (make test)")
+                    help="the cases at small sizes, no timing: bit-equality and the bound "
+                         "(make test)")
     ap.add_argument("--only", default=None, help="cases whose name contains this")
     ap.add_argument("--sample", type=int, default=None,
                     help="random pairs per mesh and rank (default: every pair)")

@@ -4,7 +4,8 @@ Inside the map every value is a device's own block (its local shape); ops that a
 collectives run on blocks through the same lowerings as everywhere (bladec/emit/lower.py),
 and each collective becomes JAX's: ``shard_slice`` a ``lax.dynamic_slice_in_dim`` at
 ``lax.axis_index``, ``all_gather`` a tiled ``lax.all_gather``, ``all_to_all`` a
-``lax.all_to_all`` (toward a later dim over a split of that dim: XLA's own program),
+``lax.all_to_all`` (toward a later dim over a split of that dim: XLA's own program;
+toward an earlier dim over two devices one ``lax.ppermute`` of the half that leaves),
 ``all_permute`` one ``lax.ppermute`` over every mesh axis, and a ``reshard`` left in the
 listing the ops the ``redistribute`` pass writes for it. Runs of gathers (or slices) of
 one dim become one collective over their axes. Where a reshard's plan moves part of an
@@ -236,14 +237,32 @@ def _all_to_all(mesh: Mesh, op: Op, x: Any, src: Sharding, dst: Sharding) -> Any
     from jax import lax
     d, e = op.attrs["src"], op.attrs["dst"]
     axes = src[d][len(dst[d]):]  # major first: the group index is row-major over them
+    g = math.prod(mesh.size(a) for a in axes)
+    if g == 2 and d > e:
+        return _exchange(x, _names(axes), d, e)
     if d > e:
         return lax.all_to_all(x, _names(axes), split_axis=e, concat_axis=d, tiled=True)
-    g = math.prod(mesh.size(a) for a in axes)
     s = x.shape
     y = x.reshape(s[:e] + (g, s[e] // g) + s[e + 1:])
     y = lax.all_to_all(y, _names(axes), split_axis=e, concat_axis=e, tiled=True)
     y = y.transpose(tuple(range(d)) + (e,) + tuple(i for i in range(d, y.ndim) if i != e))
     return y.reshape(s[:d] + (g * s[d],) + s[d + 1:e] + (s[e] // g,) + s[e + 1:])
+
+
+def _exchange(x: Any, names: Any, d: int, e: int) -> Any:
+    """An all_to_all over two devices as one permute: each keeps its half of dim e,
+    sends the other half to its partner and joins the two along dim d in group order.
+    XLA:CPU lowers an all_to_all to a tuple of pieces, whose index table is scratch the
+    permute does not need (``gather all`` on {x:4, y:2}: 64 B over XLA's own program
+    that way, 64 KiB under it this way), and copies both pieces out where the permute
+    copies one."""
+    from jax import lax
+    h = x.shape[e] // 2
+    lo, hi = lax.slice_in_dim(x, 0, h, axis=e), lax.slice_in_dim(x, h, 2 * h, axis=e)
+    first = lax.axis_index(names) == 0
+    got = lax.ppermute(lax.select(first, hi, lo), names, [(0, 1), (1, 0)])
+    mine = lax.select(first, lo, hi)
+    return lax.concatenate([lax.select(first, mine, got), lax.select(first, got, mine)], d)
 
 
 def _permute(mesh: Mesh, op: Op, x: Any, src: Sharding, dst: Sharding) -> Any:
