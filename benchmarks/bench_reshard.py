@@ -328,10 +328,14 @@ def run_case(case, repeats: int, check_only: bool, seed: int) -> dict:
     for k, c in compiled.items():
         out = c(x)
         out = out[0] if isinstance(out, (tuple, list)) else out
-        sent, largest, count = collectives(c.as_text(), case.mesh.devices)
+        hlo = c.as_text()
+        sent, largest, count = collectives(hlo, case.mesh.devices)
         row[k] = {"bit_equal": _bit_equal(out, a, target), "peak": _peak(c),
                   "temp": int(c.memory_analysis().temp_size_in_bytes), "sent": sent,
-                  "largest_bytes": 4 * largest, "collectives": count, "wall": [], "cpu": []}
+                  "largest_bytes": 4 * largest, "collectives": count,
+                  "kinds": [m.group(2) for m in map(_COLLECTIVE.search, hlo.splitlines())
+                            if m and "-done" not in m.string.split("=")[0]],
+                  "wall": [], "cpu": []}
     order = list(compiled)
     for r in range(repeats):  # paired: every program once per round, the order turned
         for k in order[r % len(order):] + order[:r % len(order)]:
