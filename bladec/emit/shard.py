@@ -5,12 +5,13 @@ collectives run on blocks through the same lowerings as everywhere (bladec/emit/
 and each collective becomes JAX's: ``shard_slice`` a ``lax.dynamic_slice_in_dim`` at
 ``lax.axis_index``, ``all_gather`` a tiled ``lax.all_gather``, ``all_to_all`` a
 ``lax.all_to_all`` (toward a later dim over a split of that dim: XLA's own program;
-toward an earlier dim over two devices, from 64 KiB blocks, one ``lax.ppermute`` of the
-half that leaves), ``all_permute`` one ``lax.ppermute`` over every mesh axis, and a
-``reshard`` left in the listing the ops the ``redistribute`` pass writes for it. Runs of gathers (or slices) of
-one dim become one collective over their axes. Where a reshard's plan moves part of an
-axis, the whole map runs over the refined mesh (the same devices, composite axes cut
-into sub-axes) and every type is written over it.
+toward an earlier dim of a matrix over two devices, from 64 KiB blocks, one
+``lax.ppermute`` of the half that leaves), ``all_permute`` one ``lax.ppermute`` over
+every mesh axis, and a ``reshard`` left in the listing the ops the ``redistribute``
+pass writes for it. Runs of gathers (or slices) of one dim become one collective over
+their axes. Where a reshard's plan moves part of an axis, the whole map runs over the
+refined mesh (the same devices, composite axes cut into sub-axes) and every type is
+written over it.
 """
 from __future__ import annotations
 
@@ -238,7 +239,7 @@ def _all_to_all(mesh: Mesh, op: Op, x: Any, src: Sharding, dst: Sharding) -> Any
     d, e = op.attrs["src"], op.attrs["dst"]
     axes = src[d][len(dst[d]):]  # major first: the group index is row-major over them
     g = math.prod(mesh.size(a) for a in axes)
-    if g == 2 and d > e and x.size * x.dtype.itemsize >= EXCHANGE_BYTES:
+    if g == 2 and d > e and x.ndim == 2 and x.size * x.dtype.itemsize >= EXCHANGE_BYTES:
         return _exchange(x, _names(axes), d, e)
     if d > e:
         return lax.all_to_all(x, _names(axes), split_axis=e, concat_axis=d, tiled=True)
@@ -249,11 +250,14 @@ def _all_to_all(mesh: Mesh, op: Op, x: Any, src: Sharding, dst: Sharding) -> Any
     return y.reshape(s[:d] + (g * s[d],) + s[d + 1:e] + (s[e] // g,) + s[e + 1:])
 
 
-# The block size from which the two-device exchange beats XLA:CPU's all_to_all: on 8
-# CPU devices ({x:4, y:2}, {x, y} to {(x, y), _}, 81 paired rounds) the exchange ran
-# 0.78x, 0.92x, 0.97x the all_to_all's speed at 2, 8 and 32 KiB blocks, 1.03x at 50 KiB,
-# 1.09x at 72 and 98 KiB, 1.16x at 128 KiB: below, the permute's rendezvous and the
-# join cost more than the copies it saves.
+# Where the two-device exchange beats XLA:CPU's all_to_all, as measured on 8 CPU
+# devices (paired rounds, the same program with either lowering): on matrices from
+# 64 KiB blocks ({x, y} to {(x, y), _} on {x:4, y:2}: 0.78x, 0.92x, 0.97x the
+# all_to_all's speed at 2, 8 and 32 KiB blocks, 1.03x at 50 KiB, 1.09x at 72 and 98 KiB,
+# 1.16x at 128 KiB; issue 34's rank-2 cases 1.08-1.17x), not on rank-3 blocks (the
+# cases `sub-axis {_,x,y}->{_,_,x}` 0.87x and `mixed {x,_,y}->{y,x,_}` 0.95x at 128 KiB;
+# issue 17's 1 MiB rank-3 pairs lower by about a tenth). Below, the permute's rendezvous
+# and the join cost more than the copies it saves.
 EXCHANGE_BYTES = 64 * 1024
 
 
