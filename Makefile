@@ -32,7 +32,8 @@ test: bytecode
 	$(BIN)/python -m pytest -q -n 2 --dist worksteal
 
 # everything marked slow: the benchmarks' goals, the whole fuzz and pair campaigns whose
-# first cases `make test` runs (tests/fuzz/__init__.py lists them; also the schedule's
+# first cases `make test` runs (tests/fuzz/__init__.py lists them: the CLI fuzzer's, the
+# two backends', the differential test's NumPy and JAX graphs; also the schedule's
 # 240 random graphs, of which `make test` runs 120, and mlp-train's 24 bindings in the
 # exact-schedule optimum, of which `make test` checks 12), the acceptance-sized runs whose
 # smaller smoke `make test` runs (the RSS check at 8x256; `make test` at 4x256), and the

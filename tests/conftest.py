@@ -51,12 +51,20 @@ if _CPU_LOG:
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_protocol(item, nextitem):  # type: ignore[no-untyped-def]
-        """With BLADEC_TEST_CPU_LOG=prefix, each worker appends `nodeid<TAB>cpu seconds`
-        (setup, call and teardown together, this process only) to prefix.<worker>: the
-        suite's cost per test on a loaded machine, where wall time says little."""
-        start = time.process_time()
+        """With BLADEC_TEST_CPU_LOG=prefix, each worker appends `nodeid<TAB>cpu
+        seconds<TAB>children's cpu seconds` (setup, call and teardown together; this
+        process, then the subprocesses the test started) to prefix.<worker>: the suite's
+        cost per test on a loaded machine, where wall time says little."""
+        start, children = time.process_time(), _children_cpu()
         yield
         spent = time.process_time() - start
+        spawned = _children_cpu() - children
         worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
         with open(f"{_CPU_LOG}.{worker}", "a", encoding="utf-8") as log:
-            log.write(f"{item.nodeid}\t{spent:.3f}\n")
+            log.write(f"{item.nodeid}\t{spent:.3f}\t{spawned:.3f}\n")
+
+    def _children_cpu() -> float:
+        """User + system CPU of the subprocesses this worker has waited for."""
+        import resource
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return usage.ru_utime + usage.ru_stime
