@@ -88,9 +88,12 @@ def interpret(K: Any, ops: list[Op], inputs: list[str], outputs: list[str],
     """The segment as a Python function of its inputs (traced by JAX, or run by NumPy);
     a value is dropped after its last use inside, so NumPy frees it there. Kernels with
     an ``after(operands, previous)`` hook see each op's operands with the previous op's
-    results, to hold the ops in this order (the JAX backend's enforced order)."""
+    results, to hold the ops in this order (the JAX backend's enforced order); an op
+    that reads nothing (a constant, an iota) has no operands to hold back, so its
+    results go through the kernels' ``made_after(results, previous)`` instead."""
     last = _last_reads(ops, outputs)
     after = getattr(K, "after", None)
+    made_after = getattr(K, "made_after", None)
 
     def body(inner: list[Op], ins: list[str], outs: list[str]) -> Callable[..., list]:
         return interpret(K, inner, ins, outs, specs)
@@ -106,6 +109,8 @@ def interpret(K: Any, ops: list[Op], inputs: list[str], outputs: list[str],
                 results = run_loop(K, op, operands, specs[id(op)], body)
             else:
                 results = run_op(K, op, operands, specs[id(op)])
+            if made_after is not None and previous and not op.operands:
+                results = made_after(results, previous)
             env.update(zip(op.result_names, results))
             previous = list(results)
             for n in last.get(i, ()):
