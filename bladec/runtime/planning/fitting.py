@@ -352,18 +352,15 @@ class Fitter(WholeStep):
         held = sum(bound.sizes[n] for n in dict.fromkeys(self.inputs + self.outputs))
         lo = max(held, 1)   # (not the model's lower bounds: a device peak can be lower)
         top = max(self._free(bound).device.peak, lo)
-        hi = self._bisected(bound, lo, top)
+        hi = self._descended(bound, self._bisected(bound, lo, top))
         # the closed loop is not monotone in the limit, and the bisection's margins,
         # learned where plans were far over, can rule out every limit under the whole
         # step: the loop started one byte under it, with no margins, is the second path
         # (an imported GPT-2 at 8x64: the bisection ends at XLA's order, 22,444,108 B;
-        # the loop at 22,999,115 B finds 18,662,180 B); the descent starts from the
-        # lower of the two (one descent: each ends planning twice, at its top and one
-        # byte under, about a third of this GPT-2's search)
+        # the loop at 22,999,115 B finds 18,662,180 B); the lower of the two is named
         run = self._fits(bound, top - 1) if top - 1 > lo else None
         if run is not None and run.device.peak < hi:
-            hi = run.device.peak
-        hi = self._descended(bound, hi)
+            hi = self._descended(bound, run.device.peak)
         bound.smallest = hi
         self._keep_hint(bound, hi)
         return hi
