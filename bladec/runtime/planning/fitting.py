@@ -328,7 +328,10 @@ class Fitter(WholeStep):
 
         The closed loop is not monotone in the limit (a plan found for one limit can fit
         a smaller one): :meth:`_fits` falls back on every plan found so far, and since
-        the search is the same everywhere, so are the plans it finds."""
+        the search is the same everywhere, so are the plans it finds. Nor is the search
+        in its starting point: after the bisection and its descent, the closed loop is
+        started one byte under the whole step, with no margins, and where it finds a
+        lower plan the descent goes on from there (the lower of the two is named)."""
         if bound.smallest is not None:
             return bound.smallest
         before, self._figures_only = self._figures_only, True
@@ -348,7 +351,23 @@ class Fitter(WholeStep):
             return hinted
         held = sum(bound.sizes[n] for n in dict.fromkeys(self.inputs + self.outputs))
         lo = max(held, 1)   # (not the model's lower bounds: a device peak can be lower)
-        hi = max(self._free(bound).device.peak, lo)
+        top = max(self._free(bound).device.peak, lo)
+        hi = self._descended(bound, self._bisected(bound, lo, top))
+        # the closed loop is not monotone in the limit, and the bisection's margins,
+        # learned where plans were far over, can rule out every limit under the whole
+        # step: the loop started one byte under it, with no margins, is the second path
+        # (an imported GPT-2 at 8x64: the bisection ends at XLA's order, 22,444,108 B;
+        # the loop at 22,999,115 B finds 18,662,180 B); the lower of the two is named
+        run = self._fits(bound, top - 1) if top - 1 > lo else None
+        if run is not None and run.device.peak < hi:
+            hi = self._descended(bound, run.device.peak)
+        bound.smallest = hi
+        self._keep_hint(bound, hi)
+        return hi
+
+    def _bisected(self, bound: _Bound, lo: int, hi: int) -> int:
+        """The search's bisection between ``lo`` and ``hi`` down to a 1% bracket: its
+        top, the lowest device peak of a run found within a limit asked."""
         while hi - lo > hi // 100:
             mid = (lo + hi) // 2
             if bound.learned:
@@ -360,6 +379,13 @@ class Fitter(WholeStep):
                 lo = mid + 1
             else:   # fits at its own peak too: _fits falls back on every plan found
                 hi = run.device.peak
+        return hi
+
+    def _descended(self, bound: _Bound, hi: int) -> int:
+        """The search's descent from ``hi`` (a limit some run fits at exactly): strides
+        down, then one byte under each fitting plan's peak, until :meth:`_fits` finds
+        nothing one byte under the top and the plan made for the top itself holds no
+        less; that top."""
         first = stride = max(int(hi * FIRST_STRIDE), 1)
         while hi > 1:
             if stride > 1:   # a stride down: doubled where a run is found, else halved
@@ -381,8 +407,6 @@ class Fitter(WholeStep):
             if top is None or top.device.peak >= hi:
                 break
             hi = top.device.peak
-        bound.smallest = hi
-        self._keep_hint(bound, hi)
         return hi
 
     # -- hints: what earlier processes' searches found (hints.py) -------------------------
