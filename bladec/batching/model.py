@@ -172,7 +172,7 @@ class Autobatched:
         import jax
         t0 = time.perf_counter()
         leaves, params_tree = jax.tree_util.tree_flatten(params)
-        recording = Recording({id(x): i for i, x in enumerate(leaves)})
+        recording = Recording({id(x): i for i, x in enumerate(leaves)}, params)
         device = [x if isinstance(x, jax.Array) else jax.numpy.asarray(x) for x in leaves]
         outputs, out_tree = [], None
         if len(instances) == 0:
@@ -228,7 +228,7 @@ class Autobatched:
         import jax.numpy as jnp
         kept = self._kept.get(group.identity)
         have = 0 if kept is None else kept[0].shape[0]
-        rows = grown(len(group.slots) + 1, have)
+        rows = grown(group.count + 1, have)
         if rows > have:
             kept = self._kept[group.identity] = [
                 jnp.zeros((rows, *shape), dtype)

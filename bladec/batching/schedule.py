@@ -115,11 +115,11 @@ def walked_depths(recording: Recording) -> dict[int, np.ndarray]:
     for group in recording.groups.values():
         n_lazy = len(group.operand_keys)
         n_in = n_lazy + len(group.data_keys)
-        for i, (pos, slot) in enumerate(zip(group.order, group.slots)):
+        for i, (pos, slot) in enumerate(zip(group.order, group.slots.tolist())):
             order.append((pos, group, i, slot[:n_lazy], slot[n_in:]))
     order.sort(key=lambda t: t[0])
     produced: dict[tuple[BufferKey, int], int] = {}
-    out = {id(g): np.zeros(len(g.slots), np.int64) for g in recording.groups.values()}
+    out = {id(g): np.zeros(g.count, np.int64) for g in recording.groups.values()}
     for _, group, i, operands, outputs in order:
         depth = -1
         for key, row in zip(group.operand_keys, operands):
@@ -147,7 +147,7 @@ def schedule(recording: Recording, *, static_depth: bool = True, batched: bool =
     start = time.perf_counter()
     walked = None if static_depth else walked_depths(recording)
     groups = list(recording.groups.values())
-    slots_of = [np.asarray(g.slots, dtype=np.int32).reshape(len(g.slots), -1) for g in groups]
+    slots_of = [g.slots for g in groups]
     depths_of = [np.asarray(g.depths) if walked is None else walked[id(g)] for g in groups]
     if batched and sinks_last:
         _sinks_last(recording, groups, slots_of, depths_of)

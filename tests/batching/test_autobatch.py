@@ -210,6 +210,39 @@ def test_inline_depths_equal_a_walk_of_the_graph():
     assert sum(c.count for c in s.calls) == recording.invocations
 
 
+@pytest.mark.parametrize("name", ["treelstm", "bilstm", "earlyexit", "mvrnn"])
+def test_fast_trace_records_what_flattening_records(name, monkeypatch):
+    """The trace's fast path (arguments read without pytree flattening, value.py) gives
+    the groups, rows, depths and tables that the general path gives."""
+    import jax
+    from bladec.batching import value
+    mod = MODELS[name][0]
+    params = _params(mod)
+    leaves = jax.tree_util.tree_leaves(params)
+    batch = _batch(name, 5, seed=3)
+
+    def record():
+        recording = Recording({id(x): i for i, x in enumerate(leaves)}, params)
+        with tracing(recording, leaves):
+            for instance in batch:
+                mod.model(params, instance)
+        return recording
+    fast = record()
+    assert fast._fast, "the fast path was never taken"
+
+    def refuse(*_):
+        raise value._Fallback
+    monkeypatch.setattr(value.Recording, "_walk", refuse)
+    general = record()
+    assert not general._fast
+    assert list(fast.groups) == list(general.groups)
+    for a, b in zip(fast.groups.values(), general.groups.values()):
+        assert (a.flat, a.depths, a.order) == (b.flat, b.depths, b.order)
+    assert fast.rows == general.rows
+    assert {k: len(v) for k, v in fast.data.items()} == \
+        {k: len(v) for k, v in general.data.items()}
+
+
 def test_bucket_ladder():
     assert [bucket(n, 8) for n in (1, 8, 9, 13, 17, 33, 64, 65, 81, 129)] == \
         [8, 8, 12, 16, 24, 48, 64, 80, 96, 160]
