@@ -164,17 +164,23 @@ def schedule(recording: Recording, *, static_depth: bool = True, batched: bool =
                               Call(int(depths[i]), group, slots[i:i + 1].copy(), 1)))
                 # one invocation per call: the bucket is 1, the unbatched reference
             continue
+        # one array for all of the group's calls, each call a view of it: the
+        # invocations in order of depth, each call's lanes padded to its bucket
         order = np.argsort(depths, kind="stable")
         sorted_depths = depths[order]
-        cuts = np.flatnonzero(np.diff(sorted_depths)) + 1
+        starts = np.flatnonzero(np.diff(sorted_depths, prepend=-1))
+        counts = np.diff(starts, append=len(order))
         slots[order, -1] = np.arange(1, len(slots) + 1)
-        for chunk in np.split(order, cuts):
-            count = len(chunk)
-            index = np.empty((bucket(count, smallest), slots.shape[1]), np.int32)
-            index[:count] = slots[chunk]
-            index[count:] = padding_row(group)
-            d = int(depths[chunk[0]])
-            parts.append((d, g_index, Call(d, group, index, count)))
+        sizes = [bucket(c, smallest) for c in counts.tolist()]
+        offsets = np.cumsum([0, *sizes])
+        index = np.empty((int(offsets[-1]), slots.shape[1]), np.int32)
+        index[:] = padding_row(group)
+        index[np.repeat(offsets[:-1] - starts, counts) + np.arange(len(order))] = \
+            slots[order]
+        for start, count, at, size in zip(starts.tolist(), counts.tolist(),
+                                          offsets.tolist(), sizes):
+            d = int(sorted_depths[start])
+            parts.append((d, g_index, Call(d, group, index[at:at + size], count)))
     parts.sort(key=lambda t: (t[0], t[1]))
     out = Schedule(calls=[c for _, _, c in parts])
     out.depths = 1 + max((c.depth for c in out.calls), default=-1)
