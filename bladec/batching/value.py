@@ -170,6 +170,7 @@ class Recording:
         self._table_of: dict[Any, tuple[int, list[Any]]] = {}   # scalar type -> table
         self._arrays: dict[tuple, tuple[int, list[Any]]] = {}   # (shape, dtype) -> table
         self.invocations = 0
+        self.starts: list[int] = []           # per instance: its first invocation's number
 
     def number(self, key: BufferKey) -> int:
         n = self._numbers.get(key)
