@@ -179,10 +179,10 @@ def schedule(recording: Recording, *, static_depth: bool = True, batched: bool =
              floor: dict[Any, int] | None = None) -> Schedule:
     """The calls of a recorded batch, by depth, and the sizes of its buffers.
 
-    ``align``: where the early depths make more than twice as many calls as there are
-    depths (groups spread over many depths: instances that differ in length before
-    the same steps), try aligning the instances' ends (:func:`_aligned`) and keep
-    whichever makes fewer calls.
+    ``align``: where the early depths make more calls than there are depths (a group
+    spread over several depths: instances that differ in length before the same
+    steps), try aligning the instances' ends (:func:`_aligned`, a few array operations
+    per group) and keep whichever makes fewer calls.
     ``smallest``: the smallest bucket of a batched call. ``floor``: rows already
     allocated per buffer and table by earlier batches; a buffer is never made smaller
     than that (a smaller batch reuses the larger buffer's executables instead of
@@ -195,8 +195,8 @@ def schedule(recording: Recording, *, static_depth: bool = True, batched: bool =
     slots_of = [g.slots for g in groups]
     depths_of = [np.asarray(g.depths) if walked is None else walked[id(g)] for g in groups]
     if batched and sinks_last:
-        if align and _calls(depths_of) > 2 * (1 + max(
-                (int(d.max()) for d in depths_of if len(d)), default=0)):
+        if align and _calls(depths_of) > 1 + max(
+                (int(d.max()) for d in depths_of if len(d)), default=0):
             _aligned(recording, groups, slots_of, depths_of)
         _sinks_last(recording, groups, slots_of, depths_of)
     parts: list[tuple[int, int, Call]] = []
