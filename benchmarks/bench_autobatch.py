@@ -18,7 +18,8 @@ the host or ready on the device).
 Also: bladec's own unbatched execution (every invocation a call of its own,
 ``batched=False``), the batches after warm-up that compiled anything, the host
 scheduling share (tracing the instances plus building the schedule, over the batch's
-wall time), and an ablation at ``--ablation`` instances per batch (each technique off in
+wall time; and the same in CPU time: the tracing thread's CPU time over the process's
+for the batch, which the load of a shared machine distorts less), and an ablation at ``--ablation`` instances per batch (each technique off in
 turn). DyNet's first batch's losses are checked against bladec's (the same model).
 """
 from __future__ import annotations
@@ -239,7 +240,7 @@ def compare(model: str, hidden: int, batch: int, train: bool, warmup: int, batch
     trainer = dy.SimpleSGDTrainer(net.pc, learning_rate=lr)
     trainer.set_clip_threshold(0)
     state = {"params": params}
-    ours, theirs, host, compiled, first = [], [], [], [], None
+    ours, theirs, host, host_cpu, compiled, first = [], [], [], [], [], None
     ours_cpu, theirs_cpu = [], []
     for i in range(warmup + batches):
         instances = mod.instances(batch, seed=1000 * batch + i)
@@ -254,6 +255,7 @@ def compare(model: str, hidden: int, batch: int, train: bool, warmup: int, batch
             ours_cpu.append(c_b)
             theirs_cpu.append(c_d)
             host.append(r.host_seconds / r.seconds)
+            host_cpu.append(r.host_cpu_seconds / c_b)
             compiled.append(r.compilations > 0)
     row = {"model": model, "hidden": hidden, "batch": batch,
            "mode": "training" if train else "inference",
@@ -262,6 +264,7 @@ def compare(model: str, hidden: int, batch: int, train: bool, warmup: int, batch
            "bladec_cpu_ms": 1e3 * statistics.median(ours_cpu),
            "dynet_cpu_ms": 1e3 * statistics.median(theirs_cpu),
            "host_share": statistics.median(host),
+           "host_share_cpu": statistics.median(host_cpu),
            "batches_compiling": sum(compiled), "batches": len(compiled),
            "first_batch_rel_diff": first, "kernels": f.report().kernels,
            "compilations": f.report().total_compilations}
@@ -317,8 +320,8 @@ def markdown(rows: list[dict], ablations: list[dict], command: str) -> str:
     lines = [f"`{command}`", "",
              "| model | hidden | batch | mode | bladec ms | DyNet ms | vs DyNet | "
              "bladec CPU ms | DyNet CPU ms | vs DyNet (CPU) | unbatched ms | vs unbatched | "
-             "host share | batches compiling |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "host share | host share (CPU) | batches compiling |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         unb = (f"{r['unbatched_ms']:.1f} | {r['vs_unbatched']:.1f}x"
                if "unbatched_ms" in r else "- | -")
@@ -326,7 +329,7 @@ def markdown(rows: list[dict], ablations: list[dict], command: str) -> str:
                      f"{r['bladec_ms']:.1f} | {r['dynet_ms']:.1f} | {r['vs_dynet']:.2f}x | "
                      f"{r['bladec_cpu_ms']:.1f} | {r['dynet_cpu_ms']:.1f} | "
                      f"{r['vs_dynet_cpu']:.2f}x | "
-                     f"{unb} | {r['host_share']:.0%} | "
+                     f"{unb} | {r['host_share']:.0%} | {r.get('host_share_cpu', 0.0):.0%} | "
                      f"{r['batches_compiling']}/{r['batches']} |")
     if ablations:
         lines += ["", "| model | batch | variant | ms | x all | CPU ms | x all (CPU) | "

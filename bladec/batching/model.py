@@ -35,6 +35,7 @@ class Options:
     fused_gathers: bool = True   # operands read through indices inside the kernel
     shared_weights: bool = True  # parameters passed whole (else gathered per invocation)
     sinks_last: bool = True      # results nobody reads (losses) computed in one last call
+    align_ends: bool = True      # instances' ends aligned where that makes fewer calls
     residuals: bool = True       # training: the cells' products kept for the backward
     batched: bool = True         # False: every invocation a call of its own
 
@@ -49,6 +50,8 @@ class AutobatchReport:
     padding: float = 0.0         # share of the calls' lanes that were padding
     trace_seconds: float = 0.0   # running the model's Python over the instances
     schedule_seconds: float = 0.0
+    host_cpu_seconds: float = 0.0  # the same two in this thread's CPU time (a figure the
+                                   # load of a shared machine inflates less than wall time)
     dispatch_seconds: float = 0.0  # issuing the calls (includes waiting where the device
                                    # runs synchronously, as XLA's CPU client may)
     seconds: float = 0.0         # the batch's wall time, results ready
@@ -170,15 +173,16 @@ class Autobatched:
     # -- tracing and scheduling -------------------------------------------------------
     def _trace(self, params: Any, instances: Sequence[Any]) -> _Traced:
         import jax
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.thread_time()
         leaves, params_tree = jax.tree_util.tree_flatten(params)
-        recording = Recording({id(x): i for i, x in enumerate(leaves)})
+        recording = Recording({id(x): i for i, x in enumerate(leaves)}, params)
         device = [x if isinstance(x, jax.Array) else jax.numpy.asarray(x) for x in leaves]
         outputs, out_tree = [], None
         if len(instances) == 0:
             raise BladecError(f"{self.__name__}: no instances to run")
         with tracing(recording, device):
             for instance in instances:
+                recording.starts.append(recording.invocations)
                 out = self.model(params, instance)
                 flat, tree = jax.tree_util.tree_flatten(out)
                 if out_tree is None:
@@ -190,9 +194,10 @@ class Autobatched:
         t1 = time.perf_counter()
         o = self.options
         sched = schedule(recording, static_depth=o.static_depth, batched=o.batched,
-                         sinks_last=o.sinks_last, floor=self._floor)
+                         sinks_last=o.sinks_last, align=o.align_ends, floor=self._floor)
         r = self._report
         r.trace_seconds, r.schedule_seconds = t1 - t0, time.perf_counter() - t1
+        r.host_cpu_seconds = time.thread_time() - c0
         r.instances, r.invocations = len(instances), recording.invocations
         counts = describe(sched)
         r.calls, r.depths, r.padding = counts["calls"], counts["depths"], counts["padding"]
@@ -228,7 +233,7 @@ class Autobatched:
         import jax.numpy as jnp
         kept = self._kept.get(group.identity)
         have = 0 if kept is None else kept[0].shape[0]
-        rows = grown(len(group.slots) + 1, have)
+        rows = grown(group.count + 1, have)
         if rows > have:
             kept = self._kept[group.identity] = [
                 jnp.zeros((rows, *shape), dtype)

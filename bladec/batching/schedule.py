@@ -107,6 +107,47 @@ def _sinks_last(recording: Recording, groups: list[Group], slots_of: list[np.nda
         depths[sink] = last
 
 
+def _calls(depths_of: list[np.ndarray]) -> int:
+    """Batched calls that depths make: one per group and distinct depth."""
+    return sum(len(np.unique(d)) for d in depths_of)
+
+
+def _aligned(recording: Recording, groups: list[Group], slots_of: list[np.ndarray],
+             depths_of: list[np.ndarray]) -> bool:
+    """Each instance's invocations moved later by as much as the instance ends before
+    the batch's deepest (those that read no result kept at depth 0), where that makes
+    fewer calls; in place, True if so. Early depths align what instances do first;
+    aligned ends, what they do last: an early-exit model's layers, which follow a
+    chain as long as the instance, become one call per layer instead of one per layer
+    and length. The move keeps every reader deeper than its writer within an
+    instance; a result read across instances (a model that keeps one) is checked, and
+    the move dropped if any reader would not be deeper."""
+    starts = np.asarray(recording.starts)
+    if len(starts) < 2:
+        return False
+    last = max((int(d.max()) for d in depths_of if len(d)), default=0)
+    owner = [np.searchsorted(starts, np.asarray(g.order), side="right") - 1 for g in groups]
+    top = np.zeros(len(starts), np.int64)
+    for who, depths in zip(owner, depths_of):
+        np.maximum.at(top, who, depths)
+    shift = last - top
+    moved = [depths if not group.operand_keys else depths + shift[who]
+             for group, who, depths in zip(groups, owner, depths_of)]
+    if _calls(moved) >= _calls(depths_of):
+        return False
+    written = {key: np.zeros(rows, np.int64) for key, rows in recording.rows.items()}
+    for group, slots, depths in zip(groups, slots_of, moved):
+        n_in = len(group.operand_keys) + len(group.data_keys)
+        for col, key in enumerate(group.out_keys, n_in):
+            written[key][slots[:, col]] = depths
+    for group, slots, depths in zip(groups, slots_of, moved):
+        for col, key in enumerate(group.operand_keys):
+            if np.any(written[key][slots[:, col]] >= depths):
+                return False
+    depths_of[:] = moved
+    return True
+
+
 def walked_depths(recording: Recording) -> dict[int, np.ndarray]:
     """The ablation of inline depths: every invocation visited on the host in recording
     order, its depth one more than its operands' (looked up by buffer row), as a
@@ -115,11 +156,11 @@ def walked_depths(recording: Recording) -> dict[int, np.ndarray]:
     for group in recording.groups.values():
         n_lazy = len(group.operand_keys)
         n_in = n_lazy + len(group.data_keys)
-        for i, (pos, slot) in enumerate(zip(group.order, group.slots)):
+        for i, (pos, slot) in enumerate(zip(group.order, group.slots.tolist())):
             order.append((pos, group, i, slot[:n_lazy], slot[n_in:]))
     order.sort(key=lambda t: t[0])
     produced: dict[tuple[BufferKey, int], int] = {}
-    out = {id(g): np.zeros(len(g.slots), np.int64) for g in recording.groups.values()}
+    out = {id(g): np.zeros(g.count, np.int64) for g in recording.groups.values()}
     for _, group, i, operands, outputs in order:
         depth = -1
         for key, row in zip(group.operand_keys, operands):
@@ -134,10 +175,14 @@ def walked_depths(recording: Recording) -> dict[int, np.ndarray]:
 
 
 def schedule(recording: Recording, *, static_depth: bool = True, batched: bool = True,
-             sinks_last: bool = True, smallest: int = 8,
+             sinks_last: bool = True, align: bool = True, smallest: int = 8,
              floor: dict[Any, int] | None = None) -> Schedule:
     """The calls of a recorded batch, by depth, and the sizes of its buffers.
 
+    ``align``: where the early depths make more calls than there are depths (a group
+    spread over several depths: instances that differ in length before the same
+    steps), try aligning the instances' ends (:func:`_aligned`, a few array operations
+    per group) and keep whichever makes fewer calls.
     ``smallest``: the smallest bucket of a batched call. ``floor``: rows already
     allocated per buffer and table by earlier batches; a buffer is never made smaller
     than that (a smaller batch reuses the larger buffer's executables instead of
@@ -147,9 +192,12 @@ def schedule(recording: Recording, *, static_depth: bool = True, batched: bool =
     start = time.perf_counter()
     walked = None if static_depth else walked_depths(recording)
     groups = list(recording.groups.values())
-    slots_of = [np.asarray(g.slots, dtype=np.int32).reshape(len(g.slots), -1) for g in groups]
+    slots_of = [g.slots for g in groups]
     depths_of = [np.asarray(g.depths) if walked is None else walked[id(g)] for g in groups]
     if batched and sinks_last:
+        if align and _calls(depths_of) > 1 + max(
+                (int(d.max()) for d in depths_of if len(d)), default=0):
+            _aligned(recording, groups, slots_of, depths_of)
         _sinks_last(recording, groups, slots_of, depths_of)
     parts: list[tuple[int, int, Call]] = []
     for g_index, group in enumerate(groups):
@@ -164,17 +212,23 @@ def schedule(recording: Recording, *, static_depth: bool = True, batched: bool =
                               Call(int(depths[i]), group, slots[i:i + 1].copy(), 1)))
                 # one invocation per call: the bucket is 1, the unbatched reference
             continue
+        # one array for all of the group's calls, each call a view of it: the
+        # invocations in order of depth, each call's lanes padded to its bucket
         order = np.argsort(depths, kind="stable")
         sorted_depths = depths[order]
-        cuts = np.flatnonzero(np.diff(sorted_depths)) + 1
+        starts = np.flatnonzero(np.diff(sorted_depths, prepend=-1))
+        counts = np.diff(starts, append=len(order))
         slots[order, -1] = np.arange(1, len(slots) + 1)
-        for chunk in np.split(order, cuts):
-            count = len(chunk)
-            index = np.empty((bucket(count, smallest), slots.shape[1]), np.int32)
-            index[:count] = slots[chunk]
-            index[count:] = padding_row(group)
-            d = int(depths[chunk[0]])
-            parts.append((d, g_index, Call(d, group, index, count)))
+        sizes = [bucket(c, smallest) for c in counts.tolist()]
+        offsets = np.cumsum([0, *sizes])
+        index = np.empty((int(offsets[-1]), slots.shape[1]), np.int32)
+        index[:] = padding_row(group)
+        index[np.repeat(offsets[:-1] - starts, counts) + np.arange(len(order))] = \
+            slots[order]
+        for start, count, at, size in zip(starts.tolist(), counts.tolist(),
+                                          offsets.tolist(), sizes):
+            d = int(sorted_depths[start])
+            parts.append((d, g_index, Call(d, group, index[at:at + size], count)))
     parts.sort(key=lambda t: (t[0], t[1]))
     out = Schedule(calls=[c for _, _, c in parts])
     out.depths = 1 + max((c.depth for c in out.calls), default=-1)

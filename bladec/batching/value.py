@@ -67,9 +67,11 @@ class Lazy:
 
 class Group:
     """The invocations of one cell with one signature (operand kinds, shapes, and which
-    shared leaves): the unit that one batched kernel serves. ``slots`` holds, per
-    invocation, the rows of its lazy operands, then the rows of its data operands, then
-    the rows of its outputs; ``depths`` its depth."""
+    shared leaves): the unit that one batched kernel serves. ``flat`` holds, per
+    invocation, ``width`` ints: the rows of its lazy operands, then the rows of its
+    data operands, then the rows of its outputs (one flat list, extended per invocation:
+    cheaper to record than a tuple per invocation and read by NumPy in one go);
+    ``depths`` its depth."""
 
     def __init__(self, cell: "Cell", signature: tuple, in_tree: Any, kinds: tuple,
                  out_keys: tuple[BufferKey, ...], out_tree: Any,
@@ -78,22 +80,69 @@ class Group:
         self.kinds = kinds                    # per input leaf: ("lazy"|"data", key) or
                                               # ("shared", parameter index)
         self.out_keys, self.out_tree, self.out_codes = out_keys, out_tree, out_codes
-        self.slots: list[tuple[int, ...]] = []
+        self.out_numbers = tuple(c >> 2 for c in out_codes)
+        # how the outputs are handed back: one Lazy, a flat tuple of them, or a pytree
+        self.out_form = 0 if out_tree.num_nodes == 1 and out_tree.num_leaves == 1 else \
+            1 if out_tree == _tuple_tree(len(out_codes)) else 2
+        self.flat: list[int] = []
         self.depths: list[int] = []
         self.order: list[int] = []            # recording order (the depth ablation)
         self.operand_keys = tuple(k[1] for k in kinds if k[0] == "lazy")
         self.data_keys = tuple(k[1] for k in kinds if k[0] == "data")
+        self.width = len(self.operand_keys) + len(self.data_keys) + len(out_codes)
         self.shared = tuple(k[1] for k in kinds if k[0] == "shared")
         self.shared_specs: tuple = ()         # (shape, dtype) of each shared leaf
         # what a kernel depends on, the same in every batch (``signature`` numbers the
         # buffers in the order one recording met them)
         self.identity: tuple = (cell, in_tree, kinds)
 
+    @property
+    def count(self) -> int:
+        """Invocations recorded."""
+        return len(self.depths)
+
+    @property
+    def slots(self) -> np.ndarray:
+        """The rows per invocation, one line each (``count`` x ``width``)."""
+        return np.asarray(self.flat, np.int32).reshape(len(self.depths), self.width)
+
+
+def _tuple_tree(n: int) -> Any:
+    return _tree.structure((0,) * n)
+
 
 # A leaf's kind is coded as one int, so that a signature is a tuple of ints (cheap to
 # hash once per invocation): 4k for a lazy value of buffer k, 4i+1 for shared
-# parameter i, 4t+2 for data table t.
-_LAZY, _SHARED_LEAF, _DATA = 0, 1, 2
+# parameter i, 4t+2 for data table t. The fast path's keys (Recording.invoke) add 4s+3
+# for a whole subtree s of the parameters (a dict of weights passed as one argument) and
+# a negative int for a tuple or list of n items.
+_LAZY, _SHARED_LEAF, _DATA, _SUBTREE = 0, 1, 2, 3
+_PYTHON_SCALARS = {int: "int32", float: "float32", bool: "bool"}
+
+
+class _Fallback(Exception):
+    """An argument the fast path does not read (a pytree node other than a tuple, a
+    list or a dict of parameters): the invocation is recorded by the general path."""
+
+
+def subtree_codes(params: Any, shared_ids: dict[int, int]) -> dict[int, int]:
+    """Fast-path codes of the parameters: id of a leaf -> 4i+1 (its flat index i), id
+    of a dict, list or tuple all of whose leaves are parameters -> 4s+3 (s numbers such
+    containers). Other pytree nodes get none (the general path reads them)."""
+    codes = {leaf: i * 4 + _SHARED_LEAF for leaf, i in shared_ids.items()}
+
+    def walk(x: Any) -> bool:
+        t = type(x)
+        if t is dict or t is list or t is tuple:
+            children = x.values() if t is dict else x
+            if all([walk(c) for c in children]):
+                codes[id(x)] = len(codes) * 4 + _SUBTREE
+                return True
+            return False
+        return id(x) in shared_ids
+    if params is not None:
+        walk(params)
+    return codes
 
 
 class Recording:
@@ -102,17 +151,26 @@ class Recording:
     of every state buffer are reserved: padded lanes of a bucket read row 0 (zeros,
     never written) and write row 1, so that state buffers can be kept from batch to
     batch without clearing them (every other row read in a batch is written first in
-    it). Row 0 of a data table is a spare for padded lanes to read."""
+    it). Row 0 of a data table is a spare for padded lanes to read.
 
-    def __init__(self, shared_ids: dict[int, int]) -> None:
+    ``subtrees``: id of a container of the parameters (a dict, list or tuple whose
+    leaves are all parameters) -> its number, so that passing ``params["node"]`` to a
+    cell is one step of the fast path, not a flattening of the dict per invocation
+    (:func:`subtree_codes`)."""
+
+    def __init__(self, shared_ids: dict[int, int], params: Any = None) -> None:
         self.shared_ids = shared_ids          # id(parameter leaf) -> its flat index
+        self.subtrees = subtree_codes(params, shared_ids)
         self.groups: dict[tuple, Group] = {}
+        self._fast: dict[tuple, Group] = {}   # fast key (invoke) -> its group
         self.keys: list[BufferKey] = []       # buffer (and table) keys by number
         self._numbers: dict[BufferKey, int] = {}
         self._next_row: list[int] = []        # per buffer number: rows used (0, 1 spare)
         self._tables: dict[BufferKey, list[Any]] = {}
-        self._table_of: dict[Any, tuple[int, list[Any]]] = {}   # python type -> table
+        self._table_of: dict[Any, tuple[int, list[Any]]] = {}   # scalar type -> table
+        self._arrays: dict[tuple, tuple[int, list[Any]]] = {}   # (shape, dtype) -> table
         self.invocations = 0
+        self.starts: list[int] = []           # per instance: its first invocation's number
 
     def number(self, key: BufferKey) -> int:
         n = self._numbers.get(key)
@@ -133,14 +191,14 @@ class Recording:
         return {k: v for k, v in self._tables.items() if len(v) > 1}
 
     def _table(self, leaf: Any) -> tuple[int, list[Any]]:
-        """The data table for a leaf (Python numbers by type, arrays by shape/dtype)."""
+        """The data table for a leaf (Python and NumPy scalars by type, arrays by
+        shape/dtype)."""
         t = type(leaf)
-        if t in (int, float, bool):
-            found = self._table_of.get(t)
-            if found is not None:
-                return found
-            dtype = {int: "int32", float: "float32", bool: "bool"}[t]
-            key: BufferKey = ((), dtype)
+        found = self._table_of.get(t)
+        if found is not None:
+            return found
+        if t in _PYTHON_SCALARS:
+            key: BufferKey = ((), _PYTHON_SCALARS[t])
         else:
             array = np.asarray(leaf)
             if array.dtype == object:
@@ -151,11 +209,92 @@ class Recording:
             key = (tuple(array.shape), dtype)
         code = self.number(key) * 4 + _DATA
         table = self._tables.setdefault(key, [None])
-        if t in (int, float, bool):
-            self._table_of[t] = (code, table)
+        if t in _PYTHON_SCALARS or isinstance(leaf, np.generic):
+            self._table_of[t] = (code, table)     # one table per scalar type
         return code, table
 
     def invoke(self, cell: "Cell", args: tuple) -> Any:
+        """Record one invocation: its group, operand rows, output rows and depth, and
+        return its outputs as lazy values. The fast path reads the arguments without
+        flattening them as pytrees: its key (the cell and, per argument, a lazy value's
+        buffer, a data table, a parameter subtree or a tuple's length) names the group
+        that the general path found for the same key the first time."""
+        key: list[Any] = [cell]
+        rows: list[int] = []      # lazy rows, then data rows (appended after the walk)
+        data: list[Any] = []
+        try:
+            depth = self._walk(args, key, rows, data)
+        except _Fallback:
+            return self._invoke_general(cell, args)
+        fast = tuple(key)
+        group = self._fast.get(fast)
+        if group is None:
+            return self._invoke_general(cell, args, fast)
+        for table, leaf in data:
+            rows.append(len(table))
+            table.append(leaf)
+        return self._record(group, rows, depth)
+
+    def _walk(self, items: Any, key: list[Any], rows: list[int], data: list[Any]) -> int:
+        """The fast path over a sequence of arguments (see :meth:`invoke`): the deepest
+        lazy operand's depth (-1 without one)."""
+        depth = -1
+        for x in items:
+            t = type(x)
+            if t is Lazy:
+                if x.recording is not self:
+                    raise _Fallback   # the general path says why
+                key.append(x.code)
+                rows.append(x.row)
+                if x.depth > depth:
+                    depth = x.depth
+                continue
+            index = self.subtrees.get(id(x))
+            if index is not None:
+                key.append(index)
+            elif t is tuple or t is list:
+                key.append(-2 * len(x) - (t is list) - 1)
+                d = self._walk(x, key, rows, data)
+                if d > depth:
+                    depth = d
+            else:
+                found = self._table_of.get(t)
+                if found is None:
+                    if t is not np.ndarray:
+                        raise _Fallback
+                    found = self._array_table(x)
+                key.append(found[0])
+                data.append((found[1], x))
+        return depth
+
+    def _array_table(self, x: np.ndarray) -> tuple[int, list[Any]]:
+        shape_type = (x.shape, x.dtype)
+        found = self._arrays.get(shape_type)
+        if found is None:
+            found = self._arrays[shape_type] = self._table(x)
+        return found
+
+    def _record(self, group: Group, rows: list[int], depth: int) -> Any:
+        next_row = self._next_row
+        outs = []
+        depth += 1
+        for n, code in zip(group.out_numbers, group.out_codes):
+            r = next_row[n]
+            next_row[n] = r + 1
+            rows.append(r)
+            outs.append(Lazy(code, r, depth, self))
+        group.flat += rows
+        group.depths.append(depth)
+        group.order.append(self.invocations)
+        self.invocations += 1
+        form = group.out_form
+        if form == 1:
+            return tuple(outs)
+        return outs[0] if form == 0 else _tree.unflatten(group.out_tree, outs)
+
+    def _invoke_general(self, cell: "Cell", args: tuple, fast: tuple | None = None) -> Any:
+        """Record one invocation by flattening its arguments as pytrees (the first
+        invocation of a fast key, and arguments the fast path does not read)."""
         leaves, in_tree = _tree.flatten(args)
         sig: list[Any] = [cell, in_tree]
         lazy_rows: list[int] = []
@@ -184,19 +323,9 @@ class Recording:
         group = self.groups.get(signature)
         if group is None:
             group = self.groups[signature] = self._group(cell, signature, in_tree)
-        next_row = self._next_row
-        out_rows = []
-        for code in group.out_codes:
-            n = code >> 2
-            out_rows.append(next_row[n])
-            next_row[n] += 1
-        group.slots.append((*lazy_rows, *data_rows, *out_rows))
-        depth += 1
-        group.depths.append(depth)
-        group.order.append(self.invocations)
-        self.invocations += 1
-        outs = [Lazy(c, r, depth, self) for c, r in zip(group.out_codes, out_rows)]
-        return _tree.unflatten(group.out_tree, outs)
+        if fast is not None:
+            self._fast[fast] = group
+        return self._record(group, lazy_rows + data_rows, depth)
 
     def _group(self, cell: "Cell", signature: tuple, in_tree: Any) -> Group:
         kinds = []
@@ -222,6 +351,7 @@ class _Tree:
         import jax
         self.flatten = jax.tree_util.tree_flatten
         self.unflatten = jax.tree_util.tree_unflatten
+        self.structure = jax.tree_util.tree_structure
         return getattr(self, name)
 
 
@@ -307,3 +437,4 @@ def cell(fn: Callable | None = None, *, name: str | None = None) -> Any:
     def wrap(f: Callable) -> Cell:
         return Cell(f, name)
     return wrap if fn is None else wrap(fn)
+

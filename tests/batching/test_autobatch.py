@@ -194,6 +194,65 @@ def test_losses_of_instances_of_different_depths_are_one_call():
         f.options.sinks_last = True
 
 
+def test_aligned_ends_make_one_call_per_layer_of_the_early_exit():
+    """Instances of different lengths before the same layers: with their ends aligned
+    each layer is one call for the batch (not one per length), with the same losses."""
+    params = _params(earlyexit)
+    batch = [{"tokens": list(range(n)), "label": n % 3} for n in (2, 5, 9, 4)]
+    f = _batched("earlyexit")
+    aligned = np.asarray(f(params, batch))
+    calls = f.report().calls
+    assert calls == f.report().depths == 9 + earlyexit.LAYERS + 1
+    f.options.align_ends = False
+    try:
+        early = np.asarray(f(params, batch))
+        assert f.report().calls > calls + 2 * earlyexit.LAYERS
+    finally:
+        f.options.align_ends = True
+    assert _rel(aligned, early) <= 1e-6
+
+
+def test_aligning_keeps_readers_after_writers_across_instances(monkeypatch):
+    """A short instance's result read by a long one (a model that keeps a result
+    across instances): aligned ends would put the reader first, so the move is
+    refused and every row read is written at a smaller depth."""
+    import jax
+    from bladec.batching import schedule as scheduling
+    params = _params(earlyexit)
+    kept = []
+
+    def model(p, instance):
+        total = earlyexit._summed(p, instance["tokens"])
+        if len(kept) == 1:
+            total = earlyexit.accumulate(p["emb"], 0, kept[0])
+        kept.append(total)
+        state = (total, np.zeros(3, np.float32), np.float32(0.0))
+        for layer in p["layers"]:
+            state = earlyexit.layer(layer, state)
+        return earlyexit.loss(state[1], instance["label"])
+    leaves = jax.tree_util.tree_leaves(params)
+    recording = Recording({id(x): i for i, x in enumerate(leaves)}, params)
+    with tracing(recording, leaves):
+        for n in (2, 20, 3, 4, 5, 6, 7, 8):
+            recording.starts.append(recording.invocations)
+            model(params, {"tokens": list(range(n)), "label": 0})
+    tried = []
+    aligned = scheduling._aligned
+    monkeypatch.setattr(scheduling, "_aligned",
+                        lambda *a: tried.append(aligned(*a)) or tried[-1])
+    s = schedule(recording)
+    assert tried == [False]
+    written = {}
+    for call in s.calls:
+        group, rows = call.group, call.index[:call.count]
+        n_in = len(group.operand_keys) + len(group.data_keys)
+        for col, key in enumerate(group.operand_keys):
+            assert all(written[(key, int(r))] < call.depth for r in rows[:, col])
+        for col, key in enumerate(group.out_keys, n_in):
+            for r in rows[:, col]:
+                written[(key, int(r))] = call.depth
+
+
 def test_inline_depths_equal_a_walk_of_the_graph():
     import jax
     params = _params(bilstm)
@@ -208,6 +267,39 @@ def test_inline_depths_equal_a_walk_of_the_graph():
     s = schedule(recording)
     assert s.depths == 1 + max(max(g.depths) for g in recording.groups.values())
     assert sum(c.count for c in s.calls) == recording.invocations
+
+
+@pytest.mark.parametrize("name", ["treelstm", "bilstm", "earlyexit", "mvrnn"])
+def test_fast_trace_records_what_flattening_records(name, monkeypatch):
+    """The trace's fast path (arguments read without pytree flattening, value.py) gives
+    the groups, rows, depths and tables that the general path gives."""
+    import jax
+    from bladec.batching import value
+    mod = MODELS[name][0]
+    params = _params(mod)
+    leaves = jax.tree_util.tree_leaves(params)
+    batch = _batch(name, 5, seed=3)
+
+    def record():
+        recording = Recording({id(x): i for i, x in enumerate(leaves)}, params)
+        with tracing(recording, leaves):
+            for instance in batch:
+                mod.model(params, instance)
+        return recording
+    fast = record()
+    assert fast._fast, "the fast path was never taken"
+
+    def refuse(*_):
+        raise value._Fallback
+    monkeypatch.setattr(value.Recording, "_walk", refuse)
+    general = record()
+    assert not general._fast
+    assert list(fast.groups) == list(general.groups)
+    for a, b in zip(fast.groups.values(), general.groups.values()):
+        assert (a.flat, a.depths, a.order) == (b.flat, b.depths, b.order)
+    assert fast.rows == general.rows
+    assert {k: len(v) for k, v in fast.data.items()} == \
+        {k: len(v) for k, v in general.data.items()}
 
 
 def test_bucket_ladder():

@@ -15,13 +15,14 @@ def test_markdown_has_a_row_per_measurement():
     row = {"model": "treelstm", "hidden": 256, "batch": 64, "mode": "inference",
            "bladec_ms": 10.0, "dynet_ms": 20.0, "vs_dynet": 2.0, "bladec_cpu_ms": 5.0,
            "dynet_cpu_ms": 5.0, "vs_dynet_cpu": 1.0, "unbatched_ms": 50.0,
-           "vs_unbatched": 5.0, "host_share": 0.1, "batches_compiling": 0, "batches": 3}
+           "vs_unbatched": 5.0, "host_share": 0.1, "host_share_cpu": 0.08,
+           "batches_compiling": 0, "batches": 3}
     ablation = {"model": "treelstm", "batch": 8, "variant": "all techniques", "ms": 1.0,
                 "slowdown": 1.0, "cpu_ms": 2.0, "cpu_slowdown": 1.0, "host_ms": 0.1,
                 "calls": 5}
     text = bench.markdown([row], [ablation], "cmd")
     assert "| treelstm | 256 | 64 | inference | 10.0 | 20.0 | 2.00x |" in text
-    assert "| 50.0 | 5.0x | 10% | 0/3 |" in text
+    assert "| 50.0 | 5.0x | 10% | 8% | 0/3 |" in text
     assert "| treelstm | 8 | all techniques | 1.0 | 1.00x | 2.0 | 1.00x | 0.1 | 5 |" in text
 
 
