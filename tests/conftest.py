@@ -68,3 +68,13 @@ if _CPU_LOG:
         import resource
         usage = resource.getrusage(resource.RUSAGE_CHILDREN)
         return usage.ru_utime + usage.ru_stime
+
+
+@pytest.fixture(scope="session")
+def mesh_worker() -> Iterator[object]:
+    """One process with JAX on 8 CPU devices that runs the sharded checks' Python
+    commands in turn (tests/support/meshworker.py), started at its first command."""
+    from tests.support.meshworker import MeshWorker
+    worker = MeshWorker()
+    yield worker
+    worker.close()

@@ -1,8 +1,9 @@
 """``bladec.jit`` on globally sharded ``jax.Array``\\ s (api/sharded.py), against
 ``jax.jit`` with the same ``out_shardings``: in one process of 8 CPU devices, and in two
 processes of 4 devices each over jax.distributed (gloo collectives). JAX fixes its
-device count when its backend starts, so both run in subprocesses
-(tests/support/jit_mesh_check.py).
+device count when its backend starts, so both run outside the test's process
+(tests/support/jit_mesh_check.py): the one-process check in the session's mesh worker,
+the two processes as subprocesses.
 """
 from __future__ import annotations
 
@@ -34,9 +35,9 @@ def _check(report: dict) -> None:
     assert 0 < report["peak"] < report["whole_input_bytes"]
 
 
-def test_one_process_of_8_devices():
-    done = subprocess.run(CHECK + ["one"], cwd=ROOT, env=ENV, capture_output=True,
-                          text=True, timeout=300)
+def test_one_process_of_8_devices(mesh_worker):
+    # run by the session's 8-device worker (tests/support/meshworker.py): no JAX start
+    done = mesh_worker.run(CHECK + ["one"], env=ENV, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     report = _report(done.stdout)
     _check(report)

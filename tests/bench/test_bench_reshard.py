@@ -1,6 +1,6 @@
 """benchmarks/bench_reshard.py: its reading of XLA's HLO and its goal summary on
-hand-made input; every case of issue 34 at small sizes, bit for bit, in a subprocess
-with 8 CPU devices; and (slow, `make bench`) the script itself on a few pairs and on
+hand-made input; every case of issue 34 at small sizes, bit for bit, in the session's
+8-device mesh worker (tests/support/meshworker.py); and (slow, `make bench`) the script itself on a few pairs and on
 every case at full size against XLA."""
 from __future__ import annotations
 
@@ -72,22 +72,24 @@ def test_script_on_a_few_pairs(tmp_path):
     assert "| xla_identity |" in done.stdout
 
 
-def _cases(args: list[str], tmp_path, env: dict | None = None) -> dict:
+def _cases(worker, args: list[str], tmp_path, env: dict | None = None) -> dict:
+    """The script with ``args``, run by the session's 8-device mesh worker
+    (tests/support/meshworker.py) as a subprocess with ``env`` added would run it."""
     import os
-    done = subprocess.run([sys.executable, "benchmarks/bench_reshard.py", *args, "--json",
-                           str(tmp_path / "c.json")], cwd=ROOT, capture_output=True, text=True,
-                          timeout=900, env={**os.environ, **(env or {})})
+    done = worker.run([sys.executable, "benchmarks/bench_reshard.py", *args, "--json",
+                       str(tmp_path / "c.json")], env={**os.environ, **(env or {})},
+                      timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads((tmp_path / "c.json").read_text())
 
 
-def test_every_case_is_bit_equal_at_small_sizes(tmp_path):
+def test_every_case_is_bit_equal_at_small_sizes(tmp_path, mesh_worker):
     """bladec's program of every case (at least 30, each kind of issue 34) leaves every
     device exactly its block of the source array, within max(source, target) local."""
     from benchmarks.support.reshard_cases import CASES
     # LLVM's level 0: the programs move data; code generation changes neither the data
     # moved nor the buffers, and the 39 programs compile in half the time
-    report = _cases(["--check"], tmp_path,
+    report = _cases(mesh_worker, ["--check"], tmp_path,
                     {"XLA_FLAGS": "--xla_backend_optimization_level=0"})
     s = report["summary"]
     assert s["cases"] == len(CASES) >= 30
@@ -100,12 +102,12 @@ def test_every_case_is_bit_equal_at_small_sizes(tmp_path):
     assert gather["bladec"]["kinds"] == ["all-to-all", "all-gather"]
 
 
-def test_no_case_holds_more_per_device_than_xla(tmp_path):
+def test_no_case_holds_more_per_device_than_xla(tmp_path, mesh_worker):
     """Issue 34's bound at the benchmark's own sizes, both programs compiled and run
     once, untimed: every case's per-device peak (XLA's buffer figures for each compiled
     program) at most XLA's, byte for byte, and every output bit-equal. (At the small
     sizes above XLA's programs differ: the bound is the benchmark's.)"""
-    report = _cases(["--repeats", "0"], tmp_path,
+    report = _cases(mesh_worker, ["--repeats", "0"], tmp_path,
                     {"XLA_FLAGS": "--xla_backend_optimization_level=0"})
     s = report["summary"]
     assert s["bit_equal"] == s["cases"] and s["within_bound"] == s["cases"]
@@ -119,11 +121,11 @@ def test_no_case_holds_more_per_device_than_xla(tmp_path):
 
 
 @pytest.mark.slow
-def test_every_case_at_full_size_against_xla(tmp_path):
+def test_every_case_at_full_size_against_xla(tmp_path, mesh_worker):
     """The benchmark itself (3 rounds, timings not asserted: the machine is shared):
     bit-equal, never a larger per-device peak than XLA's, and the axis swap on the 2x4
     and 4x2 meshes with no more collectives than XLA's."""
-    report = _cases(["--repeats", "3"], tmp_path)
+    report = _cases(mesh_worker, ["--repeats", "3"], tmp_path)
     s = report["summary"]
     assert s["bit_equal"] == s["cases"] and s["within_bound"] == s["cases"]
     for r in report["rows"]:

@@ -21,9 +21,21 @@ ENV = {**os.environ, "XLA_FLAGS": (os.environ.get("XLA_FLAGS", "")
        "JAX_PLATFORMS": "cpu"}
 
 
+_WORKER: list = []  # the session's mesh worker, bound by the fixture below
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _bind_mesh_worker(mesh_worker):
+    _WORKER[:] = [mesh_worker]
+    yield
+    _WORKER.clear()
+
+
 def _run(args: list[str], timeout: int = 300) -> subprocess.CompletedProcess:
-    return subprocess.run(args, cwd=ROOT, env=ENV, capture_output=True, text=True,
-                          timeout=timeout)
+    """``args`` (a Python command) as a subprocess with ``ENV`` would run it, run by the
+    session's 8-device mesh worker (tests/support/meshworker.py): one Python and JAX
+    start for all the checks, not one each."""
+    return _WORKER[0].run(args, env=ENV, timeout=timeout)
 
 
 @pytest.mark.parametrize("mode, checked", [
