@@ -1,5 +1,8 @@
-"""Sharded listings on JAX's distributed engine: 8 CPU devices, in a subprocess (JAX
-fixes its device count when its backend starts, and the rest of the suite runs on one).
+"""Sharded listings on JAX's distributed engine: 8 CPU devices, outside the test's
+process (JAX fixes its device count when its backend starts, and the rest of the suite
+runs on one): in the session's mesh worker (tests/support/meshworker.py), which runs the
+commands in turn, and in subprocesses of their own where the test is about processes
+(two processes over jax.distributed).
 """
 from __future__ import annotations
 

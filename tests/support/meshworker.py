@@ -27,6 +27,7 @@ import select
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from tests.support.paths import ROOT
@@ -37,6 +38,12 @@ from tests.support.paths import ROOT
 DEVICES = "--xla_force_host_platform_device_count=8"
 LEVEL_0 = "--xla_backend_optimization_level=0"
 FIXED = ("XLA_FLAGS", "JAX_PLATFORMS")
+
+
+# CPU seconds the workers of this process spent in commands, as they report it: the
+# suite's per-test CPU log (tests/conftest.py) counts it with the test's subprocesses,
+# since a worker is waited for only when the session ends.
+COMMANDS_CPU = [0.0]
 
 
 class MeshWorker:
@@ -107,6 +114,7 @@ class MeshWorker:
             raise AssertionError(f"the mesh worker died (status {proc.returncode}) "
                                  f"running {args[1:]}:\n{log}")
         answer = json.loads(line)
+        COMMANDS_CPU[0] += answer["cpu"]
         return subprocess.CompletedProcess(args, answer["returncode"], answer["stdout"],
                                            answer["stderr"])
 
@@ -157,9 +165,11 @@ def serve() -> None:
     assert jax.device_count() == 8, jax.devices()
     for line in sys.stdin:
         request = json.loads(line)
+        start = time.process_time()
         answer = _run_one(request["args"], request["env"])
         jax.clear_caches()
         gc.collect()
+        answer["cpu"] = time.process_time() - start
         answers.write(json.dumps(answer) + "\n")
         answers.flush()
 
