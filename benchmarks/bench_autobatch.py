@@ -19,8 +19,8 @@ Also: bladec's own unbatched execution (every invocation a call of its own,
 ``batched=False``), the batches after warm-up that compiled anything, the host
 scheduling share (tracing the instances plus building the schedule, over the batch's
 wall time; and the same in CPU time: the tracing thread's CPU time over the process's
-for the batch, which the load of a shared machine distorts less), and an ablation at ``--ablation`` instances per batch (each technique off in
-turn). DyNet's first batch's losses are checked against bladec's (the same model).
+for the batch, which the load of a shared machine distorts less), and an ablation at
+``--ablation`` instances per batch (each technique off in turn). DyNet's first batch's losses are checked against bladec's (the same model).
 """
 from __future__ import annotations
 

@@ -96,7 +96,7 @@ def _sinks_last(recording: Recording, groups: list[Group], slots_of: list[np.nda
     for group, slots in zip(groups, slots_of):
         for col, key in enumerate(group.operand_keys):
             read[key][slots[:, col]] = True
-    last = max((int(d.max()) for d in depths_of if len(d)), default=0)
+    last = _deepest(depths_of)
     for group, slots, depths in zip(groups, slots_of, depths_of):
         n_in = len(group.operand_keys) + len(group.data_keys)
         if not group.out_keys:
@@ -105,6 +105,11 @@ def _sinks_last(recording: Recording, groups: list[Group], slots_of: list[np.nda
         for col, key in enumerate(group.out_keys, n_in):
             sink &= ~read[key][slots[:, col]]
         depths[sink] = last
+
+
+def _deepest(depths_of: list[np.ndarray]) -> int:
+    """The batch's deepest depth (0 for an empty batch)."""
+    return max((int(d.max()) for d in depths_of if len(d)), default=0)
 
 
 def _calls(depths_of: list[np.ndarray]) -> int:
@@ -125,7 +130,7 @@ def _aligned(recording: Recording, groups: list[Group], slots_of: list[np.ndarra
     starts = np.asarray(recording.starts)
     if len(starts) < 2:
         return False
-    last = max((int(d.max()) for d in depths_of if len(d)), default=0)
+    last = _deepest(depths_of)
     owner = [np.searchsorted(starts, np.asarray(g.order), side="right") - 1 for g in groups]
     top = np.zeros(len(starts), np.int64)
     for who, depths in zip(owner, depths_of):
@@ -195,8 +200,7 @@ def schedule(recording: Recording, *, static_depth: bool = True, batched: bool =
     slots_of = [g.slots for g in groups]
     depths_of = [np.asarray(g.depths) if walked is None else walked[id(g)] for g in groups]
     if batched and sinks_last:
-        if align and _calls(depths_of) > 1 + max(
-                (int(d.max()) for d in depths_of if len(d)), default=0):
+        if align and _calls(depths_of) > 1 + _deepest(depths_of):
             _aligned(recording, groups, slots_of, depths_of)
         _sinks_last(recording, groups, slots_of, depths_of)
     parts: list[tuple[int, int, Call]] = []

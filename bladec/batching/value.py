@@ -437,4 +437,3 @@ def cell(fn: Callable | None = None, *, name: str | None = None) -> Any:
     def wrap(f: Callable) -> Cell:
         return Cell(f, name)
     return wrap if fn is None else wrap(fn)
-

@@ -1,7 +1,8 @@
 """benchmarks/bench_reshard.py: its reading of XLA's HLO and its goal summary on
 hand-made input; every case of issue 34 at small sizes, bit for bit, in the session's
-8-device mesh worker (tests/support/meshworker.py); and (slow, `make bench`) the script itself on a few pairs and on
-every case at full size against XLA."""
+8-device mesh worker (tests/support/meshworker.py), and every case's per-device peak
+against XLA's at full size, untimed; and (slow, `make bench`) the script itself on a
+few pairs and on every case at full size against XLA, timed."""
 from __future__ import annotations
 
 import json

@@ -67,6 +67,13 @@ class MeshWorker:
     def _log_tail(self) -> str:
         return self._log.read_text(errors="replace")[-3000:] if self._log else ""
 
+    def _died(self, when: str) -> AssertionError:
+        """The failure of a command whose worker died, with the end of its log; the
+        worker is closed, so the next command starts a fresh one."""
+        log = self._log_tail()
+        self.close()
+        return AssertionError(f"the mesh worker died {when}:\n{log}")
+
     def close(self) -> None:
         if self._proc is not None:
             if self._proc.poll() is None:
@@ -99,9 +106,7 @@ class MeshWorker:
             proc.stdin.write(json.dumps(request) + "\n")
             proc.stdin.flush()
         except BrokenPipeError:
-            log = self._log_tail()
-            self.close()
-            raise AssertionError(f"the mesh worker died before {args[1:]}:\n{log}")
+            raise self._died(f"before {args[1:]}")
         ready, _, _ = select.select([proc.stdout], [], [], timeout)
         if not ready:
             self.close()
@@ -109,10 +114,7 @@ class MeshWorker:
         line = proc.stdout.readline()
         if not line:
             proc.wait()
-            log = self._log_tail()
-            self.close()
-            raise AssertionError(f"the mesh worker died (status {proc.returncode}) "
-                                 f"running {args[1:]}:\n{log}")
+            raise self._died(f"(status {proc.returncode}) running {args[1:]}")
         answer = json.loads(line)
         COMMANDS_CPU[0] += answer["cpu"]
         return subprocess.CompletedProcess(args, answer["returncode"], answer["stdout"],
