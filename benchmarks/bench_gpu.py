@@ -15,7 +15,11 @@ Each run is its own process, so each allocator peak is that run's. Prints a mark
 table; ``--json`` writes the rows. About 10-20 minutes on one GPU, most of it compiling
 the paper-size step.
 
-    python benchmarks/bench_gpu.py [--json out/bench-gpu.json]
+    python benchmarks/bench_gpu.py [--json out/bench-gpu.json] [--case small] [--fractions 0.8,0.5]
+
+``--case`` keeps the cases whose sample name holds the word (``small``, ``paper``), so a
+short lease can measure one case; ``--fractions`` sets the limits. Each row also gives the
+``bladec run``'s wall seconds, compiling included.
 """
 from __future__ import annotations
 
@@ -24,6 +28,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -59,7 +64,10 @@ def _env(cap: int | None, total: int | None) -> dict[str, str]:
 def _device_total() -> int | None:
     out = subprocess.run([sys.executable, "-c", "import jax; d = jax.devices()[0]; "
                           "print(d.platform, (d.memory_stats() or {}).get('bytes_limit', 0))"],
-                         capture_output=True, text=True, env=_env(None, None), cwd=ROOT)
+                         capture_output=True, text=True, cwd=ROOT,
+                         # the whole memory: a cap is a fraction of it, not of JAX's
+                         # default pool (0.75 of it)
+                         env=dict(_env(None, None), XLA_PYTHON_CLIENT_MEM_FRACTION="1.0"))
     platform, limit = out.stdout.split()
     if platform != "gpu":
         sys.exit(f"bench_gpu needs a GPU (jax sees {platform}); nothing measured")
@@ -69,26 +77,38 @@ def _device_total() -> int | None:
 def _bladec(sample: str, dims: str, limit: int, env: dict[str, str]) -> dict:
     cmd = [sys.executable, "-m", "bladec", "run", sample, "--dims", dims, "--mem-limit",
            str(limit), "--json"]
+    start = time.perf_counter()
     out = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT)
+    seconds = round(time.perf_counter() - start, 1)
     if out.returncode != 0:
-        return {"error": (out.stderr.strip().splitlines() or ["?"])[-1]}
-    return json.loads(out.stdout)
+        return {"error": (out.stderr.strip().splitlines() or ["?"])[-1], "exit": out.returncode,
+                "seconds": seconds}
+    return {**json.loads(out.stdout), "seconds": seconds}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--json", default=None)
+    parser.add_argument("--case", default=None, help="keep the samples whose name holds this")
+    parser.add_argument("--fractions", default=",".join(map(str, FRACTIONS)))
     args = parser.parse_args()
+    fractions = [float(f) for f in args.fractions.split(",")]
     total = _device_total()
     rows = []
-    print("| sample | binding | limit | bladec peak | allocator peak | within | capped: "
-          "bladec | capped: jax.jit |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| sample | binding | limit | bladec peak | allocator peak | within | seconds | "
+          "capped: bladec | capped: jax.jit |")
+    print("|---|---|---|---|---|---|---|---|---|", flush=True)
     for sample, dims in CASES:
+        if args.case and args.case not in sample:
+            continue
         jit = subprocess.run([sys.executable, "-c", JIT_PEAK, sample, dims],
                              capture_output=True, text=True, env=_env(None, None), cwd=ROOT)
+        if jit.returncode != 0:
+            print(f"| {sample} | {dims} | jax.jit failed: "
+                  f"{(jit.stderr.strip().splitlines() or ['?'])[-1]} |", flush=True)
+            continue
         jit_peak = int(jit.stdout.split()[0])
-        for f in FRACTIONS:
+        for f in fractions:
             limit = int(f * jit_peak)
             free = _bladec(sample, dims, limit, _env(None, total))
             capped = _bladec(sample, dims, limit, _env(limit, total))
@@ -101,9 +121,12 @@ def main() -> None:
             rows.append(row)
             peak, alloc = free.get("peak_bytes"), free.get("device_peak_bytes")
             within = alloc is not None and alloc <= limit
+            if "error" in free:
+                peak = f"refused (exit {free['exit']}): {free['error']}"
             print(f"| {sample} | {dims} | {f}x = {limit} | {peak} | {alloc} | {within} | "
+                  f"{free['seconds']} | "
                   f"{'ran' if row['capped_bladec_ok'] else capped.get('error')} | "
-                  f"{'ran' if row['capped_jit_ok'] else 'out of memory'} |")
+                  f"{'ran' if row['capped_jit_ok'] else 'out of memory'} |", flush=True)
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps(rows, indent=2))

@@ -13,7 +13,7 @@ from typing import Any, Callable, Iterator
 
 import click
 
-from bladec.errors import BladecError, BladecWarning
+from bladec.errors import BladecError, BladecWarning, DeviceMemoryError
 
 
 EXIT_USER, EXIT_BUG, EXIT_DOES_NOT_FIT = 1, 3, 4  # 0 success, 2 click's usage errors
@@ -82,6 +82,12 @@ def _reports_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
                 click.echo(_json_error(message))
             sys.exit(EXIT_USER)
         except Exception as exc:  # a bug: say so in one line unless debugging
+            memory = DeviceMemoryError.of(exc)   # (where the engine's call did not see it)
+            if memory is not None:
+                click.echo(str(memory), err=True)
+                if as_json:
+                    click.echo(_error_object(memory))
+                sys.exit(EXIT_USER)
             if os.environ.get("BLADEC_DEBUG"):
                 raise
             message = f"internal error: {type(exc).__name__}: {exc}"

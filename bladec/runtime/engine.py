@@ -41,7 +41,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from bladec.errors import BladecError
+from bladec.errors import BladecError, DeviceMemoryError
 from bladec.ir import Module
 from bladec.passes import DEFAULT_PIPELINE, Pass, parse_pipeline, run_pipeline
 from bladec.progress import SILENT, Progress
@@ -247,6 +247,11 @@ class Engine:
             self.stats.compilations += spent.compilations
             self.stats.compile_seconds += spent.seconds
             raise
+        except Exception as exc:   # the allocator refused: a user's condition, not a bug
+            memory = DeviceMemoryError.of(exc)
+            if memory is None:
+                raise
+            raise memory from exc
         before.add_to(report)
         report.seconds += before.seconds
         if binding is not None and self.cut_padding:

@@ -100,6 +100,58 @@ def test_run_prints_its_report_when_saving_fails(runner, tmp_path, monkeypatch):
     assert timeline.exists()  # and the other file was still written
 
 
+def _failing_runs(monkeypatch, message: str) -> None:
+    """Every compiled segment of the JAX backend compiles as usual and fails when run,
+    with ``message`` (as jaxlib's runtime errors say it)."""
+    from bladec.runtime.backends import jax_backend
+
+    class Failing:
+        def __init__(self, executable):
+            self.executable = executable
+
+        def __getattr__(self, name):
+            return getattr(self.executable, name)
+
+        def __call__(self, *args):
+            raise RuntimeError(message)
+
+    compile_ = jax_backend.LazyCompiled.compile
+    monkeypatch.setattr(jax_backend.LazyCompiled, "compile",
+                        lambda self: Failing(compile_(self)))
+
+
+def test_device_out_of_memory_is_a_user_error(runner, monkeypatch):
+    """An allocator that refuses an allocation (seen on an H100 with the allocator
+    capped under the limit: XLA's RESOURCE_EXHAUSTED) exits 1 with one line saying
+    what to do, not 3 with "internal error"."""
+    _failing_runs(monkeypatch, "RESOURCE_EXHAUSTED: Out of memory while trying to allocate "
+                  "118.52MiB with allocator GPU_0_bfc on device 0.\nmore")
+    result = runner.invoke(main, ["run", str(RUNNABLE), "--dims", "S1=2"])
+    _user_error(result, "the device ran out of memory", "118.52MiB",
+                "XLA_PYTHON_CLIENT_MEM_FRACTION")
+    assert "more" not in result.stderr   # the first line of XLA's message only
+
+
+def test_device_out_of_memory_outside_a_run_is_a_user_error(runner, monkeypatch):
+    """XLA runs asynchronously: the status can surface where outputs are read, outside
+    the engine's call; the command line still says it in one line and exits 1."""
+    from bladec.runtime import session
+
+    def exhausted(self, path):
+        raise RuntimeError("RESOURCE_EXHAUSTED: Out of memory while trying to allocate "
+                           "35.00MiB with allocator GPU_0_bfc on device 0.")
+    monkeypatch.setattr(session.RunResult, "save_outputs", exhausted)
+    result = runner.invoke(main, ["run", str(RUNNABLE), "--dims", "S1=2", "--outputs",
+                                  "o.npz"])
+    _user_error(result, "the device ran out of memory", "35.00MiB")
+
+
+def test_other_runtime_failures_stay_bugs(runner, monkeypatch):
+    _failing_runs(monkeypatch, "INTERNAL: something else")
+    result = runner.invoke(main, ["run", str(RUNNABLE), "--dims", "S1=2"])
+    assert result.exit_code == 3 and "internal error" in result.stderr
+
+
 # -- pipelines: a declared option schema per pass ----------------------------------------
 
 @pytest.mark.parametrize("pipeline, words", [

@@ -30,7 +30,8 @@ from bladec.runtime.backends.allocator import keep_freed_memory_in_process, rele
 from bladec.runtime.backends.kernel import _BarrierJaxKernels, _JaxKernels, _OrderedJaxKernels
 from bladec.runtime.backends.mappings import mapping_count, resident
 from bladec.runtime.backends.xlaoption import (FUSION_EMITTERS_VARIABLE, KEEP_BARRIERS,
-                                               bitwise_options, legacy_cpu_emitters)
+                                               bitwise_options, gpu_options,
+                                               legacy_cpu_emitters)
 from bladec.runtime.store.executables import ExecutableStore, Figures, figures_of
 
 
@@ -104,6 +105,8 @@ class JaxBackend:
         # the XLA options of a plain jax.jit in this mode (for the whole step, in either
         # order: Fitter._in_xla_order), and of the segments of cut plans
         self.jit_options = bitwise_options(device.platform) if bitwise else {}
+        if device.platform == "gpu":   # no autotuning beside the held arrays (gpu_options)
+            self.jit_options.update(gpu_options())
         self.compile_options = dict(self.jit_options)
         if device.platform == "cpu" and not fusion_emitters and not bitwise:
             # (not in bitwise mode: with the fusion pass off, jaxlib 0.10.2's LLVM

@@ -7,6 +7,7 @@ docstrings say, with the measurements, why each one is set.
 """
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
@@ -18,6 +19,8 @@ BITWISE_OPTIONS = {"xla_disable_hlo_passes": "fusion"}
 _NO_YNN_FUSIONS = {"xla_cpu_experimental_ynn_fusion_type": ""}
 KEEP_BARRIERS = {"xla_disable_hlo_passes": "cse_barrier_expander"}
 FUSION_EMITTERS_VARIABLE = "BLADEC_CPU_FUSION_EMITTERS"
+GPU_AUTOTUNE_VARIABLE = "BLADEC_GPU_AUTOTUNE"
+_NO_GPU_AUTOTUNE = {"xla_gpu_autotune_level": 0}
 _LEGACY_EMITTERS = {"xla_cpu_use_fusion_emitters": False}
 _KNOWN: dict[str, bool] = {}
 
@@ -39,6 +42,26 @@ def legacy_cpu_emitters() -> dict[str, Any]:
     took 1.14x the CPU time), while the 20 segments of its plan at 16x512 under half its
     peak compiled faster (6.3-7.1 s against 7.4-7.7 s with the whole step among them)."""
     return dict(_LEGACY_EMITTERS) if _option_known(_LEGACY_EMITTERS) else {}
+
+
+def gpu_options() -> dict[str, Any]:
+    """The XLA:GPU option that turns its autotuner off, unless ``BLADEC_GPU_AUTOTUNE=1``
+    (or this XLA does not know the option).
+
+    Why: while XLA:GPU compiles, its autotuner times candidate GEMM and fusion
+    algorithms on buffers it allocates from the device's own allocator, the one whose
+    peak a limit must bound (DESIGN.md section 4), and a step compiles while the arrays
+    it holds are in that allocator. On an H100 (jaxlib 0.11.2, 2026-11-27), the small
+    Llama SGD step at 8x512 under 0.8 of ``jax.jit``'s device peak (a limit of
+    166,997,779 B): with the autotuner, the allocator's peak was 201,001,984 B, and
+    268,435,456 B in a fresh process, over the limit, where bladec's own device peak
+    was 150,332,080 and 138,962,568 B; without it, 148,904,448 B (within). What the
+    autotuner's choices would have saved in step time was not measured;
+    ``BLADEC_GPU_AUTOTUNE=1`` keeps them, and the allocator's peak is then not bounded
+    by the limit while a step compiles."""
+    if os.environ.get(GPU_AUTOTUNE_VARIABLE, "0") != "0":
+        return {}
+    return dict(_NO_GPU_AUTOTUNE) if _option_known(_NO_GPU_AUTOTUNE) else {}
 
 
 def bitwise_options(platform: str) -> dict[str, Any]:
