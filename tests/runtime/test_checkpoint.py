@@ -181,7 +181,7 @@ def _runs_as_jax(model: LstmLM, sym, ex: Executor, dims: dict[str, int], limit: 
 def test_a_loss_wider_than_the_loop_fits_under_045() -> None:
     """The same at a toy size whose loss holds more than its loops (hidden 8, vocab 128,
     T=20, B=4): under 0.45 of its no-limit device peak only with the loss run a chunk at
-    a time (0.27x measured; refused without, its smallest limit then 0.58x), and the
+    a time (0.27x measured; refused without: its smallest limit then 0.752x), and the
     step under that limit computes what ``jax.jit`` does."""
     model, dims = LstmLM(hidden=8, vocab=128), {"T": 20, "B": 4}
     sym, ex, binding, free, limit = _under_limit(model, dims, 0.45)
