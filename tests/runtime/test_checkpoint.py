@@ -88,7 +88,7 @@ def test_checkpointed_pair_fused(name: str) -> None:
     _compare(name, {"T": 17, "B": 2}, 5, bitwise=False)
 
 
-@pytest.mark.parametrize("T, k", [(17, 5), (7, 3)])
+@pytest.mark.parametrize("T, k", [(17, 5), pytest.param(7, 3, marks=pytest.mark.slow)])
 def test_loss_runs_a_chunk_at_a_time(T: int, k: int) -> None:
     """rows.py: the LSTM LM's loss between the loops runs beside each backward chunk on
     that chunk's hidden states, its sums (the mean, the output projection's gradient)
