@@ -78,8 +78,10 @@ class Executor(Fitter):
                 shapes = self.shapes_for(binding)
                 base = unoptimized(self.module).main
                 unrolled = specialized(base, shapes)
+                # (the rows region's sums add up chunk by chunk: not on a bitwise backend)
+                rows = not getattr(self.backend, "bitwise", False)
                 listings = [unrolled] if unrolled is not None else [
-                    checkpointed(base, shapes, k) for k in chunk_lengths(base, shapes)]
+                    checkpointed(base, shapes, k, rows) for k in chunk_lengths(base, shapes)]
                 for listing in filter(None, listings):
                     other = Executor(run_pipeline(listing, parse_pipeline(DEFAULT_PIPELINE)),
                                      self.backend, self._cost, self.consolidate,

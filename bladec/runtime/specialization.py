@@ -74,6 +74,9 @@ class Fixed:
              ) -> TensorType:
         return TensorType(tuple(self.shapes[name] if shape is None else shape), dtype)
 
+    def dtype(self, name: str) -> str:
+        return self._dtypes[name]
+
     def args(self, func: Func) -> list[Value]:
         """``func``'s arguments, their types fixed."""
         return [Value(a.name, self.type(a.name, a.type.dtype), a.donated) for a in func.args]
