@@ -96,6 +96,13 @@ class OpDef:
     # with the builder of bladec/adjoint.py; None: the op has no adjoint (an error where
     # a gradient must flow through it).
     adjoint: Adjoint | None = None
+    # A cheap expanding op: its result repeats its operands' elements or is a function of
+    # the index alone (broadcast, splat constant, iota), so XLA fuses it into the op that
+    # reads it. Where the JAX backend holds the listing's order, such an op is made again
+    # inside each reader's part of the executable (its small operands pass the barrier,
+    # not its result: backends/backend.py ``interpret``), and the planner sizes its
+    # result by its operands (``expanded_sizes``).
+    expanding: bool = False
 
     def check_signature(self, op: Op) -> None:
         """Arity, result count and attribute presence/kinds: everything not about shapes."""
@@ -183,6 +190,12 @@ def apply_rule(opdef: OpDef, ctx: ShapeCtx) -> None:
             raise ctx.fail(f"result {name} must have rank {len(dims)}, declared {declared.rank}")
         for j, (want, have) in enumerate(zip(dims, ctx.declared_dims[i])):
             ctx.equal(have, want, f"dim {j} of {name}")
+
+
+def is_expanding(op: Op) -> bool:
+    """The op is a cheap expanding op (``OpDef.expanding``)."""
+    opdef = REGISTRY.get(op.name)
+    return opdef is not None and opdef.expanding
 
 
 def numel(dims: Dims) -> SymbolicExpr:

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from bladec.analysis.liveness import is_compute
-from bladec.analysis.memory import exact_sizes
+from bladec.analysis.memory import exact_sizes, expanded_sizes
 from bladec.analysis.version import choose, versions
 from bladec.errors import BladecError
 from bladec.ir import Func, Module, Op
@@ -111,6 +111,9 @@ class Binder:
         self._keep = (set(self.inputs) - self.donated) | set(self.outputs)
         self._by_shapes: dict[tuple, _Bound] = {}
         self._by_binding: dict[tuple, _Bound] = {}
+        # the backend makes cheap expanding ops inside their readers (Planner sets it
+        # from JaxBackend.enforce_order): they are sized by their operands
+        self.fused_expanding = False
 
     def bind(self, shapes: dict[str, tuple[int, ...]], dims: dict[str, int] | None = None
              ) -> dict[str, int]:
@@ -155,6 +158,9 @@ class Binder:
             shapes = self.shapes_for(binding)
             self._check_extents(binding, shapes)
             sizes = exact_sizes(self.info, binding)
+            if self.fused_expanding:
+                for v in self.versions:
+                    sizes = expanded_sizes(sizes, v.ops, set(self.outputs))
             best = choose([v.func for v in self.versions], sizes)[0] \
                 if len(self.versions) > 1 else 0
             version = self.versions[best]

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from bladec.ir import Op
+from bladec.ops.registry import is_expanding
 from bladec.ops.loop import LOOPS, with_bodies
 from bladec.runtime.backends.backend import Backend, Segment
 from bladec.runtime.planning.plan import Plan
@@ -83,7 +84,8 @@ def split(plan: Plan, shapes: dict[str, tuple[int, ...]], dtypes: dict[str, str]
     chunks of a checkpointed scan (runtime/checkpoint.py) free their residuals only
     between executables."""
     trace = plan.trace
-    last = last_uses(trace)
+    carried = _carried(trace, keep) if getattr(backend, "enforce_order", False) else {}
+    last = _held_by_readers(last_uses(trace), carried)
     run = PreparedRun(plan, xla_order=xla_order)
     whole_step = True   # no eviction (so no reload): one segment, every op, compiled as
                         # jax.jit would compile the step (Backend.segment)
@@ -103,6 +105,7 @@ def split(plan: Plan, shapes: dict[str, tuple[int, ...]], dtypes: dict[str, str]
         nonlocal start_pos
         if not ops:
             return
+        ops[:0] = _rederived(ops, carried)
         inputs: list[str] = []
         defined: set[str] = set()
         for op in ops:  # read before the segment defines it: from outside
@@ -146,7 +149,9 @@ def split(plan: Plan, shapes: dict[str, tuple[int, ...]], dtypes: dict[str, str]
             pos += len(step.region)
         else:
             close(t - 1)
-            if step.kind == "evict":
+            if step.kind == "evict" and step.value in carried:
+                pass   # never made outside its readers: nothing to drop
+            elif step.kind == "evict":
                 copy = step.method == "reload" and step.value not in on_host
                 if step.method == "reload":
                     on_host.add(step.value)
@@ -163,3 +168,66 @@ def split(plan: Plan, shapes: dict[str, tuple[int, ...]], dtypes: dict[str, str]
                 start_pos = pos
     close(len(trace) - 1)
     return run
+
+
+def _carried(trace: list, keep: set[str]) -> dict[str, Op]:
+    """The cheap expanding ops' results (``OpDef.expanding``) that no segment returns:
+    each segment that reads one makes it again from its operands (``_rederived``),
+    inside the reader's part of the executable (backends/backend.py ``interpret``),
+    as the planner's model sizes it (analysis/memory.py ``expanded_sizes``). Not a
+    graph output (kept), nor a value evicted to be reloaded (the host copy is of the
+    whole array), nor one made from a value the plan evicts (a later segment could find
+    it gone)."""
+    reloaded = {s.value for s in trace if s.kind == "evict" and s.method == "reload"}
+    evicted = {s.value for s in trace if s.kind == "evict"}
+    ops = [op for s in trace if s.kind in ("op", "regen")
+           for op in ([s.op] if s.kind == "op" else s.region or [])]
+    carried = {op.result_names[0]: op for op in ops
+               if is_expanding(op) and len(op.result_names) == 1 and not op.regions
+               and op.result_names[0] not in keep and op.result_names[0] not in reloaded}
+    changed = True
+    while changed:   # drop those that read an evicted value that is not carried
+        changed = False
+        for name, op in list(carried.items()):
+            if any(n in evicted and n not in carried for n in op.operands):
+                del carried[name]
+                changed = True
+    return carried
+
+
+def _held_by_readers(last: dict[str, int], carried: dict[str, Op]) -> dict[str, int]:
+    """Last uses where a carried value's operands live until its own last reader (a
+    later segment makes it from them)."""
+    last = dict(last)
+    changed = bool(carried)
+    while changed:
+        changed = False
+        for name, op in carried.items():
+            for n in op.operands:
+                if last.get(name, -1) > last.get(n, -1):
+                    last[n] = last[name]
+                    changed = True
+    return last
+
+
+def _rederived(ops: list[Op], carried: dict[str, Op]) -> list[Op]:
+    """The carried ops that ``ops`` read before defining, with the carried ops they
+    read, in an order that makes each before its readers."""
+    defined: set[str] = set()
+    out: list[Op] = []
+    seen: set[str] = set()
+
+    def visit(name: str) -> None:
+        seen.add(name)
+        op = carried[name]
+        for m in op.operands:
+            if m in carried and m not in seen:
+                visit(m)
+        out.append(op)
+
+    for op in ops:
+        for n in op.operands:
+            if n in carried and n not in defined and n not in seen:
+                visit(n)
+        defined.update(op.result_names)
+    return out
