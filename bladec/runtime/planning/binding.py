@@ -80,6 +80,9 @@ class _Bound:
     version: _Version
     planned_peak: int
     program: Program | None = None
+    # the bytes of each value as an array (what a segment returns or takes): ``sizes``,
+    # the planner's model, sizes a cheap expanding op by its operands instead
+    arrays: dict[str, int] = field(default_factory=dict)
     runs: dict[int | None, PreparedRun] = field(default_factory=dict)
     fitted: dict[int, PreparedRun | None] = field(default_factory=dict)  # closed loops
     good: list[PreparedRun] = field(default_factory=list)  # every run that fitted
@@ -157,7 +160,7 @@ class Binder:
         if bound is None:
             shapes = self.shapes_for(binding)
             self._check_extents(binding, shapes)
-            sizes = exact_sizes(self.info, binding)
+            sizes = arrays = exact_sizes(self.info, binding)
             if self.fused_expanding:
                 for v in self.versions:
                     sizes = expanded_sizes(sizes, v.ops, set(self.outputs))
@@ -167,7 +170,7 @@ class Binder:
             planned = simulate(base_trace(version.program), sizes, self.inputs,
                                set(self.outputs), self.donated)
             bound = self._by_binding[key] = _Bound(dict(binding), sizes, shapes, version,
-                                                   planned.peak)
+                                                   planned.peak, arrays=arrays)
         return bound
 
     def _check_extents(self, binding: dict[str, int],
