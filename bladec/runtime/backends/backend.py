@@ -23,7 +23,7 @@ from bladec.analysis.liveness import body_peak, is_loop
 from bladec.emit.loop import numpy_scan, numpy_while, run_loop
 from bladec.emit.lower import OutSpec, run_op
 from bladec.ir import DTYPE_BYTES, Op
-from bladec.ops.registry import is_expanding
+from bladec.ops.registry import remade
 from bladec.ops.loop import with_bodies
 
 ArgSpec = tuple[tuple[int, ...], str]   # an argument's shape and dtype name
@@ -137,12 +137,9 @@ def interpret(K: Any, ops: list[Op], inputs: list[str], outputs: list[str],
 
 
 def _deferred(ops: list[Op], outputs: list[str]) -> dict[str, Op]:
-    """Result name -> its op, for the cheap expanding ops that :func:`interpret` makes
-    inside their readers (not loops' bodies' ops; not one the segment returns)."""
-    keep = set(outputs)
-    return {op.result_names[0]: op for op in ops
-            if is_expanding(op) and len(op.result_names) == 1 and not op.regions
-            and op.result_names[0] not in keep}
+    """Result name -> its op, for the ops that :func:`interpret` makes inside their
+    readers (``remade``; not loops' bodies' ops; not one the segment returns)."""
+    return remade(ops, set(outputs))
 
 
 def _leaves(names: list[str], deferred: dict[str, Op]) -> list[str]:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from bladec.ir import Op
-from bladec.ops.registry import is_expanding
+from bladec.ops.registry import remade
 from bladec.ops.loop import LOOPS, with_bodies
 from bladec.runtime.backends.backend import Backend, Segment
 from bladec.runtime.planning.plan import Plan
@@ -116,7 +116,10 @@ def split(plan: Plan, shapes: dict[str, tuple[int, ...]], dtypes: dict[str, str]
         if whole_step and graph_inputs:
             rank = {n: i for i, n in enumerate(graph_inputs)}
             inputs.sort(key=lambda n: rank.get(n, len(rank)))
-        outputs = [n for n in dict.fromkeys(made) if n in keep or last.get(n, -1) > end]
+        # (a carried value is never returned: each later segment that reads it makes it
+        # again, so returned it would be held as a whole array besides)
+        outputs = [n for n in dict.fromkeys(made)
+                   if n in keep or (last.get(n, -1) > end and n not in carried)]
         free = [n for n in inputs if (n not in keep or n in donated)
                 and last.get(n, -1) <= end]
         specs = {id(op): [(shapes[r], dtypes[r]) for r in op.result_names]
@@ -171,7 +174,7 @@ def split(plan: Plan, shapes: dict[str, tuple[int, ...]], dtypes: dict[str, str]
 
 
 def _carried(trace: list, keep: set[str]) -> dict[str, Op]:
-    """The cheap expanding ops' results (``OpDef.expanding``) that no segment returns:
+    """The results made inside their readers (``remade``) that no segment returns:
     each segment that reads one makes it again from its operands (``_rederived``),
     inside the reader's part of the executable (backends/backend.py ``interpret``),
     as the planner's model sizes it (analysis/memory.py ``expanded_sizes``). Not a
@@ -182,9 +185,7 @@ def _carried(trace: list, keep: set[str]) -> dict[str, Op]:
     evicted = {s.value for s in trace if s.kind == "evict"}
     ops = [op for s in trace if s.kind in ("op", "regen")
            for op in ([s.op] if s.kind == "op" else s.region or [])]
-    carried = {op.result_names[0]: op for op in ops
-               if is_expanding(op) and len(op.result_names) == 1 and not op.regions
-               and op.result_names[0] not in keep and op.result_names[0] not in reloaded}
+    carried = remade(ops, keep | reloaded)
     changed = True
     while changed:   # drop those that read an evicted value that is not carried
         changed = False
