@@ -114,7 +114,7 @@ def interpret(K: Any, ops: list[Op], inputs: list[str], outputs: list[str],
         for i, op in enumerate(ops):
             if op.result_names and op.result_names[0] in deferred:
                 continue
-            reads = _leaves(op.operands, deferred) if deferred else op.operands
+            reads = made_from(op.operands, deferred) if deferred else op.operands
             operands = [env[n] for n in reads if n in env]
             if after is not None and previous:
                 operands = after(operands, previous)
@@ -142,13 +142,13 @@ def _deferred(ops: list[Op], outputs: list[str]) -> dict[str, Op]:
     return remade(ops, set(outputs))
 
 
-def _leaves(names: list[str], deferred: dict[str, Op]) -> list[str]:
+def made_from(names: list[str], deferred: dict[str, Op]) -> list[str]:
     """``names`` with each deferred value replaced by what it is made from, in order,
     once each."""
     out: dict[str, None] = {}
     for n in names:
         if n in deferred:
-            out.update(dict.fromkeys(_leaves(deferred[n].operands, deferred)))
+            out.update(dict.fromkeys(made_from(deferred[n].operands, deferred)))
         else:
             out[n] = None
     return list(out)
@@ -203,7 +203,7 @@ def _last_reads(ops: list[Op], outputs: list[str], deferred: dict[str, Op] | Non
     keep = set(outputs)
     last: dict[str, int] = {}
     for i, op in enumerate(ops):
-        for n in _leaves(op.operands, deferred or {}):
+        for n in made_from(op.operands, deferred or {}):
             last[n] = i
         for r in op.result_names:
             last.setdefault(r, i)
