@@ -116,7 +116,7 @@ def split(plan: Plan, shapes: dict[str, tuple[int, ...]], dtypes: dict[str, str]
         sunk: list[Op] = []
         reads: set[str] = set()
         blocked = _blocked(trace, ahead) if ahead is not None else {}
-        if sink:
+        if sink and ahead is not None:   # (after the last segment there is no next)
             sunk = _sunk(ops, plain, end, last, keep, carried, set(blocked), shapes, dtypes)
             if sunk:
                 del ops[len(ops) - len(sunk):]
