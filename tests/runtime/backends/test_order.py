@@ -97,3 +97,40 @@ def test_a_broadcast_or_splat_constant_of_the_scores_shape_is_made_inside_its_re
     got = np.asarray(segment(args)[0])
     want = np.asarray(whole_graph(ops, ex.inputs, ex.outputs, shapes, dtypes)(*args)[0])
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def test_the_causal_mask_is_made_from_nothing_inside_its_reader() -> None:
+    """A compare of two iotas (the causal mask) and its broadcast read nothing but the
+    index, so they are made inside their reader as the constants are (registry.remade):
+    the model sizes them at a few bytes, not their [N, N] extent, and a value the plan
+    evicts beside them can not leave them materialized. A compare of a real value is
+    not so made."""
+    from bladec.ops.registry import remade
+    text = f"""
+func.func @main(%x: tensor<{N}x{N}>) {{
+  %i = iota() {{dim = 0}} -> tensor<{N}x{N}xi32>
+  %j = iota() {{dim = 1}} -> tensor<{N}x{N}xi32>
+  %m = compare(%i, %j) {{direction = "GE"}} -> tensor<{N}x{N}xi1>
+  %c = constant() {{value = -1000000000.0}} -> tensor<{N}x{N}>
+  %s = select(%m, %x, %c) -> tensor<{N}x{N}>
+  %z = constant() {{value = 0.0}} -> tensor<{N}x{N}>
+  %g = compare(%x, %z) {{direction = "GT"}} -> tensor<{N}x{N}xi1>
+  %t = select(%g, %s, %x) -> tensor<{N}x{N}>
+  return %t
+}}
+"""
+    ex = Executor(parse_module(text), JaxBackend())
+    made = remade(ex.func.ops, set(ex.outputs))
+    assert set(made) == {"%i", "%j", "%m", "%c", "%z"}
+    sizes = ex._bound({}).sizes
+    assert sizes["%m"] <= 8 and sizes["%g"] == N * N
+    backend = ex.backend
+    shapes, dtypes = ex.shapes_for({}), ex.info.dtypes
+    ops = list(ex.func.ops)
+    specs = {id(op): [(shapes[r], dtypes[r]) for r in op.result_names] for op in ops}
+    segment = backend.segment(ops, ex.inputs, ex.outputs, specs,
+                              [(shapes[n], dtypes[n]) for n in ex.inputs])
+    x = backend.put(ex.random_inputs({})[ex.inputs[0]])
+    got = np.asarray(segment([x])[0])
+    want = np.asarray(whole_graph(ops, ex.inputs, ex.outputs, shapes, dtypes)(x)[0])
+    np.testing.assert_array_equal(got, want)
