@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from bladec.analysis.liveness import Liveness, Timeline, body_peak, memory_timeline
 from bladec.ir import DTYPE_BYTES, Func, Op
+from bladec.ops.registry import remade
 from bladec.symbolic.compare import Comparator, max_terms
 from bladec.symbolic.expr import SymbolicExpr, const
 from bladec.symbolic.shapes import ShapeInfo
@@ -35,6 +36,23 @@ def exact_sizes(info: ShapeInfo, binding: dict[str, int]) -> dict[str, int]:
         for d in dims:
             n *= d.evaluate(full)
         out[name] = n // info.ways.get(name, 1)
+    return out
+
+
+def expanded_sizes(sizes: dict[str, int], ops: list[Op], keep: set[str]) -> dict[str, int]:
+    """``sizes`` with each result the backend makes inside its readers (``remade``: a
+    broadcast, a splat constant, an iota, an elementwise op of those made from nothing;
+    not one in ``keep``, the graph's outputs) sized by what
+    it holds where the backend makes it inside its readers (JaxBackend.enforce_order):
+    its operands (their own sizes, so a broadcast of an iota holds one element), or one
+    element where it reads nothing. The device holds its operands until its last reader,
+    where the model frees them at the op: its size stands for them until then."""
+    out = dict(sizes)
+    for r, op in remade(ops, keep).items():
+        if r not in out:
+            continue
+        held = sum(out[n] for n in dict.fromkeys(op.operands) if n in out)
+        out[r] = min(out[r], held if op.operands else DTYPE_BYTES[op.results[0].type.dtype])
     return out
 
 

@@ -220,28 +220,30 @@ def _convert_adjoint(b: Builder, op: Op, gs: G) -> G:
 
 for _name, _what in UNARY.items():
     register(OpDef(_name, f"`{_name}(%x)`: elementwise {_what}; result has the shape and type "
-                   f"of x.{_types_doc(_name)}", _arith, adjoint=_UNARY_ADJOINTS[_name]))
+                   f"of x.{_types_doc(_name)}", _arith, adjoint=_UNARY_ADJOINTS[_name],
+                   elementwise=True))
 for _name, _what in BINARY.items():
     register(OpDef(_name, f"`{_name}(%a, %b)`: elementwise {_what}; a and b have equal shapes "
                    f"and element types.{_types_doc(_name)}", _arith, 2, 2,
-                   adjoint=_BINARY_ADJOINTS[_name]))
+                   adjoint=_BINARY_ADJOINTS[_name], elementwise=True))
 register(OpDef("integer_pow", "`integer_pow(%x) {exponent = N}`: elementwise x^N, by repeated "
                "squaring (at most two multiplies per bit of N); N < 0 needs a float type.",
                _integer_pow, attrs={"exponent": "int"}, required=frozenset({"exponent"}),
-               adjoint=_integer_pow_adjoint))
+               adjoint=_integer_pow_adjoint, elementwise=True))
 register(OpDef("compare", "`compare(%a, %b) {direction = \"LT\"}`: elementwise comparison "
                "(EQ, NE, LT, LE, GT, GE); the result is i1.", _compare, 2, 2,
                attrs={"direction": "str"}, required=frozenset({"direction"}),
-               adjoint=_no_gradient))
+               adjoint=_no_gradient, elementwise=True))
 register(OpDef("stop_gradient", "`stop_gradient(%x)`: x unchanged, and no gradient flows "
                "through it (JAX's `lax.stop_gradient`): the `grad` pass treats it as a constant.",
                _unary, adjoint=_no_gradient))
 register(OpDef("select", "`select(%pred, %a, %b)`: elementwise pred ? a : b; pred is i1.",
-               _select, 3, 3, adjoint=_select_adjoint))
+               _select, 3, 3, adjoint=_select_adjoint, elementwise=True))
 register(OpDef("convert", "`convert(%x) {dtype = \"f16\"}`: elementwise change of element "
                "type; without `dtype` the declared result type says it. A float to an integer "
                "type truncates and saturates at the type's ends (NaN becomes 0), as in XLA.",
-               _convert, attrs={"dtype": "str"}, adjoint=_convert_adjoint))
+               _convert, attrs={"dtype": "str"}, adjoint=_convert_adjoint,
+               elementwise=True))
 
 
 UNSIGNED = frozenset(d for d, (lo, _) in INT_RANGES.items() if lo == 0 and d != "i1")

@@ -3,6 +3,7 @@ families (the other modules of this folder) register into it, and ``bladec.ops``
 imports them all."""
 from __future__ import annotations
 
+from collections.abc import Container, Iterable
 from dataclasses import dataclass, field
 from typing import Callable, Protocol, Sequence
 
@@ -96,6 +97,17 @@ class OpDef:
     # with the builder of bladec/adjoint.py; None: the op has no adjoint (an error where
     # a gradient must flow through it).
     adjoint: Adjoint | None = None
+    # A cheap expanding op: its result repeats its operands' elements or is a function of
+    # the index alone (broadcast, splat constant, iota), so XLA fuses it into the op that
+    # reads it. Where the JAX backend holds the listing's order, such an op is made again
+    # inside each reader's part of the executable (its small operands pass the barrier,
+    # not its result: backends/backend.py ``interpret``), and the planner sizes its
+    # result by its operands (``expanded_sizes``).
+    expanding: bool = False
+    # An elementwise op (the result's element i from the operands' elements i alone):
+    # made inside its readers as the expanding ops are where every operand is made from
+    # nothing (``remade``: the causal mask, a compare of two iotas, is then never held).
+    elementwise: bool = False
 
     def check_signature(self, op: Op) -> None:
         """Arity, result count and attribute presence/kinds: everything not about shapes."""
@@ -183,6 +195,32 @@ def apply_rule(opdef: OpDef, ctx: ShapeCtx) -> None:
             raise ctx.fail(f"result {name} must have rank {len(dims)}, declared {declared.rank}")
         for j, (want, have) in enumerate(zip(dims, ctx.declared_dims[i])):
             ctx.equal(have, want, f"dim {j} of {name}")
+
+
+def remade(ops: Iterable[Op], keep: Container[str] = ()) -> dict[str, Op]:
+    """Result name -> op, in order, for the ops that a backend fusing them into their
+    readers makes again inside each reader (JaxBackend.enforce_order; backends/backend.py
+    ``interpret``, planning/segments.py): the cheap expanding ops (``OpDef.expanding``),
+    and the elementwise ops whose operands are all made from nothing (a splat constant,
+    an iota, or such an op of them: the causal mask). Not a loop, an op of several
+    results, nor one whose result is in ``keep`` (what the caller must return as an
+    array). One rule for the planner's model (analysis/memory.py ``expanded_sizes``),
+    the cut plan and the executable, so that what the model sizes by its operands is
+    never an array on the device."""
+    out: dict[str, Op] = {}
+    nothing: set[str] = set()   # of those, the ones made from no value at all
+    for op in ops:
+        if op.regions or len(op.result_names) != 1 or op.result_names[0] in keep:
+            continue
+        opdef = REGISTRY.get(op.name)
+        if opdef is None:
+            continue
+        from_nothing = all(n in nothing for n in op.operands)
+        if opdef.expanding or (opdef.elementwise and op.operands and from_nothing):
+            out[op.result_names[0]] = op
+            if from_nothing:
+                nothing.add(op.result_names[0])
+    return out
 
 
 def numel(dims: Dims) -> SymbolicExpr:

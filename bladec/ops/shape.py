@@ -236,12 +236,12 @@ _BROADCAST_DOC = ("the result type gives the shape; operand dim i becomes result
                   "`dims[i]` (an operand dim of 1 is expanded)")
 register(OpDef("broadcast_in_dim", f"`broadcast_in_dim(%x) {{dims = [...]}}`: {_BROADCAST_DOC}.",
                _broadcast_in_dim, attrs={"dims": "ints"}, required=frozenset({"dims"}),
-               adjoint=_broadcast_adjoint))
+               adjoint=_broadcast_adjoint, expanding=True))
 register(OpDef("broadcast", "`broadcast(%x) [{dims = [...]}]`: as broadcast_in_dim; without "
                "`dims` (as in the paper's Listing 1) no relation is derived and execution "
                "aligns trailing dims as NumPy does (`run` refuses operand dims that are "
                "neither 1 nor the result's).", _broadcast_in_dim, attrs={"dims": "ints"},
-               run_rule=_broadcast_runs, adjoint=_broadcast_adjoint))
+               run_rule=_broadcast_runs, adjoint=_broadcast_adjoint, expanding=True))
 register(OpDef("reshape", "`reshape(%x) -> T`: same elements, row-major, in the shape of T; "
                "the element counts are equal.", _reshape, adjoint=_reshape_adjoint))
 register(OpDef("dynamic_reshape", "`dynamic_reshape(%x, %shape) -> T`: as reshape; %shape "
@@ -263,10 +263,11 @@ register(OpDef("slice", "`slice(%x) {start = [...], limit = [...], strides = [..
                required=frozenset({"start", "limit"}), adjoint=_slice_adjoint))
 register(OpDef("iota", "`iota() {dim = D} -> T`: T filled with its index along D (T not i1).",
                _iota, 0, 0,
-               attrs={"dim": "int"}, required=frozenset({"dim"})))
+               attrs={"dim": "int"}, required=frozenset({"dim"}), expanding=True))
 register(OpDef("constant", "`constant() {value = V} -> T`: T filled with V, a value of T's "
                "element type (in range for an integer type; a fraction truncates).", _constant,
-               0, 0, attrs={"value": "number"}, required=frozenset({"value"})))
+               0, 0, attrs={"value": "number"}, required=frozenset({"value"}),
+               expanding=True))
 register(OpDef("rng_uniform", "`rng_uniform() {seed = N} -> T`: uniform random numbers in "
                "[0, 1) of a float type T, from a seed in [0, 2^63 - 1]; never recomputed (a "
                "second draw would differ).", _rng_uniform, 0, 0,

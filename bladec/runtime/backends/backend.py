@@ -23,6 +23,7 @@ from bladec.analysis.liveness import body_peak, is_loop
 from bladec.emit.loop import numpy_scan, numpy_while, run_loop
 from bladec.emit.lower import OutSpec, run_op
 from bladec.ir import DTYPE_BYTES, Op
+from bladec.ops.registry import remade
 from bladec.ops.loop import with_bodies
 
 ArgSpec = tuple[tuple[int, ...], str]   # an argument's shape and dtype name
@@ -90,10 +91,19 @@ def interpret(K: Any, ops: list[Op], inputs: list[str], outputs: list[str],
     an ``after(operands, previous)`` hook see each op's operands with the previous op's
     results, to hold the ops in this order (the JAX backend's enforced order); an op
     that reads nothing (a constant, an iota) has no operands to hold back, so its
-    results go through the kernels' ``made_after(results, previous)`` instead."""
-    last = _last_reads(ops, outputs)
+    results go through the kernels' ``made_after(results, previous)`` instead.
+
+    Under that hook a cheap expanding op (``OpDef.expanding``: a broadcast, a splat
+    constant, an iota) whose result the segment does not return is not made where the
+    listing puts it: each op that reads it makes it again from its operands after the
+    barrier, inside its own part of the executable, where XLA fuses it. Made in its
+    place, behind the barrier, it was a whole array: on the small Llama step at 8x448
+    each broadcast or constant of the attention scores' shape held 24.5 MiB that the
+    fused step never allocates."""
     after = getattr(K, "after", None)
     made_after = getattr(K, "made_after", None)
+    deferred = _deferred(ops, outputs) if after is not None else {}
+    last = _last_reads(ops, outputs, deferred)
 
     def body(inner: list[Op], ins: list[str], outs: list[str]) -> Callable[..., list]:
         return interpret(K, inner, ins, outs, specs)
@@ -102,9 +112,16 @@ def interpret(K: Any, ops: list[Op], inputs: list[str], outputs: list[str],
         env = dict(zip(inputs, args))
         previous: list = []
         for i, op in enumerate(ops):
-            operands = [env[n] for n in op.operands if n in env]
+            if op.result_names and op.result_names[0] in deferred:
+                continue
+            reads = made_from(op.operands, deferred) if deferred else op.operands
+            operands = [env[n] for n in reads if n in env]
             if after is not None and previous:
                 operands = after(operands, previous)
+            if deferred:
+                local = dict(zip([n for n in reads if n in env], operands))
+                operands = [_remake(K, n, local, deferred, specs, made_after, previous)
+                            for n in op.operands if n in local or n in deferred]
             if is_loop(op):
                 results = run_loop(K, op, operands, specs[id(op)], body)
             else:
@@ -117,6 +134,41 @@ def interpret(K: Any, ops: list[Op], inputs: list[str], outputs: list[str],
                 env.pop(n, None)
         return [env[n] for n in outputs]
     return fn
+
+
+def _deferred(ops: list[Op], outputs: list[str]) -> dict[str, Op]:
+    """Result name -> its op, for the ops that :func:`interpret` makes inside their
+    readers (``remade``; not loops' bodies' ops; not one the segment returns)."""
+    return remade(ops, set(outputs))
+
+
+def made_from(names: list[str], deferred: dict[str, Op]) -> list[str]:
+    """``names`` with each deferred value replaced by what it is made from, in order,
+    once each."""
+    out: dict[str, None] = {}
+    for n in names:
+        if n in deferred:
+            out.update(dict.fromkeys(made_from(deferred[n].operands, deferred)))
+        else:
+            out[n] = None
+    return list(out)
+
+
+def _remake(K: Any, name: str, local: dict[str, Any], deferred: dict[str, Op],
+            specs: dict, made_after: Any, previous: list) -> Any:
+    """The value ``name`` for one reader: from ``local`` (its operands after the
+    barrier), or a deferred op made again from them (one that reads nothing after the
+    previous op's results, as :meth:`made_after` does in place)."""
+    if name in local:
+        return local[name]
+    op = deferred[name]
+    args = [_remake(K, n, local, deferred, specs, made_after, previous)
+            for n in op.operands if n in local or n in deferred]
+    value = run_op(K, op, args, specs[id(op)])
+    if made_after is not None and previous and not op.operands:
+        value = made_after(value, previous)
+    local[name] = value[0]
+    return value[0]
 
 
 def segment_key(ops: list[Op], inputs: list[str], outputs: list[str],
@@ -144,12 +196,14 @@ def segment_key(ops: list[Op], inputs: list[str], outputs: list[str],
             tuple(donate))
 
 
-def _last_reads(ops: list[Op], outputs: list[str]) -> dict[int, list[str]]:
-    """Op index -> the values (not outputs) whose last read is that op."""
+def _last_reads(ops: list[Op], outputs: list[str], deferred: dict[str, Op] | None = None
+                ) -> dict[int, list[str]]:
+    """Op index -> the values (not outputs) whose last read is that op (a deferred
+    value's reads are of what it is made from: :func:`interpret`)."""
     keep = set(outputs)
     last: dict[str, int] = {}
     for i, op in enumerate(ops):
-        for n in op.operands:
+        for n in made_from(op.operands, deferred or {}):
             last[n] = i
         for r in op.result_names:
             last.setdefault(r, i)

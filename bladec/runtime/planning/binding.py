@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from bladec.analysis.liveness import is_compute
-from bladec.analysis.memory import exact_sizes
+from bladec.analysis.memory import exact_sizes, expanded_sizes
 from bladec.analysis.version import choose, versions
 from bladec.errors import BladecError
 from bladec.ir import Func, Module, Op
@@ -80,6 +80,9 @@ class _Bound:
     version: _Version
     planned_peak: int
     program: Program | None = None
+    # the bytes of each value as an array (what a segment returns or takes): ``sizes``,
+    # the planner's model, sizes a cheap expanding op by its operands instead
+    arrays: dict[str, int] = field(default_factory=dict)
     runs: dict[int | None, PreparedRun] = field(default_factory=dict)
     fitted: dict[int, PreparedRun | None] = field(default_factory=dict)  # closed loops
     good: list[PreparedRun] = field(default_factory=list)  # every run that fitted
@@ -111,6 +114,9 @@ class Binder:
         self._keep = (set(self.inputs) - self.donated) | set(self.outputs)
         self._by_shapes: dict[tuple, _Bound] = {}
         self._by_binding: dict[tuple, _Bound] = {}
+        # the backend makes cheap expanding ops inside their readers (Planner sets it
+        # from JaxBackend.enforce_order): they are sized by their operands
+        self.fused_expanding = False
 
     def bind(self, shapes: dict[str, tuple[int, ...]], dims: dict[str, int] | None = None
              ) -> dict[str, int]:
@@ -154,14 +160,17 @@ class Binder:
         if bound is None:
             shapes = self.shapes_for(binding)
             self._check_extents(binding, shapes)
-            sizes = exact_sizes(self.info, binding)
+            sizes = arrays = exact_sizes(self.info, binding)
+            if self.fused_expanding:
+                for v in self.versions:
+                    sizes = expanded_sizes(sizes, v.ops, set(self.outputs))
             best = choose([v.func for v in self.versions], sizes)[0] \
                 if len(self.versions) > 1 else 0
             version = self.versions[best]
             planned = simulate(base_trace(version.program), sizes, self.inputs,
                                set(self.outputs), self.donated)
             bound = self._by_binding[key] = _Bound(dict(binding), sizes, shapes, version,
-                                                   planned.peak)
+                                                   planned.peak, arrays=arrays)
         return bound
 
     def _check_extents(self, binding: dict[str, int],

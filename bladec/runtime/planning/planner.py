@@ -45,6 +45,7 @@ class Planner(Binder):
         if check_types is not None:   # what the backend can not hold (jax_backend.py)
             check_types(self.func)
         self.backend = backend
+        self.fused_expanding = bool(getattr(backend, "enforce_order", False))
         self._cost = cost
         self.consolidate = consolidate
         self._plans: dict[tuple, Plan] = {}

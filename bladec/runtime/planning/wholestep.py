@@ -156,14 +156,14 @@ class WholeStep(Planner):
                     step.fn.figures_only = True
         if gate and limit is not None:
             estimate = partial(estimated_figure, memory=plan.measure.memory,
-                               sizes=bound.sizes)
-            guess = account(run, bound.sizes, self.inputs, over=limit, figure_of=estimate,
+                               sizes=bound.arrays)
+            guess = account(run, bound.arrays, self.inputs, over=limit, figure_of=estimate,
                             one_memory=self.one_memory)
             if guess.peak > limit:
                 guess.estimated = True
                 run.device = guess
                 return run
-        run.device = account(run, bound.sizes, self.inputs, over=limit,
+        run.device = account(run, bound.arrays, self.inputs, over=limit,
                              one_memory=self.one_memory)
         return run
 

@@ -27,10 +27,12 @@ def _prepare(ex, binding):
 
 def test_the_lowest_of_the_orders_runs(monkeypatch) -> None:
     """The small Llama step: at 1x16 XLA's order holds less (bladec's per-op order can
-    not fuse an update into the gradient it reads), at 4x128 bladec's schedule held."""
+    not fuse an update into the gradient it reads), at 8x128 bladec's schedule held
+    (25,795,256 B against 29,974,200). (At 4x128 the two are within 1 KB since the
+    broadcasts are made inside their readers: 13,441,720 B against 13,440,696.)"""
     monkeypatch.setenv("BLADEC_NO_LIMIT_ORDER", "every")
     ex = _executor()
-    for binding, xla_wins in (({"S0": 1, "S1": 16}, True), ({"S0": 4, "S1": 128}, False)):
+    for binding, xla_wins in (({"S0": 1, "S1": 16}, True), ({"S0": 8, "S1": 128}, False)):
         run, bound, compiled = _prepare(ex, binding)
         # bladec's order held; XLA's from the listing as written; XLA's from the schedule
         peaks = [bound.free.device.peak, bound.xla_run.device.peak,

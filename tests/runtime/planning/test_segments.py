@@ -1,0 +1,63 @@
+"""Cutting a plan into segments where the JAX backend holds the listing's order (CPU):
+what a segment returns, since XLA allocates an executable's outputs for its whole run
+while the planner's model counts a value from the op that makes it."""
+from __future__ import annotations
+
+import numpy as np
+
+from bladec.parse import parse_module
+from bladec.runtime.backends.jax_backend import JaxBackend
+from bladec.runtime.executor import Executor
+from bladec.runtime.planning.plan import Plan
+from bladec.runtime.planning.segments import EvictStep, SegmentStep, split
+from bladec.runtime.planning.trace import Step
+
+N, D = 256, 8
+
+LISTING = f"""
+func.func @main(%q: tensor<{N}x{D}>, %k: tensor<{N}x{D}>) {{
+  %y = exp(%q) -> tensor<{N}x{D}>
+  %s = dot_general(%q, %k) {{lhs_contract = [1], rhs_contract = [1]}} -> tensor<{N}x{N}>
+  %e = exp(%s) -> tensor<{N}x{N}>
+  %t = reduce(%e) {{dims = [0, 1], kind = "sum"}} -> tensor<f32>
+  %u = reduce(%y) {{dims = [0, 1], kind = "sum"}} -> tensor<f32>
+  %o = add(%t, %u) -> tensor<f32>
+  return %o
+}}
+"""
+
+
+def _run(ex: Executor) -> tuple[list, dict[str, np.ndarray]]:
+    """The listing cut after %s, where %y is evicted to be recomputed before %u."""
+    ops = list(ex.func.ops[:-1] if ex.func.ops[-1].name == "return" else ex.func.ops)
+    ops = [op for op in ops if op.result_names]
+    trace = [Step("op", op=ops[0], index=0), Step("op", op=ops[1], index=1),
+             Step("evict", value="%y", method="recompute"),
+             Step("op", op=ops[2], index=2), Step("op", op=ops[3], index=3),
+             Step("regen", value="%y", method="recompute", region=[ops[0]]),
+             Step("op", op=ops[4], index=4), Step("op", op=ops[5], index=5)]
+    shapes = ex.shapes_for({})
+    run = split(Plan(trace, None), shapes, ex.info.dtypes,
+                set(ex.inputs) | set(ex.outputs), ex.backend)
+    return run.steps, ex.random_inputs({})
+
+
+def test_a_large_value_made_for_the_next_segment_is_made_there() -> None:
+    """The dot's [N, N] result, made last before the cut from two small inputs, is made
+    at the start of the next segment: the first returns neither it nor %y, which the cut
+    drops (to be recomputed), so nothing is evicted there; the result is jax's."""
+    ex = Executor(parse_module(LISTING), JaxBackend())
+    assert ex.backend.enforce_order   # these tests run on CPU
+    steps, inputs = _run(ex)
+    segments = [s for s in steps if isinstance(s, SegmentStep)]
+    assert [op.result_names[0] for op in segments[0].ops] == ["%y"]
+    assert segments[0].outputs == []
+    assert segments[1].ops[0].name == "dot_general"
+    assert not any(isinstance(s, EvictStep) for s in steps)
+    env = {n: ex.backend.put(inputs[n]) for n in ex.inputs}
+    for step in segments:
+        env.update(zip(step.outputs, step.fn([env[n] for n in step.inputs])))
+    q, k = inputs["%q"], inputs["%k"]
+    want = np.exp(q @ k.T).sum(dtype=np.float64) + np.exp(q).sum(dtype=np.float64)
+    np.testing.assert_allclose(float(np.asarray(env["%o"])), want, rtol=1e-5)
+    assert segments[0].fn.memory().output_bytes == 0
