@@ -15,6 +15,7 @@ larger run of ``make bench``.
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -400,8 +401,10 @@ def corpus() -> dict[str, Step]:
 
 # -- a Flax model (test-only dependency; skipped where flax is not installed) --------------
 
+@functools.cache
 def flax_step_factory():
-    """A Flax ``nn.Module`` (Dense, LayerNorm, GELU) with an SGD step, or None."""
+    """A Flax ``nn.Module`` (Dense, LayerNorm, GELU) with an SGD step, or None; one per
+    process (its parameters are made once, at the first arguments)."""
     try:
         import flax.linen as nn
     except ImportError:
@@ -421,7 +424,16 @@ def flax_step_factory():
             return nn.Dense(1)(x)[..., 0]
 
     model = Model()
-    params = model.init(jax.random.PRNGKey(0), jnp.zeros((1, 1, D), F32))
+    init = (jax.random.PRNGKey(0), jnp.zeros((1, 1, D), F32))
+    # the parameters' shapes by tracing alone; their values (an XLA compilation of the
+    # model's init, 2.4 s of CPU) only when a test makes arguments: every process that
+    # collects the suite builds this step, and the tests that ask for the corpus often
+    params_once: list = []
+
+    def params() -> Any:
+        if not params_once:
+            params_once.append(model.init(*init))
+        return params_once[0]
 
     def loss(p, x, y):
         return jnp.mean((model.apply(p, x) - y) ** 2)
@@ -432,12 +444,12 @@ def flax_step_factory():
 
     def make(dims, seed):
         rng = np.random.default_rng(seed + 9)
-        p = jax.tree_util.tree_map(np.asarray, params)
+        p = jax.tree_util.tree_map(np.asarray, params())
         return (p, rng.standard_normal((dims["B"], dims["S"], D)).astype(np.float32),
                 rng.standard_normal((dims["B"], dims["S"])).astype(np.float32))
 
     B, S = export.symbolic_shape("B, S")
-    return Step("flax", step, (_spec(params), jax.ShapeDtypeStruct((B, S, D), F32),
+    return Step("flax", step, (_spec(jax.eval_shape(model.init, *init)), jax.ShapeDtypeStruct((B, S, D), F32),
                                jax.ShapeDtypeStruct((B, S), F32)),
                 {"B": (1, 16), "S": (1, 64)}, make, ({"B": 2, "S": 5}, {"B": 3, "S": 9}),
                 {"B": 4, "S": 16}, {"B": 16, "S": 64})
