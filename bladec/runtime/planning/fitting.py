@@ -169,7 +169,8 @@ class Fitter(WholeStep):
         self._priced_program(bound)
 
     def _loop(self, bound: _Bound, limit: int, quick: bool, rounds: int = MAX_ROUNDS,
-              margins: dict[int, int] | None = None) -> tuple[PreparedRun | None, bool]:
+              margins: dict[int, int] | None = None, gate: bool | None = None
+              ) -> tuple[PreparedRun | None, bool]:
         """Plan within the limit less the margins learned so far, check the device peak,
         widen the margins at the segments over the limit, again; None when the planner
         can not meet the margins. ``quick``: check with the gate (:meth:`_checked`) and
@@ -178,7 +179,8 @@ class Fitter(WholeStep):
         (``quick=False``) goes on to a plan: the estimate can be too high, and a repair
         learns no margin at the segment it keeps, so the planner does not cut it
         differently (on the small Llama step at 4x48 the smallest limit the search named
-        was 9% higher with the repair alone).
+        was 9% higher with the repair alone). ``gate``: whether the quick loop refuses
+        plans on the estimate (default: it does); the search's strides do not.
 
         Returns the run found (None: none) and whether the quick loop strayed from the
         plain one: refused a plan on the estimate or repaired one. Where it did not,
@@ -188,6 +190,7 @@ class Fitter(WholeStep):
         times, about 5 s each, at every limit its search refused)."""
         lower = bound.lower
         margins = {} if margins is None else margins
+        gate = quick if gate is None else gate and quick
         strayed = False
         for _ in range(rounds):
             if any(lower[k] + margins.get(k, 0) > limit for k in range(len(lower))):
@@ -195,7 +198,7 @@ class Fitter(WholeStep):
             plan = self._planned(bound, limit, margins)
             if plan is None:
                 break
-            run = self._checked(plan, bound, limit, gate=quick)
+            run = self._checked(plan, bound, limit, gate=gate)
             if quick:
                 checked = run
                 plan, run = self._repaired(plan, run, bound, limit)
@@ -290,7 +293,7 @@ class Fitter(WholeStep):
         went on one byte at a time (33 KB lower per step, 8-10 s each)."""
         self._priced(bound)
         run, _ = self._loop(bound, limit, quick=True, rounds=JUMP_ROUNDS,
-                            margins=dict(bound.margins))
+                            margins=dict(bound.margins), gate=False)
         return run
 
     def _leap(self, bound: _Bound, limit: int) -> PreparedRun | None:
@@ -304,7 +307,8 @@ class Fitter(WholeStep):
         self._priced(bound)
         margins = {k: max(bound.margins.get(k, 0), bound.learned.get(k, 0))
                    for k in bound.margins.keys() | bound.learned.keys()}
-        run, _ = self._loop(bound, limit, quick=True, rounds=JUMP_ROUNDS, margins=margins)
+        run, _ = self._loop(bound, limit, quick=True, rounds=JUMP_ROUNDS, margins=margins,
+                            gate=False)
         if run is None:
             known = [*bound.good, bound.runs.get(None), bound.xla_run]
             run = max((r for r in known if r is not None and r.device.peak <= limit),
