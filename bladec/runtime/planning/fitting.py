@@ -360,14 +360,25 @@ class Fitter(WholeStep):
         # the closed loop is not monotone in the limit, and the bisection's margins,
         # learned where plans were far over, can rule out every limit under the whole
         # step: the loop started one byte under it, with no margins, is the second path
-        # (an imported GPT-2 at 8x64: the bisection ends at XLA's order, 22,444,108 B;
-        # the loop at 22,999,115 B finds 18,662,180 B); the lower of the two is named
-        run = self._fits(bound, top - 1) if top - 1 > lo else None
+        # (an imported GPT-2 at 8x64, before issue 32's held-order fix: the bisection
+        # ended at XLA's order, 22,444,108 B; the loop at 22,999,115 B found 18,662,180
+        # B); the lower of the two is named. Where the first path ends on a plan that
+        # evicts, the margins ruled out nothing above it, and the descent's last step
+        # already ran the loop with no margins one byte under it: the second path is not
+        # taken (on that GPT-2, now 0.53x, it planned 3 times to find 0.99x)
+        run = self._fits(bound, top - 1) if top - 1 > lo and \
+            not self._evicting_at(bound, hi) else None
         if run is not None and run.device.peak < hi:
             hi = self._descended(bound, run.device.peak)
         bound.smallest = hi
         self._keep_hint(bound, hi)
         return hi
+
+    @staticmethod
+    def _evicting_at(bound: _Bound, peak: int) -> bool:
+        """Whether a plan found in bladec's order that evicts has device peak ``peak``."""
+        return any(r.device.peak == peak and r.plan.evictions and not r.xla_order
+                   for r in bound.good)
 
     def _bisected(self, bound: _Bound, lo: int, hi: int) -> int:
         """The search's bisection between ``lo`` and ``hi`` down to a 1% bracket: its
