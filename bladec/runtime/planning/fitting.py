@@ -290,7 +290,13 @@ class Fitter(WholeStep):
         margin is the device's excess over the model at an op, which hardly depends on
         the limit, and learning them again took the closed loop 3 plans at each of the
         16x512 descent's steps, so that a stride of 2 never found one and the descent
-        went on one byte at a time (33 KB lower per step, 8-10 s each)."""
+        went on one byte at a time (33 KB lower per step, 8-10 s each).
+
+        Its plans are compiled, not refused on the estimate (accounting.py): the estimate
+        is no bound either way (on an imported GPT-2 at 8x64, 1.7-4.2 MB over most
+        segments' compiled figures and up to 69 KB under others), and refused there
+        every stride of that step's descent, which then crept 2 KB a step by
+        :meth:`_fits` one byte under each plan, 11-16 s a step, for hours (issue 37)."""
         self._priced(bound)
         run, _ = self._loop(bound, limit, quick=True, rounds=JUMP_ROUNDS,
                             margins=dict(bound.margins), gate=False)
@@ -298,12 +304,12 @@ class Fitter(WholeStep):
 
     def _leap(self, bound: _Bound, limit: int) -> PreparedRun | None:
         """The bisection's question at ``limit`` once compiled plans taught margins: the
-        quick loop (JUMP_ROUNDS plans) from every margin learned at any limit (they
-        hardly depend on it: :meth:`_stride`), else the checked run with the highest
-        peak within ``limit``. The descent still asks :meth:`_fits` at the limit named
-        and one byte under with no margins, as a later process does. (Learning margins
-        again at each limit compiled a new cut each time: 5 of the 7 compilations of a
-        1,123-op GPT-2 step's refusal.)"""
+        quick loop (JUMP_ROUNDS plans, compiled as a stride's are) from every margin
+        learned at any limit (they hardly depend on it: :meth:`_stride`), else the
+        checked run with the highest peak within ``limit``. The descent still asks
+        :meth:`_fits` at the limit named and one byte under with no margins, as a later
+        process does. (Learning margins again at each limit compiled a new cut each
+        time: 5 of the 7 compilations of a 1,123-op GPT-2 step's refusal.)"""
         self._priced(bound)
         margins = {k: max(bound.margins.get(k, 0), bound.learned.get(k, 0))
                    for k in bound.margins.keys() | bound.learned.keys()}
