@@ -9,9 +9,11 @@ limit it is first repaired where that keeps the segment (repair.py: values it do
 read leave the device while it runs, so the executable compiled to check it is the one
 that runs), and otherwise the planner is given a margin at that segment's ops and plans
 again, until the device peak fits (:meth:`Fitter._fit`). Before a plan's new segments
-are compiled, each is estimated (accounting.py, :func:`estimated_figure`: the model with its
-outputs allocated from its start, as XLA allocates them); a plan the estimate puts over
-the limit is tightened the same way without compiling anything. Where this quick loop
+are compiled, each is estimated (accounting.py, :func:`estimated_figure`: the model with
+what XLA holds beside it, outputs allocated for the whole run or written into donated
+arguments); a plan the estimate puts over the limit is tightened the same way without
+compiling anything. The estimate is no bound (it can be over or under the compiled
+figures), so the smallest limit's search does not refuse a plan on it. Where this quick loop
 finds no plan, the plain one runs (every plan compiled, no repair), so neither the
 estimate nor the repair can lose a plan the plain loop finds, and whatever runs was
 checked against its compiled figures. When it can not, the smallest limit that works
