@@ -9,9 +9,11 @@ limit it is first repaired where that keeps the segment (repair.py: values it do
 read leave the device while it runs, so the executable compiled to check it is the one
 that runs), and otherwise the planner is given a margin at that segment's ops and plans
 again, until the device peak fits (:meth:`Fitter._fit`). Before a plan's new segments
-are compiled, each is estimated (accounting.py, :func:`estimated_figure`: the model with its
-outputs allocated from its start, as XLA allocates them); a plan the estimate puts over
-the limit is tightened the same way without compiling anything. Where this quick loop
+are compiled, each is estimated (accounting.py, :func:`estimated_figure`: the model with
+what XLA holds beside it, outputs allocated for the whole run or written into donated
+arguments); a plan the estimate puts over the limit is tightened the same way without
+compiling anything. The estimate is no bound (it can be over or under the compiled
+figures), so the smallest limit's search does not refuse a plan on it. Where this quick loop
 finds no plan, the plain one runs (every plan compiled, no repair), so neither the
 estimate nor the repair can lose a plan the plain loop finds, and whatever runs was
 checked against its compiled figures. When it can not, the smallest limit that works
@@ -169,7 +171,8 @@ class Fitter(WholeStep):
         self._priced_program(bound)
 
     def _loop(self, bound: _Bound, limit: int, quick: bool, rounds: int = MAX_ROUNDS,
-              margins: dict[int, int] | None = None) -> tuple[PreparedRun | None, bool]:
+              margins: dict[int, int] | None = None, gate: bool | None = None
+              ) -> tuple[PreparedRun | None, bool]:
         """Plan within the limit less the margins learned so far, check the device peak,
         widen the margins at the segments over the limit, again; None when the planner
         can not meet the margins. ``quick``: check with the gate (:meth:`_checked`) and
@@ -178,7 +181,8 @@ class Fitter(WholeStep):
         (``quick=False``) goes on to a plan: the estimate can be too high, and a repair
         learns no margin at the segment it keeps, so the planner does not cut it
         differently (on the small Llama step at 4x48 the smallest limit the search named
-        was 9% higher with the repair alone).
+        was 9% higher with the repair alone). ``gate``: whether the quick loop refuses
+        plans on the estimate (default: it does); the search's strides do not.
 
         Returns the run found (None: none) and whether the quick loop strayed from the
         plain one: refused a plan on the estimate or repaired one. Where it did not,
@@ -188,6 +192,7 @@ class Fitter(WholeStep):
         times, about 5 s each, at every limit its search refused)."""
         lower = bound.lower
         margins = {} if margins is None else margins
+        gate = quick if gate is None else gate and quick
         strayed = False
         for _ in range(rounds):
             if any(lower[k] + margins.get(k, 0) > limit for k in range(len(lower))):
@@ -195,7 +200,7 @@ class Fitter(WholeStep):
             plan = self._planned(bound, limit, margins)
             if plan is None:
                 break
-            run = self._checked(plan, bound, limit, gate=quick)
+            run = self._checked(plan, bound, limit, gate=gate)
             if quick:
                 checked = run
                 plan, run = self._repaired(plan, run, bound, limit)
@@ -287,24 +292,31 @@ class Fitter(WholeStep):
         margin is the device's excess over the model at an op, which hardly depends on
         the limit, and learning them again took the closed loop 3 plans at each of the
         16x512 descent's steps, so that a stride of 2 never found one and the descent
-        went on one byte at a time (33 KB lower per step, 8-10 s each)."""
+        went on one byte at a time (33 KB lower per step, 8-10 s each).
+
+        Its plans are compiled, not refused on the estimate (accounting.py): the estimate
+        is no bound either way (on an imported GPT-2 at 8x64, 1.7-4.2 MB over most
+        segments' compiled figures and up to 69 KB under others), and refused there
+        every stride of that step's descent, which then crept 2 KB a step by
+        :meth:`_fits` one byte under each plan, 11-16 s a step, for hours (issue 37)."""
         self._priced(bound)
         run, _ = self._loop(bound, limit, quick=True, rounds=JUMP_ROUNDS,
-                            margins=dict(bound.margins))
+                            margins=dict(bound.margins), gate=False)
         return run
 
     def _leap(self, bound: _Bound, limit: int) -> PreparedRun | None:
         """The bisection's question at ``limit`` once compiled plans taught margins: the
-        quick loop (JUMP_ROUNDS plans) from every margin learned at any limit (they
-        hardly depend on it: :meth:`_stride`), else the checked run with the highest
-        peak within ``limit``. The descent still asks :meth:`_fits` at the limit named
-        and one byte under with no margins, as a later process does. (Learning margins
-        again at each limit compiled a new cut each time: 5 of the 7 compilations of a
-        1,123-op GPT-2 step's refusal.)"""
+        quick loop (JUMP_ROUNDS plans, compiled as a stride's are) from every margin
+        learned at any limit (they hardly depend on it: :meth:`_stride`), else the
+        checked run with the highest peak within ``limit``. The descent still asks
+        :meth:`_fits` at the limit named and one byte under with no margins, as a later
+        process does. (Learning margins again at each limit compiled a new cut each
+        time: 5 of the 7 compilations of a 1,123-op GPT-2 step's refusal.)"""
         self._priced(bound)
         margins = {k: max(bound.margins.get(k, 0), bound.learned.get(k, 0))
                    for k in bound.margins.keys() | bound.learned.keys()}
-        run, _ = self._loop(bound, limit, quick=True, rounds=JUMP_ROUNDS, margins=margins)
+        run, _ = self._loop(bound, limit, quick=True, rounds=JUMP_ROUNDS, margins=margins,
+                            gate=False)
         if run is None:
             known = [*bound.good, bound.runs.get(None), bound.xla_run]
             run = max((r for r in known if r is not None and r.device.peak <= limit),
@@ -356,14 +368,25 @@ class Fitter(WholeStep):
         # the closed loop is not monotone in the limit, and the bisection's margins,
         # learned where plans were far over, can rule out every limit under the whole
         # step: the loop started one byte under it, with no margins, is the second path
-        # (an imported GPT-2 at 8x64: the bisection ends at XLA's order, 22,444,108 B;
-        # the loop at 22,999,115 B finds 18,662,180 B); the lower of the two is named
-        run = self._fits(bound, top - 1) if top - 1 > lo else None
+        # (an imported GPT-2 at 8x64, before issue 32's held-order fix: the bisection
+        # ended at XLA's order, 22,444,108 B; the loop at 22,999,115 B found 18,662,180
+        # B); the lower of the two is named. Where the first path ends on a plan that
+        # evicts, the margins ruled out nothing above it, and the descent's last step
+        # already ran the loop with no margins one byte under it: the second path is not
+        # taken (on that GPT-2, now 0.53x, it planned 3 times to find 0.99x)
+        run = self._fits(bound, top - 1) if top - 1 > lo and \
+            not self._evicting_at(bound, hi) else None
         if run is not None and run.device.peak < hi:
             hi = self._descended(bound, run.device.peak)
         bound.smallest = hi
         self._keep_hint(bound, hi)
         return hi
+
+    @staticmethod
+    def _evicting_at(bound: _Bound, peak: int) -> bool:
+        """Whether a plan found in bladec's order that evicts has device peak ``peak``."""
+        return any(r.device.peak == peak and r.plan.evictions and not r.xla_order
+                   for r in bound.good)
 
     def _bisected(self, bound: _Bound, lo: int, hi: int) -> int:
         """The search's bisection between ``lo`` and ``hi`` down to a 1% bracket: its

@@ -155,8 +155,10 @@ class WholeStep(Planner):
                 if hasattr(step.fn, "figures_only") and not step.fn.compiled:
                     step.fn.figures_only = True
         if gate and limit is not None:
+            shapes, dtypes = bound.shapes, self.info.dtypes
             estimate = partial(estimated_figure, memory=plan.measure.memory,
-                               sizes=bound.arrays)
+                               sizes=bound.arrays,
+                               avals=lambda n: (tuple(shapes[n]), dtypes[n]))
             guess = account(run, bound.arrays, self.inputs, over=limit, figure_of=estimate,
                             one_memory=self.one_memory)
             if guess.peak > limit:

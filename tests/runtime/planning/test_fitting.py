@@ -451,6 +451,37 @@ def test_a_plan_the_estimate_puts_over_the_limit_is_not_compiled() -> None:
     assert estimated_figure(step, 720_896, [0] * 8, bound.sizes).total == 2_424_832
 
 
+def test_an_output_written_into_a_donated_argument_is_not_counted_before_it() -> None:
+    """The estimate counts what the device holds and the model does not: an output XLA
+    allocates for the whole run is counted until it is made, but an output JAX writes
+    into a donated argument's buffer (the first donated argument of its shape and dtype)
+    only between that argument's last read and the output (issue 37: counted from the
+    segment's start, an imported GPT-2's optimizer segments were 1.9-4.2 MB over)."""
+    from types import SimpleNamespace as NS
+    from bladec.runtime.planning.accounting import modelled_figure
+    from bladec.runtime.planning.segments import SegmentStep
+    ops = [NS(result_names=["%t"], operands=["%p"]),      # the last read of %p
+           NS(result_names=["%u"], operands=["%t"]),
+           NS(result_names=["%q"], operands=["%u"]),      # %q goes into %p's buffer
+           NS(result_names=["%r"], operands=["%q"])]      # %r has a buffer of its own
+    sizes = {"%p": 100, "%t": 10, "%u": 10, "%q": 100, "%r": 100}
+    avals = {"%p": ((25,), "f32"), "%q": ((25,), "f32"), "%r": ((25,), "f32"),
+             "%t": ((1,), "f32"), "%u": ((1,), "f32")}
+    memory = [110, 20, 120, 220]   # the model: %p freed after its last read
+    step = SegmentStep(NS(compiled=False), ["%p"], ["%q", "%r"], ["%p"], ops, [0, 1, 2, 3],
+                       (0, 4))
+    figure = modelled_figure(step, 100, memory, sizes, lambda n: avals[n])
+    # at %u: the model's 20 B, %p's buffer awaiting %q (100) and %r's (100)
+    assert figure.total == 220
+    # an output counted from the segment's start, as before: 20 + 100 + 100 at %u, and
+    # 110 + 100 + 100 at %t
+    assert modelled_figure(step, 100, memory, sizes).total == 310
+    # not donated: %q has a buffer of its own from the start too
+    kept = SegmentStep(NS(compiled=False), ["%p"], ["%q", "%r"], [], ops, [0, 1, 2, 3],
+                       (0, 4))
+    assert modelled_figure(kept, 100, memory, sizes, lambda n: avals[n]).total == 310
+
+
 def test_a_stride_starts_from_the_last_fitting_plans_margins(monkeypatch) -> None:
     """The descent's strides plan first with the margins of the last plan that fitted
     (the device's excess over the model per op hardly moves with the limit), where the

@@ -133,12 +133,13 @@ def test_gpt2() -> None:
 
 
 @pytest.mark.slow
-def test_the_search_takes_the_lower_of_its_two_paths() -> None:
-    """The closed loop is not monotone in the limit: on an imported 2-layer GPT-2 at 8x64
-    the bisection ends at the whole step in XLA's order (its no-limit peak, 22,444,108 B),
-    while the loop started one byte under the whole step in bladec's order finds a plan
-    at 0.83x of it. The search runs both and names the lower; a run meets that limit at
-    exactly it, and one byte less is refused. About 60 s of CPU."""
+def test_the_search_on_an_imported_gpt2_ends_low_and_holds() -> None:
+    """An imported 2-layer GPT-2 at 8x64: the bisection's first limit finds a plan at
+    0.61x of the no-limit peak, and the descent's strides, each checked by compiling
+    (the estimate, 2-4 MB over on most of its segments and under on some, no longer
+    refuses them), reach 0.53x (12,092,240 B against 22,723,916 B) in about 90 s of CPU,
+    where refused on the estimate they crept 2 KB a step for hours (issue 37). A run
+    meets the limit named at exactly it, and one byte less is refused."""
     from benchmarks.support.imported import gpt2
     ex = Executor(optimize(gpt2().module), JaxBackend())
     binding = {"S0": 8, "S1": 64}
@@ -146,7 +147,7 @@ def test_the_search_takes_the_lower_of_its_two_paths() -> None:
     with pytest.raises(LimitError) as err:
         ex.prepare(binding, peak // 2)
     named = err.value.smallest
-    assert named < 0.9 * peak, (named, peak)
+    assert named < 0.6 * peak, (named, peak)
     assert ex.prepare(binding, named).device.peak == named
     with pytest.raises(LimitError):
         ex.prepare(binding, named - 1)
