@@ -13,7 +13,9 @@ Which translation a scan gets:
   inputs' leading dim, so the analysis knows the stacked outputs' dims. The passes treat
   the loop as one op (they evict around it, never inside it); at a binding where that
   does not fit a limit, the runtime rewrites a gradient's forward and backward loops
-  into checkpointed chunks (runtime/checkpoint.py).
+  into checkpointed chunks (runtime/checkpoint.py), and the ops between them that work
+  step by step on the stacked outputs (a language model's loss) into the same chunks
+  (runtime/rows.py).
 
 A ``while`` always becomes the ``while`` op (its trip count is decided as it runs; it
 stacks nothing, so its memory does not depend on the count). The grad pass has an
