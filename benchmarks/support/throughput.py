@@ -231,14 +231,16 @@ def lineup(w: Workload, args: argparse.Namespace, fuses: list[bool], fractions: 
     for frac in fractions:
         limit = int(frac * peak)
         for lname, listing in listings:
-            probe_l = Executor(listing, JaxBackend())
-            need = smallest_limit(probe_l, binding, limit)
-            use, note = limit, ""
-            if need is not None:
-                use = need
-                note = (f"{frac}x = {format_size(limit)} is below the feasible minimum; "
-                        f"ran at the minimum {format_size(need)} = {need / peak:.2f}x")
             for fuse in fuses:
+                # per mode: a bitwise backend makes broadcasts as arrays of their own,
+                # where the fused one makes them inside their readers (registry.remade)
+                probe_l = Executor(listing, JaxBackend(bitwise=not fuse))
+                need = smallest_limit(probe_l, binding, limit)
+                use, note = limit, ""
+                if need is not None:
+                    use = need
+                    note = (f"{frac}x = {format_size(limit)} is below the feasible minimum; "
+                            f"ran at the minimum {format_size(need)} = {need / peak:.2f}x")
                 c = bladec_config(f"(d) bladec, {lname}, {frac}x, fuse={'on' if fuse else 'off'}",
                                   listing, fuse, inputs, binding, use, note)
                 configs.append(c)
