@@ -140,9 +140,13 @@ def test_train_under_a_limit(steps, monkeypatch) -> None:
     # moving out values it does not read brings it within (runtime/fitting.py, repair.py)
     # (with pad, the mask pass's selects over the attention scores (passes/mask.py) move
     # one bucket's plan to where XLA's figures reject a first compiled segment: 23
-    # compilations for 22 executables at this bandwidth; without the masks, 22 for 22)
+    # compilations for 22 executables at this bandwidth; without the masks, 22 for 22;
+    # since the estimate counts an output written into a donated argument from that
+    # argument's last read (accounting.modelled_figure, issue 37), it puts one more
+    # segment under the limit that XLA's figures then reject: 2 with the masks, and
+    # 1 with the older, higher estimate, which held the GPT-2 refusal's descent)
     rejected = total.total_compilations - total.total_executables
-    assert 0 <= rejected <= 1
+    assert 0 <= rejected <= 2
     assert sum(r.compilations - n for r, n in zip(reports, new)) == rejected
     print(f"limit {limit}: peaks {[r.peak_bytes for r in reports]}, compilations "
           f"{total.total_compilations} for {total.total_executables} executables run "
