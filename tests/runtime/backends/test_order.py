@@ -9,6 +9,8 @@ use: on the small Llama step's backward segments 8-18 MiB more than bladec's mod
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from bladec.parse import parse_module
@@ -33,6 +35,17 @@ func.func @main(%x: tensor<{N}x{N}>) {{
 """
 
 
+def _one_segment(ex: Executor) -> tuple[Any, Any]:
+    """The listing's ops as one segment of ``ex``'s backend (in the held order), and
+    ``jax.jit`` of the same ops (the reference)."""
+    shapes, dtypes = ex.shapes_for({}), ex.info.dtypes
+    ops = list(ex.func.ops)
+    specs = {id(op): [(shapes[r], dtypes[r]) for r in op.result_names] for op in ops}
+    segment = ex.backend.segment(ops, ex.inputs, ex.outputs, specs,
+                                 [(shapes[n], dtypes[n]) for n in ex.inputs])
+    return segment, whole_graph(ops, ex.inputs, ex.outputs, shapes, dtypes)
+
+
 def test_a_constant_and_an_iota_are_made_where_the_listing_puts_them() -> None:
     """In the listing's order at most three [N, N] values are alive at once (%a, %b and
     %c; then %k, %i and %m, after the first three are gone): the segment's XLA
@@ -41,16 +54,12 @@ def test_a_constant_and_an_iota_are_made_where_the_listing_puts_them() -> None:
     ex = Executor(parse_module(LATE), JaxBackend())
     backend = ex.backend
     assert backend.enforce_order   # these tests run on CPU
-    shapes, dtypes = ex.shapes_for({}), ex.info.dtypes
-    ops = list(ex.func.ops)
-    specs = {id(op): [(shapes[r], dtypes[r]) for r in op.result_names] for op in ops}
-    segment = backend.segment(ops, ex.inputs, ex.outputs, specs,
-                              [(shapes[n], dtypes[n]) for n in ex.inputs])
+    segment, whole = _one_segment(ex)
     value = N * N * 4
     assert segment.memory().temp_bytes <= 3 * value + 4096
     x = backend.put(ex.random_inputs({})[ex.inputs[0]])
     got = float(segment([x])[0])
-    want = float(whole_graph(ops, ex.inputs, ex.outputs, shapes, dtypes)(x)[0])
+    want = float(whole(x)[0])
     assert abs(got - want) <= 1e-5 * abs(want)
 
 
@@ -82,11 +91,7 @@ def test_a_broadcast_or_splat_constant_of_the_scores_shape_is_made_inside_its_re
     barrier, XLA held three. The values are jax.jit's."""
     ex = Executor(parse_module(ATTENTION), JaxBackend())
     backend = ex.backend
-    shapes, dtypes = ex.shapes_for({}), ex.info.dtypes
-    ops = list(ex.func.ops)
-    specs = {id(op): [(shapes[r], dtypes[r]) for r in op.result_names] for op in ops}
-    segment = backend.segment(ops, ex.inputs, ex.outputs, specs,
-                              [(shapes[n], dtypes[n]) for n in ex.inputs])
+    segment, whole = _one_segment(ex)
     value = N * N * 4
     assert segment.memory().temp_bytes <= 2 * value + 4096
     sizes = ex._bound({}).sizes
@@ -95,7 +100,7 @@ def test_a_broadcast_or_splat_constant_of_the_scores_shape_is_made_inside_its_re
     inputs = ex.random_inputs({})
     args = [backend.put(inputs[n]) for n in ex.inputs]
     got = np.asarray(segment(args)[0])
-    want = np.asarray(whole_graph(ops, ex.inputs, ex.outputs, shapes, dtypes)(*args)[0])
+    want = np.asarray(whole(*args)[0])
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
 
 
@@ -125,12 +130,8 @@ func.func @main(%x: tensor<{N}x{N}>) {{
     sizes = ex._bound({}).sizes
     assert sizes["%m"] <= 8 and sizes["%g"] == N * N
     backend = ex.backend
-    shapes, dtypes = ex.shapes_for({}), ex.info.dtypes
-    ops = list(ex.func.ops)
-    specs = {id(op): [(shapes[r], dtypes[r]) for r in op.result_names] for op in ops}
-    segment = backend.segment(ops, ex.inputs, ex.outputs, specs,
-                              [(shapes[n], dtypes[n]) for n in ex.inputs])
+    segment, whole = _one_segment(ex)
     x = backend.put(ex.random_inputs({})[ex.inputs[0]])
     got = np.asarray(segment([x])[0])
-    want = np.asarray(whole_graph(ops, ex.inputs, ex.outputs, shapes, dtypes)(x)[0])
+    want = np.asarray(whole(x)[0])
     np.testing.assert_array_equal(got, want)
