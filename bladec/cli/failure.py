@@ -57,6 +57,14 @@ def _error_object(exc: BladecError) -> str:
     return _json_error(exc.diagnostic.message, where, **extra)
 
 
+def _user_error(exc: BladecError, as_json: bool) -> None:
+    """A library error as one line on stderr (and ``--json``'s error object), exit 1."""
+    click.echo(str(exc), err=True)
+    if as_json:
+        click.echo(_error_object(exc))
+    sys.exit(EXIT_USER)
+
+
 def _reports_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Turn library errors into one line on stderr and exit 1, never a traceback; with
     ``--json``, a JSON error object on stdout as well (:func:`_json_error`)."""
@@ -67,10 +75,7 @@ def _reports_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
             with _warnings_to_stderr():
                 return fn(*args, **kwargs)
         except BladecError as exc:
-            click.echo(str(exc), err=True)
-            if as_json:
-                click.echo(_error_object(exc))
-            sys.exit(EXIT_USER)
+            _user_error(exc, as_json)
         except click.UsageError as exc:
             raise _Usage(exc, as_json) from None
         except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
@@ -84,10 +89,7 @@ def _reports_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
         except Exception as exc:  # a bug: say so in one line unless debugging
             memory = DeviceMemoryError.of(exc)   # (where the engine's call did not see it)
             if memory is not None:
-                click.echo(str(memory), err=True)
-                if as_json:
-                    click.echo(_error_object(memory))
-                sys.exit(EXIT_USER)
+                _user_error(memory, as_json)
             if os.environ.get("BLADEC_DEBUG"):
                 raise
             message = f"internal error: {type(exc).__name__}: {exc}"

@@ -428,12 +428,7 @@ def flax_step_factory():
     # the parameters' shapes by tracing alone; their values (an XLA compilation of the
     # model's init, 2.4 s of CPU) only when a test makes arguments: every process that
     # collects the suite builds this step, and the tests that ask for the corpus often
-    params_once: list = []
-
-    def params() -> Any:
-        if not params_once:
-            params_once.append(model.init(*init))
-        return params_once[0]
+    params = functools.cache(lambda: model.init(*init))
 
     def loss(p, x, y):
         return jnp.mean((model.apply(p, x) - y) ** 2)
@@ -449,7 +444,8 @@ def flax_step_factory():
                 rng.standard_normal((dims["B"], dims["S"])).astype(np.float32))
 
     B, S = export.symbolic_shape("B, S")
-    return Step("flax", step, (_spec(jax.eval_shape(model.init, *init)), jax.ShapeDtypeStruct((B, S, D), F32),
+    return Step("flax", step, (_spec(jax.eval_shape(model.init, *init)),
+                               jax.ShapeDtypeStruct((B, S, D), F32),
                                jax.ShapeDtypeStruct((B, S), F32)),
                 {"B": (1, 16), "S": (1, 64)}, make, ({"B": 2, "S": 5}, {"B": 3, "S": 9}),
                 {"B": 4, "S": 16}, {"B": 16, "S": 64})

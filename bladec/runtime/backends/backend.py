@@ -102,7 +102,8 @@ def interpret(K: Any, ops: list[Op], inputs: list[str], outputs: list[str],
     fused step never allocates."""
     after = getattr(K, "after", None)
     made_after = getattr(K, "made_after", None)
-    deferred = _deferred(ops, outputs) if after is not None else {}
+    # (not loops' bodies' ops, nor one the segment returns)
+    deferred = remade(ops, set(outputs)) if after is not None else {}
     last = _last_reads(ops, outputs, deferred)
 
     def body(inner: list[Op], ins: list[str], outs: list[str]) -> Callable[..., list]:
@@ -126,8 +127,7 @@ def interpret(K: Any, ops: list[Op], inputs: list[str], outputs: list[str],
                 results = run_loop(K, op, operands, specs[id(op)], body)
             else:
                 results = run_op(K, op, operands, specs[id(op)])
-            if made_after is not None and previous and not op.operands:
-                results = made_after(results, previous)
+            results = _in_place(op, results, made_after, previous)
             env.update(zip(op.result_names, results))
             previous = list(results)
             for n in last.get(i, ()):
@@ -136,10 +136,12 @@ def interpret(K: Any, ops: list[Op], inputs: list[str], outputs: list[str],
     return fn
 
 
-def _deferred(ops: list[Op], outputs: list[str]) -> dict[str, Op]:
-    """Result name -> its op, for the ops that :func:`interpret` makes inside their
-    readers (``remade``; not loops' bodies' ops; not one the segment returns)."""
-    return remade(ops, set(outputs))
+def _in_place(op: Op, results: list, made_after: Any, previous: list) -> list:
+    """``op``'s results, held after the previous op's where ``op`` reads nothing (the
+    kernels' ``made_after``): nothing else holds it in the listing's order."""
+    if made_after is not None and previous and not op.operands:
+        return made_after(results, previous)
+    return results
 
 
 def made_from(names: list[str], deferred: dict[str, Op]) -> list[str]:
@@ -164,9 +166,7 @@ def _remake(K: Any, name: str, local: dict[str, Any], deferred: dict[str, Op],
     op = deferred[name]
     args = [_remake(K, n, local, deferred, specs, made_after, previous)
             for n in op.operands if n in local or n in deferred]
-    value = run_op(K, op, args, specs[id(op)])
-    if made_after is not None and previous and not op.operands:
-        value = made_after(value, previous)
+    value = _in_place(op, run_op(K, op, args, specs[id(op)]), made_after, previous)
     local[name] = value[0]
     return value[0]
 

@@ -135,13 +135,11 @@ def modelled_figure(step: SegmentStep, held: int, memory: list[int],
     # (from, until, bytes): held by the device and not by the model at positions
     # from < i < until
     extra: list[tuple[int, int, int]] = []
-    aliased: set[str] = set()
     for n in step.outputs:
         j = made.get(n, -1)
         pool = left.get(avals(n)) if avals is not None and j >= 0 else None
         if pool:
             x = pool.pop(0)
-            aliased.add(x)
             extra.append((read.get(x, -1), j, sizes[x]))
         elif j >= 0:
             extra.append((-2, j, sizes[n]))
