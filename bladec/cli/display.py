@@ -19,25 +19,32 @@ class _ProgressLine:
     ``stream`` is a terminal and not ``quiet``: a log file or a pipe gets nothing."""
 
     def __init__(self, quiet: bool, stream: Any = None) -> None:
-        from tqdm import tqdm
         self.stream = stream if stream is not None else sys.stderr
         shown = not quiet and bool(getattr(self.stream, "isatty", lambda: False)())
         self._own = None
-        if shown and self.stream is sys.stderr:
+        self.bar: Any = None   # none where nothing is shown: tqdm is not even imported
+        if not shown:          # (with the multiprocessing locks it makes: 15-20 ms)
+            return
+        from tqdm import tqdm
+        if self.stream is sys.stderr:
             # tqdm wrote nothing to sys.stderr itself on a pseudo-terminal (script(1),
             # tqdm 4.70); a handle of our own on the same descriptor works
             self._own = self.stream = os.fdopen(os.dup(sys.stderr.fileno()), "w")
         width = shutil.get_terminal_size((100, 20)).columns or 100  # 0 in some ptys
-        self.bar = tqdm(total=None, file=self.stream, leave=False, disable=not shown,
+        self.bar = tqdm(total=None, file=self.stream, leave=False,
                         bar_format="{desc} [{elapsed}]{postfix}", mininterval=0.2,
                         ncols=width)
 
     def stage(self, what: str) -> None:
+        if self.bar is None:
+            return
         self.bar.set_description_str(what, refresh=False)
         self.bar.set_postfix_str("", refresh=False)
         self.bar.reset()
 
     def tick(self) -> None:
+        if self.bar is None:
+            return
         self.bar.update(1)
         self.bar.set_postfix_str(f" {self.bar.n} compiled", refresh=True)
 
@@ -45,7 +52,8 @@ class _ProgressLine:
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        self.bar.close()
+        if self.bar is not None:
+            self.bar.close()
         if self._own is not None:
             self._own.close()
 

@@ -333,10 +333,14 @@ class LazyCompiled:
                     # an argument no output can reuse is still freed after the segment
                     warnings.filterwarnings("ignore", "Some donated buffers were not usable")
                     self.executable = self.lower().compile(compiler_options=self.options())
-                if kept is not None and count_cache_loads() == loaded:
-                    backend.store.keep(kept, self.executable)
-                elif kept is not None:   # loaded from JAX's own cache: not serializable
-                    backend.store.keep_figures(kept, self.executable)
+                if kept is not None:   # its figures read once, for the store and memory()
+                    figures = figures_of(self.executable)
+                    if self._memory is None:
+                        self._memory = _segment_memory(figures)
+                    if count_cache_loads() == loaded:
+                        backend.store.keep(kept, self.executable, figures)
+                    else:   # loaded from JAX's own cache: not serializable
+                        backend.store.keep_figures(kept, figures)
             after = mapping_count()
             resident().admit(self, None if maps is None or after is None else after - maps)
             backend.compile_seconds += time.perf_counter() - start
@@ -397,10 +401,11 @@ class LazyCompiled:
         backend.compile_cpu_seconds += time.process_time() - cpu
         backend.compilations += 1
         backend.progress.tick()
+        figures = figures_of(probe)   # (memory_analysis() once: it is not free)
         if self._store_key is not None:
-            backend.store.keep_figures(self._store_key, probe)
+            backend.store.keep_figures(self._store_key, figures)
         self.fn = _renewed(self.fn)   # JAX's caches let go of the probe (see release)
-        return _segment_memory(figures_of(probe))
+        return _segment_memory(figures)
 
     def __call__(self, args: list) -> list:
         return self.compile()(*args)

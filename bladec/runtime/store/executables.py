@@ -123,32 +123,34 @@ class ExecutableStore(CacheDirectory):
             return None
         return figures, data[_LENGTH.size + size:]
 
-    def keep(self, key: str, executable: Any) -> None:
-        """Keep ``executable`` under ``key``, its figures first; one that JAX can not
-        serialize, or a directory that can not be written, only costs the next run a
-        compilation."""
+    def keep(self, key: str, executable: Any, figures: Figures) -> None:
+        """Keep ``executable`` under ``key``, its figures (``figures_of(executable)``,
+        read once by the caller: ``memory_analysis()`` is not free) first; one that JAX
+        can not serialize, or a directory that can not be written, only costs the next
+        run a compilation."""
         try:
             from jax.experimental.serialize_executable import serialize
             body = serialize(executable)   # (payload, in_tree, out_tree)
         except Exception:   # JAX refuses some (closed-over constants or mutable refs)
             return
-        self._write_entry(key, executable, body)
+        self._write_entry(key, figures, body)
 
-    def keep_figures(self, key: str, executable: Any) -> None:
-        """Keep only ``executable``'s figures under ``key`` (where none are kept yet),
-        for one that JAX loaded from its own persistent cache: serialized again, such an
-        executable comes out without its kernels (jaxlib 0.10: the next process that
-        ran it failed, "Function ... not found"), so it is never kept whole; its figures
-        are XLA's all the same, and a search reads them without lowering it."""
+    def keep_figures(self, key: str, figures: Figures) -> None:
+        """Keep only an executable's figures under ``key`` (where none are kept yet),
+        for one that JAX loaded from its own persistent cache, or one compiled only to
+        read them: serialized again, an executable JAX loaded comes out without its
+        kernels (jaxlib 0.10: the next process that ran it failed, "Function ... not
+        found"), so it is never kept whole; its figures are XLA's all the same, and a
+        search reads them without lowering it."""
         if self.figures(key) is None:
-            self._write_entry(key, executable, None)
+            self._write_entry(key, figures, None)
 
-    def _write_entry(self, key: str, executable: Any, body: tuple | None) -> None:
-        """An entry: its header (the format, the key, ``executable``'s figures), then
+    def _write_entry(self, key: str, figures: Figures, body: tuple | None) -> None:
+        """An entry: its header (the format, the key, the executable's figures), then
         ``body``, the serialized executable (None: figures only, an empty body)."""
         try:
             header = json.dumps({"format": FORMAT, "key": key,
-                                 "figures": list(figures_of(executable))}).encode()
+                                 "figures": list(figures)}).encode()
             data = _LENGTH.pack(len(header)) + header + (
                 b"" if body is None else pickle.dumps(body, protocol=pickle.HIGHEST_PROTOCOL))
         except Exception:   # a payload that can not be pickled only costs a compilation
