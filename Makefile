@@ -10,16 +10,12 @@ $(STAMP): setup.cfg setup.py
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test]'
-	$(BIN)/python -m compileall -q -j 0 $(VENV)/lib
 	touch $(STAMP)
 
-# Bytecode. Where PYTHONDONTWRITEBYTECODE is set (as on the CI machine) pip writes none
-# for the packages it installs and Python none on import, so every process compiled
-# JAX, sympy and flax from source: about 5 s of CPU per test worker, per subprocess a
-# test starts and per `bladec` run (an import of bladec, JAX, flax, optax and sympy:
-# 6.7-7.8 s without, 1.8-2.1 s with; 25 s once for the whole venv, at install above).
-# bladec's own is brought up to date here (compileall skips what is): an editable
-# install compiles nothing
+# bladec's bytecode, brought up to date (compileall skips what is): an editable install
+# compiles nothing, and where PYTHONDONTWRITEBYTECODE is set (as on the CI machine)
+# every process compiled bladec's 112 modules again, about 0.15 s of CPU per `bladec`
+# run and per test worker (BENCHMARKS.md)
 bytecode: $(STAMP)
 	$(BIN)/python -m compileall -q bladec
 
