@@ -103,8 +103,10 @@ def test_every_case_is_bit_equal_at_small_sizes(tmp_path, mesh_worker):
     assert gather["bladec"]["kinds"] == ["all-to-all", "all-gather"]
 
 
+@pytest.mark.slow   # the benchmark's sizes: about 9 s of CPU in the mesh worker
 def test_no_case_holds_more_per_device_than_xla(tmp_path, mesh_worker):
-    """Issue 34's bound at the benchmark's own sizes, both programs compiled and run
+    """Issue 34's bound at the benchmark's own sizes (`make bench`; `make test` checks
+    every case bit-equal at small sizes, above), both programs compiled and run
     once, untimed: every case's per-device peak (XLA's buffer figures for each compiled
     program) at most XLA's, byte for byte, and every output bit-equal. (At the small
     sizes above XLA's programs differ: the bound is the benchmark's.)"""

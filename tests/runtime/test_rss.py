@@ -34,17 +34,25 @@ SHAPE = (8, 256)
 # while and after compiling the segments (XLA:CPU's executables report no code size),
 # with the free memory the first call's compilations leave handed back to the OS
 # (malloc_trim after a call that compiled, allocator.release_freed_memory).
-# - 4x256 (`make test`): jit's peak 130.7 MiB, limit 65 MiB (7 segments, 74
-#   recomputes); growth 363 and 343 MiB in two runs, 298 MiB beyond the limit at most
-#   (2026-11-27, load 14, XLA at level 0 as the suite compiles): OVERHEAD 375 MiB. The
-#   child costs about 25 s of CPU.
+# - 4x256 (`make bench` since 2026-11-27, `make test` before): jit's peak 130.7 MiB,
+#   limit 65 MiB (7 segments, 74 recomputes); growth 363 and 343 MiB in two runs, 298 MiB
+#   beyond the limit at most (2026-11-27, load 14, XLA at level 0 as the suite
+#   compiles): OVERHEAD 375 MiB. The two children cost about 25 s of CPU.
 # - 8x256 (`make bench`, issue 29's shape): jit's peak 250.1 MiB, limit 125 MiB; 542 MiB
 #   of growth, 417 beyond the limit (docs/measurements/cpu-memory.md, section 6; without
 #   the trim the 200 MiB plan of before grew 505 MiB beyond its limit): OVERHEAD 520 MiB.
 #   The child costs about 39 s of CPU.
+# - the tiny model at 8x64 (`make test`'s smoke: the same two fresh processes and
+#   checks, 10 s of CPU for both children): jit's peak 1,738,480 B; at 0.8x of it (half
+#   is refused: 1.15 MiB is the smallest) 13 recomputes, no reload, 1,375,104 B, growth
+#   13 MiB (2026-11-27, load 8): OVERHEAD 100 MiB, for the process's own constant (bladec
+#   imported, the step traced and compiled) and not the step's arrays.
 RSS_CASES = [
-    pytest.param((4, 256), 65 * MIB, 375 * MIB, id="4x256"),
-    pytest.param((8, 256), 125 * MIB, 520 * MIB, id="8x256", marks=pytest.mark.slow),
+    pytest.param(asdict(CPU_CONFIG), (4, 256), 65 * MIB, 375 * MIB, id="4x256",
+                 marks=pytest.mark.slow),
+    pytest.param(asdict(CPU_CONFIG), (8, 256), 125 * MIB, 520 * MIB, id="8x256",
+                 marks=pytest.mark.slow),
+    pytest.param(bench_rss.TINY, (8, 64), int(0.8 * 1_738_480), 100 * MIB, id="tiny-8x64"),
 ]
 
 
@@ -112,16 +120,16 @@ def test_the_benchmarks_step_time_is_the_step_alone(monkeypatch) -> None:
     assert len(reads) == 1   # (once per step before: 4)
 
 
-@pytest.mark.parametrize("shape,limit,overhead", RSS_CASES)
+@pytest.mark.parametrize("config,shape,limit,overhead", RSS_CASES)
 def test_a_limited_step_grows_the_process_by_at_most_the_limit_and_a_constant(
-        shape: tuple[int, int], limit: int, overhead: int) -> None:
-    """The small Llama SGD step (benchmarks/bench_device.py's CPU model) under half of
-    jit's device peak at ``shape``, in a fresh process: its growth (``ru_maxrss``) over a
+        config: dict, shape: tuple[int, int], limit: int, overhead: int) -> None:
+    """The small Llama SGD step (benchmarks/bench_device.py's CPU model; the smoke: the
+    tiny model) under half of jit's device peak at ``shape`` (the tiny model: 0.8x), in
+    a fresh process: its growth (``ru_maxrss``) over a
     fresh process that only imports JAX and makes the inputs is at most the limit plus
     ``overhead`` (RSS_CASES), and its peak, which counts the host copies, is within the
     limit, recomputing (no reloads in one memory)."""
     bench = bench_rss
-    config = asdict(CPU_CONFIG)
     spec = {"config": config, "optimizer": "sgd", "batch": shape[0], "seq": shape[1],
             "steps": 1, "warmup": 1}
     base = bench.run_child(dict(spec, row="baseline"), None)
