@@ -424,13 +424,15 @@ def _making(step: SegmentStep, name: str, nbytes: dict[str, int],
     """The ops of ``step`` that make ``name`` again, in order: back from it through
     each operand of at least a quarter of its bytes (or made inside its readers), the
     smaller ones read as they are (they cross the cut in its place); None where one is
-    a loop or has regions."""
+    a loop, has regions or makes more bytes than ``name`` (what is made again must
+    be the largest of its making, or the copy moves more than it saves)."""
     need = {name}
     out: list[Op] = []
     for op in reversed(step.ops):
         if not need.intersection(op.result_names):
             continue
-        if op.regions or op.name in LOOPS:
+        if op.regions or op.name in LOOPS \
+                or any(nbytes.get(r, 0) > nbytes[name] for r in op.result_names):
             return None
         out.append(op)
         need.update(m for m in op.operands
