@@ -126,13 +126,7 @@ def split(plan: Plan, shapes: dict[str, tuple[int, ...]], dtypes: dict[str, str]
                 made[:] = [n for n in made if n not in gone]
                 reads = set(made_from([n for op in sunk for n in op.operands], carried))
         ops[:0] = _rederived(ops, carried)
-        inputs: list[str] = []
-        defined: set[str] = set()
-        for op in ops:  # read before the segment defines it: from outside
-            for n in op.operands:
-                if n in shapes and n not in defined and n not in inputs:
-                    inputs.append(n)
-            defined.update(op.result_names)
+        inputs = _reads(ops, shapes)   # read before the segment defines it: from outside
         if whole_step and graph_inputs:
             rank = {n: i for i, n in enumerate(graph_inputs)}
             inputs.sort(key=lambda n: rank.get(n, len(rank)))
@@ -147,12 +141,8 @@ def split(plan: Plan, shapes: dict[str, tuple[int, ...]], dtypes: dict[str, str]
         unreturned.update(n for n in made if n not in outputs)
         free = [n for n in inputs if (n not in keep or n in donated)
                 and last.get(n, -1) <= end and n not in reads]
-        specs = {id(op): [(shapes[r], dtypes[r]) for r in op.result_names]
-                 for op in with_bodies(ops)}
-        args = [(shapes[n], dtypes[n]) for n in inputs]
-        donate = tuple(i for i, n in enumerate(inputs) if n in free)
-        fn = backend.segment(list(ops), inputs, outputs, specs, args, donate, xla_order,
-                             whole_step=whole_step)
+        fn = _segment_fn(ops, inputs, outputs, free, shapes, dtypes, backend, xla_order,
+                         whole_step)
         run.steps.append(SegmentStep(fn, inputs, outputs, free, list(ops), list(indices),
                                      (start_pos, pos)))
         run.segments += 1
@@ -470,13 +460,21 @@ def _rebuilt(step: SegmentStep, ops: list[Op], outputs: list[str], free: list[st
     """``step`` with other ops, outputs or frees (its executable made anew, compiled
     lazily like any other)."""
     inputs = step.inputs if inputs is None else inputs
+    fn = _segment_fn(ops, inputs, outputs, free, shapes, dtypes, backend, xla_order)
+    return SegmentStep(fn, inputs, outputs, list(free), list(ops), list(step.op_indices),
+                       step.positions)
+
+
+def _segment_fn(ops: list[Op], inputs: list[str], outputs: list[str], free: list[str],
+                shapes: dict[str, tuple[int, ...]], dtypes: dict[str, str],
+                backend: Backend, xla_order: bool, whole_step: bool = False) -> Segment:
+    """The backend's executable of ``ops`` (``free``: the inputs donated to it)."""
     specs = {id(op): [(shapes[r], dtypes[r]) for r in op.result_names]
              for op in with_bodies(ops)}
     args = [(shapes[n], dtypes[n]) for n in inputs]
     donate = tuple(i for i, n in enumerate(inputs) if n in free)
-    fn = backend.segment(list(ops), inputs, outputs, specs, args, donate, xla_order)
-    return SegmentStep(fn, inputs, outputs, list(free), list(ops), list(step.op_indices),
-                       step.positions)
+    return backend.segment(list(ops), inputs, outputs, specs, args, donate, xla_order,
+                           whole_step=whole_step)
 
 
 def _xla_figure(step: SegmentStep, shapes: dict[str, tuple[int, ...]],
