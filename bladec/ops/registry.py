@@ -206,21 +206,40 @@ def remade(ops: Iterable[Op], keep: Container[str] = ()) -> dict[str, Op]:
     results, nor one whose result is in ``keep`` (what the caller must return as an
     array). One rule for the planner's model (analysis/memory.py ``expanded_sizes``),
     the cut plan and the executable, so that what the model sizes by its operands is
-    never an array on the device."""
+    never an array on the device.
+
+    A broadcast of a scalar counts as made from nothing: exact padding's masks compare
+    an iota with the broadcast true size (a scalar input), and made as arrays they held
+    [B,H,S,S] booleans and their selects' operands in every segment that read them."""
+    ops = list(ops)
+    defined = {r for op in ops for r in op.result_names}
     out: dict[str, Op] = {}
-    nothing: set[str] = set()   # of those, the ones made from no value at all
+    nothing: set[str] = set()   # of those, the ones made from no value (or a scalar)
     for op in ops:
         if op.regions or len(op.result_names) != 1 or op.result_names[0] in keep:
             continue
         opdef = REGISTRY.get(op.name)
         if opdef is None:
             continue
-        from_nothing = all(n in nothing for n in op.operands)
-        if opdef.expanding or (opdef.elementwise and op.operands and from_nothing):
+        expanding = opdef.expanding
+        from_nothing = all(n in nothing for n in op.operands) or _of_scalar(op)
+        if op.name == "broadcast_like":
+            # a broadcast whose other operands lend only their shape: made in its readers
+            # where those are not values the ops make (an input's shape: reading a made
+            # value would hold it to the last reader)
+            expanding = not any(n in defined for n in op.operands[1:])
+            from_nothing = expanding and (op.operands[0] in nothing or _of_scalar(op))
+        if expanding or (opdef.elementwise and op.operands and from_nothing):
             out[op.result_names[0]] = op
             if from_nothing:
                 nothing.add(op.result_names[0])
     return out
+
+
+def _of_scalar(op: Op) -> bool:
+    """A broadcast of a rank-0 operand (no dims of it to map)."""
+    return op.name in ("broadcast_in_dim", "broadcast_like") and bool(op.operands) \
+        and list(op.attrs.get("dims", [None])) == []
 
 
 def numel(dims: Dims) -> SymbolicExpr:

@@ -144,9 +144,14 @@ def test_train_under_a_limit(steps, monkeypatch) -> None:
     # since the estimate counts an output written into a donated argument from that
     # argument's last read (accounting.modelled_figure, issue 37), it puts one more
     # segment under the limit that XLA's figures then reject: 2 with the masks, and
-    # 1 with the older, higher estimate, which held the GPT-2 refusal's descent)
+    # 1 with the older, higher estimate, which held the GPT-2 refusal's descent; since
+    # exact padding's masks and broadcast_like are made inside their readers
+    # (registry.remade), sized by their operands in the model, 4: the estimate puts two
+    # more segments of a rejected plan under the limit that XLA's figures then reject,
+    # the worse 1.54 MB over 3.55 MB with 1.84 MB of temporaries; at 8x448 the same rule
+    # took the smallest limit from 0.730x to 0.514x of the peak)
     rejected = total.total_compilations - total.total_executables
-    assert 0 <= rejected <= 2
+    assert 0 <= rejected <= 4
     assert sum(r.compilations - n for r, n in zip(reports, new)) == rejected
     print(f"limit {limit}: peaks {[r.peak_bytes for r in reports]}, compilations "
           f"{total.total_compilations} for {total.total_executables} executables run "
