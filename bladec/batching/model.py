@@ -274,7 +274,8 @@ class Autobatched:
         for call in sched.calls:
             group, layout = call.group, self._layout(call.group)
             weights = [shared[i] for i in group.shared]
-            if (keep or (o.coarse and o.fused_gathers)) and any(self._flips(group)):
+            if not (keep and self._residual_specs(group)) and o.coarse and \
+                    o.fused_gathers and any(self._flips(group)):
                 for j, (i, f) in enumerate(zip(group.shared, self._flips(group))):
                     if f:
                         if i not in transposed:
@@ -411,14 +412,14 @@ class Autobatched:
         tables = [(tab[k], k[1]) for k in layout.tables]
         reuse = self.options.shared_weights
         name = f"{group.cell.name}.{kind}"
-        flips = self._flips(group) if kind in ("keep", "fwd") else ()
-        if flips:   # the weights the forward kernels take transposed (program.flipped)
+        flips = self._flips(group) if kind == "fwd" else ()
+        if flips:   # the weights the inference kernels take transposed (program.flipped)
             shared_leaves = [((shape[1], shape[0]), dtype) if f else (shape, dtype)
                              for (shape, dtype), f in zip(shared_leaves, flips)]
         if kind == "keep":
             kept = [(("R%d" % i, *shape), dtype)
                     for i, (shape, dtype) in enumerate(self._residual_specs(group))]
-            fn = keeping_fn(group, layout, flips)
+            fn = keeping_fn(group, layout)
             at = len(shared_leaves) + len(written) + len(read) + len(tables)
             return Kernel(_spread(fn, [len(shared_leaves), len(written), len(read),
                                        len(tables), len(kept), 1]),
