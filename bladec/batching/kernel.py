@@ -22,6 +22,17 @@ from bladec.batching.schedule import bucket
 from bladec.errors import BladecError
 
 
+# Padded lanes a call may run beyond its own bucket in a larger compiled executable:
+# at most a quarter of its lanes, or this many. Lanes cost real arithmetic from a few
+# dozen on: in the TreeLSTM batch of 64 at hidden 256 (one thread, 2026-11-28) a node
+# call's product runs at 66-95 GFLOP/s from 64 lanes up, so lanes, not launches, set
+# its time; the earlier rule (up to twice the lanes below 512) ran 1.2-1.5x the lanes
+# the batch's calls asked for (3344 -> 4224 in one batch), the padding of the ladder
+# aside. Only the smallest calls (below 64: 0.3-0.5 ms for 16 lanes, most of it the
+# launch) take a fixed slack of a ladder step.
+SLACK = 16
+
+
 @dataclass
 class _Lean:
     """A bucket's single-segment executable and how the flat arguments feed it."""
@@ -105,11 +116,10 @@ class Kernel:
         """Run on the arguments (one array per spec); the outputs, flattened.
 
         A bucket of the batch dim ``n`` with no executable yet is served by a larger
-        compiled one where that costs little padding: up to twice the lanes below 512
-        (small calls are bound by their launch, not their arithmetic; and a compilation
-        costs as much as hundreds of such calls), a quarter more from 512 on. That
-        holds only where ``n`` is only the index array's (the last argument, a host
-        array whose padding rows are given). Sizes that a batch
+        compiled one where that costs little padding: a quarter more lanes, or 16 more
+        below 64 (:data:`SLACK`; one step of schedule.py's ladder). That holds only
+        where ``n`` is only the index array's (the last argument, a host array whose
+        padding rows are given). Sizes that a batch
         meets for the first time are then compiled only where no near bucket exists,
         which after a few batches is rare (the ladder of schedule.py is fixed). A size
         from 64 on beyond every compiled one is compiled one step of the ladder larger
@@ -146,7 +156,7 @@ class Kernel:
         """The smallest compiled key that differs from ``key`` only in ``n``, and there
         by little (see :meth:`__call__`)."""
         at, n = self._n_at, key[self._n_at]
-        most = 2 * n if n < 512 else n + n // 4
+        most = n + max(n // 4, SLACK)
         best = None
         for other, lean in self._lean.items():
             if lean is None or not n < other[at] <= most:

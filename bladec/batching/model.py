@@ -19,8 +19,8 @@ import numpy as np
 
 from bladec.batching.kernel import Kernel
 from bladec.batching.program import (Layout, adjoint_keys, backward_fn, cell_fn,
-                                      flat_cell, forward_fn, gather_fn, keeping_fn,
-                                      scatter_fn)
+                                      flat_cell, flipped, forward_fn, gather_fn,
+                                      keeping_fn, scatter_fn)
 from bladec.batching.schedule import Schedule, describe, grown, padding_row, schedule
 from bladec.batching.split import OpByOp
 from bladec.batching.value import Group, Lazy, Recording, tracing
@@ -215,16 +215,31 @@ class Autobatched:
         key = ("residual", group.identity)
         found = self._kernels.get(key)
         if found is None:
-            import jax
+            from bladec.batching.residual import specs
+            found = self._kernels[key] = specs(flat_cell(group), self._avals(group))
+        return found
 
-            from bladec.batching.residual import PROBE, specs
-            avals = []
-            shared = iter(group.shared_specs)
-            for kind, k in group.kinds:
-                shape, dtype = next(shared) if kind == "shared" else \
-                    ((PROBE, *k[0]), k[1])
-                avals.append(jax.ShapeDtypeStruct(shape, np.dtype(dtype)))
-            found = self._kernels[key] = specs(flat_cell(group), avals)
+    @staticmethod
+    def _avals(group: Group) -> list[Any]:
+        """The batched cell's input leaves, the batched ones at the probe's size."""
+        import jax
+
+        from bladec.batching.residual import PROBE
+        avals = []
+        shared = iter(group.shared_specs)
+        for kind, k in group.kinds:
+            shape, dtype = next(shared) if kind == "shared" else ((PROBE, *k[0]), k[1])
+            avals.append(jax.ShapeDtypeStruct(shape, np.dtype(dtype)))
+        return avals
+
+    def _flips(self, group: Group) -> tuple[bool, ...]:
+        """Per shared leaf: passed to the forward kernels transposed (program.flipped);
+        none where the weights are gathered per invocation (the ablation)."""
+        key = ("flips", group.identity)
+        found = self._kernels.get(key)
+        if found is None:
+            found = self._kernels[key] = flipped(group, self._avals(group)) \
+                if self.options.shared_weights else (False,) * len(group.shared)
         return found
 
     def _residuals(self, group: Group) -> list[Any]:
@@ -254,9 +269,18 @@ class Autobatched:
                 jnp.zeros((rows, *key[0]), key[1])
         tables = {key: jax.device_put(t) for key, t in sched.tables.items()}
         o = self.options
+        transposed: dict[int, Any] = {}   # shared leaf -> transposed, once per batch
+        flip = self._helper("flip", lambda w: w.T)
         for call in sched.calls:
             group, layout = call.group, self._layout(call.group)
             weights = [shared[i] for i in group.shared]
+            if not (keep and self._residual_specs(group)) and o.coarse and \
+                    o.fused_gathers and any(self._flips(group)):
+                for j, (i, f) in enumerate(zip(group.shared, self._flips(group))):
+                    if f:
+                        if i not in transposed:
+                            transposed[i] = flip(shared[i])
+                        weights[j] = transposed[i]
             written = [state[k] for k in layout.written]
             read = [state[k] for k in layout.read]
             tabs = [tables[k] for k in layout.tables]
@@ -388,6 +412,10 @@ class Autobatched:
         tables = [(tab[k], k[1]) for k in layout.tables]
         reuse = self.options.shared_weights
         name = f"{group.cell.name}.{kind}"
+        flips = self._flips(group) if kind == "fwd" else ()
+        if flips:   # the weights the inference kernels take transposed (program.flipped)
+            shared_leaves = [((shape[1], shape[0]), dtype) if f else (shape, dtype)
+                             for (shape, dtype), f in zip(shared_leaves, flips)]
         if kind == "keep":
             kept = [(("R%d" % i, *shape), dtype)
                     for i, (shape, dtype) in enumerate(self._residual_specs(group))]
@@ -402,7 +430,7 @@ class Autobatched:
                           passes=self.passes, limit=self.mem_limit, index=True,
                           padding=padding_row(group))
         if kind == "fwd":
-            fn = forward_fn(group, layout, reuse)
+            fn = forward_fn(group, layout, reuse, flips)
             return Kernel(_spread(fn, [len(shared_leaves), len(written), len(read),
                                        len(tables), 1]),
                           [*shared_leaves, *written, *read, *tables, index], name=name,

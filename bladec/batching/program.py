@@ -81,6 +81,41 @@ def flat_cell(group: Group, shared: bool = True) -> Any:
     return flat
 
 
+def flipped(group: Group, avals: list[Any]) -> tuple[bool, ...]:
+    """Per shared leaf of ``group``: whether the batched cell reads it only as the
+    left side ``W`` of a product ``W @ x`` (a matrix contracted on its last dim, no batch
+    dims). Such a weight is passed to the inference forward kernels transposed, once
+    per batch (:func:`forward_fn`), so that the product reads it as XLA:CPU's GEMM
+    (YNNPACK) takes its right operand, instead of repacking the whole matrix in every
+    call: in the TreeLSTM batch of 64 at hidden 256 that repacking was 5.7% of the
+    batch's CPU time (perf, 2026-11-28), 14 repackings of the same weights a batch. Not
+    in the training forward (:func:`keeping_fn`): there it made BiLSTM's kernels twice as
+    slow (batch 64, hidden 256: 141 -> 276 ms of CPU a batch, each call timed alone;
+    why was not examined). ``avals``: the cell's input leaves (the batched ones at any
+    batch size)."""
+    import jax
+    closed = jax.make_jaxpr(flat_cell(group))(*avals)
+    invars = closed.jaxpr.invars
+    positions = [i for i, (kind, _) in enumerate(group.kinds) if kind == "shared"]
+    out = []
+    for i in positions:
+        var = invars[i]
+        uses = [e for e in closed.jaxpr.eqns if any(v is var for v in e.invars)]
+        out.append(len(var.aval.shape) == 2 and bool(uses) and
+                   var not in closed.jaxpr.outvars and all(
+            e.primitive.name == "dot_general" and e.invars[0] is var and
+            e.invars[1] is not var and
+            e.params["dimension_numbers"] == (((1,), (1,)), ((), ()))
+            for e in uses))
+    return tuple(out)
+
+
+def _unflipped(weights: tuple, flips: tuple[bool, ...]) -> tuple:
+    """The weights as the cell takes them: those passed transposed turned back (XLA
+    folds the transpose into the product's dimension numbers)."""
+    return tuple(w.T if f else w for w, f in zip(weights, flips)) if flips else weights
+
+
 def _gathered_leaves(group: Group, layout: Layout, weights: tuple | None, buffers: dict,
                      tables: dict, index: Any, shared: bool) -> list[Any]:
     """The cell's input leaves for the invocations of ``index``, read from the buffers
@@ -120,11 +155,14 @@ def _scatter(buffers: dict, keys: tuple, outs: list, index: Any, cols: tuple, ad
     return buffers
 
 
-def forward_fn(group: Group, layout: Layout, shared: bool = True) -> Any:
-    """``f(weights, written, read, tables, index) -> written``: one fused call."""
+def forward_fn(group: Group, layout: Layout, shared: bool = True,
+               flips: tuple[bool, ...] = ()) -> Any:
+    """``f(weights, written, read, tables, index) -> written``: one fused call (the
+    weights of ``flips`` given transposed: :func:`flipped`)."""
     cell = flat_cell(group, shared)
 
     def fn(weights: tuple, written: tuple, read: tuple, tables: tuple, index: Any) -> tuple:
+        weights = _unflipped(weights, flips)
         buffers = dict(zip(layout.written, written)) | dict(zip(layout.read, read))
         leaves = _gathered_leaves(group, layout, weights, buffers,
                                   dict(zip(layout.tables, tables)), index, shared)

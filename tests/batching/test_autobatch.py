@@ -323,6 +323,47 @@ def test_compiled_executables_are_reused_across_batches():
     assert "func.func @main" in listing and "gather" in listing and "scatter" in listing
 
 
+def test_product_weights_reach_the_forward_kernels_transposed():
+    """A weight read only as ``W @ x`` is passed transposed (program.flipped), one read
+    as ``x @ W`` or elementwise as it is; the outputs are the reference's."""
+    import jax
+    import jax.numpy as jnp
+
+    @bladec.batching.cell
+    def mixed(p, x):
+        return jnp.tanh(p["a"] @ x + x @ p["b"] + p["c"] * x)
+
+    def model(p, n):
+        return mixed(p, mixed(p, jnp.full(4, float(n))))
+    p = {"a": jnp.arange(16.0).reshape(4, 4) / 16, "b": jnp.eye(4)[::-1] / 2,
+         "c": jnp.arange(16.0).reshape(4, 4)[0] / 8}
+    f = bladec.autobatch(model)
+    out = f(p, [1, 2, 3])
+    assert _rel(out, jnp.stack([model(p, n) for n in (1, 2, 3)])) <= 1e-6
+    flips = [v for k, v in f._kernels.items() if k[0] == "flips"]   # a, b, c in order
+    assert len(flips) == 2 and len(jax.tree_util.tree_leaves(p)) == 3   # x data, x lazy
+    assert all(dict(zip("abc", v)) == {"a": True, "b": False, "c": False} for v in flips)
+    tree = bladec.autobatch(treelstm.model)
+    tree(_params(treelstm, hidden=8), _batch("treelstm", 3, seed=2))
+    # node's u (40 x 16) reaches its kernel as 16 x 40
+    assert "tensor<16x40>" in tree.kernels()["node.fwd"].listing
+
+
+def test_a_call_runs_in_a_larger_executable_only_with_little_padding():
+    """Kernel._larger: a compiled bucket serves a smaller call only up to a quarter more
+    lanes (16 below 64), else the call's own bucket compiles."""
+    from bladec.batching.kernel import SLACK, Kernel
+    k = Kernel.__new__(Kernel)
+    k._n_at = 1
+    k._lean = {(7, 80): object(), (7, 160): object(), (7, 32): object(), (8, 64): object()}
+    assert k._larger((7, 64)) == (7, 80)
+    assert k._larger((7, 112)) is None            # 160 is more than a quarter more
+    assert k._larger((7, 128)) == (7, 160)
+    assert k._larger((7, 16)) == (7, 32) and SLACK == 16
+    assert k._larger((7, 12)) is None             # 32 is more than 16 lanes more
+    assert k._larger((8, 48)) == (8, 64)
+
+
 def test_lazy_values_refuse_to_be_used_outside_cells():
     @bladec.cell
     def double(x):
