@@ -154,19 +154,21 @@ class WholeStep(Planner):
             for step in run.segment_steps():
                 if hasattr(step.fn, "figures_only") and not step.fn.compiled:
                     step.fn.figures_only = True
+        shapes, dtypes = bound.shapes, self.info.dtypes
+        estimate = partial(estimated_figure, memory=plan.measure.memory,
+                           sizes=bound.arrays, avals=lambda n: (tuple(shapes[n]), dtypes[n]))
         if gate and limit is not None:
-            shapes, dtypes = bound.shapes, self.info.dtypes
-            estimate = partial(estimated_figure, memory=plan.measure.memory,
-                               sizes=bound.arrays,
-                               avals=lambda n: (tuple(shapes[n]), dtypes[n]))
             guess = account(run, bound.arrays, self.inputs, over=limit, figure_of=estimate,
                             one_memory=self.one_memory)
             if guess.peak > limit:
                 guess.estimated = True
                 run.device = guess
                 return run
+        # (under a limit, the segments the estimate puts highest are compiled first: a
+        # plan over it is refused at the first one found over, accounting._likely_over)
         run.device = account(run, bound.arrays, self.inputs, over=limit,
-                             one_memory=self.one_memory)
+                             one_memory=self.one_memory,
+                             likely=estimate if limit is not None else None)
         return run
 
     def _in_xla_order(self, bound: _Bound) -> PreparedRun | None:
