@@ -36,14 +36,13 @@ def replay_seconds(program: Program, trace: list[Step], cost: CostModel,
     recompute step's sums kept from an earlier call on traces sharing its steps
     (plan.op_chunk makes a regeneration's step once), by id with the step itself."""
     costs = program.op_costs
-    index = None
     priced = {} if priced is None else priced
     flops = nbytes = 0
     for step in trace:
         if step.kind == "regen" and step.method == "recompute":
             known = priced.get(id(step))
             if known is None or known[0] is not step:
-                index = index or _op_index(program)
+                index = program.op_index
                 f = b = 0
                 for op in step.region:
                     i = index.get(id(op))
@@ -121,6 +120,3 @@ def _order(events: list[Eviction], chains: list[Eviction], program: Program) -> 
     for rank, e in enumerate(sorted(chains, key=lambda c: producer[c.value])):
         e.order = first + rank
 
-
-def _op_index(program: Program) -> dict[int, int]:
-    return {id(op): i for i, op in enumerate(program.ops)}
