@@ -91,13 +91,8 @@ def account(run: PreparedRun, sizes: dict[str, int], inputs: list[str],
             acct.peak = max(acct.peak, total)
             if over is not None and total > over:
                 break
-            held += sum(sizes[n] for n in step.outputs) - sum(sizes[n] for n in step.free)
-        elif isinstance(step, EvictStep):
-            if step.copy:
-                host[step.value] = sizes[step.value]
-            held -= sizes[step.value]
-        elif isinstance(step, ReloadStep):
-            held += sizes[step.value]
+        held = _moved(step, sizes, held, host)
+        if isinstance(step, ReloadStep):
             acct.with_host_peak = max(acct.with_host_peak, held + sum(host.values()))
             acct.peak = acct.with_host_peak if one_memory else max(acct.peak, held)
             if step.drop:
@@ -125,17 +120,12 @@ def _likely_over(run: PreparedRun, sizes: dict[str, int], inputs: list[str], ove
     it the segments before the one over)."""
     held = sum(sizes[n] for n in inputs)
     host: dict[str, int] = {}
-    starts: list[tuple[int, SegmentStep, int, int]] = []   # (step index, step, held, host)
-    for t, step in enumerate(run.steps):
+    starts: list[tuple[SegmentStep, int, int]] = []   # (segment, held, host copies)
+    for step in run.steps:
         if isinstance(step, SegmentStep):
-            starts.append((t, step, held, sum(host.values())))
-            held += sum(sizes[n] for n in step.outputs) - sum(sizes[n] for n in step.free)
-        elif isinstance(step, EvictStep):
-            if step.copy:
-                host[step.value] = sizes[step.value]
-            held -= sizes[step.value]
-        elif isinstance(step, ReloadStep):
-            held += sizes[step.value]
+            starts.append((step, held, sum(host.values())))
+        held = _moved(step, sizes, held, host)
+        if isinstance(step, ReloadStep):
             if held + (sum(host.values()) if one_memory else 0) > over:
                 return None   # over between segments: the walk in order says where
             if step.drop:
@@ -143,18 +133,31 @@ def _likely_over(run: PreparedRun, sizes: dict[str, int], inputs: list[str], ove
     if len(starts) < 2:
         return None
     guesses = [(not getattr(step.fn, "compiled", True), -likely(step, h).total - c)
-               for _, step, h, c in starts]
+               for step, h, c in starts]
     for i in sorted(range(len(starts)), key=guesses.__getitem__):
-        t, step, h, c = starts[i]
+        step, h, c = starts[i]
         figure = figure_of(step, h)
         total = figure.total + c if one_memory else figure.total
         if total <= over:
             continue
-        acct = DeviceAccount(peak=total, held_peak=max(x[2] for x in starts[:i + 1]),
+        acct = DeviceAccount(peak=total, held_peak=max(x[1] for x in starts[:i + 1]),
                              with_host_peak=figure.total + c)
-        acct.segments = [SegmentFigure(x[2], 0, 0) for x in starts[:i]] + [figure]
+        acct.segments = [SegmentFigure(x[1], 0, 0) for x in starts[:i]] + [figure]
         return acct
     return None
+
+
+def _moved(step: SegmentStep | EvictStep | ReloadStep, sizes: dict[str, int], held: int,
+           host: dict[str, int]) -> int:
+    """The bytes held after ``step`` given ``held`` before it; an eviction's host copy
+    joins ``host`` (a reload's is dropped by the caller, after it has counted it)."""
+    if isinstance(step, SegmentStep):
+        return held + sum(sizes[n] for n in step.outputs) - sum(sizes[n] for n in step.free)
+    if isinstance(step, EvictStep):
+        if step.copy:
+            host[step.value] = sizes[step.value]
+        return held - sizes[step.value]
+    return held + sizes[step.value]
 
 
 def estimated_figure(step: SegmentStep, held: int, memory: list[int],
