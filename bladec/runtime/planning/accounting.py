@@ -107,9 +107,8 @@ def _likely_over(run: PreparedRun, sizes: dict[str, int], inputs: list[str], ove
                  likely: Callable[[SegmentStep, int], SegmentFigure]
                  ) -> DeviceAccount | None:
     """:func:`account` refusing ``run`` at the first segment found over ``over`` when the
-    segments are compiled in the order ``likely`` ranks them: those whose figures are
-    known already (``compiled``: they cost nothing), then by the guess's total, highest
-    first; None where none is over (every segment compiled: :func:`account` then walks
+    segments are compiled in the order ``likely`` ranks them, by the guess's total,
+    highest first; None where none is over (every segment compiled: :func:`account` then walks
     them in order, for nothing).
 
     What is held when a segment starts, and the host copies beside it, follow from the
@@ -132,8 +131,7 @@ def _likely_over(run: PreparedRun, sizes: dict[str, int], inputs: list[str], ove
                 host.pop(step.value, None)
     if len(starts) < 2:
         return None
-    guesses = [(not getattr(step.fn, "compiled", True), -likely(step, h).total - c)
-               for step, h, c in starts]
+    guesses = [-likely(step, h).total - c for step, h, c in starts]
     for i in sorted(range(len(starts)), key=guesses.__getitem__):
         step, h, c = starts[i]
         figure = figure_of(step, h)

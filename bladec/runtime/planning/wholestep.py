@@ -20,7 +20,7 @@ from functools import partial
 from bladec.errors import BladecError
 from bladec.ir import Module
 from bladec.runtime.backends.backend import Backend
-from bladec.runtime.planning.accounting import account, estimated_figure
+from bladec.runtime.planning.accounting import account, estimated_figure, modelled_figure
 from bladec.runtime.planning.binding import _Bound
 from bladec.runtime.planning.planner import Planner
 from bladec.runtime.planning.policy import CostModel, Plan
@@ -155,8 +155,9 @@ class WholeStep(Planner):
                 if hasattr(step.fn, "figures_only") and not step.fn.compiled:
                     step.fn.figures_only = True
         shapes, dtypes = bound.shapes, self.info.dtypes
-        estimate = partial(estimated_figure, memory=plan.measure.memory,
-                           sizes=bound.arrays, avals=lambda n: (tuple(shapes[n]), dtypes[n]))
+        figures = dict(memory=plan.measure.memory, sizes=bound.arrays,
+                       avals=lambda n: (tuple(shapes[n]), dtypes[n]))
+        estimate = partial(estimated_figure, **figures)
         if gate and limit is not None:
             guess = account(run, bound.arrays, self.inputs, over=limit, figure_of=estimate,
                             one_memory=self.one_memory)
@@ -164,11 +165,14 @@ class WholeStep(Planner):
                 guess.estimated = True
                 run.device = guess
                 return run
-        # (under a limit, the segments the estimate puts highest are compiled first: a
-        # plan over it is refused at the first one found over, accounting._likely_over)
+        # (under a limit, the segments the model puts highest are compiled first: a plan
+        # over it is refused at the first one found over, accounting._likely_over; by the
+        # model alone, not by what happens to be compiled, so that which segment refuses
+        # a plan, and the margins learned there, do not depend on what ran before)
         run.device = account(run, bound.arrays, self.inputs, over=limit,
                              one_memory=self.one_memory,
-                             likely=estimate if limit is not None else None)
+                             likely=partial(modelled_figure, **figures)
+                             if limit is not None else None)
         return run
 
     def _in_xla_order(self, bound: _Bound) -> PreparedRun | None:
