@@ -157,7 +157,7 @@ class WholeStep(Planner):
         shapes, dtypes = bound.shapes, self.info.dtypes
         figures = dict(memory=plan.measure.memory, sizes=bound.arrays,
                        avals=lambda n: (tuple(shapes[n]), dtypes[n]))
-        estimate = partial(estimated_figure, **figures)
+        estimate = partial(modelled_figure, **figures)   # (not what happens to be compiled)
         if gate and limit is not None:
             guess = account(run, bound.arrays, self.inputs, over=limit, figure_of=estimate,
                             one_memory=self.one_memory)
