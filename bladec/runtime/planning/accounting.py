@@ -55,14 +55,28 @@ def compiled_figure(step: SegmentStep, held: int) -> SegmentFigure:
 def account(run: PreparedRun, sizes: dict[str, int], inputs: list[str],
             donated: set[str] = frozenset(), over: int | None = None,
             figure_of: Callable[[SegmentStep, int], SegmentFigure] = compiled_figure,
-            one_memory: bool = False) -> DeviceAccount:
+            one_memory: bool = False,
+            likely: Callable[[SegmentStep, int], SegmentFigure] | None = None
+            ) -> DeviceAccount:
     """The device accounting of ``run`` (compiles its segments to read their figures;
     ``figure_of``: a segment's figure given the bytes held when it starts, by default
     its compiled executable's). ``over``: stop after the first segment whose figure
     exceeds it (the run does not fit, and compiling the rest would be wasted): the
     account then covers the steps up to that segment, and its peak is over ``over``.
     ``one_memory``: the host copies are in the device's memory (a CPU device), and the
-    peak a limit promises counts them too (it is then ``with_host_peak``)."""
+    peak a limit promises counts them too (it is then ``with_host_peak``).
+
+    ``likely`` (with ``over``): a cheap guess of a segment's figure (the estimate,
+    :func:`estimated_figure`), by which the segments are compiled most likely over
+    first (:func:`_likely_over`), so that a run refused at its fourth segment does not
+    compile the three before it. Where that finds one over, the account stops there,
+    and the segments before it not compiled stand as their held bytes alone (their
+    figures unknown: nothing a refused run is read for needs them); where it finds none,
+    every segment is compiled already and the account is the same as without."""
+    if over is not None and likely is not None:
+        refused = _likely_over(run, sizes, inputs, over, figure_of, one_memory, likely)
+        if refused is not None:
+            return refused
     held = sum(sizes[n] for n in inputs)
     acct = DeviceAccount(peak=held, held_peak=held, with_host_peak=held)
     host: dict[str, int] = {}
@@ -77,13 +91,8 @@ def account(run: PreparedRun, sizes: dict[str, int], inputs: list[str],
             acct.peak = max(acct.peak, total)
             if over is not None and total > over:
                 break
-            held += sum(sizes[n] for n in step.outputs) - sum(sizes[n] for n in step.free)
-        elif isinstance(step, EvictStep):
-            if step.copy:
-                host[step.value] = sizes[step.value]
-            held -= sizes[step.value]
-        elif isinstance(step, ReloadStep):
-            held += sizes[step.value]
+        held = _moved(step, sizes, held, host)
+        if isinstance(step, ReloadStep):
             acct.with_host_peak = max(acct.with_host_peak, held + sum(host.values()))
             acct.peak = acct.with_host_peak if one_memory else max(acct.peak, held)
             if step.drop:
@@ -91,6 +100,62 @@ def account(run: PreparedRun, sizes: dict[str, int], inputs: list[str],
         acct.held_peak = max(acct.held_peak, held)
         acct.host_peak = max(acct.host_peak, sum(host.values()))
     return acct
+
+
+def _likely_over(run: PreparedRun, sizes: dict[str, int], inputs: list[str], over: int,
+                 figure_of: Callable[[SegmentStep, int], SegmentFigure], one_memory: bool,
+                 likely: Callable[[SegmentStep, int], SegmentFigure]
+                 ) -> DeviceAccount | None:
+    """:func:`account` refusing ``run`` at the first segment found over ``over`` when the
+    segments are compiled in the order ``likely`` ranks them, by the guess's total,
+    highest first; None where none is over (every segment compiled: :func:`account` then walks
+    them in order, for nothing).
+
+    What is held when a segment starts, and the host copies beside it, follow from the
+    sizes alone, so they are walked first. A refused plan's figures are read for its
+    peak (over the limit) and for the margins the closed loop learns at the segment over
+    it (grow_margins); in order, the first segment over may be the last of eight (an
+    imported GPT-2's plans at 8x64 were refused after 2.4-10 s of compiling, most of
+    it the segments before the one over)."""
+    held = sum(sizes[n] for n in inputs)
+    host: dict[str, int] = {}
+    starts: list[tuple[SegmentStep, int, int]] = []   # (segment, held, host copies)
+    for step in run.steps:
+        if isinstance(step, SegmentStep):
+            starts.append((step, held, sum(host.values())))
+        held = _moved(step, sizes, held, host)
+        if isinstance(step, ReloadStep):
+            if held + (sum(host.values()) if one_memory else 0) > over:
+                return None   # over between segments: the walk in order says where
+            if step.drop:
+                host.pop(step.value, None)
+    if len(starts) < 2:
+        return None
+    guesses = [-likely(step, h).total - c for step, h, c in starts]
+    for i in sorted(range(len(starts)), key=guesses.__getitem__):
+        step, h, c = starts[i]
+        figure = figure_of(step, h)
+        total = figure.total + c if one_memory else figure.total
+        if total <= over:
+            continue
+        acct = DeviceAccount(peak=total, held_peak=max(x[1] for x in starts[:i + 1]),
+                             with_host_peak=figure.total + c)
+        acct.segments = [SegmentFigure(x[1], 0, 0) for x in starts[:i]] + [figure]
+        return acct
+    return None
+
+
+def _moved(step: SegmentStep | EvictStep | ReloadStep, sizes: dict[str, int], held: int,
+           host: dict[str, int]) -> int:
+    """The bytes held after ``step`` given ``held`` before it; an eviction's host copy
+    joins ``host`` (a reload's is dropped by the caller, after it has counted it)."""
+    if isinstance(step, SegmentStep):
+        return held + sum(sizes[n] for n in step.outputs) - sum(sizes[n] for n in step.free)
+    if isinstance(step, EvictStep):
+        if step.copy:
+            host[step.value] = sizes[step.value]
+        return held - sizes[step.value]
+    return held + sizes[step.value]
 
 
 def estimated_figure(step: SegmentStep, held: int, memory: list[int],

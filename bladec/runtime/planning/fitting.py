@@ -361,6 +361,13 @@ class Fitter(WholeStep):
         if hinted is not None:
             bound.smallest = hinted
             return hinted
+        # the search starts from no margins, whatever the closed loop learned at the limit
+        # asked before it: leaps plan with every margin learned (_leap), so margins left
+        # by that limit made the search, and the limit named, depend on the limit asked (an
+        # imported GPT-2 at 8x64: 11,660,644 B named under half its peak; asked for exactly
+        # that, a new process learned margins there first and named 11,935,524 B)
+        bound.learned.clear()
+        bound.margins = {}
         held = sum(bound.sizes[n] for n in dict.fromkeys(self.inputs + self.outputs))
         lo = max(held, 1)   # (not the model's lower bounds: a device peak can be lower)
         top = max(self._free(bound).device.peak, lo)

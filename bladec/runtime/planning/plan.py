@@ -122,6 +122,11 @@ class Program:
         return {r: i for i, op in enumerate(self.ops) for r in op.result_names}
 
     @cached_property
+    def op_index(self) -> dict[int, int]:
+        """Each op's index, by the op's identity (a region's ops are the program's)."""
+        return {id(op): i for i, op in enumerate(self.ops)}
+
+    @cached_property
     def chainable(self) -> list[bool]:
         """Ops a chain may run again: recomputable by the registry, and no loop (a
         region's own temporaries are not in a recompute's memory profile)."""

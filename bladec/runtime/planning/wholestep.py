@@ -20,7 +20,7 @@ from functools import partial
 from bladec.errors import BladecError
 from bladec.ir import Module
 from bladec.runtime.backends.backend import Backend
-from bladec.runtime.planning.accounting import account, estimated_figure
+from bladec.runtime.planning.accounting import account, estimated_figure, modelled_figure
 from bladec.runtime.planning.binding import _Bound
 from bladec.runtime.planning.planner import Planner
 from bladec.runtime.planning.policy import CostModel, Plan
@@ -154,19 +154,25 @@ class WholeStep(Planner):
             for step in run.segment_steps():
                 if hasattr(step.fn, "figures_only") and not step.fn.compiled:
                     step.fn.figures_only = True
+        shapes, dtypes = bound.shapes, self.info.dtypes
+        figures = dict(memory=plan.measure.memory, sizes=bound.arrays,
+                       avals=lambda n: (tuple(shapes[n]), dtypes[n]))
+        estimate = partial(modelled_figure, **figures)   # (not what happens to be compiled)
         if gate and limit is not None:
-            shapes, dtypes = bound.shapes, self.info.dtypes
-            estimate = partial(estimated_figure, memory=plan.measure.memory,
-                               sizes=bound.arrays,
-                               avals=lambda n: (tuple(shapes[n]), dtypes[n]))
             guess = account(run, bound.arrays, self.inputs, over=limit, figure_of=estimate,
                             one_memory=self.one_memory)
             if guess.peak > limit:
                 guess.estimated = True
                 run.device = guess
                 return run
+        # (under a limit, the segments the model puts highest are compiled first: a plan
+        # over it is refused at the first one found over, accounting._likely_over; by the
+        # model alone, not by what happens to be compiled, so that which segment refuses
+        # a plan, and the margins learned there, do not depend on what ran before)
         run.device = account(run, bound.arrays, self.inputs, over=limit,
-                             one_memory=self.one_memory)
+                             one_memory=self.one_memory,
+                             likely=partial(modelled_figure, **figures)
+                             if limit is not None else None)
         return run
 
     def _in_xla_order(self, bound: _Bound) -> PreparedRun | None:
