@@ -17,6 +17,7 @@ from bladec.ops import REGISTRY
 from bladec.runtime.backends.backend import Backend
 from bladec.runtime.planning.binding import Binder, _Bound, _Version
 from bladec.runtime.planning.policy import CostModel, Plan, Program, RematSite, plan_run
+from bladec.runtime.planning.trace import outside_reads
 
 
 def flops_of(op: Op, shapes: dict[str, tuple[int, ...]]) -> int:
@@ -96,16 +97,8 @@ class Planner(Binder):
         sites = {}
         for (value, use), op in version.regen_ops.items():
             region = op.regions.get("recompute")
-            external: list[str] = []
-            kept: list[str] = []
-            if region:
-                inner: set[str] = set()
-                for rop in region:
-                    for n in rop.operands:
-                        if n not in inner and n in shapes and n not in external:
-                            external.append(n)
-                    inner.update(rop.result_names)
-                kept = [n for n in external if not self._resident_at(version, n, use)]
+            external = outside_reads(region or [], shapes)
+            kept = [n for n in external if not self._resident_at(version, n, use)]
             flops = sum(flops_of(rop, shapes) for rop in region or [])
             nbytes = sum(math.prod(shapes[r]) * DTYPE_BYTES[self.info.dtypes[r]]
                          for rop in region or [] for r in rop.result_names)

@@ -15,7 +15,7 @@ from bladec.ops.registry import remade
 from bladec.ops.loop import LOOPS, with_bodies
 from bladec.runtime.backends.backend import Backend, Segment, made_from, spec_bytes
 from bladec.runtime.planning.plan import Plan
-from bladec.runtime.planning.trace import last_uses
+from bladec.runtime.planning.trace import last_uses, outside_reads
 
 
 @dataclass
@@ -126,7 +126,7 @@ def split(plan: Plan, shapes: dict[str, tuple[int, ...]], dtypes: dict[str, str]
                 made[:] = [n for n in made if n not in gone]
                 reads = set(made_from([n for op in sunk for n in op.operands], carried))
         ops[:0] = _rederived(ops, carried)
-        inputs = _reads(ops, shapes)   # read before the segment defines it: from outside
+        inputs = outside_reads(ops, shapes)
         if whole_step and graph_inputs:
             rank = {n: i for i, n in enumerate(graph_inputs)}
             inputs.sort(key=lambda n: rank.get(n, len(rank)))
@@ -376,7 +376,7 @@ def _remade_across(run: PreparedRun, keep: set[str], carried: dict[str, Op],
                           [m for m in s.free if m not in crossing], shapes, dtypes,
                           backend, xla_order)
             t_ops = chain + t.ops
-            t_inputs = _reads(t_ops, shapes)
+            t_inputs = outside_reads(t_ops, shapes)
             t_outputs = t.outputs + ([n] if n in later and n not in t.outputs else [])
             t_free = [m for m in t.free if m != n] + \
                 [m for m in crossing if m not in later and m not in t.free]
@@ -440,18 +440,6 @@ def _live(ops: list[Op], outputs: list[str]) -> list[Op]:
             out.append(op)
             need.update(op.operands)
     return out[::-1]
-
-
-def _reads(ops: list[Op], shapes: dict[str, tuple[int, ...]]) -> list[str]:
-    """What ``ops`` read before defining it, in the order first read."""
-    inputs: list[str] = []
-    defined: set[str] = set()
-    for op in ops:
-        for n in op.operands:
-            if n in shapes and n not in defined and n not in inputs:
-                inputs.append(n)
-        defined.update(op.result_names)
-    return inputs
 
 
 def _rebuilt(step: SegmentStep, ops: list[Op], outputs: list[str], free: list[str],

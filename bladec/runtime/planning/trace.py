@@ -19,7 +19,7 @@ figures (accounting.py).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Container, Iterable
 
 from bladec.analysis.liveness import body_peak
 from bladec.ir import Op
@@ -71,6 +71,21 @@ def region_reads(region: list[Op]) -> list[str]:
     """The operands of ``region``'s ops that no op of it makes, in the order read."""
     inner = {r for op in region for r in op.result_names}
     return [n for op in region for n in op.operands if n not in inner]
+
+
+def outside_reads(ops: list[Op], arrays: Container[str]) -> list[str]:
+    """The ``arrays`` that ``ops`` read before one of them defines it, each once, in the
+    order first read: what a segment or a recompute region takes from outside. Not
+    :func:`region_reads`: a segment of a trace may read a value and then make it again
+    (a recompute), and the value it read is still an input."""
+    inputs: dict[str, None] = {}
+    defined: set[str] = set()
+    for op in ops:
+        for n in op.operands:
+            if n in arrays and n not in defined:
+                inputs.setdefault(n)
+        defined.update(op.result_names)
+    return list(inputs)
 
 
 @dataclass
