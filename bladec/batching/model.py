@@ -274,13 +274,6 @@ class Autobatched:
         for call in sched.calls:
             group, layout = call.group, self._layout(call.group)
             weights = [shared[i] for i in group.shared]
-            if not (keep and self._residual_specs(group)) and o.coarse and \
-                    o.fused_gathers and any(self._flips(group)):
-                for j, (i, f) in enumerate(zip(group.shared, self._flips(group))):
-                    if f:
-                        if i not in transposed:
-                            transposed[i] = flip(shared[i])
-                        weights[j] = transposed[i]
             written = [state[k] for k in layout.written]
             read = [state[k] for k in layout.read]
             tabs = [tables[k] for k in layout.tables]
@@ -289,7 +282,11 @@ class Autobatched:
                 new = self._kernel("keep", group, shared)(*weights, *written, *read, *tabs,
                                                           *kept, call.index)
                 kept[:] = new[len(written):]
-            elif o.coarse and o.fused_gathers:
+            elif o.coarse and o.fused_gathers:   # the kernel that takes weights flipped
+                for j, (i, f) in enumerate(zip(group.shared, self._flips(group))):
+                    if f and i not in transposed:
+                        transposed[i] = flip(shared[i])
+                    weights[j] = transposed[i] if f else weights[j]
                 new = self._kernel("fwd", group, shared)(*weights, *written, *read, *tabs,
                                                  call.index)
             else:

@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from bladec.runtime.planning.segments import EvictStep, PreparedRun, ReloadStep, SegmentStep
+from bladec.runtime.planning.segments import (PreparedRun, ReloadStep, SegmentStep,
+                                              donated_into, held_after)
 
 
 @dataclass(frozen=True)
@@ -91,7 +92,7 @@ def account(run: PreparedRun, sizes: dict[str, int], inputs: list[str],
             acct.peak = max(acct.peak, total)
             if over is not None and total > over:
                 break
-        held = _moved(step, sizes, held, host)
+        held = held_after(step, sizes, held, host)
         if isinstance(step, ReloadStep):
             acct.with_host_peak = max(acct.with_host_peak, held + sum(host.values()))
             acct.peak = acct.with_host_peak if one_memory else max(acct.peak, held)
@@ -123,7 +124,7 @@ def _likely_over(run: PreparedRun, sizes: dict[str, int], inputs: list[str], ove
     for step in run.steps:
         if isinstance(step, SegmentStep):
             starts.append((step, held, sum(host.values())))
-        held = _moved(step, sizes, held, host)
+        held = held_after(step, sizes, held, host)
         if isinstance(step, ReloadStep):
             if held + (sum(host.values()) if one_memory else 0) > over:
                 return None   # over between segments: the walk in order says where
@@ -143,19 +144,6 @@ def _likely_over(run: PreparedRun, sizes: dict[str, int], inputs: list[str], ove
         acct.segments = [SegmentFigure(x[1], 0, 0) for x in starts[:i]] + [figure]
         return acct
     return None
-
-
-def _moved(step: SegmentStep | EvictStep | ReloadStep, sizes: dict[str, int], held: int,
-           host: dict[str, int]) -> int:
-    """The bytes held after ``step`` given ``held`` before it; an eviction's host copy
-    joins ``host`` (a reload's is dropped by the caller, after it has counted it)."""
-    if isinstance(step, SegmentStep):
-        return held + sum(sizes[n] for n in step.outputs) - sum(sizes[n] for n in step.free)
-    if isinstance(step, EvictStep):
-        if step.copy:
-            host[step.value] = sizes[step.value]
-        return held - sizes[step.value]
-    return held + sizes[step.value]
 
 
 def estimated_figure(step: SegmentStep, held: int, memory: list[int],
@@ -193,19 +181,14 @@ def modelled_figure(step: SegmentStep, held: int, memory: list[int],
             made.setdefault(r, i)
         for n in op.operands:
             read[n] = i
-    left: dict[tuple, list[str]] = {}
-    for n in step.free:   # the donated arguments, in argument order
-        if avals is not None:
-            left.setdefault(avals(n), []).append(n)
+    into = {} if avals is None else donated_into(step.outputs, step.free, made, avals)
     # (from, until, bytes): held by the device and not by the model at positions
     # from < i < until
     extra: list[tuple[int, int, int]] = []
     for n in step.outputs:
         j = made.get(n, -1)
-        pool = left.get(avals(n)) if avals is not None and j >= 0 else None
-        if pool:
-            x = pool.pop(0)
-            extra.append((read.get(x, -1), j, sizes[x]))
+        if n in into:
+            extra.append((read.get(into[n], -1), j, sizes[into[n]]))
         elif j >= 0:
             extra.append((-2, j, sizes[n]))
     most = max((memory[a + i] + sum(size for lo, hi, size in extra if lo < i < hi)

@@ -8,7 +8,7 @@ value evicted by reload is offloaded once (a second eviction reuses the host cop
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Callable, Container, Iterable, Sequence
 
 from bladec.ir import Op
 from bladec.ops.registry import remade
@@ -401,12 +401,40 @@ def _held_at(run: PreparedRun, nbytes: dict[str, int]) -> dict[int, int]:
     for i, step in enumerate(run.steps):
         if isinstance(step, SegmentStep):
             out[i] = held
-            held += sum(nbytes[n] for n in step.outputs) - sum(nbytes[n] for n in step.free)
-        elif isinstance(step, EvictStep):
-            held -= nbytes.get(step.value, 0)
-        elif isinstance(step, ReloadStep):
-            held += nbytes.get(step.value, 0)
+        held = held_after(step, nbytes, held)
     return out
+
+
+def held_after(step: SegmentStep | EvictStep | ReloadStep, sizes: dict[str, int],
+               held: int, host: dict[str, int] | None = None) -> int:
+    """The bytes the runtime holds after ``step`` given ``held`` before it: a segment's
+    outputs less what it frees, an evicted value gone, a reloaded one back. An
+    eviction's host copy joins ``host`` where given (a reload's is dropped by the
+    caller, after it has counted it)."""
+    if isinstance(step, SegmentStep):
+        return held + sum(sizes[n] for n in step.outputs) - sum(sizes[n] for n in step.free)
+    if isinstance(step, EvictStep):
+        if step.copy and host is not None:
+            host[step.value] = sizes[step.value]
+        return held - sizes.get(step.value, 0)
+    return held + sizes.get(step.value, 0)
+
+
+def donated_into(outputs: Iterable[str], donated: Iterable[str], made: Container[str],
+                 aval: Callable[[str], tuple]) -> dict[str, str]:
+    """The donated argument whose buffer each output is written into, by JAX's rule:
+    each output, in order, takes the first donated argument left of its ``aval``
+    (shape and dtype); an output the segment does not make (an argument returned as
+    it is) takes none, nor does one with no argument of its aval left."""
+    pool: dict[tuple, list[str]] = {}
+    for n in donated:
+        pool.setdefault(aval(n), []).append(n)
+    into: dict[str, str] = {}
+    for n in outputs:
+        left = pool.get(aval(n)) if n in made else None
+        if left:
+            into[n] = left.pop(0)
+    return into
 
 
 def _making(step: SegmentStep, name: str, nbytes: dict[str, int],
@@ -481,18 +509,11 @@ def _xla_figure(step: SegmentStep, shapes: dict[str, tuple[int, ...]],
             last[n] = i
         for r in op.result_names:
             made.setdefault(r, i)
-    pool: dict[tuple, list[str]] = {}
-    for n in step.inputs:
-        if n in step.free:
-            pool.setdefault((shapes[n], dtypes[n]), []).append(n)
-    outs = 0
-    for n in dict.fromkeys(step.outputs):
-        if n not in made:
-            continue
-        left = pool.get((shapes[n], dtypes[n]))
-        x = left.pop(0) if left else None
-        if x is None or last.get(x, -1) >= made[n]:
-            outs += nbytes[n]
+    outputs = list(dict.fromkeys(step.outputs))
+    into = donated_into(outputs, [n for n in step.inputs if n in step.free], made,
+                        lambda n: (shapes[n], dtypes[n]))
+    outs = sum(nbytes[n] for n in outputs if n in made
+               and (n not in into or last.get(into[n], -1) >= made[n]))
     returned = set(step.outputs)
     delta = [0] * (len(step.ops) + 1)
     for r, i in made.items():
