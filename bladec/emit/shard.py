@@ -6,7 +6,8 @@ and each collective becomes JAX's: ``shard_slice`` a ``lax.dynamic_slice_in_dim`
 ``lax.axis_index``, ``all_gather`` a tiled ``lax.all_gather``, ``all_to_all`` a
 ``lax.all_to_all`` (toward a later dim over a split of that dim: XLA's own program;
 over two devices, one ``lax.ppermute`` of the half that leaves: toward an earlier dim
-of a matrix from 64 KiB blocks, toward a later dim from 512 KiB blocks of any rank),
+of a matrix from 64 KiB blocks, and from 512 KiB blocks of any rank toward dim 0 or
+toward a later dim),
 ``all_permute`` one ``lax.ppermute`` over every mesh axis, and a ``reshard`` left in the
 listing the ops the ``redistribute`` pass writes for it. Runs of gathers (or slices) of
 one dim become one collective over their axes. Where a reshard's plan moves part of an
@@ -242,9 +243,10 @@ def _all_to_all(mesh: Mesh, op: Op, x: Any, src: Sharding, dst: Sharding) -> Any
     axes = src[d][len(dst[d]):]  # major first: the group index is row-major over them
     g = math.prod(mesh.size(a) for a in axes)
     nbytes = x.size * x.dtype.itemsize
-    if g == 2 and d > e and x.ndim == 2 and nbytes >= EXCHANGE_BYTES:
+    if g == 2 and d > e and (x.ndim == 2 and nbytes >= EXCHANGE_BYTES
+                             or e == 0 and nbytes >= LARGE_BLOCK_BYTES):
         return _exchange(x, _names(axes), d, e)
-    if g == 2 and d < e and nbytes >= LATER_EXCHANGE_BYTES:
+    if g == 2 and d < e and nbytes >= LARGE_BLOCK_BYTES:
         return _exchange_later(x, _names(axes), d, e)
     if d > e:
         return lax.all_to_all(x, _names(axes), split_axis=e, concat_axis=d, tiled=True)
@@ -259,10 +261,11 @@ def _all_to_all(mesh: Mesh, op: Op, x: Any, src: Sharding, dst: Sharding) -> Any
 # devices (paired rounds, the same program with either lowering): on matrices from
 # 64 KiB blocks ({x, y} to {(x, y), _} on {x:4, y:2}: 0.78x, 0.92x, 0.97x the
 # all_to_all's speed at 2, 8 and 32 KiB blocks, 1.03x at 50 KiB, 1.09x at 72 and 98 KiB,
-# 1.16x at 128 KiB; issue 34's rank-2 cases 1.08-1.17x), not on rank-3 blocks (the
-# cases `sub-axis {_,x,y}->{_,_,x}` 0.87x and `mixed {x,_,y}->{y,x,_}` 0.95x at 128 KiB;
-# issue 17's 1 MiB rank-3 pairs lower by about a tenth). Below, the permute's rendezvous
-# and the join cost more than the copies it saves.
+# 1.16x at 128 KiB; issue 34's rank-2 cases 1.08-1.17x), on rank-3 blocks only from
+# LARGE_BLOCK_BYTES toward dim 0 (the cases `sub-axis {_,x,y}->{_,_,x}` 0.87x and
+# `mixed {x,_,y}->{y,x,_}` 0.95x at 128 KiB; issue 17's 1 MiB rank-3 pairs lower by
+# about a tenth). Below, the permute's rendezvous and the join cost more than the
+# copies it saves.
 EXCHANGE_BYTES = 64 * 1024
 
 
@@ -282,14 +285,18 @@ def _exchange(x: Any, names: Any, d: int, e: int) -> Any:
     return lax.concatenate([lax.select(first, mine, got), lax.select(first, got, mine)], d)
 
 
-# Where the exchange toward a later dim beats XLA:CPU's all_to_all (3 passes over the
-# block: the pieces cut out, copied across, joined) with its 2 passes (the leaving half
-# cut out and copied across; the result made in one pass from the kept half and the
-# received one), as measured on 8 CPU devices (CPU time, paired rounds, the same
-# program with either lowering, 2026-11-28, load 8-12): 0.90-1.02x at 128 KiB blocks (the
-# fixed cost of the call is most of the time there), 1.01-1.20x at 256 KiB, 1.09-1.32x
-# at 512 KiB, 1.19-1.45x at 1-2 MiB; rank 2 and 3, meshes {x:2, y:2, z:2} and {x:4, y:2}.
-LATER_EXCHANGE_BYTES = 512 * 1024
+# From 512 KiB blocks the data is most of a call's time on XLA:CPU, and an exchange
+# (the leaving half cut out and copied across; in _exchange_later the result made in
+# one fused pass from the kept half and the received one: 2 passes over the block)
+# beats the all_to_all's 3 passes (the pieces cut out, copied across, joined), as
+# measured on 8 CPU devices (CPU time, paired rounds, the same program with either
+# lowering, 2026-11-28, load 8-12). Toward a later dim (_exchange_later): 0.90-1.02x at
+# 128 KiB blocks (the fixed cost of the call is most of the time there), 1.01-1.20x at
+# 256 KiB, 1.09-1.32x at 512 KiB, 1.19-1.45x at 1-2 MiB; rank 2 and 3, meshes
+# {x:2, y:2, z:2} and {x:4, y:2}. Toward dim 0 of a rank-3 block (_exchange, whose
+# halves are then whole rows): 1.07-1.22x from 512 KiB to 4 MiB; toward dim 1 it is not
+# faster (1.01x), nor at 128 KiB (0.87x).
+LARGE_BLOCK_BYTES = 512 * 1024
 
 
 def _exchange_later(x: Any, names: Any, d: int, e: int) -> Any:
