@@ -5,13 +5,14 @@ collectives run on blocks through the same lowerings as everywhere (bladec/emit/
 and each collective becomes JAX's: ``shard_slice`` a ``lax.dynamic_slice_in_dim`` at
 ``lax.axis_index``, ``all_gather`` a tiled ``lax.all_gather``, ``all_to_all`` a
 ``lax.all_to_all`` (toward a later dim over a split of that dim: XLA's own program;
-toward an earlier dim of a matrix over two devices, from 64 KiB blocks, one
-``lax.ppermute`` of the half that leaves), ``all_permute`` one ``lax.ppermute`` over
-every mesh axis, and a ``reshard`` left in the listing the ops the ``redistribute``
-pass writes for it. Runs of gathers (or slices) of one dim become one collective over
-their axes. Where a reshard's plan moves part of an axis, the whole map runs over the
-refined mesh (the same devices, composite axes cut into sub-axes) and every type is
-written over it.
+over two devices, one ``lax.ppermute`` of the half that leaves: toward an earlier dim
+of a matrix from 64 KiB blocks, and from 512 KiB blocks of any rank toward dim 0 or
+toward a later dim),
+``all_permute`` one ``lax.ppermute`` over every mesh axis, and a ``reshard`` left in the
+listing the ops the ``redistribute`` pass writes for it. Runs of gathers (or slices) of
+one dim become one collective over their axes. Where a reshard's plan moves part of an
+axis, the whole map runs over the refined mesh (the same devices, composite axes cut
+into sub-axes) and every type is written over it.
 """
 from __future__ import annotations
 
@@ -234,13 +235,19 @@ def _all_to_all(mesh: Mesh, op: Op, x: Any, src: Sharding, dst: Sharding) -> Any
     as its major part: XLA writes the received pieces straight into the result (its own
     resharding's program); a tiled all_to_all there concatenates them along e first and
     then copies the whole block into place (one block more of scratch, 0.70x XLA's time
-    on a 512x512 move of x:4 from dim 0 to dim 1)."""
+    on a 512x512 move of x:4 from dim 0 to dim 1). Over two devices, from the block
+    sizes where it was measured faster, one permute of the half that leaves instead
+    (:func:`_exchange`, :func:`_exchange_later`)."""
     from jax import lax
     d, e = op.attrs["src"], op.attrs["dst"]
     axes = src[d][len(dst[d]):]  # major first: the group index is row-major over them
     g = math.prod(mesh.size(a) for a in axes)
-    if g == 2 and d > e and x.ndim == 2 and x.size * x.dtype.itemsize >= EXCHANGE_BYTES:
+    nbytes = x.size * x.dtype.itemsize
+    if g == 2 and d > e and (x.ndim == 2 and nbytes >= EXCHANGE_BYTES
+                             or e == 0 and nbytes >= LARGE_BLOCK_BYTES):
         return _exchange(x, _names(axes), d, e)
+    if g == 2 and d < e and nbytes >= LARGE_BLOCK_BYTES:
+        return _exchange_later(x, _names(axes), d, e)
     if d > e:
         return lax.all_to_all(x, _names(axes), split_axis=e, concat_axis=d, tiled=True)
     s = x.shape
@@ -254,10 +261,11 @@ def _all_to_all(mesh: Mesh, op: Op, x: Any, src: Sharding, dst: Sharding) -> Any
 # devices (paired rounds, the same program with either lowering): on matrices from
 # 64 KiB blocks ({x, y} to {(x, y), _} on {x:4, y:2}: 0.78x, 0.92x, 0.97x the
 # all_to_all's speed at 2, 8 and 32 KiB blocks, 1.03x at 50 KiB, 1.09x at 72 and 98 KiB,
-# 1.16x at 128 KiB; issue 34's rank-2 cases 1.08-1.17x), not on rank-3 blocks (the
-# cases `sub-axis {_,x,y}->{_,_,x}` 0.87x and `mixed {x,_,y}->{y,x,_}` 0.95x at 128 KiB;
-# issue 17's 1 MiB rank-3 pairs lower by about a tenth). Below, the permute's rendezvous
-# and the join cost more than the copies it saves.
+# 1.16x at 128 KiB; issue 34's rank-2 cases 1.08-1.17x), on rank-3 blocks only from
+# LARGE_BLOCK_BYTES toward dim 0 (the cases `sub-axis {_,x,y}->{_,_,x}` 0.87x and
+# `mixed {x,_,y}->{y,x,_}` 0.95x at 128 KiB; issue 17's 1 MiB rank-3 pairs lower by
+# about a tenth). Below, the permute's rendezvous and the join cost more than the
+# copies it saves.
 EXCHANGE_BYTES = 64 * 1024
 
 
@@ -275,6 +283,40 @@ def _exchange(x: Any, names: Any, d: int, e: int) -> Any:
     got = lax.ppermute(lax.select(first, hi, lo), names, [(0, 1), (1, 0)])
     mine = lax.select(first, lo, hi)
     return lax.concatenate([lax.select(first, mine, got), lax.select(first, got, mine)], d)
+
+
+# From 512 KiB blocks the data is most of a call's time on XLA:CPU, and an exchange
+# (the leaving half cut out and copied across; in _exchange_later the result made in
+# one fused pass from the kept half and the received one: 2 passes over the block)
+# beats the all_to_all's 3 passes (the pieces cut out, copied across, joined), as
+# measured on 8 CPU devices (CPU time, paired rounds, the same program with either
+# lowering, 2026-11-28, load 8-12). Toward a later dim (_exchange_later): 0.90-1.02x at
+# 128 KiB blocks (the fixed cost of the call is most of the time there), 1.01-1.20x at
+# 256 KiB, 1.09-1.32x at 512 KiB, 1.19-1.45x at 1-2 MiB; rank 2 and 3, meshes
+# {x:2, y:2, z:2} and {x:4, y:2}. Toward dim 0 of a rank-3 block (_exchange, whose
+# halves are then whole rows): 1.07-1.22x from 512 KiB to 4 MiB; toward dim 1 it is not
+# faster (1.01x), nor at 128 KiB (0.87x).
+LARGE_BLOCK_BYTES = 512 * 1024
+
+
+def _exchange_later(x: Any, names: Any, d: int, e: int) -> Any:
+    """An all_to_all over two devices toward a later dim (``d < e``) as one permute:
+    each sends the half of dim e that leaves and makes its result in one pass, the
+    kept half and the received one joined along d in group order. The order depends on
+    the device, so the join is written as a slice at a device-dependent offset along d
+    of (received, kept, received): d is never the last dim here, so the offset moves
+    whole rows and XLA fuses the join and the slice into one loop (a select of the two
+    orders, or a dynamic offset along the last dim, costs a compare or an index per
+    element: slower than XLA's all_to_all)."""
+    from jax import lax
+    h = x.shape[e] // 2
+    me = lax.axis_index(names)
+    got = lax.ppermute(lax.dynamic_slice_in_dim(x, (1 - me) * h, h, axis=e), names,
+                       [(0, 1), (1, 0)])
+    mine = lax.dynamic_slice_in_dim(x, me * h, h, axis=e)
+    n = x.shape[d]
+    return lax.dynamic_slice_in_dim(lax.concatenate([got, mine, got], d), (1 - me) * n,
+                                    2 * n, axis=d)
 
 
 def _permute(mesh: Mesh, op: Op, x: Any, src: Sharding, dst: Sharding) -> Any:

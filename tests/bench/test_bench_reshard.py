@@ -103,6 +103,26 @@ def test_every_case_is_bit_equal_at_small_sizes(tmp_path, mesh_worker):
     assert gather["bladec"]["kinds"] == ["all-to-all", "all-gather"]
 
 
+def test_a_two_device_move_toward_a_later_dim_of_large_blocks_is_one_permute(tmp_path,
+                                                                           mesh_worker):
+    """From 512 KiB blocks an all_to_all over two devices toward a later dim lowers to
+    one permute of the half that leaves (bladec/emit/shard.py, ``_exchange_later``):
+    at the benchmark's size (1 MiB over {x:2, y:2, z:2}, x from dim 0 to dim 2: 512 KiB
+    blocks) bit-equal on every device, with a smaller per-device peak than XLA's
+    all_to_all; below 512 KiB (the small size) the all_to_all stays XLA's."""
+    name = "move x 0->2 rank 3"
+    full = _cases(mesh_worker, ["--only", name, "--repeats", "0"], tmp_path,
+                  {"XLA_FLAGS": "--xla_backend_optimization_level=0"})["rows"]
+    small = _cases(mesh_worker, ["--only", name, "--check"], tmp_path,
+                   {"XLA_FLAGS": "--xla_backend_optimization_level=0"})["rows"]
+    assert [r["name"] for r in full] == [name]
+    big = full[0]
+    assert big["bladec"]["kinds"] == ["collective-permute"]
+    assert big["xla"]["kinds"] == ["all-to-all"]
+    assert big["bladec"]["bit_equal"] and big["bladec"]["peak"] < big["xla"]["peak"]
+    assert small[0]["bladec"]["kinds"] == ["all-to-all"] and small[0]["bladec"]["bit_equal"]
+
+
 @pytest.mark.slow   # the benchmark's sizes: about 9 s of CPU in the mesh worker
 def test_no_case_holds_more_per_device_than_xla(tmp_path, mesh_worker):
     """Issue 34's bound at the benchmark's own sizes (`make bench`; `make test` checks

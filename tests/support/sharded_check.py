@@ -6,6 +6,7 @@ From the repository root:
     python -m tests.support.sharded_check smoke [SEED]   # ... fewer of them (`make test`)
     python -m tests.support.sharded_check grads [SEED]   # collectives' adjoints against jax.grad
     python -m tests.support.sharded_check ops [SEED]     # every op's case split, against whole
+    python -m tests.support.sharded_check exchange       # two-device exchanges on large blocks
 
 Prints one JSON object; the test asserts on it.
 """
@@ -244,6 +245,24 @@ def ops_check(seed: int) -> dict:
     return {"checked": sorted(set(cases)), "bad": bad}
 
 
+def exchange_check() -> dict:
+    """The two-device all_to_alls that become one permute from 512 KiB blocks
+    (bladec/emit/shard.py), on a rank-3 array of no benchmark case: x from dim 2 to
+    dim 0 and to dim 1 of 64x64x64 f32 over {x:2, y:2, z:2} (512 KiB blocks). Per
+    direction, bladec's program and XLA's identity with ``out_shardings`` as
+    ``benchmarks/bench_reshard.py`` measures them, untimed: the collectives of each
+    compiled HLO, bit-equality on every device, the per-device peak."""
+    from benchmarks.bench_reshard import run_case
+    from benchmarks.support.reshard_cases import X2Y2Z2, Case, _s
+    out = {}
+    for name, dst in (("to dim 0", _s("x", None, None)), ("to dim 1", _s(None, "x", None))):
+        case = Case(name, "check", X2Y2Z2, (64, 64, 64), _s(None, None, "x"), dst)
+        row = run_case(case, 0, False, 0)
+        out[name] = {k: {m: row[k][m] for m in ("kinds", "bit_equal", "peak")}
+                     for k in ("bladec", "xla")}
+    return out
+
+
 if __name__ == "__main__":
     mode = sys.argv[1]
     if mode in SAMPLES:
@@ -252,5 +271,7 @@ if __name__ == "__main__":
         print(json.dumps(grads_check(int(sys.argv[2]) if len(sys.argv) > 2 else 0)))
     elif mode == "ops":
         print(json.dumps(ops_check(int(sys.argv[2]) if len(sys.argv) > 2 else 0)))
+    elif mode == "exchange":
+        print(json.dumps(exchange_check()))
     else:
         raise SystemExit(f"unknown mode {mode}")
