@@ -34,11 +34,12 @@ test: bytecode
 # everything marked slow: the benchmarks' goals, the whole fuzz and pair campaigns whose
 # first cases `make test` runs (tests/fuzz/__init__.py lists them: the CLI fuzzer's, the
 # two backends', the differential test's NumPy and JAX graphs; also the schedule's
-# 240 random graphs, of which `make test` runs 120, and mlp-train's 24 bindings in the
-# exact-schedule optimum, of which `make test` checks 12), the acceptance-sized runs whose
-# smaller smoke `make test` runs (the RSS check at 4x256 and 8x256, `make test` on the
-# tiny model; test_device's Llama 8x256 acceptance, `make test` on the MLP step), and the
-# adjoints' further random draws (BENCHMARKS.md, "The test suite", lists what moved).
+# 240 random graphs, of which `make test` runs 60, and mlp-train's exact-schedule optimum,
+# `make test` checking attention's), the acceptance-sized runs whose smaller smoke `make
+# test` runs (the RSS check at 4x256 and 8x256, `make test` on the tiny model;
+# test_device's Llama 8x256 acceptance, `make test` on the MLP step), the adjoints'
+# further random draws, and the second models, samples and sizes of checks whose first
+# `make test` keeps (issue 36; BENCHMARKS.md, "The test suite", lists what moved).
 # Compiled as users' code is (XLA's default optimization level; `make test` compiles at
 # level 0: tests/conftest.py)
 bench: bytecode

@@ -100,7 +100,8 @@ def _make(names: list[str]):
     return f
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", [  # seeds 3-5: `make bench` (issue 36)
+    *range(3), *(pytest.param(s, marks=pytest.mark.slow) for s in range(3, 6))])
 def test_random_reductions_over_a_padded_dim(seed) -> None:
     rng = np.random.default_rng(seed)
     names = list(rng.choice(sorted(REDUCTIONS), size=5, replace=False))

@@ -13,6 +13,8 @@ import socket
 import subprocess
 import sys
 
+import pytest
+
 from tests.support.paths import ROOT
 
 CHECK = [sys.executable, "-m", "tests.support.jit_mesh_check"]
@@ -48,6 +50,8 @@ def test_one_process_of_8_devices(mesh_worker):
     assert "device peak per device of 8" in report["second"]   # a mesh's figures are per device
 
 
+@pytest.mark.slow   # issue 36: 4.7 s; `make test` keeps one process of 8 devices (above) and
+# two processes through jax.distributed (tests/runtime/test_sharded_run.py)
 def test_two_processes_hold_their_own_shards():
     """Each process holds its devices' blocks only (the parameters, split over model,
     whole; half of the batch), and gets its own blocks of the outputs."""

@@ -90,7 +90,11 @@ def check_batches(name: str, seeds, count: int, hidden: int = 8, short=(2, 9),
             assert _rel(a, b) <= 1e-4, (seed, jax.tree_util.keystr(path))
 
 
-@pytest.mark.parametrize("name", sorted(MODELS))
+# `make test` checks the tree LSTM (its executables shared with the training and call
+# tests below); the other three models' references are `make bench` (issue 36: 29 s of
+# the module's 46 s; earlyexit's batched forward stays checked by the two tests after)
+@pytest.mark.parametrize("name", [n if n == "treelstm" else pytest.param(n, marks=pytest.mark.slow)
+                                  for n in sorted(MODELS)])
 def test_outputs_and_gradients_match_the_unbatched_reference(name):
     check_batches(name, seeds=range(2), count=4, short=(2, 6), f=_batched(name))
 

@@ -71,6 +71,8 @@ def _readme_example() -> str:
     return section.split("```python\n", 1)[1].split("```", 1)[0]
 
 
+@pytest.mark.slow   # issue 36: 11.7 s of CPU; `make test` keeps bladec.jit's training over
+# buckets under a limit (tests/api/test_jit.py::test_train_under_a_limit[smoke])
 def test_readme_training_loop_runs_as_written(capsys):
     """The README's bladec.jit example, exactly as written: it asserts its own losses
     against jax.jit's; here also that it stayed within its limit and compiled only on
@@ -86,6 +88,8 @@ def test_readme_training_loop_runs_as_written(capsys):
     assert len(printed) == 4 and all("limit 5.00 MiB" in line for line in printed)
 
 
+@pytest.mark.slow   # issue 36: 5.0 s of CPU; `make test` keeps the tree LSTM batched against
+# its reference (tests/batching/test_autobatch.py)
 @pytest.mark.usefixtures("one_order_at_no_limit")   # values and batching, not the order
 def test_readme_autobatch_example_runs_as_written(capsys):
     """The README's bladec.autobatch example, exactly as written: it asserts its batched

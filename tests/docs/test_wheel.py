@@ -95,6 +95,7 @@ def test_wheel_has_every_package_and_its_data(installed) -> None:
     assert "bladec/grammar/listing.lark" in names
 
 
+@pytest.mark.slow   # issue 36: 3.3 s; `make test` keeps the wheel's contents (above)
 def test_installed_bladec_imports_runs_and_jits(installed) -> None:
     python, work, info = installed
     env, bin_ = info["env"], python.parent

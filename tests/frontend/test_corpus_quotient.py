@@ -62,7 +62,9 @@ def _close(got, want, tol):
         np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=tol, atol=tol)
 
 
-@pytest.mark.parametrize("name", STEPS)
+@pytest.mark.parametrize("name", [  # vit_conv: `make bench` (issue 36: 5.2 s; its run under
+    # a limit stays below)
+    pytest.param(n, marks=pytest.mark.slow) if n == "vit_conv" else n for n in STEPS])
 def test_trains_like_jax_jit_over_four_shapes(name):
     st = STEPS[name]
     fn = bladec.jit(st.fn, dynamic=DYNAMIC[name], ranges=st.ranges, backend="numpy")
@@ -86,6 +88,9 @@ def test_runs_under_a_limit(imported, name):
     _close(imported[name].unflatten_outputs(run.outputs), jax.jit(st.fn)(*run.args), 1e-5)
 
 
+@pytest.mark.slow   # issue 36: 3.7 s; `make test` keeps these steps under a limit through the
+# API (test_runs_under_a_limit) and `bladec import` then `run --mem-limit` on an imported
+# step (tests/frontend/test_import_steps.py::test_cli_import_and_run_mean_step)
 def test_cli_import_and_run_under_a_limit(tmp_path):
     runner = make_runner()
     listing = tmp_path / "vit.mlir"

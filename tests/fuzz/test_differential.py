@@ -47,7 +47,7 @@ from tests.support.randlisting import Listing, generate
 LISTING1 = ROOT / "samples" / "listing1-runnable.mlir"
 
 N_GRAPHS = 210      # the whole campaign: `make bench` (and `make fuzz`)
-SMOKE_GRAPHS = 105  # its first graphs: `make test`
+SMOKE_GRAPHS = 52   # its first graphs: `make test` (105 before issue 36's cut)
 PIPELINES = ("analyze,schedule,remat", "analyze,remat")
 FRACTIONS = (1.0, 0.8, 0.6, 0.3, 0.0)   # of the way from the lower bound to the peak
 SMALLEST = re.compile(r"smallest limit that works is [^(]*\((\d+) bytes")
@@ -343,7 +343,9 @@ def test_differential_exercises_remat(graphs: int) -> None:
     for p in PIPELINES:
         print(f"  {p}: {total[p + ' runs']} runs; evicted {total[p + ' evicted']}, reloaded "
               f"{total[p + ' reloaded']}, recomputed {total[p + ' recomputed']}")
-    assert runs >= 2000   # the first SMOKE_GRAPHS alone: 2,030
+    # at least 19 runs a graph (the first 52 graphs: 1,004 runs; the first 105: 2,030);
+    # the whole campaign at least 2,000, as before
+    assert runs >= (2000 if graphs == N_GRAPHS else 19 * graphs)
     assert total["evicted"] >= 0.3 * runs
     assert total["reloaded"] >= 0.15 * runs
     assert total["recomputed"] >= 0.15 * runs
@@ -385,11 +387,11 @@ func.func @main(%x: tensor<?x?, [@S0, @S1]>) {
 
 
 # -- JAX --------------------------------------------------------------------------------
-# `make test` the first 10 seeds and the regression seed, `make bench` (and `make fuzz`)
-# the other 30
-JAX_SEEDS = list(range(10_000, 10_010)) + [
+# `make test` the first 5 seeds (10 before issue 36) and the regression seed, `make bench`
+# (and `make fuzz`) the other 35
+JAX_SEEDS = list(range(10_000, 10_005)) + [
     pytest.param(seed, marks=[pytest.mark.slow, pytest.mark.fuzz])
-    for seed in range(10_010, 10_040)] + [
+    for seed in range(10_005, 10_040)] + [
     # reduce(reshape(x)) + itself: XLA's simplifier rewrites the whole-graph run only
     pytest.param(*(10_041,))]
 

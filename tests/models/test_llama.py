@@ -98,7 +98,9 @@ def test_paper_sample_has_the_small_ones_structure():
     assert sum(two.values()) == 580 and sum(paper.values()) == 1032
 
 
-@pytest.mark.parametrize("path", [SMALL, PAPER, PAPER_ADAM], ids=["small", "paper", "paper-adam"])
+@pytest.mark.parametrize("path", [  # the paper-size samples: `make bench` (issue 36)
+    pytest.param(SMALL, id="small"), pytest.param(PAPER, id="paper", marks=pytest.mark.slow),
+    pytest.param(PAPER_ADAM, id="paper-adam", marks=pytest.mark.slow)])
 def test_samples_optimize_and_analyze(path):
     runner = make_runner()
     result = runner.invoke(main, ["optimize", str(path)])
@@ -125,7 +127,7 @@ def test_analysis_rediscovers_every_dim(small):
 
 # -- running it ---------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("b,s", [(2, 7), (3, 16)])
+@pytest.mark.parametrize("b,s", [(2, 7), pytest.param(3, 16, marks=pytest.mark.slow)])
 def test_matches_train_step_in_jax(small, b, s):
     args = batch(b, s, seed=b)
     outputs, report = Executor(small.module, NumpyBackend()).run(small.flatten_inputs(*args))
@@ -284,7 +286,9 @@ def tiny_step_without_policy() -> tuple:
     return jax.jit(lambda *a: llama.train_step(*a, TINY))(*_tiny_batch(5))
 
 
-@pytest.mark.parametrize("policy", ["nothing_saveable", "save_and_offload_only_these_names"])
+@pytest.mark.parametrize("policy", [  # nothing_saveable: `make bench` (issue 36: 3.3 s)
+    pytest.param("nothing_saveable", marks=pytest.mark.slow),
+    "save_and_offload_only_these_names"])
 def test_remat_policy_computes_the_same_step(policy, tiny_step_without_policy):
     args = _tiny_batch(5)
     loss, params = tiny_step_without_policy

@@ -82,7 +82,8 @@ class Steps:
 # The bindings sampled per listing: mlp-train's optimum (a search over its ops' subsets)
 # is the cost, so `make test` checks the first 12 of its 24 and `make bench` all 24.
 @pytest.mark.parametrize("sample,count", [
-    ("attention", 24), ("mlp-train", 12),
+    ("attention", 24),   # mlp-train at 12 bindings too: `make bench` (issue 36: 5.7 s)
+    pytest.param("mlp-train", 12, marks=pytest.mark.slow),
     pytest.param("mlp-train", 24, marks=pytest.mark.slow)])
 def test_bladec_order_is_the_optimum(sample, count) -> None:
     module = parse_module((SAMPLES / f"{sample}.mlir").read_text(), sample)

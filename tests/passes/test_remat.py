@@ -78,8 +78,9 @@ def test_evict_and_regenerate_points() -> None:
     assert regens["%a"].attrs["reload"] is True
 
 
-@pytest.mark.parametrize("name", [  # the paper-size listings: `make bench`
-    pytest.param(p.name, marks=pytest.mark.slow) if p.name.startswith("llama-train-paper")
+@pytest.mark.parametrize("name", [  # the Llama training listings: `make bench` (the small
+    # ones since issue 36; llama-loss-small stays)
+    pytest.param(p.name, marks=pytest.mark.slow) if p.name.startswith("llama-train-")
     else p.name for p in sorted(SAMPLES.glob("*.mlir"))])
 def test_round_trip_and_idempotent_on_samples(name: str) -> None:
     first = format_module(_optimized((SAMPLES / name).read_text()))

@@ -160,7 +160,7 @@ def shuffled_topological(func: Func, rng: random.Random) -> list[Op]:
 
 
 N_GRAPHS = 240   # the whole campaign: `make bench`
-SMOKE = 120      # its first graphs (seeds 0-119): `make test`
+SMOKE = 60       # its first graphs (seeds 0-59): `make test` (120 before issue 36)
 
 
 @dataclass

@@ -225,6 +225,8 @@ def test_fused_chain_plans_drift_no_further_than_rounding_moves_the_step(monkeyp
     assert drift <= max(FUSED_TOLERANCE, floor), (drift, floor)
 
 
+@pytest.mark.slow   # issue 36: 5.0 s; `make test` keeps the same plan against bladec's order
+# (test_fused_default_matches_unoptimized_fused_run[binding0-0.5])
 def test_plans_match_xla_own_order_within_its_tolerance() -> None:
     """By default the unoptimized run at no limit is the whole step in XLA's own order
     where that holds less (at 2x64 it does); a plan under a limit, in bladec's per-op
@@ -306,6 +308,8 @@ def test_a_donated_input_is_freed_at_its_last_use(backend) -> None:
     assert inputs["%x"].shape == (64, 256)  # the caller's NumPy array is untouched
 
 
+@pytest.mark.slow   # issue 36: 5.6 s of CPU (three whole-step compilations at 8x128);
+# `make test` runs every JAX test with the order enforced (the backend's default on CPU)
 def test_the_enforced_order_reaches_xla_and_lowers_its_bytes() -> None:
     """Item 4: XLA reorders a plain jit (the scheduled order alone changes nothing), and
     tying each op to the previous one (the backend's default on CPU) lowers XLA's own
@@ -334,6 +338,8 @@ def test_bitwise_and_the_old_fuse_flag_contradict() -> None:
     assert runner.invoke(main, args + ["--bitwise"]).exit_code == 0
 
 
+@pytest.mark.slow   # issue 36: 12.8 s of CPU; `make test` keeps XLA's own order chosen at no
+# limit where it holds less (tests/runtime/planning/test_orders.py, 1x16)
 def test_where_xla_own_order_holds_less_a_limit_jit_meets_is_met(monkeypatch) -> None:
     """At 1x16 the small Llama step held in bladec's order needs 1.07x of what a plain
     ``jax.jit`` of the listing needs (its per-op order can not fuse an update into the

@@ -100,6 +100,8 @@ def test_one_memory_counts_host_copies_in_the_peak() -> None:
     assert report.peak_bytes == both.peak
 
 
+@pytest.mark.slow   # issue 36: 5.2 s; a check of bench_rss's timing, run with the benchmarks;
+# `make test` runs bench_rss's child in the RSS check below ([tiny-8x64])
 def test_the_benchmarks_step_time_is_the_step_alone(monkeypatch) -> None:
     """bench_rss times each step of a row; what its table adds (the executables' own
     memory, read through every executable compiled, rejected plans' too) is read once,

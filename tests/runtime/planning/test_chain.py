@@ -210,6 +210,8 @@ def test_bitwise_mode_computes_a_transpose_feeding_a_dot() -> None:
     np.testing.assert_allclose(got["%y"], want["%y"], rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.slow   # issue 36: 16 s of CPU; `make test` keeps the random graphs' chains bit
+# for bit (above) and bitwise JAX segments (the transpose-dot test below, test_checkpoint)
 def test_llama_chains_on_jax_bitwise_equal_the_unlimited_run() -> None:
     """The small Llama SGD step on the JAX backend in bitwise mode, under a limit its
     plan meets only with chains: every output bit for bit the unlimited run's (before

@@ -52,8 +52,13 @@ def _holds(module, dims: dict[str, int], named: int) -> None:
     assert err.value.smallest == named
 
 
-@pytest.mark.parametrize("sample,dims", [("mlp-train.mlir", {"S0": 2, "S1": 24}),
-                                         ("attention.mlir", {"S0": 3, "S1": 40})])
+# the training MLP's refusals `make bench` (issue 36: 16.5 s of the module's 22.7 s);
+# `make test` runs each check on the attention block
+_SAMPLES = [pytest.param("mlp-train.mlir", {"S0": 2, "S1": 24}, marks=pytest.mark.slow),
+            ("attention.mlir", {"S0": 3, "S1": 40})]
+
+
+@pytest.mark.parametrize("sample,dims", _SAMPLES)
 def test_a_limit_no_run_meets(sample, dims) -> None:
     """Under the inputs alone: refused from sizes, every figure of the search probed."""
     module = optimize(module_of(path=SAMPLES / sample))
@@ -73,8 +78,7 @@ def _under_half(sample: str, dims: tuple[tuple[str, int], ...]) -> tuple[int, in
     return half, named
 
 
-@pytest.mark.parametrize("sample,dims", [("mlp-train.mlir", {"S0": 2, "S1": 24}),
-                                         ("attention.mlir", {"S0": 3, "S1": 40})])
+@pytest.mark.parametrize("sample,dims", _SAMPLES)
 def test_half_the_peak(sample, dims) -> None:
     """Under half the no-limit peak: the search plans, compiles and learns margins."""
     _under_half(sample, tuple(dims.items()))
@@ -92,8 +96,7 @@ def test_an_imported_step() -> None:
     _holds(module, dims, _named(module, dims, half))
 
 
-@pytest.mark.parametrize("sample,dims", [("mlp-train.mlir", {"S0": 2, "S1": 24}),
-                                         ("attention.mlir", {"S0": 3, "S1": 40})])
+@pytest.mark.parametrize("sample,dims", _SAMPLES)
 def test_the_limit_named_as_the_simulating_planner_names_it(sample, dims, monkeypatch
                                                               ) -> None:
     """The planner measures its traces only as far as it reads them (policy._place,
