@@ -1,7 +1,9 @@
 """A plan's trace cut into compiled segments, evictions and reloads: what the executor runs.
 
 Segments are maximal runs of ops (recomputed ones included) with no eviction or reload
-between them, each one compiled function. Values whose last use is in a segment are
+between them, each one compiled function; where the backend keeps a recompute inside an
+executable (one memory, the order held), an eviction to recompute a value the segment
+made cuts nothing (:func:`split`). Values whose last use is in a segment are
 freed after it, and donated to it so XLA may reuse their buffers for its outputs; a
 value evicted by reload is offloaded once (a second eviction reuses the host copy).
 """
@@ -104,6 +106,14 @@ def split(plan: Plan, shapes: dict[str, tuple[int, ...]], dtypes: dict[str, str]
     # a segment's tail, run at the start of the next (_sunk): where the backend holds
     # the listing's order (in XLA's own, the compiler places the ops itself)
     sink = getattr(backend, "enforce_order", False) and not xla_order
+    # evictions to recompute that cut nothing: where the backend holds the order and keeps
+    # a recompute inside one executable (JaxBackend.recomputes_inside), a value made in
+    # the segment and evicted to be made again dies there at its last read, as XLA's
+    # buffer assignment frees any value, and its recompute runs later in the same
+    # segment. The small Llama step at 8x448 under 0.6x its peak: one executable of
+    # 3,562 HLO ops (4.4 s of compile CPU) for 12 of 4,043 (13.8 s), device (XLA)
+    # 90.60 MiB against 90.56 MiB cut (BENCHMARKS.md, issue 32)
+    inside = getattr(backend, "recomputes_inside", False) and not xla_order
     moved: list[Op] = []
     moved_indices: list[int] = []
     plain: list[bool] = []   # per op of ``ops``: from an op step (not a region's)
@@ -178,6 +188,9 @@ def split(plan: Plan, shapes: dict[str, tuple[int, ...]], dtypes: dict[str, str]
             run.recomputes += 1
             run.recomputed_ops += len(step.region)
             pos += len(step.region)
+        elif inside and step.kind == "evict" and step.method != "reload" and \
+                (step.value in carried or step.value in made):
+            continue   # (made before this segment: its cut frees it, as before)
         else:
             close(t - 1, ahead=t)
             if step.kind == "evict" and (step.value in carried or step.value in unreturned):
