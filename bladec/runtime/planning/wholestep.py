@@ -78,8 +78,9 @@ class WholeStep(Planner):
         up to 4x64, bladec's from 4x128). So the orders (:meth:`_orders`) are all
         compiled at a binding whose model peak is not within ORDER_REACH of one where
         they were, and the lowest kept; elsewhere the nearest such binding's winner
-        alone is compiled: a stream of buckets pays the extra compilations once per
-        doubling of its size, not per bucket. XLA's orders are compiled for their
+        alone is compiled, and bladec's above a binding where it won
+        (:meth:`_nearest_winner`): a stream of buckets pays the extra compilations at
+        most once per doubling of its size, not per bucket. XLA's orders are compiled for their
         figures only there (at LLVM's optimization level 0: the same figures at 0.55-0.7x
         the CPU time, jax_backend.probe_options), and compiled to run where they win. ``BLADEC_NO_LIMIT_ORDER``: ``auto``
         (that), ``every`` (all compared at every binding), ``bladec`` or ``xla``. Where the backend holds no order of its own (GPU, NumPy)
@@ -122,7 +123,18 @@ class WholeStep(Planner):
 
     def _nearest_winner(self, peak: int) -> str | None:
         """The order that held less at the compared binding nearest in model peak, where
-        that is within ORDER_REACH of ``peak`` (None: compare at this one)."""
+        that is within ORDER_REACH of ``peak``, or bladec's where it held less at a
+        binding of a smaller model peak (None: compare at this one).
+
+        Bladec's order gains with the size: what it orders is the activations, which
+        grow with the binding while the parameters and their updates, where XLA's
+        fusions gain, do not (the small Llama: XLA's order up to 4x64, bladec's from
+        4x128; the paper-size SGD step: XLA's at 1x64, bladec's above). So a win of
+        bladec's carries to every larger binding: a stream of growing buckets compares
+        once (benchmarks/bench_jit.py: 8x256 compared, not 8x448 again; 1.7 s of
+        compile CPU, a figures-only compile of the step in XLA's order)."""
+        if any(won == "bladec" and at <= max(peak, 1) for at, won in self._order_won):
+            return "bladec"
         near = [(abs(math.log(max(peak, 1) / at)), won) for at, won in self._order_won]
         best = min(near, default=None)
         return best[1] if best is not None and best[0] <= math.log(ORDER_REACH) else None
