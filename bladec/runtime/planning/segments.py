@@ -61,6 +61,7 @@ class PreparedRun:
     reloads: int = 0
     recomputes: int = 0
     recomputed_ops: int = 0   # the ops the recomputes run
+    uncut: int = 0            # evictions to recompute that cut no segment (split)
     segments: int = 0
     device: object = None
     xla_order: bool = False   # the compiler scheduled the ops (Fitter._in_xla_order)
@@ -76,7 +77,7 @@ class PreparedRun:
 def split(plan: Plan, shapes: dict[str, tuple[int, ...]], dtypes: dict[str, str],
           keep: set[str], backend: Backend, donated: set[str] = frozenset(),
           xla_order: bool = False, graph_inputs: Sequence[str] = (),
-          cut_after_loops: bool = False) -> PreparedRun:
+          cut_after_loops: bool = False, uncut: bool = True) -> PreparedRun:
     """The plan's trace as steps. ``keep``: values never freed (graph inputs and outputs);
     ``donated``: graph inputs the caller gave up, freed and donated at their last use;
     ``xla_order``: the segments scheduled by the compiler (Backend.segment).
@@ -110,10 +111,9 @@ def split(plan: Plan, shapes: dict[str, tuple[int, ...]], dtypes: dict[str, str]
     # a recompute inside one executable (JaxBackend.recomputes_inside), a value made in
     # the segment and evicted to be made again dies there at its last read, as XLA's
     # buffer assignment frees any value, and its recompute runs later in the same
-    # segment. The small Llama step at 8x448 under 0.6x its peak: one executable of
-    # 3,562 HLO ops (4.4 s of compile CPU) for 12 of 4,043 (13.8 s), device (XLA)
-    # 90.60 MiB against 90.56 MiB cut (BENCHMARKS.md, issue 32)
-    inside = getattr(backend, "recomputes_inside", False) and not xla_order
+    # segment (what that saves and when it is undone: wholestep.WholeStep._checked);
+    # ``uncut=False``: every eviction cuts, as where the backend does not keep them
+    inside = uncut and getattr(backend, "recomputes_inside", False) and not xla_order
     moved: list[Op] = []
     moved_indices: list[int] = []
     plain: list[bool] = []   # per op of ``ops``: from an op step (not a region's)
@@ -190,7 +190,8 @@ def split(plan: Plan, shapes: dict[str, tuple[int, ...]], dtypes: dict[str, str]
             pos += len(step.region)
         elif inside and step.kind == "evict" and step.method != "reload" and \
                 (step.value in carried or step.value in made):
-            continue   # (made before this segment: its cut frees it, as before)
+            run.uncut += 1   # (made before this segment: its cut frees it, as before)
+            continue
         else:
             close(t - 1, ahead=t)
             if step.kind == "evict" and (step.value in carried or step.value in unreturned):

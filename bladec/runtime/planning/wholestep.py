@@ -150,6 +150,28 @@ class WholeStep(Planner):
     def _checked(self, plan: Plan, bound: _Bound, limit: int | None = None,
                  xla_order: bool = False, gate: bool = False, as_jit: bool = False
                  ) -> PreparedRun:
+        """The plan as steps with its device accounting (:meth:`_split_checked`): first
+        with its evictions to recompute cutting no segment where the backend keeps a
+        recompute inside one executable (segments.split), and where that is over
+        ``limit``, the plan cut at every eviction, as before: in one executable XLA
+        may hold more than the segments would (a recompute region's operands and
+        results beside each other), so a plan that fits cut is never lost, and the
+        closed loop learns its margins from the cut segments.
+
+        One executable compiles far less than the segments: the small Llama step at
+        8x448 under 0.6x its no-limit peak, 3,562 HLO ops, 4.0-4.4 s of compile CPU,
+        against 12 segments of 4,043 ops, 13.8 s (XLA:CPU's cost per executable,
+        0.3-0.6 s even for 20 ops at that size); device (XLA) 90.60 MiB against 90.56
+        MiB cut (BENCHMARKS.md, issue 32)."""
+        run = self._split_checked(plan, bound, limit, xla_order, gate, as_jit, uncut=True)
+        if run.uncut and limit is not None and run.device.peak > limit:
+            run = self._split_checked(plan, bound, limit, xla_order, gate, as_jit,
+                                      uncut=False)
+        return run
+
+    def _split_checked(self, plan: Plan, bound: _Bound, limit: int | None,
+                       xla_order: bool, gate: bool, as_jit: bool, uncut: bool
+                       ) -> PreparedRun:
         """The plan cut into steps, with its device accounting (segments compiled).
         ``limit``: stop at the first segment over it (the run is refused, and the
         segments after it, which the next plan may cut differently, are not compiled).
@@ -161,7 +183,8 @@ class WholeStep(Planner):
         ``limit``, refuse the run on the estimate, compiling nothing."""
         run = split(plan, bound.shapes, self.info.dtypes, self._keep, self.backend,
                     xla_order=xla_order, graph_inputs=self.inputs if as_jit else (),
-                    cut_after_loops=self.cut_after_loops and not xla_order)
+                    cut_after_loops=self.cut_after_loops and not xla_order,
+                    uncut=uncut)
         if self._figures_only:   # compiled to name the smallest limit, not to run here
             for step in run.segment_steps():
                 if hasattr(step.fn, "figures_only") and not step.fn.compiled:

@@ -1,6 +1,9 @@
 """Cutting a plan into segments where the JAX backend holds the listing's order (CPU):
 what a segment returns, since XLA allocates an executable's outputs for its whole run
-while the planner's model counts a value from the op that makes it."""
+while the planner's model counts a value from the op that makes it; and where it keeps
+a recompute inside one executable (one memory), evictions to recompute that cut nothing.
+The cut tests split with ``uncut=False`` (every eviction cuts, as the fitting loop does
+where the plan uncut is over its limit)."""
 from __future__ import annotations
 
 import numpy as np
@@ -27,7 +30,7 @@ func.func @main(%q: tensor<{N}x{D}>, %k: tensor<{N}x{D}>) {{
 """
 
 
-def _run(ex: Executor) -> tuple[list, dict[str, np.ndarray]]:
+def _run(ex: Executor, uncut: bool = False) -> tuple[list, dict[str, np.ndarray]]:
     """The listing cut after %s, where %y is evicted to be recomputed before %u."""
     ops = list(ex.func.ops[:-1] if ex.func.ops[-1].name == "return" else ex.func.ops)
     ops = [op for op in ops if op.result_names]
@@ -38,7 +41,7 @@ def _run(ex: Executor) -> tuple[list, dict[str, np.ndarray]]:
              Step("op", op=ops[4], index=4), Step("op", op=ops[5], index=5)]
     shapes = ex.shapes_for({})
     run = split(Plan(trace, None), shapes, ex.info.dtypes,
-                set(ex.inputs) | set(ex.outputs), ex.backend)
+                set(ex.inputs) | set(ex.outputs), ex.backend, uncut=uncut)
     return run.steps, ex.random_inputs({})
 
 
@@ -111,7 +114,7 @@ def test_a_recomputed_value_returned_for_the_next_segment_is_made_there() -> Non
              Step("regen", value="%y", method="recompute", region=[by["%y"][1]]),
              op("%u"), op("%o1"), op("%o2"), op("%v"), op("%o3"), op("%o")]
     run = split(Plan(trace, None), ex.shapes_for({}), ex.info.dtypes,
-                set(ex.inputs) | set(ex.outputs), ex.backend)
+                set(ex.inputs) | set(ex.outputs), ex.backend, uncut=False)
     segments = run.segment_steps()
     assert len(segments) == 3
     assert "%e" not in segments[1].outputs
@@ -128,3 +131,23 @@ def test_a_recomputed_value_returned_for_the_next_segment_is_made_there() -> Non
     e = np.exp(q @ k.T)
     want = (e * e).sum() + np.exp(q).sum() + e.sum() + x.sum() + (np.exp(x) ** 2).sum()
     np.testing.assert_allclose(float(np.asarray(env["%o"])), want, rtol=1e-4)
+
+
+def test_an_eviction_to_recompute_cuts_nothing_in_one_memory() -> None:
+    """One memory with the order held (the CPU default): the eviction of %y, made in the
+    segment and recomputed later, cuts nothing: one executable, nothing evicted by the
+    runtime, the result jax's; it still cuts where the backend does not keep a
+    recompute inside an executable (another memory: XLA's CSE would merge it)."""
+    ex = Executor(parse_module(LISTING), JaxBackend())
+    assert ex.backend.recomputes_inside
+    steps, inputs = _run(ex, uncut=True)
+    assert len(steps) == 1 and isinstance(steps[0], SegmentStep)
+    assert [op.name for op in steps[0].ops].count("exp") == 3   # %y twice, %e
+    env = {n: ex.backend.put(inputs[n]) for n in ex.inputs}
+    env.update(zip(steps[0].outputs, steps[0].fn([env[n] for n in steps[0].inputs])))
+    q, k = inputs["%q"], inputs["%k"]
+    want = np.exp(q @ k.T).sum(dtype=np.float64) + np.exp(q).sum(dtype=np.float64)
+    np.testing.assert_allclose(float(np.asarray(env["%o"])), want, rtol=1e-5)
+    other = Executor(parse_module(LISTING), JaxBackend(one_memory=False))
+    assert not other.backend.recomputes_inside
+    assert len([s for s in _run(other, uncut=True)[0] if isinstance(s, SegmentStep)]) == 2
