@@ -13,7 +13,7 @@ from bladec.runtime.backends.jax_backend import JaxBackend
 from bladec.runtime.executor import Executor
 from bladec.runtime.planning.plan import Plan
 from bladec.runtime.planning.segments import EvictStep, SegmentStep, split
-from bladec.runtime.planning.trace import Step
+from bladec.runtime.planning.trace import Step, simulate
 
 N, D = 256, 8
 
@@ -96,24 +96,7 @@ def test_a_recomputed_value_returned_for_the_next_segment_is_made_there() -> Non
     value, its device figure is the chain's alone, and the result is jax's. (%x is read
     at the end, so that no output of the middle segment is written into its buffer.)"""
     ex = Executor(parse_module(BIG), JaxBackend())
-    ops = [op for op in ex.func.ops if op.result_names]
-    by = {op.result_names[0]: (i, op) for i, op in enumerate(ops)}
-
-    def op(name: str) -> Step:
-        i, o = by[name]
-        return Step("op", op=o, index=i)
-
-    trace = [op("%y"), op("%s"), op("%e"),
-             Step("evict", value="%e", method="recompute"),
-             op("%g"), op("%g2"), op("%h"),
-             Step("regen", value="%e", method="recompute",
-                  region=[by["%s"][1], by["%e"][1]]),
-             op("%t0"),
-             Step("evict", value="%y", method="recompute"),
-             op("%f"), op("%t"),
-             Step("regen", value="%y", method="recompute", region=[by["%y"][1]]),
-             op("%u"), op("%o1"), op("%o2"), op("%v"), op("%o3"), op("%o")]
-    run = split(Plan(trace, None), ex.shapes_for({}), ex.info.dtypes,
+    run = split(Plan(_big_trace(ex), None), ex.shapes_for({}), ex.info.dtypes,
                 set(ex.inputs) | set(ex.outputs), ex.backend, uncut=False)
     segments = run.segment_steps()
     assert len(segments) == 3
@@ -131,6 +114,43 @@ def test_a_recomputed_value_returned_for_the_next_segment_is_made_there() -> Non
     e = np.exp(q @ k.T)
     want = (e * e).sum() + np.exp(q).sum() + e.sum() + x.sum() + (np.exp(x) ** 2).sum()
     np.testing.assert_allclose(float(np.asarray(env["%o"])), want, rtol=1e-4)
+
+
+def test_a_plan_over_its_limit_uncut_is_checked_cut() -> None:
+    """WholeStep._checked: the plan with its evictions to recompute cutting nothing where
+    that fits the limit; where it is over, the same plan cut at every eviction (what the
+    closed loop then learns its margins from)."""
+    ex = Executor(parse_module(BIG), JaxBackend())
+    bound = ex._bound({})
+    trace = _big_trace(ex)
+    plan = Plan(trace, simulate(trace, bound.sizes, ex.inputs, set(ex.outputs)))
+    uncut = ex._checked(plan, bound, None)
+    assert uncut.segments == 1 and uncut.uncut == 2
+    assert ex._checked(plan, bound, uncut.device.peak).segments == 1
+    cut = ex._checked(plan, bound, uncut.device.peak - 1)
+    assert cut.segments == 3 and cut.uncut == 0
+
+
+def _big_trace(ex: Executor) -> list[Step]:
+    """BIG with %e evicted after it is made and recomputed after a chain of two [N, N]
+    temporaries, and %y evicted and recomputed before %u."""
+    ops = [op for op in ex.func.ops if op.result_names]
+    by = {op.result_names[0]: (i, op) for i, op in enumerate(ops)}
+
+    def op(name: str) -> Step:
+        i, o = by[name]
+        return Step("op", op=o, index=i)
+
+    return [op("%y"), op("%s"), op("%e"),
+             Step("evict", value="%e", method="recompute"),
+             op("%g"), op("%g2"), op("%h"),
+             Step("regen", value="%e", method="recompute",
+                  region=[by["%s"][1], by["%e"][1]]),
+             op("%t0"),
+             Step("evict", value="%y", method="recompute"),
+             op("%f"), op("%t"),
+             Step("regen", value="%y", method="recompute", region=[by["%y"][1]]),
+            op("%u"), op("%o1"), op("%o2"), op("%v"), op("%o3"), op("%o")]
 
 
 def test_an_eviction_to_recompute_cuts_nothing_in_one_memory() -> None:
