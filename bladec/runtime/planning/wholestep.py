@@ -159,10 +159,10 @@ class WholeStep(Planner):
         closed loop learns its margins from the cut segments.
 
         One executable compiles far less than the segments: the small Llama step at
-        8x448 under 0.6x its no-limit peak, 3,562 HLO ops, 4.0-4.4 s of compile CPU,
-        against 12 segments of 4,043 ops, 13.8 s (XLA:CPU's cost per executable,
-        0.3-0.6 s even for 20 ops at that size); device (XLA) 90.60 MiB against 90.56
-        MiB cut (BENCHMARKS.md, issue 32)."""
+        8x448 under 0.6x its no-limit peak, 3,717 HLO ops, 4.0-4.4 s of compile CPU,
+        against 12 segments of 4,043 ops, 13.8 s (XLA:CPU's cost per executable is
+        0.26-0.45 s even for 20 ops at that size); device (XLA) 90.54-90.60 MiB
+        against 90.56 MiB cut (BENCHMARKS.md, issue 32)."""
         run = self._split_checked(plan, bound, limit, xla_order, gate, as_jit, uncut=True)
         if run.uncut and limit is not None and run.device.peak > limit:
             run = self._split_checked(plan, bound, limit, xla_order, gate, as_jit,
