@@ -53,6 +53,8 @@ class JaxBackend:
     what the unoptimized listing computes (guarding values with an opaque identity
     instead does not stop XLA from moving elementwise ops past broadcasts and then
     rewriting a divide as a multiply). The differential tests run in that mode.
+    ``recomputes_inside`` (one memory with the order held): an eviction to recompute
+    does not cut the plan into another executable (segments.split).
     ``fusion_emitters`` (default: on in one memory, else off; ``BLADEC_CPU_FUSION_EMITTERS``
     says otherwise): on CPU, XLA's MLIR fusion emitters rather than its older LLVM ones
     (:func:`bladec.runtime.backends.xlaoption.legacy_cpu_emitters`) for the segments of a cut plan; the whole step keeps ``jax.jit``'s options (in bitwise
@@ -122,6 +124,10 @@ class JaxBackend:
             # numerics move further from the fused whole step: up to 6e-5 of an
             # output's magnitude against 1e-5 with the pass, tests/test_device.py.)
             self.compile_options.update(KEEP_BARRIERS)
+        # a value evicted to be recomputed dies inside the executable that made it, and
+        # its recompute stays one (the order held, the barriers kept through CSE): such
+        # an eviction cuts no segment (segments.split)
+        self.recomputes_inside = self.one_memory and self.enforce_order
         self.K = _BarrierJaxKernels() if bitwise else \
             _OrderedJaxKernels() if self.enforce_order else _JaxKernels()
         self.compilations = 0

@@ -1,7 +1,9 @@
 """A plan's trace cut into compiled segments, evictions and reloads: what the executor runs.
 
 Segments are maximal runs of ops (recomputed ones included) with no eviction or reload
-between them, each one compiled function. Values whose last use is in a segment are
+between them, each one compiled function; where the backend keeps a recompute inside an
+executable (one memory, the order held), an eviction to recompute a value the segment
+made cuts nothing (:func:`split`). Values whose last use is in a segment are
 freed after it, and donated to it so XLA may reuse their buffers for its outputs; a
 value evicted by reload is offloaded once (a second eviction reuses the host copy).
 """
@@ -59,6 +61,7 @@ class PreparedRun:
     reloads: int = 0
     recomputes: int = 0
     recomputed_ops: int = 0   # the ops the recomputes run
+    uncut: int = 0            # evictions to recompute that cut no segment (split)
     segments: int = 0
     device: object = None
     xla_order: bool = False   # the compiler scheduled the ops (Fitter._in_xla_order)
@@ -74,7 +77,7 @@ class PreparedRun:
 def split(plan: Plan, shapes: dict[str, tuple[int, ...]], dtypes: dict[str, str],
           keep: set[str], backend: Backend, donated: set[str] = frozenset(),
           xla_order: bool = False, graph_inputs: Sequence[str] = (),
-          cut_after_loops: bool = False) -> PreparedRun:
+          cut_after_loops: bool = False, uncut: bool = True) -> PreparedRun:
     """The plan's trace as steps. ``keep``: values never freed (graph inputs and outputs);
     ``donated``: graph inputs the caller gave up, freed and donated at their last use;
     ``xla_order``: the segments scheduled by the compiler (Backend.segment).
@@ -104,6 +107,13 @@ def split(plan: Plan, shapes: dict[str, tuple[int, ...]], dtypes: dict[str, str]
     # a segment's tail, run at the start of the next (_sunk): where the backend holds
     # the listing's order (in XLA's own, the compiler places the ops itself)
     sink = getattr(backend, "enforce_order", False) and not xla_order
+    # evictions to recompute that cut nothing: where the backend holds the order and keeps
+    # a recompute inside one executable (JaxBackend.recomputes_inside), a value made in
+    # the segment and evicted to be made again dies there at its last read, as XLA's
+    # buffer assignment frees any value, and its recompute runs later in the same
+    # segment (what that saves and when it is undone: wholestep.WholeStep._checked);
+    # ``uncut=False``: every eviction cuts, as where the backend does not keep them
+    inside = uncut and getattr(backend, "recomputes_inside", False) and not xla_order
     moved: list[Op] = []
     moved_indices: list[int] = []
     plain: list[bool] = []   # per op of ``ops``: from an op step (not a region's)
@@ -178,6 +188,10 @@ def split(plan: Plan, shapes: dict[str, tuple[int, ...]], dtypes: dict[str, str]
             run.recomputes += 1
             run.recomputed_ops += len(step.region)
             pos += len(step.region)
+        elif inside and step.kind == "evict" and step.method != "reload" and \
+                (step.value in carried or step.value in made):
+            run.uncut += 1   # (made before this segment: its cut frees it, as before)
+            continue
         else:
             close(t - 1, ahead=t)
             if step.kind == "evict" and (step.value in carried or step.value in unreturned):

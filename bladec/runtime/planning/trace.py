@@ -12,7 +12,11 @@ the device until the segment ends. So a value made before a segment and last use
 it is resident until the segment's last step (:func:`held_until`), not only until the
 op that last reads it. A trace with no eviction is one segment, and the rule changes
 nothing there. (XLA also allocates an executable's outputs before it runs; the model
-leaves that to the executor's margins, see accounting.py.) The planner keeps this
+leaves that to the executor's margins, see accounting.py.) Where the backend keeps a
+recompute inside one executable (one memory, the order held), an eviction to recompute
+a value the segment made cuts nothing (segments.split): the rule then holds a value
+read across such an eviction longer than the executable does (XLA frees it at its last
+read), so it errs high there. The planner keeps this
 measurement within its budget; the executor then checks the compiled segments' own
 figures (accounting.py).
 """

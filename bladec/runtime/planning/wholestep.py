@@ -78,8 +78,9 @@ class WholeStep(Planner):
         up to 4x64, bladec's from 4x128). So the orders (:meth:`_orders`) are all
         compiled at a binding whose model peak is not within ORDER_REACH of one where
         they were, and the lowest kept; elsewhere the nearest such binding's winner
-        alone is compiled: a stream of buckets pays the extra compilations once per
-        doubling of its size, not per bucket. XLA's orders are compiled for their
+        alone is compiled, and bladec's above a binding where it won
+        (:meth:`_nearest_winner`): a stream of buckets pays the extra compilations at
+        most once per doubling of its size, not per bucket. XLA's orders are compiled for their
         figures only there (at LLVM's optimization level 0: the same figures at 0.55-0.7x
         the CPU time, jax_backend.probe_options), and compiled to run where they win. ``BLADEC_NO_LIMIT_ORDER``: ``auto``
         (that), ``every`` (all compared at every binding), ``bladec`` or ``xla``. Where the backend holds no order of its own (GPU, NumPy)
@@ -122,7 +123,18 @@ class WholeStep(Planner):
 
     def _nearest_winner(self, peak: int) -> str | None:
         """The order that held less at the compared binding nearest in model peak, where
-        that is within ORDER_REACH of ``peak`` (None: compare at this one)."""
+        that is within ORDER_REACH of ``peak``, or bladec's where it held less at a
+        binding of a smaller model peak (None: compare at this one).
+
+        Bladec's order gains with the size: what it orders is the activations, which
+        grow with the binding while the parameters and their updates, where XLA's
+        fusions gain, do not (the small Llama: XLA's order up to 4x64, bladec's from
+        4x128; the paper-size SGD step: XLA's at 1x64, bladec's above). So a win of
+        bladec's carries to every larger binding: a stream of growing buckets compares
+        once (benchmarks/bench_jit.py: 8x256 compared, not 8x448 again; 1.7 s of
+        compile CPU, a figures-only compile of the step in XLA's order)."""
+        if any(won == "bladec" and at <= max(peak, 1) for at, won in self._order_won):
+            return "bladec"
         near = [(abs(math.log(max(peak, 1) / at)), won) for at, won in self._order_won]
         best = min(near, default=None)
         return best[1] if best is not None and best[0] <= math.log(ORDER_REACH) else None
@@ -138,6 +150,28 @@ class WholeStep(Planner):
     def _checked(self, plan: Plan, bound: _Bound, limit: int | None = None,
                  xla_order: bool = False, gate: bool = False, as_jit: bool = False
                  ) -> PreparedRun:
+        """The plan as steps with its device accounting (:meth:`_split_checked`): first
+        with its evictions to recompute cutting no segment where the backend keeps a
+        recompute inside one executable (segments.split), and where that is over
+        ``limit``, the plan cut at every eviction, as before: in one executable XLA
+        may hold more than the segments would (a recompute region's operands and
+        results beside each other), so a plan that fits cut is never lost, and the
+        closed loop learns its margins from the cut segments.
+
+        One executable compiles far less than the segments: the small Llama step at
+        8x448 under 0.6x its no-limit peak, 3,717 HLO ops, 4.0-4.4 s of compile CPU,
+        against 12 segments of 4,043 ops, 13.8 s (XLA:CPU's cost per executable is
+        0.26-0.45 s even for 20 ops at that size); device (XLA) 90.54-90.60 MiB
+        against 90.56 MiB cut (BENCHMARKS.md, issue 32)."""
+        run = self._split_checked(plan, bound, limit, xla_order, gate, as_jit, uncut=True)
+        if run.uncut and limit is not None and run.device.peak > limit:
+            run = self._split_checked(plan, bound, limit, xla_order, gate, as_jit,
+                                      uncut=False)
+        return run
+
+    def _split_checked(self, plan: Plan, bound: _Bound, limit: int | None,
+                       xla_order: bool, gate: bool, as_jit: bool, uncut: bool
+                       ) -> PreparedRun:
         """The plan cut into steps, with its device accounting (segments compiled).
         ``limit``: stop at the first segment over it (the run is refused, and the
         segments after it, which the next plan may cut differently, are not compiled).
@@ -149,7 +183,8 @@ class WholeStep(Planner):
         ``limit``, refuse the run on the estimate, compiling nothing."""
         run = split(plan, bound.shapes, self.info.dtypes, self._keep, self.backend,
                     xla_order=xla_order, graph_inputs=self.inputs if as_jit else (),
-                    cut_after_loops=self.cut_after_loops and not xla_order)
+                    cut_after_loops=self.cut_after_loops and not xla_order,
+                    uncut=uncut)
         if self._figures_only:   # compiled to name the smallest limit, not to run here
             for step in run.segment_steps():
                 if hasattr(step.fn, "figures_only") and not step.fn.compiled:

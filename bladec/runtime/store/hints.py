@@ -31,7 +31,7 @@ SUFFIX = ".bladec-search"
 MAX_HINTS = 256
 # a backend's settings that its compiled figures depend on (backend.py, jax_backend.py)
 _SETTINGS = ("name", "bitwise", "enforce_order", "keeps_freed_memory", "jit_options",
-             "compile_options", "_platform")
+             "compile_options", "_platform", "recomputes_inside")
 
 
 def backend_identity(backend: object) -> tuple:

@@ -59,6 +59,19 @@ def test_a_choice_carries_to_bindings_of_a_like_size(monkeypatch) -> None:
     assert compiled == 0                                        # cached, as before
 
 
+def test_a_win_of_bladecs_order_carries_to_larger_bindings(monkeypatch) -> None:
+    """``auto``: where bladec's order held less, a binding of a larger model peak, past
+    ORDER_REACH, takes it without compiling XLA's (the gain grows with the size)."""
+    from bladec.runtime.planning.wholestep import ORDER_REACH
+    monkeypatch.delenv("BLADEC_NO_LIMIT_ORDER", raising=False)
+    ex = _executor()
+    run, small, compiled = _prepare(ex, {"S0": 8, "S1": 128})
+    assert compiled >= 2 and not run.xla_order
+    run, large, compiled = _prepare(ex, {"S0": 8, "S1": 320})
+    assert large.planned_peak > ORDER_REACH * small.planned_peak
+    assert compiled == 1 and not run.xla_order and large.xla_run is None
+
+
 @pytest.mark.parametrize("mode, xla_order", [  # xla: `make bench` (issue 36; XLA's order
     # is chosen in test_the_lowest_of_the_orders_runs[1x16] and by `auto` above)
     ("bladec", False), pytest.param("xla", True, marks=pytest.mark.slow)])

@@ -1,6 +1,9 @@
 """Cutting a plan into segments where the JAX backend holds the listing's order (CPU):
 what a segment returns, since XLA allocates an executable's outputs for its whole run
-while the planner's model counts a value from the op that makes it."""
+while the planner's model counts a value from the op that makes it; and where it keeps
+a recompute inside one executable (one memory), evictions to recompute that cut nothing.
+The cut tests split with ``uncut=False`` (every eviction cuts, as the fitting loop does
+where the plan uncut is over its limit)."""
 from __future__ import annotations
 
 import numpy as np
@@ -10,7 +13,7 @@ from bladec.runtime.backends.jax_backend import JaxBackend
 from bladec.runtime.executor import Executor
 from bladec.runtime.planning.plan import Plan
 from bladec.runtime.planning.segments import EvictStep, SegmentStep, split
-from bladec.runtime.planning.trace import Step
+from bladec.runtime.planning.trace import Step, simulate
 
 N, D = 256, 8
 
@@ -27,7 +30,7 @@ func.func @main(%q: tensor<{N}x{D}>, %k: tensor<{N}x{D}>) {{
 """
 
 
-def _run(ex: Executor) -> tuple[list, dict[str, np.ndarray]]:
+def _run(ex: Executor, uncut: bool = False) -> tuple[list, dict[str, np.ndarray]]:
     """The listing cut after %s, where %y is evicted to be recomputed before %u."""
     ops = list(ex.func.ops[:-1] if ex.func.ops[-1].name == "return" else ex.func.ops)
     ops = [op for op in ops if op.result_names]
@@ -38,7 +41,7 @@ def _run(ex: Executor) -> tuple[list, dict[str, np.ndarray]]:
              Step("op", op=ops[4], index=4), Step("op", op=ops[5], index=5)]
     shapes = ex.shapes_for({})
     run = split(Plan(trace, None), shapes, ex.info.dtypes,
-                set(ex.inputs) | set(ex.outputs), ex.backend)
+                set(ex.inputs) | set(ex.outputs), ex.backend, uncut=uncut)
     return run.steps, ex.random_inputs({})
 
 
@@ -93,25 +96,8 @@ def test_a_recomputed_value_returned_for_the_next_segment_is_made_there() -> Non
     value, its device figure is the chain's alone, and the result is jax's. (%x is read
     at the end, so that no output of the middle segment is written into its buffer.)"""
     ex = Executor(parse_module(BIG), JaxBackend())
-    ops = [op for op in ex.func.ops if op.result_names]
-    by = {op.result_names[0]: (i, op) for i, op in enumerate(ops)}
-
-    def op(name: str) -> Step:
-        i, o = by[name]
-        return Step("op", op=o, index=i)
-
-    trace = [op("%y"), op("%s"), op("%e"),
-             Step("evict", value="%e", method="recompute"),
-             op("%g"), op("%g2"), op("%h"),
-             Step("regen", value="%e", method="recompute",
-                  region=[by["%s"][1], by["%e"][1]]),
-             op("%t0"),
-             Step("evict", value="%y", method="recompute"),
-             op("%f"), op("%t"),
-             Step("regen", value="%y", method="recompute", region=[by["%y"][1]]),
-             op("%u"), op("%o1"), op("%o2"), op("%v"), op("%o3"), op("%o")]
-    run = split(Plan(trace, None), ex.shapes_for({}), ex.info.dtypes,
-                set(ex.inputs) | set(ex.outputs), ex.backend)
+    run = split(Plan(_big_trace(ex), None), ex.shapes_for({}), ex.info.dtypes,
+                set(ex.inputs) | set(ex.outputs), ex.backend, uncut=False)
     segments = run.segment_steps()
     assert len(segments) == 3
     assert "%e" not in segments[1].outputs
@@ -128,3 +114,60 @@ def test_a_recomputed_value_returned_for_the_next_segment_is_made_there() -> Non
     e = np.exp(q @ k.T)
     want = (e * e).sum() + np.exp(q).sum() + e.sum() + x.sum() + (np.exp(x) ** 2).sum()
     np.testing.assert_allclose(float(np.asarray(env["%o"])), want, rtol=1e-4)
+
+
+def test_a_plan_over_its_limit_uncut_is_checked_cut() -> None:
+    """WholeStep._checked: the plan with its evictions to recompute cutting nothing where
+    that fits the limit; where it is over, the same plan cut at every eviction (what the
+    closed loop then learns its margins from)."""
+    ex = Executor(parse_module(BIG), JaxBackend())
+    bound = ex._bound({})
+    trace = _big_trace(ex)
+    plan = Plan(trace, simulate(trace, bound.sizes, ex.inputs, set(ex.outputs)))
+    uncut = ex._checked(plan, bound, None)
+    assert uncut.segments == 1 and uncut.uncut == 2
+    assert ex._checked(plan, bound, uncut.device.peak).segments == 1
+    cut = ex._checked(plan, bound, uncut.device.peak - 1)
+    assert cut.segments == 3 and cut.uncut == 0
+
+
+def _big_trace(ex: Executor) -> list[Step]:
+    """BIG with %e evicted after it is made and recomputed after a chain of two [N, N]
+    temporaries, and %y evicted and recomputed before %u."""
+    ops = [op for op in ex.func.ops if op.result_names]
+    by = {op.result_names[0]: (i, op) for i, op in enumerate(ops)}
+
+    def op(name: str) -> Step:
+        i, o = by[name]
+        return Step("op", op=o, index=i)
+
+    return [op("%y"), op("%s"), op("%e"),
+             Step("evict", value="%e", method="recompute"),
+             op("%g"), op("%g2"), op("%h"),
+             Step("regen", value="%e", method="recompute",
+                  region=[by["%s"][1], by["%e"][1]]),
+             op("%t0"),
+             Step("evict", value="%y", method="recompute"),
+             op("%f"), op("%t"),
+             Step("regen", value="%y", method="recompute", region=[by["%y"][1]]),
+            op("%u"), op("%o1"), op("%o2"), op("%v"), op("%o3"), op("%o")]
+
+
+def test_an_eviction_to_recompute_cuts_nothing_in_one_memory() -> None:
+    """One memory with the order held (the CPU default): the eviction of %y, made in the
+    segment and recomputed later, cuts nothing: one executable, nothing evicted by the
+    runtime, the result jax's; it still cuts where the backend does not keep a
+    recompute inside an executable (another memory: XLA's CSE would merge it)."""
+    ex = Executor(parse_module(LISTING), JaxBackend())
+    assert ex.backend.recomputes_inside
+    steps, inputs = _run(ex, uncut=True)
+    assert len(steps) == 1 and isinstance(steps[0], SegmentStep)
+    assert [op.name for op in steps[0].ops].count("exp") == 3   # %y twice, %e
+    env = {n: ex.backend.put(inputs[n]) for n in ex.inputs}
+    env.update(zip(steps[0].outputs, steps[0].fn([env[n] for n in steps[0].inputs])))
+    q, k = inputs["%q"], inputs["%k"]
+    want = np.exp(q @ k.T).sum(dtype=np.float64) + np.exp(q).sum(dtype=np.float64)
+    np.testing.assert_allclose(float(np.asarray(env["%o"])), want, rtol=1e-5)
+    other = Executor(parse_module(LISTING), JaxBackend(one_memory=False))
+    assert not other.backend.recomputes_inside
+    assert len([s for s in _run(other, uncut=True)[0] if isinstance(s, SegmentStep)]) == 2
