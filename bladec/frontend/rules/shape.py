@@ -190,7 +190,8 @@ def slice_to(tr: Translator, x: str, start, limit, strides, shape, dtype) -> str
         return tr.emit("slice", [x], shape, dtype, attrs)
     whole = [start[j] == 0 and strides[j] == 1 and same_dim(limit[j], have[j])
              for j in range(len(have))]
-    if all(w or not is_symbolic(have[j]) for j, w in enumerate(whole)):
+    if all(w or not (is_symbolic(have[j]) or is_symbolic(limit[j]))
+           for j, w in enumerate(whole)):
         # the dynamic dims kept whole: a slice of the static ones, the others passed
         # through (a gather would move the sliced dim to the front and back)
         attrs = {"start": start, "limit": [WHOLE if w and is_symbolic(have[j]) else
