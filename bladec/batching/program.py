@@ -84,13 +84,13 @@ def flat_cell(group: Group, shared: bool = True) -> Any:
 def flipped(group: Group, avals: list[Any]) -> tuple[bool, ...]:
     """Per shared leaf of ``group``: whether the batched cell reads it only as the
     left side ``W`` of a product ``W @ x`` (a matrix contracted on its last dim, no batch
-    dims). Such a weight is passed to the forward kernels (inference and training) transposed, once
-    per batch (:func:`forward_fn`), so that the product reads it as XLA:CPU's GEMM
-    (YNNPACK) takes its right operand, instead of repacking the whole matrix in every
-    call: in the TreeLSTM batch of 64 at hidden 256 that repacking was 5.7% of the
-    batch's CPU time (perf, 2026-11-28), 14 repackings of the same weights a batch. The
-    training forward (:func:`keeping_fn`) takes them so too, since it computes a kept
-    product right operand first (residual.recording): before, its product came out as
+    dims). Such a weight is passed to the forward kernels (inference and training)
+    transposed, once per batch (:func:`forward_fn`, :func:`keeping_fn`), so that the
+    product reads it as XLA:CPU's GEMM (YNNPACK) takes its right operand, instead of
+    repacking the whole matrix in every call: in the TreeLSTM batch of 64 at hidden 256
+    that repacking was 5.7% of the batch's CPU time (perf, 2026-11-28), 14 repackings
+    of the same weights a batch. The training forward computes a kept product right
+    operand first (residual.recording): before, its product came out as
     ``[features, n]`` (read by the gates and kept), and with the weight transposed XLA
     ran its own loop instead of the library GEMM (BiLSTM's kernels twice as slow).
     ``avals``: the cell's input leaves (the batched ones at any batch size)."""
