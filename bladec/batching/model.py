@@ -277,16 +277,19 @@ class Autobatched:
             written = [state[k] for k in layout.written]
             read = [state[k] for k in layout.read]
             tabs = [tables[k] for k in layout.tables]
-            if keep and self._residual_specs(group):
-                kept = self._residuals(group)
-                new = self._kernel("keep", group, shared)(*weights, *written, *read, *tabs,
-                                                          *kept, call.index)
-                kept[:] = new[len(written):]
-            elif o.coarse and o.fused_gathers:   # the kernel that takes weights flipped
+            kept_too = keep and bool(self._residual_specs(group))
+            if kept_too or (o.coarse and o.fused_gathers):
+                # the kernels that take weights flipped
                 for j, (i, f) in enumerate(zip(group.shared, self._flips(group))):
                     if f and i not in transposed:
                         transposed[i] = flip(shared[i])
                     weights[j] = transposed[i] if f else weights[j]
+            if kept_too:
+                kept = self._residuals(group)
+                new = self._kernel("keep", group, shared)(*weights, *written, *read, *tabs,
+                                                          *kept, call.index)
+                kept[:] = new[len(written):]
+            elif o.coarse and o.fused_gathers:
                 new = self._kernel("fwd", group, shared)(*weights, *written, *read, *tabs,
                                                  call.index)
             else:
@@ -409,14 +412,14 @@ class Autobatched:
         tables = [(tab[k], k[1]) for k in layout.tables]
         reuse = self.options.shared_weights
         name = f"{group.cell.name}.{kind}"
-        flips = self._flips(group) if kind == "fwd" else ()
-        if flips:   # the weights the inference kernels take transposed (program.flipped)
+        flips = self._flips(group) if kind in ("fwd", "keep") else ()
+        if flips:   # the weights the forward kernels take transposed (program.flipped)
             shared_leaves = [((shape[1], shape[0]), dtype) if f else (shape, dtype)
                              for (shape, dtype), f in zip(shared_leaves, flips)]
         if kind == "keep":
             kept = [(("R%d" % i, *shape), dtype)
                     for i, (shape, dtype) in enumerate(self._residual_specs(group))]
-            fn = keeping_fn(group, layout)
+            fn = keeping_fn(group, layout, flips)
             at = len(shared_leaves) + len(written) + len(read) + len(tables)
             return Kernel(_spread(fn, [len(shared_leaves), len(written), len(read),
                                        len(tables), len(kept), 1]),

@@ -84,15 +84,16 @@ def flat_cell(group: Group, shared: bool = True) -> Any:
 def flipped(group: Group, avals: list[Any]) -> tuple[bool, ...]:
     """Per shared leaf of ``group``: whether the batched cell reads it only as the
     left side ``W`` of a product ``W @ x`` (a matrix contracted on its last dim, no batch
-    dims). Such a weight is passed to the inference forward kernels transposed, once
-    per batch (:func:`forward_fn`), so that the product reads it as XLA:CPU's GEMM
-    (YNNPACK) takes its right operand, instead of repacking the whole matrix in every
-    call: in the TreeLSTM batch of 64 at hidden 256 that repacking was 5.7% of the
-    batch's CPU time (perf, 2026-11-28), 14 repackings of the same weights a batch. Not
-    in the training forward (:func:`keeping_fn`): there it made BiLSTM's kernels twice as
-    slow (batch 64, hidden 256: 141 -> 276 ms of CPU a batch, each call timed alone;
-    why was not examined). ``avals``: the cell's input leaves (the batched ones at any
-    batch size)."""
+    dims). Such a weight is passed to the forward kernels (inference and training)
+    transposed, once per batch (:func:`forward_fn`, :func:`keeping_fn`), so that the
+    product reads it as XLA:CPU's GEMM (YNNPACK) takes its right operand, instead of
+    repacking the whole matrix in every call: in the TreeLSTM batch of 64 at hidden 256
+    that repacking was 5.7% of the batch's CPU time (perf, 2026-11-28), 14 repackings
+    of the same weights a batch. The training forward computes a kept product right
+    operand first (residual.recording): before, its product came out as
+    ``[features, n]`` (read by the gates and kept), and with the weight transposed XLA
+    ran its own loop instead of the library GEMM (BiLSTM's kernels twice as slow).
+    ``avals``: the cell's input leaves (the batched ones at any batch size)."""
     import jax
     closed = jax.make_jaxpr(flat_cell(group))(*avals)
     invars = closed.jaxpr.invars
@@ -172,13 +173,14 @@ def forward_fn(group: Group, layout: Layout, shared: bool = True,
     return fn
 
 
-def keeping_fn(group: Group, layout: Layout) -> Any:
+def keeping_fn(group: Group, layout: Layout, flips: tuple[bool, ...] = ()) -> Any:
     """The training forward: ``f(weights, written, read, tables, residuals, index) ->
     (*written, *residuals)``, the cell's products kept in ``residuals`` (residual.py)."""
     cell = flat_cell(group, True)
 
     def fn(weights: tuple, written: tuple, read: tuple, tables: tuple, kept: tuple,
            index: Any) -> tuple:
+        weights = _unflipped(weights, flips)
         buffers = dict(zip(layout.written, written)) | dict(zip(layout.read, read))
         leaves = _gathered_leaves(group, layout, weights, buffers,
                                   dict(zip(layout.tables, tables)), index, True)

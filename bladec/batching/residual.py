@@ -116,11 +116,25 @@ def recording(flat_cell: Callable, leaves: Sequence[Any], n: Any
     kept: list[Any] = []
 
     def dot(eqn: Any, vals: list[Any]) -> Any:
-        out = dot_general_p.bind(*vals, **eqn.params)
         axis = _saved(eqn, n)
-        if axis is not None:
-            kept.append(jnp.moveaxis(out, axis, 0))
-        return out
+        (lc, rc), (lb, rb) = eqn.params["dimension_numbers"]
+        lhs, rhs = vals
+        free = lhs.ndim - len(lc)             # the result's dims from the left operand
+        if axis is None or lb or axis < free:
+            out = dot_general_p.bind(*vals, **eqn.params)
+            if axis is not None:
+                kept.append(jnp.moveaxis(out, axis, 0))
+            return out
+        # the batch axis is the right operand's (``W @ x`` vmapped): the product is
+        # computed right operand first, so that it comes out in rows as it is kept and
+        # the weight is the GEMM's right side (XLA:CPU's library GEMM takes it that way
+        # also when the weight arrives transposed; the other way round, with the result
+        # read twice, XLA kept a [features, n] product and ran its own, slower loop)
+        swapped = dot_general_p.bind(rhs, lhs, **dict(
+            eqn.params, dimension_numbers=((rc, lc), (rb, lb))))
+        back = swapped.ndim - free
+        kept.append(jnp.moveaxis(swapped, axis - free, 0))
+        return jnp.transpose(swapped, (*range(back, swapped.ndim), *range(back)))
     outs = _evaluate(closed.jaxpr, closed.consts, leaves, dot)
     return outs, kept
 

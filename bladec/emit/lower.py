@@ -18,6 +18,7 @@ import numpy as np
 
 from bladec.errors import BladecError
 from bladec.ir import FLOAT_DTYPES, INT_RANGES, Op
+from bladec.ops.shape import WHOLE
 
 Shape = tuple[int, ...]
 OutSpec = list[tuple[Shape, str]]
@@ -219,7 +220,8 @@ def _concatenate(K: Kernels, op: Op, a: list, out: OutSpec) -> Any:
 def _slice(K: Kernels, op: Op, a: list, out: OutSpec) -> Any:
     start, limit = op.attrs["start"], op.attrs["limit"]
     strides = op.attrs.get("strides", (1,) * len(start))
-    return a[0][tuple(slice(s, e, k) for s, e, k in zip(start, limit, strides))]
+    return a[0][tuple(slice(s, None if e == WHOLE else e, k)
+                      for s, e, k in zip(start, limit, strides))]
 
 
 @lowering("iota")

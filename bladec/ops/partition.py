@@ -31,6 +31,7 @@ from typing import Callable
 
 from bladec.errors import BladecError
 from bladec.ir import Op, TensorType
+from bladec.ops.shape import WHOLE
 from bladec.sharding import spec
 from bladec.types import Sharding, format_sharding
 
@@ -62,12 +63,12 @@ def _window_dims(op: Op, rank: int) -> set[int]:
 
 
 def _slice_dims(op: Op, t: TensorType) -> set[int]:
-    """A dim sliced whole (from 0 to its static size, stride 1) is passed through; a
-    dynamic dim is worked along (the limit is a number, the dim is not)."""
+    """A dim sliced whole (from 0 to its static size or to ``WHOLE``, stride 1) is passed
+    through; a dynamic dim sliced to a number is worked along."""
     start, limit = op.attrs["start"], op.attrs["limit"]
     strides = op.attrs.get("strides", (1,) * len(start))
     return {j for j in range(t.rank) if start[j] != 0 or strides[j] != 1
-            or t.dims[j] is None or limit[j] != t.dims[j]}
+            or (limit[j] != WHOLE and (t.dims[j] is None or limit[j] != t.dims[j]))}
 
 
 # per op: (the operand dims it works along, result dim -> operand dim or None)

@@ -94,6 +94,11 @@ def _concatenate(ctx: ShapeCtx) -> list[RuleResult]:
     return [(out, ctx.dtypes[0])]
 
 
+# a slice's limit that keeps its dim whole (start 0, stride 1), whatever the dim's size:
+# the only way a slice leaves a dynamic dim as it is (the sliced dims are static)
+WHOLE = -1
+
+
 def _slice(ctx: ShapeCtx) -> list[RuleResult]:
     src = ctx.operands[0]
     start, limit = ctx.ints("start"), ctx.ints("limit")
@@ -102,12 +107,14 @@ def _slice(ctx: ShapeCtx) -> list[RuleResult]:
         raise ctx.fail(f"'start', 'limit' and 'strides' need {len(src)} entries each")
     out = []
     for j, (lo, hi, step) in enumerate(zip(start, limit, strides)):
+        if hi == WHOLE and lo == 0 and step == 1:
+            out.append(src[j])      # kept whole: a dynamic dim passes through
+            continue
         if lo < 0 or hi < lo or step < 1:
             raise ctx.fail(f"bad slice {lo}:{hi}:{step} in dim {j}")
         ctx.at_least(src[j], hi, f"dim {j} sliced up to {hi}")
-        out.append(-(-(hi - lo) // step))
-    from bladec.symbolic.expr import const
-    return [([const(n) for n in out], ctx.dtypes[0])]
+        out.append(const(-(-(hi - lo) // step)))
+    return [(out, ctx.dtypes[0])]
 
 
 def _constant(ctx: ShapeCtx) -> list[RuleResult]:
@@ -219,7 +226,7 @@ def _slice_adjoint(b: Builder, op: Op, gs: G) -> G:
     strides = op.attrs.get("strides", (1,) * len(start))
     cur = g
     for j, (lo, hi, step) in enumerate(zip(start, limit, strides)):
-        if lo == 0 and step == 1 and src[j][0] == hi:
+        if lo == 0 and step == 1 and (hi == WHOLE or src[j][0] == hi):
             continue
         rank = len(src)
         perm = [j] + [k for k in range(rank) if k != j]
@@ -258,7 +265,9 @@ register(OpDef("concatenate", "`concatenate(%a, %b, ...) {dim = D}`: join along 
                attrs={"dim": "int"}, required=frozenset({"dim"}),
                adjoint=_concatenate_adjoint))
 register(OpDef("slice", "`slice(%x) {start = [...], limit = [...], strides = [...]}`: static "
-               "window; the operand dim must be at least `limit`.", _slice,
+               "window; the operand dim must be at least `limit`. A limit of -1 (with start 0, "
+               "stride 1) keeps the dim whole, whatever its size: a dynamic dim passes "
+               "through, so a window of the other dims needs no gather.", _slice,
                attrs={"start": "ints", "limit": "ints", "strides": "ints"},
                required=frozenset({"start", "limit"}), adjoint=_slice_adjoint))
 register(OpDef("iota", "`iota() {dim = D} -> T`: T filled with its index along D (T not i1).",

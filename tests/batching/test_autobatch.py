@@ -329,7 +329,9 @@ def test_compiled_executables_are_reused_across_batches():
 
 def test_product_weights_reach_the_forward_kernels_transposed():
     """A weight read only as ``W @ x`` is passed transposed (program.flipped), one read
-    as ``x @ W`` or elementwise as it is; the outputs are the reference's."""
+    as ``x @ W`` or elementwise as it is, to the inference and the training forward
+    kernels; the outputs and the gradients are the reference's (the training forward
+    computes a kept ``W @ x`` right operand first: residual.recording)."""
     import jax
     import jax.numpy as jnp
 
@@ -347,10 +349,23 @@ def test_product_weights_reach_the_forward_kernels_transposed():
     flips = [v for k, v in f._kernels.items() if k[0] == "flips"]   # a, b, c in order
     assert len(flips) == 2 and len(jax.tree_util.tree_leaves(p)) == 3   # x data, x lazy
     assert all(dict(zip("abc", v)) == {"a": True, "b": False, "c": False} for v in flips)
+
+    @bladec.batching.cell
+    def total(x):
+        return jnp.sum(x)
+
+    def scalar(p, n):
+        return total(model(p, n))
+    _, grads = bladec.autobatch(scalar).value_and_grad(p, [1, 2, 3])
+    want = jax.grad(lambda q: sum(scalar(q, n) for n in (1, 2, 3)))(p)
+    assert all(_rel(grads[k], want[k]) <= 1e-5 for k in "abc")
     tree = bladec.autobatch(treelstm.model)
-    tree(_params(treelstm, hidden=8), _batch("treelstm", 3, seed=2))
-    # node's u (40 x 16) reaches its kernel as 16 x 40
+    params, batch = _params(treelstm, hidden=8), _batch("treelstm", 3, seed=2)
+    tree(params, batch)
+    tree.value_and_grad(params, batch)
+    # node's u (40 x 16) reaches its inference and training forward kernels as 16 x 40
     assert "tensor<16x40>" in tree.kernels()["node.fwd"].listing
+    assert "tensor<16x40>" in tree.kernels()["node.keep"].listing
 
 
 def test_a_call_runs_in_a_larger_executable_only_with_little_padding():

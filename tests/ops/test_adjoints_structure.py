@@ -162,6 +162,10 @@ SHAPE_CASES = {
         {"%x": [m + 3, n + 4]},
         f"  %y = slice(%x) {{start = [1, 2], limit = [{m + 2}, {n + 4}], strides = [2, 1]}}"
         f" -> {t([(m + 2) // 2, n + 2])}", [(m + 2) // 2, n + 2]),
+    "slice_whole_dim": lambda m, n: (     # limit -1: dim 0 kept whole, whatever it is
+        {"%x": [m, n + 4]},
+        f"  %y = slice(%x) {{start = [0, 2], limit = [-1, {n + 4}]}} -> {t([m, n + 2])}",
+        [m, n + 2]),
     "dot": lambda m, n: ({"%x": [m, 3], "%z": [3, n]},
                          f"  %y = dot(%x, %z) -> {t([m, n])}", [m, n]),
     "dot_vector_matrix": lambda m, n: ({"%x": [m], "%z": [m, n]},

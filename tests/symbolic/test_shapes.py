@@ -212,6 +212,25 @@ def test_slice_bound_reaches_the_representative():
     assert info.ranges[root] == (32, None)
 
 
+def test_slice_keeps_a_dynamic_dim_whole():
+    """A limit of -1 (start 0, stride 1) passes the operand's dim through, symbolic or
+    not, and bounds nothing; elsewhere a negative limit is a bad slice."""
+    _, info = analyze("""
+        func.func @main(%a: tensor<?x?, [@S0, @S1]>) {
+          %1 = slice(%a) {start = [0, 2], limit = [-1, 10]} -> tensor<?x8>
+          %2 = add(%1, %1) -> tensor<?x8>
+        }
+    """)
+    assert info.ranges == {"S0": (1, None), "S1": (10, None)}   # S0 unbounded by it
+    assert [str(d) for d in info.dims["%1"]] == ["S0", "8"]
+    err = error_of("""
+        func.func @main(%a: tensor<?x?, [@S0, @S1]>) {
+          %1 = slice(%a) {start = [1, 0], limit = [-1, 4]} -> tensor<?x4>
+        }
+    """)
+    assert "bad slice 1:-1:1 in dim 0" in str(err)
+
+
 def test_slice_of_a_too_short_dim_is_an_error():
     err = error_of("""
         func.func @main(%a: tensor<?, [@S0]>, %b: tensor<8>) {

@@ -4,8 +4,9 @@
   and a ``reduce {kind = "max"}`` over the size-1 dims (dropping; the max of one element
   is that element, bit for bit), because those ops carry the other dims through their
   shape rules, where a ``reshape`` only equates element counts. ``squeeze`` likewise.
-- ``slice`` of a tensor with dynamic dims (and ``split``) becomes a ``gather`` of the
-  sliced dim (moved to the front by ``transpose``) with ``iota``-made indices; ``pad``
+- ``slice`` (and ``split``) of a tensor whose dynamic dims are kept whole stays a
+  ``slice`` (their limit ``WHOLE``); one that cuts a dynamic dim becomes a ``gather`` of
+  the sliced dim (moved to the front by ``transpose``) with ``iota``-made indices; ``pad``
   becomes a ``concatenate`` with ``constant`` blocks.
 """
 from __future__ import annotations
@@ -26,6 +27,7 @@ from bladec.frontend.translate import (
     same_dim,
     same_shape,
 )
+from bladec.ops.shape import WHOLE
 
 
 @rule("broadcast_in_dim")
@@ -186,7 +188,18 @@ def slice_to(tr: Translator, x: str, start, limit, strides, shape, dtype) -> str
         if same_shape(have, shape):
             return x
         return tr.emit("slice", [x], shape, dtype, attrs)
-    # a dynamic-shaped operand: gather each sliced dim, moved to the front
+    whole = [start[j] == 0 and strides[j] == 1 and same_dim(limit[j], have[j])
+             for j in range(len(have))]
+    if all(w or not (is_symbolic(have[j]) or is_symbolic(limit[j]))
+           for j, w in enumerate(whole)):
+        # the dynamic dims kept whole: a slice of the static ones, the others passed
+        # through (a gather would move the sliced dim to the front and back)
+        attrs = {"start": start, "limit": [WHOLE if w and is_symbolic(have[j]) else
+                                           int(limit[j]) for j, w in enumerate(whole)]}
+        if any(s != 1 for s in strides):
+            attrs["strides"] = strides
+        return tr.emit("slice", [x], shape, dtype, attrs)
+    # a dynamic dim cut: gather each sliced dim, moved to the front
     tr.decomposed["slice"] += 1
     for j in range(len(have)):
         full = start[j] == 0 and strides[j] == 1 and same_dim(limit[j], have[j])
