@@ -116,8 +116,9 @@ class Executor(Fitter):
                 except LimitError as refused:
                     smallest.append(refused.smallest)
         if who is None:
-            own = self._smallest_limit(self._bound(binding))
-            if not super().fits(binding, limit):   # (the search may have found one)
+            bound = self._bound(binding)
+            own = self._smallest_limit(bound)
+            if self._fits(bound, limit) is None:   # (the search may have found one)
                 raise LimitError(limit, min([own, *smallest]), "by the device accounting: "
                                  + self.backend.accounting) from None
             who = self

@@ -84,8 +84,10 @@ class _Bound:
     # the planner's model, sizes a cheap expanding op by its operands instead
     arrays: dict[str, int] = field(default_factory=dict)
     runs: dict[int | None, PreparedRun] = field(default_factory=dict)
-    fitted: dict[int, PreparedRun | None] = field(default_factory=dict)  # closed loops
-    good: list[PreparedRun] = field(default_factory=list)  # every run that fitted
+    fitted: dict[int, tuple] = field(default_factory=dict)  # closed loops: (run or
+                                   # None, what the loop taught) per limit (Fitter._fit)
+    good: list[PreparedRun] = field(default_factory=list)  # the runs the smallest
+                                   # limit's search found (and a hint's: Fitter._recalled)
     smallest: int | None = None    # the smallest limit that works, once searched
     lower: list[int] | None = None  # per op, no plan's model is below (Program.lower_bounds)
     free: PreparedRun | None = None   # the whole step in bladec's order, once compiled

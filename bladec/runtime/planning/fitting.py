@@ -32,6 +32,8 @@ run at its first call if it ever runs. Results are cached per binding and limit.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from bladec.ir import Module
 from bladec.runtime.backends.backend import Backend
 from bladec.runtime.planning.binding import _Bound
@@ -51,6 +53,14 @@ WHOLE_STEP_SLACK = 0.15   # how far the whole step's estimated device peak must 
                           # limit before it is not compiled to check (_whole_step_over)
 
 
+@dataclass
+class _Lesson:
+    """What one closed loop taught (:meth:`Fitter._loop`): the largest margin per op that
+    its compiled plans showed, and the margins of its fitting plan (None: none fitted)."""
+    learned: dict[int, int] = field(default_factory=dict)
+    margins: dict[int, int] | None = None
+
+
 class Fitter(WholeStep):
     """A :class:`WholeStep` that fits plans under a limit (see the module)."""
 
@@ -59,6 +69,7 @@ class Fitter(WholeStep):
                  hints: SearchHints | None = None) -> None:
         super().__init__(module, backend, cost, consolidate, reference)
         self.hints = hints   # earlier processes' searches (hints.py)
+        self._searching = False   # within the search for the smallest limit (_searched)
 
     def prepare(self, binding: dict[str, int], limit: int | None) -> PreparedRun:
         """The plan for ``binding`` under ``limit`` as segments and copies, checked
@@ -98,13 +109,15 @@ class Fitter(WholeStep):
         plan found is cached, as :meth:`prepare` caches it), without the search for the
         smallest limit that works, which only a refusal's message needs: for a search
         over bindings under one limit (the largest batch that fits), where it would cost
-        a dozen plans compiled per binding refused."""
+        a dozen plans compiled per binding refused. Nor does it fall back on the plans a
+        search found (:meth:`_fits`), so that its answer does not depend on whether a
+        refusal searched before: where it is False, :meth:`prepare` may still find a
+        run among them."""
         bound = self._bound(binding)
-        if limit not in bound.runs:
-            run = self._guess(bound, limit) or self._fits(bound, limit)
-            if run is None:
-                return False
-            bound.runs[limit] = run
+        run = self._guess(bound, limit) or self._fits(bound, limit, searched=False)
+        if run is None:
+            return False
+        bound.runs.setdefault(limit, run)
         return True
 
     def _guess(self, bound: _Bound, limit: int) -> PreparedRun | None:
@@ -154,14 +167,31 @@ class Fitter(WholeStep):
         the limit is tightened without compiling anything, and segments over the limit
         repaired where that keeps them); where that finds nothing, having used either,
         the plain one, every plan compiled and checked. None when neither finds one."""
-        if limit in bound.fitted:
-            return bound.fitted[limit]
-        self._priced(bound)
-        found, strayed = self._loop(bound, limit, quick=True)
-        if found is None and strayed:   # (else the plain loop would plan the same again)
-            found, _ = self._loop(bound, limit, quick=False)
-        bound.fitted[limit] = found
+        if limit not in bound.fitted:
+            self._priced(bound)
+            lesson = _Lesson()
+            found, strayed = self._loop(bound, limit, quick=True, lesson=lesson)
+            if found is None and strayed:   # (else the plain loop would plan the same)
+                found, _ = self._loop(bound, limit, quick=False, lesson=lesson)
+            bound.fitted[limit] = (found, lesson)
+        found, lesson = bound.fitted[limit]
+        self._learn(bound, found, lesson)   # (cached or not, the binding learns alike)
         return found
+
+    def _learn(self, bound: _Bound, found: PreparedRun | None, lesson: "_Lesson") -> None:
+        """What a closed loop taught, kept on the binding as the loop run afresh would
+        keep it, so that a loop answered from the cache (:meth:`_fit`, run before at a
+        limit some earlier call asked) leaves the search where a new process leaves it:
+        the margins its compiled plans learned (``learned``, :meth:`_leap`), those of
+        its fitting plan (``margins``, :meth:`_stride`), and, while searching, the run
+        it found among the plans the search falls back on (``good``)."""
+        for k, m in lesson.learned.items():
+            bound.learned[k] = max(bound.learned.get(k, 0), m)
+        if lesson.margins is not None:
+            bound.margins = dict(lesson.margins)
+        if found is not None and self._searching and \
+                not any(r is found for r in bound.good):
+            bound.good.append(found)
 
     def _priced(self, bound: _Bound) -> None:
         """The binding's per-op lower bounds and priced remat sites, which the closed
@@ -170,9 +200,9 @@ class Fitter(WholeStep):
             bound.lower = bound.version.program.lower_bounds(bound.sizes)
         self._priced_program(bound)
 
-    def _loop(self, bound: _Bound, limit: int, quick: bool, rounds: int = MAX_ROUNDS,
-              margins: dict[int, int] | None = None, gate: bool | None = None
-              ) -> tuple[PreparedRun | None, bool]:
+    def _loop(self, bound: _Bound, limit: int, quick: bool, lesson: "_Lesson",
+              rounds: int = MAX_ROUNDS, margins: dict[int, int] | None = None,
+              gate: bool | None = None) -> tuple[PreparedRun | None, bool]:
         """Plan within the limit less the margins learned so far, check the device peak,
         widen the margins at the segments over the limit, again; None when the planner
         can not meet the margins. ``quick``: check with the gate (:meth:`_checked`) and
@@ -185,7 +215,8 @@ class Fitter(WholeStep):
         plans on the estimate (default: it does); the search's strides do not.
 
         Returns the run found (None: none) and whether the quick loop strayed from the
-        plain one: refused a plan on the estimate or repaired one. Where it did not,
+        plain one: refused a plan on the estimate or repaired one; what it learned goes
+        to ``lesson`` (the caller keeps it on the binding: :meth:`_learn`). Where it did not,
         the plain loop would plan, check and widen exactly as it did (the planner and
         the compiled figures are deterministic), so it is not run: that halves the
         planning of a limit that is refused (the paper-size step at 16x512 planned 16
@@ -206,13 +237,12 @@ class Fitter(WholeStep):
                 plan, run = self._repaired(plan, run, bound, limit)
                 strayed = strayed or checked.device.estimated or run is not checked
             if run.device.peak <= limit:
-                bound.good.append(run)
-                bound.margins = dict(margins)
+                lesson.margins = dict(margins)
                 return run, strayed
             if not grow_margins(run, run.device, plan.measure.memory, limit, margins):
                 break
             if not run.device.estimated:   # compiled figures: the device taught them
-                learned = bound.learned
+                learned = lesson.learned
                 for k, m in margins.items():
                     learned[k] = max(learned.get(k, 0), m)
         return None, strayed
@@ -241,11 +271,26 @@ class Fitter(WholeStep):
             plan, run = fixed, self._checked(fixed, bound, limit, gate=True)
         return plan, run
 
-    def _fits(self, bound: _Bound, limit: int) -> PreparedRun | None:
+    def _fits(self, bound: _Bound, limit: int, searched: bool = True
+              ) -> PreparedRun | None:
         """What :meth:`prepare` runs under ``limit``: the run with nothing evicted when
-        its device peak fits, else the closed loop's plan, or else the fitting run of
-        another limit with the highest device peak within this one, or else the whole
-        step in XLA's own order (:meth:`_in_xla_order`) when that fits."""
+        its device peak fits, else the closed loop's plan, else the whole step in XLA's
+        own order (:meth:`_in_xla_order`) when that fits, or else (``searched``) the
+        fitting run the search for the smallest limit found with the highest device
+        peak within this one.
+
+        Each is a function of the binding and the limit alone, never of what was asked
+        before: the closed loop starts from no margins at every limit, and the search's
+        plans are the same in every process (the search starts afresh: :meth:`_searched`).
+        The closed loop is not monotone in the limit (a plan it finds for one limit can
+        fit a smaller one where its own loop finds none: on a random listing, the loop
+        at 12,684 B found 12,476 B while the loops at 13,116-16,140 B found nothing), so
+        it used to fall back on every plan found before, and what a limit ran, and the
+        limit a refusal named, depended on the limits asked first (asked from the
+        lowest up, that listing ran 13,116 B, which a new process refused; asked from
+        the top down, its refusal named 12,252 B, a new process 16,348 B). A refusal
+        searches before it answers (:meth:`_under`), so falling back on the search's
+        plans alone gives a new process's answer: the run found, or the refusal."""
         # the whole steps, far over the limit by the model (by more than the device/model
         # ratios of whole steps have ranged: _whole_step_over), are compiled for their
         # figures (to run at the first call if one fits after all)
@@ -260,9 +305,6 @@ class Fitter(WholeStep):
             return free
         run = self._fit(bound, limit)
         if run is None:
-            run = max((r for r in bound.good if r.device.peak <= limit),
-                      key=lambda r: r.device.peak, default=None)
-        if run is None:
             self._figures_only = before or far
             try:
                 xla = self._in_xla_order(bound)
@@ -270,13 +312,11 @@ class Fitter(WholeStep):
                 self._figures_only = before
             if xla is not None and xla.device.peak <= limit:
                 run = xla
-        if run is not None and bound.smallest is not None and \
-                run.device.peak < bound.smallest:
-            # the closed loop is not monotone in the limit: a later limit's loop can find
-            # a plan under the one a search named (a random listing's search named 1,462 B
-            # and the loop at 1,415 B then found 1,412 B); the next refusal searches again
-            # (every plan found so far joins it through bound.good)
-            bound.smallest = None
+                if self._searching and not any(r is xla for r in bound.good):
+                    bound.good.append(xla)
+        if run is None and searched:
+            run = max((r for r in bound.good if r.device.peak <= limit),
+                      key=lambda r: r.device.peak, default=None)
         return run
 
     def _stride(self, bound: _Bound, limit: int) -> PreparedRun | None:
@@ -300,8 +340,10 @@ class Fitter(WholeStep):
         every stride of that step's descent, which then crept 2 KB a step by
         :meth:`_fits` one byte under each plan, 11-16 s a step, for hours (issue 37)."""
         self._priced(bound)
-        run, _ = self._loop(bound, limit, quick=True, rounds=JUMP_ROUNDS,
+        lesson = _Lesson()
+        run, _ = self._loop(bound, limit, quick=True, lesson=lesson, rounds=JUMP_ROUNDS,
                             margins=dict(bound.margins), gate=False)
+        self._learn(bound, run, lesson)
         return run
 
     def _leap(self, bound: _Bound, limit: int) -> PreparedRun | None:
@@ -315,10 +357,12 @@ class Fitter(WholeStep):
         self._priced(bound)
         margins = {k: max(bound.margins.get(k, 0), bound.learned.get(k, 0))
                    for k in bound.margins.keys() | bound.learned.keys()}
-        run, _ = self._loop(bound, limit, quick=True, rounds=JUMP_ROUNDS, margins=margins,
-                            gate=False)
-        if run is None:
-            known = [*bound.good, bound.runs.get(None), bound.xla_run]
+        lesson = _Lesson()
+        run, _ = self._loop(bound, limit, quick=True, lesson=lesson, rounds=JUMP_ROUNDS,
+                            margins=margins, gate=False)
+        self._learn(bound, run, lesson)
+        if run is None:   # (what the search found: not what a call before it found)
+            known = [*bound.good, bound.free]
             run = max((r for r in known if r is not None and r.device.peak <= limit),
                       key=lambda r: r.device.peak, default=None)
         return run
@@ -339,8 +383,8 @@ class Fitter(WholeStep):
         only :meth:`_leap`. Cached per binding.
 
         The closed loop is not monotone in the limit (a plan found for one limit can fit
-        a smaller one): :meth:`_fits` falls back on every plan found so far, and since
-        the search is the same everywhere, so are the plans it finds. Nor is the search
+        a smaller one): :meth:`_fits` falls back on every plan the search found, and
+        since the search is the same everywhere (it starts afresh), so are those plans. Nor is the search
         in its starting point: after the bisection and its descent, the closed loop is
         started one byte under the whole step, with no margins, and where it finds a
         lower plan the descent goes on from there (the lower of the two is named)."""
@@ -366,8 +410,20 @@ class Fitter(WholeStep):
         # by that limit made the search, and the limit named, depend on the limit asked (an
         # imported GPT-2 at 8x64: 11,660,644 B named under half its peak; asked for exactly
         # that, a new process learned margins there first and named 11,935,524 B)
+        # nor does it start from the plans found before it (closed loops at limits asked
+        # earlier): it falls back only on its own (_fits), so that what it names, and
+        # what a limit runs after it, are what a new process finds
         bound.learned.clear()
         bound.margins = {}
+        bound.good = []
+        self._searching = True
+        try:
+            return self._search(bound)
+        finally:
+            self._searching = False
+
+    def _search(self, bound: _Bound) -> int:
+        """:meth:`_searched` from a fresh start (no margins, no plans to fall back on)."""
         held = sum(bound.sizes[n] for n in dict.fromkeys(self.inputs + self.outputs))
         lo = max(held, 1)   # (not the model's lower bounds: a device peak can be lower)
         top = max(self._free(bound).device.peak, lo)

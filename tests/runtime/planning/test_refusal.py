@@ -14,13 +14,19 @@ import pytest
 
 from tests.support.corpus import all_steps
 from tests.support.paths import SAMPLES
+from tests.support.randlisting import generate
 from tests.support.runtimecase import module_of
 
+from bladec.analysis.memory import exact_lower_bound, exact_sizes
 from bladec.frontend import trace
+from bladec.parse import parse_module
+from bladec.passes import parse_pipeline, run_pipeline
+from bladec.runtime.backends.backend import NumpyBackend
 from bladec.runtime.backends.jax_backend import JaxBackend
 from bladec.runtime.engine import optimize
 from bladec.runtime.executor import Executor
 from bladec.runtime.planning.limit import LimitError
+from bladec.runtime.planning.plan import CostModel
 from bladec.runtime.session import _random_inputs
 
 
@@ -118,3 +124,42 @@ def test_the_limit_named_as_the_simulating_planner_names_it(sample, dims, monkey
         patch.setattr(sharing, "simulate", whole)
         patch.setattr(policy, "_place", _simulated_place)
         assert _named(module, dims, half) == named
+
+
+def _random_executor(seed: int) -> Executor:
+    """A random listing (tests/support/randlisting.py) on NumPy in one memory, as on a
+    CPU device: its closed loop is not monotone in the limit at the bindings below."""
+    module = run_pipeline(parse_module(generate(seed).text, "<test>"),
+                          parse_pipeline("analyze,remat"))
+    backend = NumpyBackend()
+    backend.one_memory = True
+    return Executor(module, backend, cost=CostModel())
+
+
+def _answer(ex: Executor, binding: dict[str, int], limit: int) -> tuple[str, int]:
+    try:
+        return "ran", ex.prepare(binding, limit).device.peak
+    except LimitError as err:
+        return "refused", err.smallest
+
+
+@pytest.mark.parametrize("seed,binding", [(38, {"S0": 11, "S1": 7}),
+                                          (3, {"S0": 10, "S1": 9})])
+def test_what_a_limit_gets_does_not_depend_on_the_limits_asked_before(seed, binding
+                                                                      ) -> None:
+    """One engine asked at limits from its no-limit peak down to under its lower bound,
+    and another asked from the bottom up, answer each limit as an engine asked only
+    that limit does: the same run's peak, or a refusal naming the same limit. (Before,
+    the closed loop fell back on every plan found at limits asked earlier: from the top
+    down, seed 38's refusal named 12,252 B where a new engine names 16,348 B; from the
+    bottom up, it ran 13,116 B, which a new engine refuses.)"""
+    ex = _random_executor(seed)
+    peak = ex.prepare(binding, None).device.peak
+    lower = exact_lower_bound(ex.func, exact_sizes(ex.info, binding))
+    limits = [lower + int(f * (peak - lower)) for f in (0.9, 0.7, 0.5, 0.35, 0.2, 0.1)]
+    limits.append(lower - 1)
+    fresh = {limit: _answer(_random_executor(seed), binding, limit) for limit in limits}
+    for order in (limits, limits[::-1]):
+        ex = _random_executor(seed)
+        assert [_answer(ex, binding, limit) for limit in order] == \
+            [fresh[limit] for limit in order]
