@@ -18,6 +18,10 @@ several uses sums them), and the shared leaves' cotangents into their accumulato
 gradient of a scalar loss of the cell: it takes incoming cotangents and scatters its own
 into a buffer; written as a JAX function it is imported like the forward one, whole.
 
+Groups that differ only in which weights they read (siblings, schedule.stacked) run at
+one depth as one call in inference (:func:`stacked_fn`): the cell vmapped over the
+siblings too, each weight stacked ``[k, ...]``.
+
 The ablations: ``fused=False`` makes the gathers and the scatter kernels of their own
 (copies into contiguous operands and back, as a dynamic batcher's memcpy does);
 ``shared=False`` gathers the shared leaves per invocation like any operand.
