@@ -51,6 +51,7 @@ ABLATIONS = [("all techniques", {}), ("static depth off", {"static_depth": False
              ("coarse cells off", {"coarse": False}),
              ("shared weights off", {"shared_weights": False}),
              ("sinks last off", {"sinks_last": False}),
+             ("stacked siblings off", {"stack_siblings": False}),
              ("batching off", {"batched": False})]
 
 
@@ -241,7 +242,7 @@ def compare(model: str, hidden: int, batch: int, train: bool, warmup: int, batch
     trainer.set_clip_threshold(0)
     state = {"params": params}
     ours, theirs, host, host_cpu, compiled, first = [], [], [], [], [], None
-    ours_cpu, theirs_cpu = [], []
+    ours_cpu, theirs_cpu, calls = [], [], []
     for i in range(warmup + batches):
         instances = mod.instances(batch, seed=1000 * batch + i)
         t_b, c_b, out_b = timed(lambda: bladec_step(f, state, instances, train, lr))
@@ -257,6 +258,7 @@ def compare(model: str, hidden: int, batch: int, train: bool, warmup: int, batch
             host.append(r.host_seconds / r.seconds)
             host_cpu.append(r.host_cpu_seconds / c_b)
             compiled.append(r.compilations > 0)
+            calls.append(r.calls)
     row = {"model": model, "hidden": hidden, "batch": batch,
            "mode": "training" if train else "inference",
            "bladec_ms": 1e3 * statistics.median(ours),
@@ -266,6 +268,7 @@ def compare(model: str, hidden: int, batch: int, train: bool, warmup: int, batch
            "host_share": statistics.median(host),
            "host_share_cpu": statistics.median(host_cpu),
            "batches_compiling": sum(compiled), "batches": len(compiled),
+           "calls": statistics.median(calls),
            "first_batch_rel_diff": first, "kernels": f.report().kernels,
            "compilations": f.report().total_compilations}
     row["vs_dynet"] = row["dynet_ms"] / row["bladec_ms"]

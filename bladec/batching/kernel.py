@@ -143,7 +143,7 @@ class Kernel:
                     else self.padding
                 flat = (*flat[:-1], np.concatenate(
                     [index, np.broadcast_to(pad, (larger[self._n_at] - len(index),
-                                                  len(pad)))]))
+                                                  *index.shape[1:]))]))
                 key = larger
         if lean is False:
             lean = self._lean[key] = self._prepare(flat)

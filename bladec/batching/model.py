@@ -20,8 +20,9 @@ import numpy as np
 from bladec.batching.kernel import Kernel
 from bladec.batching.program import (Layout, adjoint_keys, backward_fn, cell_fn,
                                       flat_cell, flipped, forward_fn, gather_fn,
-                                      keeping_fn, scatter_fn)
-from bladec.batching.schedule import Schedule, describe, grown, padding_row, schedule
+                                      keeping_fn, scatter_fn, stacked_fn)
+from bladec.batching.schedule import (Schedule, describe, grown, padding_row, schedule,
+                                       sibling_key, stacked)
 from bladec.batching.split import OpByOp
 from bladec.batching.value import Group, Lazy, Recording, tracing
 from bladec.errors import BladecError
@@ -37,6 +38,8 @@ class Options:
     sinks_last: bool = True      # results nobody reads (losses) computed in one last call
     align_ends: bool = True      # instances' ends aligned where that makes fewer calls
     residuals: bool = True       # training: the cells' products kept for the backward
+    stack_siblings: bool = True  # inference: groups that differ only in their weights
+                                 # (a BiLSTM's directions) one call per depth
     batched: bool = True         # False: every invocation a call of its own
 
 
@@ -271,8 +274,21 @@ class Autobatched:
         o = self.options
         transposed: dict[int, Any] = {}   # shared leaf -> transposed, once per batch
         flip = self._helper("flip", lambda w: w.T)
-        for call in sched.calls:
+        calls = sched.calls
+        if not keep and o.stack_siblings and o.coarse and o.fused_gathers and \
+                o.shared_weights and o.batched:
+            calls = stacked(calls)
+            self._report.calls = len(calls)
+        for call in calls:
             group, layout = call.group, self._layout(call.group)
+            if call.siblings:
+                new = self._kernel("stack", group, shared, len(call.siblings))(
+                    *self._stacked_weights(call.siblings, shared, transposed),
+                    *[state[k] for k in layout.written], *[state[k] for k in layout.read],
+                    *[tables[k] for k in layout.tables], call.index)
+                for key, value in zip(layout.written, new):
+                    state[key] = value
+                continue
             weights = [shared[i] for i in group.shared]
             written = [state[k] for k in layout.written]
             read = [state[k] for k in layout.read]
@@ -305,6 +321,25 @@ class Autobatched:
         self._report.dispatch_seconds += time.perf_counter() - t
         state["__tables__"] = tables
         return state
+
+    def _stacked_weights(self, siblings: tuple[Group, ...], shared: list[Any],
+                         cache: dict) -> list[Any]:
+        """Per shared leaf of the siblings: their leaves stacked ``[k, ...]``
+        (transposed where the forward takes them so: program.flipped), once per
+        batch."""
+        import jax.numpy as jnp
+        stack = self._helper("stack", lambda *ws: jnp.stack(ws))
+        flips = self._flips(siblings[0])
+        out = []
+        for j, f in enumerate(flips):
+            key = ("stack", f, tuple(g.shared[j] for g in siblings))
+            if key not in cache:
+                cache[key] = stack(*[shared[g.shared[j]] for g in siblings])
+                if f:
+                    cache[key] = self._helper("swap", lambda w: w.swapaxes(-1, -2))(
+                        cache[key])
+            out.append(cache[key])
+        return out
 
     def _keep_state(self, state: dict) -> None:
         """The state buffers, for the next batch to write in place."""
@@ -392,14 +427,15 @@ class Autobatched:
             self._helpers[name] = jax.jit(fn)
         return self._helpers[name]
 
-    def _kernel(self, kind: str, group: Group, shared: list[Any]) -> Any:
-        key = (kind, group.identity, self.options.shared_weights)
+    def _kernel(self, kind: str, group: Group, shared: list[Any], k: int = 0) -> Any:
+        key = (kind, group.identity if kind != "stack" else sibling_key(group),
+               self.options.shared_weights, k)
         kernel = self._kernels.get(key)
         if kernel is None:
-            kernel = self._kernels[key] = self._make(kind, group, shared)
+            kernel = self._kernels[key] = self._make(kind, group, shared, k)
         return kernel
 
-    def _make(self, kind: str, group: Group, shared: list[Any]) -> Any:
+    def _make(self, kind: str, group: Group, shared: list[Any], k: int = 0) -> Any:
         layout = self._layout(group)
         shared_leaves = list(group.shared_specs)
         buf = {k: (("N%d" % i), *k[0]) for i, k in enumerate(
@@ -412,7 +448,7 @@ class Autobatched:
         tables = [(tab[k], k[1]) for k in layout.tables]
         reuse = self.options.shared_weights
         name = f"{group.cell.name}.{kind}"
-        flips = self._flips(group) if kind in ("fwd", "keep") else ()
+        flips = self._flips(group) if kind in ("fwd", "keep", "stack") else ()
         if flips:   # the weights the forward kernels take transposed (program.flipped)
             shared_leaves = [((shape[1], shape[0]), dtype) if f else (shape, dtype)
                              for (shape, dtype), f in zip(shared_leaves, flips)]
@@ -427,6 +463,16 @@ class Autobatched:
                           name=name, donate=(*range(len(shared_leaves),
                                                     len(shared_leaves) + len(written)),
                                              *range(at, at + len(kept))),
+                          passes=self.passes, limit=self.mem_limit, index=True,
+                          padding=padding_row(group))
+        if kind == "stack":   # siblings stacked (schedule.stacked): k of everything
+            fn = stacked_fn(group, layout, self._flips(group))
+            weights = [((k, *shape), dtype) for shape, dtype in shared_leaves]
+            return Kernel(_spread(fn, [len(weights), len(written), len(read),
+                                       len(tables), 1]),
+                          [*weights, *written, *read, *tables,
+                           (("n", k, layout.width), "int32")], name=name,
+                          donate=range(len(weights), len(weights) + len(written)),
                           passes=self.passes, limit=self.mem_limit, index=True,
                           padding=padding_row(group))
         if kind == "fwd":

@@ -18,6 +18,10 @@ several uses sums them), and the shared leaves' cotangents into their accumulato
 gradient of a scalar loss of the cell: it takes incoming cotangents and scatters its own
 into a buffer; written as a JAX function it is imported like the forward one, whole.
 
+Groups that differ only in which weights they read (siblings, schedule.stacked) run at
+one depth as one call in inference (:func:`stacked_fn`): the cell vmapped over the
+siblings too, each weight stacked ``[k, ...]``.
+
 The ablations: ``fused=False`` makes the gathers and the scatter kernels of their own
 (copies into contiguous operands and back, as a dynamic batcher's memcpy does);
 ``shared=False`` gathers the shared leaves per invocation like any operand.
@@ -130,9 +134,9 @@ def _gathered_leaves(group: Group, layout: Layout, weights: tuple | None, buffer
         if kind == "shared" and weights is None:
             continue
         if kind == "lazy":
-            leaves.append(_take(buffers[key], index[:, next(lazy)]))
+            leaves.append(_take(buffers[key], index[..., next(lazy)]))
         elif kind == "data":
-            leaves.append(_take(tables[key], index[:, next(data)]))
+            leaves.append(_take(tables[key], index[..., next(data)]))
         else:
             x = next(w)
             if not shared:   # the ablation: every invocation reads its own copy
@@ -150,7 +154,7 @@ def _take(buffer: Any, rows: Any) -> Any:
 def _scatter(buffers: dict, keys: tuple, outs: list, index: Any, cols: tuple, add: bool
              ) -> dict:
     for key, col, value in zip(keys, cols, outs):
-        at = buffers[key].at[index[:, col]]
+        at = buffers[key].at[index[..., col]]
         buffers[key] = at.add(value, mode="promise_in_bounds") if add else \
             at.set(value, mode="promise_in_bounds")
     return buffers
@@ -167,6 +171,31 @@ def forward_fn(group: Group, layout: Layout, shared: bool = True,
         buffers = dict(zip(layout.written, written)) | dict(zip(layout.read, read))
         leaves = _gathered_leaves(group, layout, weights, buffers,
                                   dict(zip(layout.tables, tables)), index, shared)
+        buffers = _scatter(buffers, group.out_keys, cell(*leaves), index, layout.out_cols,
+                           False)
+        return tuple(buffers[k] for k in layout.written)
+    return fn
+
+
+def stacked_fn(group: Group, layout: Layout, flips: tuple[bool, ...] = ()) -> Any:
+    """The forward of a stacked call (schedule.stacked): ``f(weights, written, read,
+    tables, index) -> written`` where each weight is the siblings' leaves stacked on a
+    leading axis ``[k, ...]`` and ``index`` is ``[n, k, width]``. The cell is vmapped
+    over the lanes (weights whole) and that over the siblings (weight ``j`` with
+    column ``j``): each product becomes one batched product ``[k, n, .] x [k, ., .]``
+    in one kernel instead of ``k`` kernels."""
+    import jax
+    import jax.numpy as jnp
+    lanes = flat_cell(group, True)
+    axes = [0 if kind == "shared" else 1 for kind, _ in group.kinds]
+    cell = jax.vmap(lanes, in_axes=tuple(axes), out_axes=1)
+
+    def fn(weights: tuple, written: tuple, read: tuple, tables: tuple, index: Any) -> tuple:
+        weights = tuple(jnp.swapaxes(w, -1, -2) if f else w
+                        for w, f in zip(weights, flips)) if flips else weights
+        buffers = dict(zip(layout.written, written)) | dict(zip(layout.read, read))
+        leaves = _gathered_leaves(group, layout, weights, buffers,
+                                  dict(zip(layout.tables, tables)), index, True)
         buffers = _scatter(buffers, group.out_keys, cell(*leaves), index, layout.out_cols,
                            False)
         return tuple(buffers[k] for k in layout.written)

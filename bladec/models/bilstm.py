@@ -2,8 +2,9 @@
 
 An instance is ``{"tokens": [ids...], "label": y}``: the loops over the sequence, one
 forward and one backward, are the model's own Python; each direction has its own
-weights (so the two directions are two groups, one batched call each per depth), and
-the classifier reads the two final states. Called outside ``bladec.autobatch`` the same
+weights (so the two directions are two groups of one cell; in inference both run as
+one call per depth, the weights stacked: schedule.stacked), and the classifier reads
+the two final states. Called outside ``bladec.autobatch`` the same
 code is the plain, unbatched JAX reference.
 """
 from __future__ import annotations

@@ -183,6 +183,49 @@ def test_one_call_per_cell_signature_and_depth():
     assert (r.calls, r.depths, r.invocations) == (5, 5, 8 * 16)
 
 
+def test_the_two_directions_of_the_bilstm_are_one_call_per_depth():
+    """The forward and backward LSTM are one cell with two sets of weights: in
+    inference, one stacked call per depth (schedule.stacked) instead of one per
+    direction; the outputs are the reference's either way, and switched off each
+    direction is a call of its own."""
+    params = _params(bilstm)
+    batch = [{"tokens": [1, 2, 3, 4], "label": 0}, {"tokens": [5, 6, 7, 8], "label": 2},
+             {"tokens": [9, 3, 2, 1], "label": 1}]
+    losses = np.array([float(bilstm.model(params, i)) for i in batch])
+    f = bladec.autobatch(bilstm.model)
+    assert _rel(f(params, batch), losses) <= 1e-5
+    assert f.report().calls == 4 + 1
+    assert any(name.endswith(".stack") for name in f.kernels())
+    f.options.stack_siblings = False
+    assert _rel(f(params, batch), losses) <= 1e-5
+    assert f.report().calls == 2 * 4 + 1
+
+
+def test_siblings_are_stacked_only_with_little_padding():
+    """Siblings whose lanes differ much stay calls of their own (the padding of the
+    smaller would cost more than the launch saved); the stacked index keeps each
+    sibling's rows in its column and pads the rest with the padding row."""
+    from bladec.batching.schedule import Call, padding_row, sibling_key, stacked
+    import jax
+    params = _params(bilstm)
+    leaves = jax.tree_util.tree_leaves(params)
+    recording = Recording({id(x): i for i, x in enumerate(leaves)})
+    with tracing(recording, leaves):
+        bilstm.model(params, {"tokens": [1, 2], "label": 0})
+    steps = [g for g in recording.groups.values() if g.cell is bilstm.step]
+    fwd, bwd = [g for g in steps if sibling_key(g) == sibling_key(steps[-1])]
+    width = fwd.width + 1     # and the residual rows' column (schedule.py)
+    rows = np.arange(8 * width, dtype=np.int32).reshape(8, width)
+    joined = stacked([Call(0, fwd, rows, 8), Call(0, bwd, rows[:6], 6)])
+    assert len(joined) == 1 and joined[0].siblings == (fwd, bwd)
+    assert joined[0].count == 14 and joined[0].index.shape == (8, 2, width)
+    assert (joined[0].index[:, 0] == rows).all() and (joined[0].index[:6, 1] == rows[:6]).all()
+    assert (joined[0].index[6:, 1] == padding_row(fwd)).all()
+    wide = np.zeros((32, width), np.int32)
+    apart = stacked([Call(0, fwd, wide, 32), Call(0, bwd, rows, 8)])
+    assert [c.siblings for c in apart] == [(), ()]
+
+
 def test_losses_of_instances_of_different_depths_are_one_call():
     """Results no invocation reads (the losses) run in one last call, not one per depth
     at which an instance ends; switched off, one call each."""
@@ -207,12 +250,14 @@ def test_aligned_ends_make_one_call_per_layer_of_the_early_exit():
     aligned = np.asarray(f(params, batch))
     calls = f.report().calls
     assert calls == f.report().depths == 9 + earlyexit.LAYERS + 1
-    f.options.align_ends = False
+    # unaligned, the layers that instances reach at one depth differ; stacked (the
+    # layers are one cell with weights of their own) they would be one call again
+    f.options.align_ends = f.options.stack_siblings = False
     try:
         early = np.asarray(f(params, batch))
         assert f.report().calls > calls + 2 * earlyexit.LAYERS
     finally:
-        f.options.align_ends = True
+        f.options.align_ends = f.options.stack_siblings = True
     assert _rel(aligned, early) <= 1e-6
 
 
