@@ -210,7 +210,11 @@ def remade(ops: Iterable[Op], keep: Container[str] = ()) -> dict[str, Op]:
 
     A broadcast of a scalar counts as made from nothing: exact padding's masks compare
     an iota with the broadcast true size (a scalar input), and made as arrays they held
-    [B,H,S,S] booleans and their selects' operands in every segment that read them."""
+    [B,H,S,S] booleans and their selects' operands in every segment that read them.
+    An elementwise op of at most one dim is held all the same (made once): its bytes are
+    one dim's, and made again it is a chain of ops behind every reader's barrier, which
+    XLA can neither merge nor fuse (exact padding's rank-1 masks, broadcast in their
+    readers)."""
     ops = list(ops)
     defined = {r for op in ops for r in op.result_names}
     out: dict[str, Op] = {}
@@ -229,7 +233,8 @@ def remade(ops: Iterable[Op], keep: Container[str] = ()) -> dict[str, Op]:
             # value would hold it to the last reader)
             expanding = not any(n in defined for n in op.operands[1:])
             from_nothing = expanding and (op.operands[0] in nothing or _of_scalar(op))
-        if expanding or (opdef.elementwise and op.operands and from_nothing):
+        if expanding or (opdef.elementwise and op.operands and from_nothing
+                         and op.results[0].type.rank > 1):
             out[op.result_names[0]] = op
             if from_nothing:
                 nothing.add(op.result_names[0])

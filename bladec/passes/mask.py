@@ -109,6 +109,7 @@ class _Masker:
         self.rename: dict[str, str] = {}
         self.inputs: dict[str, Value] = {}   # the size inputs made so far
         self.sizes: dict[tuple, str] = {}     # (size, true) -> its scalar, made once
+        self.masks: dict[tuple, str] = {}     # factors (or masks joined) -> its mask, made once
 
     # -- what a dim is made of ------------------------------------------------------------
     def dims(self, x: str) -> list[Factors]:
@@ -243,18 +244,43 @@ class _Masker:
 
     def fill(self, op: Op, x: str, dims: list[int], value: float | int) -> str:
         t = self.b.type(x)
-        keep = None
+        dims = sorted(dims)
+        lines = []
         for d in dims:
-            valid = self.valid(op, x, d)
-            if valid is None:
+            line = self.valid(op, x, d)
+            if line is None:
                 return x
-            keep = valid if keep is None else self.b.select(keep, valid, keep)
-        if keep is None:
+            lines.append(line)
+        if not lines:
             return x
+        keep = self.b.broadcast(self.joined(lines), dims, TensorType(t.dims, "i1", t.binds))
         return self.b.select(keep, x, self.b.const(value, t))
 
+    def joined(self, lines: list[str]) -> str:
+        """The masks of several dims as one over just those dims (made once per step):
+        the select that reads it broadcasts it to its operand's shape."""
+        if len(lines) == 1:
+            return lines[0]
+        key = tuple(lines)
+        if key not in self.masks:
+            types = [self.b.type(m) for m in lines]
+            small = TensorType(tuple(u.dims[0] for u in types), "i1",
+                               None if any(u.binds is None for u in types)
+                               else tuple(u.binds[0] for u in types))
+            keep = None
+            for k, m in enumerate(lines):
+                ok = self.b.broadcast(m, [k], small)
+                keep = ok if keep is None else self.b.select(keep, ok, keep)
+            self.masks[key] = keep
+        return self.masks[key]
+
     def valid(self, op: Op, x: str, d: int) -> str | None:
-        """An i1 value of x's shape: true where dim ``d`` of x is not padding."""
+        """A rank-1 i1 value along dim ``d`` of x: true where it is not padding. Made
+        once per step for each way a dim is made of factors (a few bytes held for the
+        whole step), and broadcast to the shape of x inside the select that reads it:
+        made at x's shape, the iota and compares were made again in every reader
+        (``registry.remade``), behind each reader's barrier, where XLA could neither
+        merge nor fuse them."""
         factors = self.dims(x)[d]
         if not self.is_padded(factors):
             return None
@@ -262,18 +288,21 @@ class _Masker:
             self.refuse(op, f"reduces over dim {d} of {x}, whose size "
                             f"{factors[0]} does not keep the padding at its end")
             return None
+        for f in factors:
+            if self.is_padded((f,)) and not _at_end(f, self.padded):
+                self.refuse(op, f"reduces over dim {d} of {x}, whose factor {f} does "
+                                f"not keep the padding at its end")
+                return None
+        if factors in self.masks:
+            return self.masks[factors]
         t = self.b.type(x)
-        it = TensorType(t.dims, "i32", t.binds)
-        index = self.b.emit("iota", [], it, {"dim": d})
+        it = TensorType((t.dims[d],), "i32", None if t.binds is None else (t.binds[d],))
+        index = self.b.emit("iota", [], it, {"dim": 0})
         keep = None
         inner: list[SymbolicExpr] = []
         for k in range(len(factors) - 1, -1, -1):
             f = factors[k]
             if self.is_padded((f,)):
-                if not _at_end(f, self.padded):
-                    self.refuse(op, f"reduces over dim {d} of {x}, whose factor {f} does "
-                                    f"not keep the padding at its end")
-                    return None
                 coord = index
                 if inner:
                     coord = self.b.div(coord, self.spread(self.size(inner, False), it))
@@ -282,6 +311,7 @@ class _Masker:
                 ok = self.b.compare(coord, self.spread(self.size([f], True), it), "LT")
                 keep = ok if keep is None else self.b.select(keep, ok, keep)
             inner.append(f)
+        self.masks[factors] = keep
         return keep
 
     def spread(self, scalar: str, t: TensorType) -> str:

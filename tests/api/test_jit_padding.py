@@ -206,3 +206,30 @@ def test_the_mask_pass_on_a_listing() -> None:
     assert "value = -inf" in out and "dim_size" not in out
     with pytest.raises(bladec.BladecError, match="mask: S7 is not a free symbol"):
         run_pipeline(parse_module(text), parse_pipeline("mask{pad=S7}"))
+
+
+def test_a_padded_dims_mask_is_made_once_along_that_dim() -> None:
+    """Each padded dim's mask is one rank-1 value for the whole step, held (a few bytes,
+    registry.remade), and broadcast to a reader's shape inside the reader: made at the
+    readers' shapes it was remade behind every reader's barrier, where XLA could not
+    merge the copies (issue 32)."""
+    from bladec.ops.registry import remade
+    from bladec.parse import parse_module
+    from bladec.passes import parse_pipeline, run_pipeline
+    text = """func.func @main(%x: tensor<4x?x8, [@C4, @S0, @C8]>, %y: tensor<?x8, [@S0, @C8]>) {
+  %a = reduce(%x) {dims = [1], kind = "max"} -> tensor<4x8>
+  %b = reduce(%x) {dims = [1, 2], kind = "sum"} -> tensor<4>
+  %c = reduce(%y) {dims = [0], kind = "sum"} -> tensor<8>
+  return %a, %b, %c
+}
+"""
+    func = run_pipeline(parse_module(text), parse_pipeline("mask{pad=S0}")).main
+    iotas = [op for op in func.ops if op.name == "iota"]
+    assert len(iotas) == 1 and iotas[0].results[0].type.rank == 1
+    selects = [op for op in func.ops if op.name == "select"]
+    assert len(selects) == 3
+    made = remade(func.ops, set(func.outputs()))
+    masks = {op.operands[0] for op in selects}
+    assert masks <= set(made)   # each a broadcast made inside its select
+    held = {op.operands[0] for op in func.ops if op.result_names[0] in masks}
+    assert len(held) == 1 and not held & set(made)   # the one rank-1 mask, made once
