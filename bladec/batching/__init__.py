@@ -6,10 +6,12 @@ instances with one batched kernel call per (cell, depth): value.py records the c
 invocations of each instance with their depths, schedule.py sorts them into calls,
 program.py writes each call's kernel (operands gathered inside it, outputs scattered
 into one state buffer per value shape), kernel.py imports and compiles it through
-bladec per bucket, model.py is the API (forward, gradients, SGD), split.py the
-op-by-op ablation.
+bladec per bucket, model.py is the API (forward, gradients, SGD) with its switches in
+options.py and its figures in report.py, split.py the op-by-op ablation.
 """
-from bladec.batching.model import AutobatchReport, Autobatched, Options, autobatch
+from bladec.batching.model import Autobatched, autobatch
+from bladec.batching.options import Options
+from bladec.batching.report import AutobatchReport
 from bladec.batching.value import Cell, Lazy, cell
 
 __all__ = ["AutobatchReport", "Autobatched", "Cell", "Lazy", "Options", "autobatch",

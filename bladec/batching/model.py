@@ -18,65 +18,16 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from bladec.batching.kernel import Kernel
+from bladec.batching.options import Options
 from bladec.batching.program import (Layout, adjoint_keys, backward_fn, cell_fn,
                                       flat_cell, flipped, forward_fn, gather_fn,
                                       keeping_fn, scatter_fn, stacked_fn)
+from bladec.batching.report import AutobatchReport
 from bladec.batching.schedule import (Schedule, describe, grown, padding_row, schedule,
                                        sibling_key, stacked)
 from bladec.batching.split import OpByOp
 from bladec.batching.value import Group, Lazy, Recording, tracing
 from bladec.errors import BladecError
-
-
-@dataclass
-class Options:
-    """The techniques, each of which can be switched off to measure what it gives."""
-    static_depth: bool = True    # depths computed inline while tracing (else a walk)
-    coarse: bool = True          # a cell is one kernel (else one batched call per op)
-    fused_gathers: bool = True   # operands read through indices inside the kernel
-    shared_weights: bool = True  # parameters passed whole (else gathered per invocation)
-    sinks_last: bool = True      # results nobody reads (losses) computed in one last call
-    align_ends: bool = True      # instances' ends aligned where that makes fewer calls
-    residuals: bool = True       # training: the cells' products kept for the backward
-    stack_siblings: bool = True  # inference: groups that differ only in their weights
-                                 # (a BiLSTM's directions) one call per depth
-    batched: bool = True         # False: every invocation a call of its own
-
-
-@dataclass
-class AutobatchReport:
-    """The last batch's figures and the totals since the wrapper was made."""
-    instances: int = 0
-    invocations: int = 0
-    calls: int = 0               # batched calls (kernel launches from the host)
-    depths: int = 0
-    padding: float = 0.0         # share of the calls' lanes that were padding
-    trace_seconds: float = 0.0   # running the model's Python over the instances
-    schedule_seconds: float = 0.0
-    host_cpu_seconds: float = 0.0  # the same two in this thread's CPU time (a figure the
-                                   # load of a shared machine inflates less than wall time)
-    dispatch_seconds: float = 0.0  # issuing the calls (includes waiting where the device
-                                   # runs synchronously, as XLA's CPU client may)
-    seconds: float = 0.0         # the batch's wall time, results ready
-    compilations: int = 0        # executables compiled by the last batch
-    kernels: int = 0             # kernels (cell signatures x forward/backward) imported
-    total_compilations: int = 0
-    total_compile_seconds: float = 0.0
-    batches: int = 0
-
-    @property
-    def host_seconds(self) -> float:
-        """Host scheduling: tracing the instances and building the schedule."""
-        return self.trace_seconds + self.schedule_seconds
-
-    def __str__(self) -> str:
-        return (f"batch {self.batches}: {self.instances} instance(s), {self.invocations} "
-                f"invocation(s) in {self.calls} call(s) over {self.depths} depth(s) "
-                f"({self.padding:.0%} padding); {self.seconds * 1e3:.1f} ms, host "
-                f"scheduling {self.host_seconds * 1e3:.1f} ms; {self.compilations} "
-                f"compilation(s); in all {self.kernels} kernel(s), "
-                f"{self.total_compilations} compilation(s) in "
-                f"{self.total_compile_seconds:.2f} s")
 
 
 def autobatch(model: Callable | None = None, *, options: Options | None = None,

@@ -1,0 +1,20 @@
+"""The switches of ``bladec.autobatch``: one per technique, so that each technique's
+contribution can be measured by turning it off (issue 31's ablation)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass
+class Options:
+    """The techniques, each of which can be switched off to measure what it gives."""
+    static_depth: bool = True    # depths computed inline while tracing (else a walk)
+    coarse: bool = True          # a cell is one kernel (else one batched call per op)
+    fused_gathers: bool = True   # operands read through indices inside the kernel
+    shared_weights: bool = True  # parameters passed whole (else gathered per invocation)
+    sinks_last: bool = True      # results nobody reads (losses) computed in one last call
+    align_ends: bool = True      # instances' ends aligned where that makes fewer calls
+    residuals: bool = True       # training: the cells' products kept for the backward
+    stack_siblings: bool = True  # inference: groups that differ only in their weights
+                                 # (a BiLSTM's directions) one call per depth
+    batched: bool = True         # False: every invocation a call of its own
