@@ -29,7 +29,7 @@ The ablations: ``fused=False`` makes the gathers and the scatter kernels of thei
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -117,8 +117,10 @@ def flipped(group: Group, avals: list[Any]) -> tuple[bool, ...]:
 
 def _unflipped(weights: tuple, flips: tuple[bool, ...]) -> tuple:
     """The weights as the cell takes them: those passed transposed turned back (XLA
-    folds the transpose into the product's dimension numbers)."""
-    return tuple(w.T if f else w for w, f in zip(weights, flips)) if flips else weights
+    folds the transpose into the product's dimension numbers). The last two axes, so
+    that siblings' weights stacked on a leading axis (:func:`stacked_fn`) turn too."""
+    return (tuple(w.swapaxes(-1, -2) if f else w for w, f in zip(weights, flips))
+            if flips else weights)
 
 
 def _gathered_leaves(group: Group, layout: Layout, weights: tuple | None, buffers: dict,
@@ -164,17 +166,7 @@ def forward_fn(group: Group, layout: Layout, shared: bool = True,
                flips: tuple[bool, ...] = ()) -> Any:
     """``f(weights, written, read, tables, index) -> written``: one fused call (the
     weights of ``flips`` given transposed: :func:`flipped`)."""
-    cell = flat_cell(group, shared)
-
-    def fn(weights: tuple, written: tuple, read: tuple, tables: tuple, index: Any) -> tuple:
-        weights = _unflipped(weights, flips)
-        buffers = dict(zip(layout.written, written)) | dict(zip(layout.read, read))
-        leaves = _gathered_leaves(group, layout, weights, buffers,
-                                  dict(zip(layout.tables, tables)), index, shared)
-        buffers = _scatter(buffers, group.out_keys, cell(*leaves), index, layout.out_cols,
-                           False)
-        return tuple(buffers[k] for k in layout.written)
-    return fn
+    return _forward(flat_cell(group, shared), group, layout, shared, flips)
 
 
 def stacked_fn(group: Group, layout: Layout, flips: tuple[bool, ...] = ()) -> Any:
@@ -185,17 +177,21 @@ def stacked_fn(group: Group, layout: Layout, flips: tuple[bool, ...] = ()) -> An
     column ``j``): each product becomes one batched product ``[k, n, .] x [k, ., .]``
     in one kernel instead of ``k`` kernels."""
     import jax
-    import jax.numpy as jnp
     lanes = flat_cell(group, True)
     axes = [0 if kind == "shared" else 1 for kind, _ in group.kinds]
-    cell = jax.vmap(lanes, in_axes=tuple(axes), out_axes=1)
+    return _forward(jax.vmap(lanes, in_axes=tuple(axes), out_axes=1), group, layout,
+                    True, flips)
 
+
+def _forward(cell: Callable, group: Group, layout: Layout, shared: bool,
+             flips: tuple[bool, ...]) -> Any:
+    """The call around ``cell``: operands gathered through ``index``, results scattered
+    into the written buffers."""
     def fn(weights: tuple, written: tuple, read: tuple, tables: tuple, index: Any) -> tuple:
-        weights = tuple(jnp.swapaxes(w, -1, -2) if f else w
-                        for w, f in zip(weights, flips)) if flips else weights
+        weights = _unflipped(weights, flips)
         buffers = dict(zip(layout.written, written)) | dict(zip(layout.read, read))
         leaves = _gathered_leaves(group, layout, weights, buffers,
-                                  dict(zip(layout.tables, tables)), index, True)
+                                  dict(zip(layout.tables, tables)), index, shared)
         buffers = _scatter(buffers, group.out_keys, cell(*leaves), index, layout.out_cols,
                            False)
         return tuple(buffers[k] for k in layout.written)
