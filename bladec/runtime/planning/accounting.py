@@ -67,8 +67,8 @@ def account(run: PreparedRun, sizes: dict[str, int], inputs: list[str],
     ``one_memory``: the host copies are in the device's memory (a CPU device), and the
     peak a limit promises counts them too (it is then ``with_host_peak``).
 
-    ``likely`` (with ``over``): a cheap guess of a segment's figure (the estimate,
-    :func:`estimated_figure`), by which the segments are compiled most likely over
+    ``likely`` (with ``over``): a cheap guess of a segment's figure (the model's,
+    :func:`modelled_figure`), by which the segments are compiled most likely over
     first (:func:`_likely_over`), so that a run refused at its fourth segment does not
     compile the three before it. Where that finds one over, the account stops there,
     and the segments before it not compiled stand as their held bytes alone (their

@@ -9,7 +9,7 @@ limit it is first repaired where that keeps the segment (repair.py: values it do
 read leave the device while it runs, so the executable compiled to check it is the one
 that runs), and otherwise the planner is given a margin at that segment's ops and plans
 again, until the device peak fits (:meth:`Fitter._fit`). Before a plan's new segments
-are compiled, each is estimated (accounting.py, :func:`estimated_figure`: the model with
+are compiled, each is estimated (accounting.py, :func:`modelled_figure`: the model with
 what XLA holds beside it, outputs allocated for the whole run or written into donated
 arguments); a plan the estimate puts over the limit is tightened the same way without
 compiling anything. The estimate is no bound (it can be over or under the compiled
@@ -189,9 +189,12 @@ class Fitter(WholeStep):
             bound.learned[k] = max(bound.learned.get(k, 0), m)
         if lesson.margins is not None:
             bound.margins = dict(lesson.margins)
-        if found is not None and self._searching and \
-                not any(r is found for r in bound.good):
-            bound.good.append(found)
+        self._found(bound, found)
+
+    def _found(self, bound: _Bound, run: PreparedRun | None) -> None:
+        """While searching, ``run`` joins the plans the search falls back on (once)."""
+        if run is not None and self._searching and not any(r is run for r in bound.good):
+            bound.good.append(run)
 
     def _priced(self, bound: _Bound) -> None:
         """The binding's per-op lower bounds and priced remat sites, which the closed
@@ -281,16 +284,13 @@ class Fitter(WholeStep):
 
         Each is a function of the binding and the limit alone, never of what was asked
         before: the closed loop starts from no margins at every limit, and the search's
-        plans are the same in every process (the search starts afresh: :meth:`_searched`).
-        The closed loop is not monotone in the limit (a plan it finds for one limit can
-        fit a smaller one where its own loop finds none: on a random listing, the loop
-        at 12,684 B found 12,476 B while the loops at 13,116-16,140 B found nothing), so
-        it used to fall back on every plan found before, and what a limit ran, and the
-        limit a refusal named, depended on the limits asked first (asked from the
-        lowest up, that listing ran 13,116 B, which a new process refused; asked from
-        the top down, its refusal named 12,252 B, a new process 16,348 B). A refusal
-        searches before it answers (:meth:`_under`), so falling back on the search's
-        plans alone gives a new process's answer: the run found, or the refusal."""
+        plans are the same in every process (it starts afresh: :meth:`_searched`). The
+        closed loop is not monotone in the limit (on a random listing the loop at
+        12,684 B found 12,476 B where those at 13,116-16,140 B found nothing); falling
+        back on every plan found before made what a limit ran, and the limit a refusal
+        named, depend on the limits asked first. A refusal searches before it answers
+        (:meth:`_under`), so falling back on the search's plans alone gives a new
+        process's answer."""
         # the whole steps, far over the limit by the model (by more than the device/model
         # ratios of whole steps have ranged: _whole_step_over), are compiled for their
         # figures (to run at the first call if one fits after all)
@@ -312,8 +312,7 @@ class Fitter(WholeStep):
                 self._figures_only = before
             if xla is not None and xla.device.peak <= limit:
                 run = xla
-                if self._searching and not any(r is xla for r in bound.good):
-                    bound.good.append(xla)
+                self._found(bound, xla)
         if run is None and searched:
             run = max((r for r in bound.good if r.device.peak <= limit),
                       key=lambda r: r.device.peak, default=None)

@@ -20,7 +20,7 @@ from functools import partial
 from bladec.errors import BladecError
 from bladec.ir import Module
 from bladec.runtime.backends.backend import Backend
-from bladec.runtime.planning.accounting import account, estimated_figure, modelled_figure
+from bladec.runtime.planning.accounting import account, modelled_figure
 from bladec.runtime.planning.binding import _Bound
 from bladec.runtime.planning.planner import Planner
 from bladec.runtime.planning.policy import CostModel, Plan
@@ -178,9 +178,10 @@ class WholeStep(Planner):
         ``xla_order``: the compiler schedules each segment (:meth:`_in_xla_order`).
         ``as_jit``: a whole step's parameters in the listing's argument order, as
         ``jax.jit`` passes a function's (otherwise in the order the ops first read them).
-        ``gate``: first estimate the segments not compiled yet
-        (:func:`~bladec.runtime.planning.accounting.estimated_figure`), and where that puts one over
-        ``limit``, refuse the run on the estimate, compiling nothing."""
+        ``gate``: first estimate every segment by the model alone
+        (:func:`~bladec.runtime.planning.accounting.modelled_figure`: not by what happens
+        to be compiled), and where that puts one over ``limit``, refuse the run on the
+        estimate, compiling nothing."""
         run = split(plan, bound.shapes, self.info.dtypes, self._keep, self.backend,
                     xla_order=xla_order, graph_inputs=self.inputs if as_jit else (),
                     cut_after_loops=self.cut_after_loops and not xla_order,
@@ -206,8 +207,7 @@ class WholeStep(Planner):
         # a plan, and the margins learned there, do not depend on what ran before)
         run.device = account(run, bound.arrays, self.inputs, over=limit,
                              one_memory=self.one_memory,
-                             likely=partial(modelled_figure, **figures)
-                             if limit is not None else None)
+                             likely=estimate if limit is not None else None)
         return run
 
     def _in_xla_order(self, bound: _Bound) -> PreparedRun | None:
