@@ -224,7 +224,7 @@ class Autobatched:
         tables = {key: jax.device_put(t) for key, t in sched.tables.items()}
         o = self.options
         transposed: dict[int, Any] = {}   # shared leaf -> transposed, once per batch
-        flip = self._helper("flip", lambda w: w.T)
+        flip = self._flip()
         calls = sched.calls
         if not keep and o.stack_siblings and o.coarse and o.fused_gathers and \
                 o.shared_weights and o.batched:
@@ -287,8 +287,7 @@ class Autobatched:
             if key not in cache:
                 cache[key] = stack(*[shared[g.shared[j]] for g in siblings])
                 if f:
-                    cache[key] = self._helper("swap", lambda w: w.swapaxes(-1, -2))(
-                        cache[key])
+                    cache[key] = self._flip()(cache[key])
             out.append(cache[key])
         return out
 
@@ -372,6 +371,11 @@ class Autobatched:
             layout = self._kernels[key] = Layout.of(group)
         return layout
 
+    def _flip(self) -> Any:
+        """Weights transposed as the forward kernels take them (program.flipped): the
+        last two axes, so that siblings' stacked weights turn too."""
+        return self._helper("flip", lambda w: w.swapaxes(-1, -2))
+
     def _helper(self, name: str, fn: Callable) -> Any:
         import jax
         if name not in self._helpers:
@@ -417,7 +421,7 @@ class Autobatched:
                           passes=self.passes, limit=self.mem_limit, index=True,
                           padding=padding_row(group))
         if kind == "stack":   # siblings stacked (schedule.stacked): k of everything
-            fn = stacked_fn(group, layout, self._flips(group))
+            fn = stacked_fn(group, layout, flips)
             weights = [((k, *shape), dtype) for shape, dtype in shared_leaves]
             return Kernel(_spread(fn, [len(weights), len(written), len(read),
                                        len(tables), 1]),
