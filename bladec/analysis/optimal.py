@@ -5,6 +5,11 @@ while it has an unscheduled user or is an output), so the least peak to reach a 
 a function of the set: dp[S] = min over the last op X of max(dp[S - X], step(S - X, X)).
 The number of sets is the number of down-closed subsets of the graph; for graphs of up to
 a few dozen ops in realistic shapes that is small, and ``max_states`` bounds the work.
+
+The resident bytes of a set are carried with it and updated by the op that extends it
+(what the op makes, less what it is the last reader of), not summed again over every
+value: the search is run by the schedule pass on every small graph it orders, at several
+bindings, so its cost is paid by every compilation.
 """
 from __future__ import annotations
 
@@ -14,11 +19,15 @@ from bladec.ir import Func, Op
 
 def optimal_order(func: Func, sizes: dict[str, int], max_states: int = 200_000
                   ) -> tuple[int, list[Op]] | None:
-    """``(peak, order)`` of a best schedule, or None when the search is too large."""
+    """``(peak, order)`` of a best schedule, or None when the search is too large.
+
+    Ties are broken as a breadth-first walk meets them: sets in the order they were first
+    reached, ops by position, the first of equal peaks kept."""
     ops = [op for op in func.ops if is_compute(op)]
     n = len(ops)
+    if n == 0:
+        return sum(sizes[a] for a in {a.name for a in func.args}), []
     producer = {r.name: i for i, op in enumerate(ops) for r in op.results}
-    inputs = {a.name for a in func.args}
     outputs = set(func.outputs())
     preds = [0] * n
     users_of: dict[str, int] = {}
@@ -27,43 +36,66 @@ def optimal_order(func: Func, sizes: dict[str, int], max_states: int = 200_000
             if name in producer:
                 preds[i] |= 1 << producer[name]
             users_of[name] = users_of.get(name, 0) | (1 << i)
-    base = sum(sizes[a] for a in inputs)
-    values = [(r.name, i) for i, op in enumerate(ops) for r in op.results]
+    succ = [0] * n
+    for i in range(n):
+        p = preds[i]
+        while p:
+            low = p & -p
+            p ^= low
+            succ[low.bit_length() - 1] |= 1 << i
+    made = [sum(sizes[r.name] for r in op.results) for op in ops]
+    # what stays of what op x makes (a result nobody reads and no output goes at once),
+    # and the values x may be the last reader of: (their readers, their bytes)
+    kept = [sum(sizes[r.name] for r in op.results
+                if r.name in outputs or users_of.get(r.name, 0)) for op in ops]
+    read: list[list[tuple[int, int]]] = [
+        [(users_of[name], sizes[name]) for name in dict.fromkeys(op.operands)
+         if name in producer and name not in outputs] for op in ops]
+    base = sum(sizes[a] for a in {a.name for a in func.args})
+    full = (1 << n) - 1
 
-    def resident(done: int) -> int:
-        total = base
-        for name, i in values:
-            if done >> i & 1 and (name in outputs or users_of.get(name, 0) & ~done):
-                total += sizes[name]
-        return total
-
-    frontier: dict[int, tuple[int, int]] = {0: (base, -1)}  # set -> (peak, last op)
-    back: dict[int, tuple[int, int]] = {}
+    # set -> (peak to reach it, last op, bytes resident after it, ops ready to run)
+    ready0 = sum(1 << i for i in range(n) if not preds[i])
+    frontier: dict[int, tuple[int, int, int, int]] = {0: (base, -1, base, ready0)}
+    levels: list[dict[int, tuple[int, int, int, int]]] = []
+    states = 0
     for _ in range(n):
-        nxt: dict[int, tuple[int, int]] = {}
-        for done, (peak, _) in frontier.items():
-            res = resident(done)
-            for x in range(n):
-                if done >> x & 1 or preds[x] & ~done:
-                    continue
-                step = res + sum(sizes[r.name] for r in ops[x].results)
-                cand = (max(peak, step), x)
-                key = done | 1 << x
-                if key not in nxt or cand[0] < nxt[key][0]:
-                    nxt[key] = cand
-        for key, (peak, x) in nxt.items():
-            back[key] = (peak, x)
-        if len(back) > max_states:
+        nxt: dict[int, tuple[int, int, int, int]] = {}
+        for done, (peak, _, res, ready) in frontier.items():
+            rest = ready
+            while rest:
+                bit = rest & -rest
+                rest ^= bit
+                x = bit.bit_length() - 1
+                step = res + made[x]
+                cand = step if step > peak else peak
+                key = done | bit
+                seen = nxt.get(key)
+                if seen is None:
+                    after = res + kept[x]
+                    for readers, size in read[x]:
+                        if not readers & ~key:
+                            after -= size
+                    now = ready ^ bit
+                    woken = succ[x]
+                    while woken:
+                        low = woken & -woken
+                        woken ^= low
+                        if not preds[low.bit_length() - 1] & ~key:
+                            now |= low
+                    nxt[key] = (cand, x, after, now)
+                elif cand < seen[0]:
+                    nxt[key] = (cand, x, seen[2], seen[3])
+        levels.append(nxt)
+        states += len(nxt)
+        if states > max_states:
             return None
         frontier = nxt
-    full = (1 << n) - 1
-    if n == 0:
-        return base, []
     order: list[Op] = []
     done = full
-    while done:
-        _, x = back[done]
+    for level in reversed(levels):
+        x = level[done][1]
         order.append(ops[x])
         done &= ~(1 << x)
     order.reverse()
-    return back[full][0], order
+    return levels[-1][full][0], order
