@@ -8,6 +8,8 @@ import of its own ``__init__`` is not an edge; a package that imports its childr
 from __future__ import annotations
 
 import ast
+import functools
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -38,8 +40,10 @@ def _resolve(name: str, modules: dict[str, Path]) -> str | None:
     return name or None
 
 
+@functools.cache
 def import_graph() -> dict[str, set[str]]:
-    """Each bladec module -> the bladec modules it imports anywhere in its text."""
+    """Each bladec module -> the bladec modules it imports anywhere in its text (read once
+    a process: two tests ask; callers do not change it)."""
     modules = _modules()
     graph: dict[str, set[str]] = {m: set() for m in modules}
     for module, path in modules.items():
@@ -140,6 +144,24 @@ def test_folders_are_small(folder: str) -> None:
     here = PACKAGE.parent / folder
     modules = [p for p in here.glob("*.py") if p.name not in ("__init__.py", "__main__.py")]
     assert len(modules) <= MAX_MODULES, f"{folder} holds {len(modules)} modules"
+
+
+# What the project's root holds (DEVELOPERS: the project's shape); anything else tracked
+# there is a stray (a probe's output once sat there as a 7.8 MB pickle for ten days)
+ROOT_ENTRIES = {".ci", ".gitignore", "BENCHMARKS.md", "Makefile", "README.md", "benchmarks",
+                "bladec", "docs", "grammar", "samples", "setup.cfg", "setup.py", "tests"}
+
+
+def test_the_root_holds_only_the_projects_own_entries() -> None:
+    try:
+        tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True,
+                                 text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        pytest.skip("no git here")
+    if tracked.returncode != 0:
+        pytest.skip("not a git checkout")
+    entries = {line.split("/")[0] for line in tracked.stdout.splitlines()}
+    assert entries - ROOT_ENTRIES == set()
 
 
 def test_every_module_says_what_it_holds() -> None:
