@@ -2,8 +2,8 @@
 
 A cold refusal (issue 37) is a whole process, so its start counts against the 2 s goal;
 ml_dtypes 0.7.0, which every ``import jax`` imports, took 1.0-1.3 s of CPU to register its
-NumPy ufunc loops (quadratic in the loops numpy already holds), 0.6.0 about 0.03 s
-(setup.cfg pins below 0.7)."""
+NumPy ufunc loops (`perf`: mostly ``PyUFunc_AddLoop`` and its tuple comparisons), 0.6.0
+about 0.03 s (setup.cfg pins below 0.7)."""
 from __future__ import annotations
 
 import subprocess
