@@ -1,7 +1,7 @@
 """A refused limit, cold: ``bladec run`` in a new process with a fresh compilation cache.
 
     python benchmarks/bench_refusal.py [--base ../other-checkout] [--pairs 3]
-        [--case paper gpt2 bert]
+        [--case paper gpt2 bert] [--base-python other-venv/bin/python]
 
 Cases: ``paper``, the paper-size Llama SGD step at 1x64 under 3 GiB (under what every
 run holds: refused from sizes alone, the smallest limit still to name); ``gpt2`` and
@@ -10,7 +10,8 @@ and a 6-layer Flax BERT of 3,204 ops, traced with symbolic batch and sequence) a
 under half their no-limit device peak. Each run is a new process (``python -m bladec``
 with the checkout on PYTHONPATH) with its own empty ``--compilation-cache``; with
 ``--base``, that checkout's run and this one's alternate, pair by pair, so that load on
-the shared cores falls on both alike. Printed per run: the process's CPU seconds (user
+the shared cores falls on both alike; ``--base-python``, the base's own interpreter (another
+venv: to pair a change of the dependencies, e.g. ml_dtypes 0.7.0 against 0.6.0). Printed per run: the process's CPU seconds (user
 + sys, its children included), wall seconds, and the limit it named.
 """
 from __future__ import annotations
@@ -57,13 +58,14 @@ def _half_peak(listing: Path, dims: str) -> str:
     return f"{engine.executor.prepare(binding, None).device.peak // 2}B"
 
 
-def run_once(tree: Path, listing: Path, dims: str, limit: str) -> dict:
-    """One cold refusal in a new process; CPU from the children's rusage."""
+def run_once(tree: Path, listing: Path, dims: str, limit: str,
+             python: str = sys.executable) -> dict:
+    """One cold refusal in a new process (``python``); CPU from the children's rusage."""
     with tempfile.TemporaryDirectory() as cache:
         env = dict(os.environ, PYTHONPATH=str(tree))
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         wall = time.perf_counter()
-        done = subprocess.run([sys.executable, "-m", "bladec", "run", str(listing),
+        done = subprocess.run([python, "-m", "bladec", "run", str(listing),
                                "--dims", dims, "--mem-limit", limit,
                                "--compilation-cache", str(Path(cache) / "c")],
                               cwd=tree, env=env, capture_output=True, text=True)
@@ -78,10 +80,13 @@ def run_once(tree: Path, listing: Path, dims: str, limit: str) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--base", type=Path, help="another checkout to compare with")
+    parser.add_argument("--base-python", default=sys.executable,
+                        help="the base's interpreter (default: this one)")
     parser.add_argument("--pairs", type=int, default=3)
     parser.add_argument("--case", nargs="+", default=list(CASES), choices=list(CASES))
     args = parser.parse_args()
-    trees = ([("base", args.base.resolve())] if args.base else []) + [("this", ROOT)]
+    trees = ([("base", args.base.resolve(), args.base_python)] if args.base else []) \
+        + [("this", ROOT, sys.executable)]
     with tempfile.TemporaryDirectory() as out:
         for case in args.case:
             source, dims, limit = CASES[case]
@@ -89,8 +94,8 @@ def main() -> None:
             limit = limit or _half_peak(listing, dims)
             print(f"{case}: {dims} under {limit}", flush=True)
             for i in range(args.pairs):
-                for name, tree in trees:
-                    row = run_once(tree, listing, dims, limit)
+                for name, tree, python in trees:
+                    row = run_once(tree, listing, dims, limit, python)
                     print(f"  pair {i + 1} {name:4s} cpu {row['cpu']:7.2f} s  wall "
                           f"{row['wall']:7.2f} s  rc {row['rc']}  named {row['named']}",
                           flush=True)
