@@ -28,7 +28,7 @@ Recomputes need no cut: their region's ops run inside the next segment. Last, ch
 of the same span are regenerated together where that replays less and still fits
 (consolidation/sharing.py): each then replays only what the ones before it did not.
 
-The limit the planner keeps is a :class:`~bladec.runtime.planning.budget.Budget`: the user's
+The limit the planner keeps is a :class:`~bladec.runtime.planning.trace.Budget`: the user's
 limit, less per-op margins where the executor found the compiled segments needing more
 device memory than the model says (fitting.py closes that loop).
 """
@@ -38,7 +38,7 @@ from bisect import bisect_left
 from typing import Callable
 
 from bladec.runtime.planning.limit import LimitError
-from bladec.runtime.planning.budget import Budget
+from bladec.runtime.planning.trace import Budget
 from bladec.runtime.planning.consolidation.consolidate import consolidate as consolidate_plan
 from bladec.runtime.planning.consolidation.sharing import share
 from bladec.runtime.planning.plan import (Away, CostModel, Eviction, Plan, Program,  # noqa: F401

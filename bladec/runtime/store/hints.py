@@ -1,7 +1,7 @@
 """What earlier processes' searches for the smallest limit found, as hints to check.
 
 A refused limit names the smallest limit that works, found by a search that plans and
-compiles again and again (fitting.py: 68 s on the paper-size step at 16x512). A user who
+compiles again and again (search.py: 68 s on the paper-size step at 16x512). A user who
 is refused runs again: with a smaller batch, another limit too small, or the limit named,
 and each new process searched from nothing, even to run at the limit it was told (the
 closed loop can not find the plan there from no margins: the plan came from a stride at

@@ -12,7 +12,7 @@ from __future__ import annotations
 from itertools import chain
 from typing import Iterable
 
-from bladec.runtime.planning.budget import Budget
+from bladec.runtime.planning.trace import Budget
 from bladec.runtime.planning.plan import (Away, CostModel, Eviction, Plan, Program, build_trace, cut_points,
                                  event_index, op_chunk, plan_of)
 from bladec.runtime.planning.consolidation.replay import Replay

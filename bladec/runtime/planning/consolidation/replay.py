@@ -34,7 +34,7 @@ from typing import NamedTuple
 
 from bladec.analysis.liveness import body_peak
 from bladec.ir import Op
-from bladec.runtime.planning.budget import Budget
+from bladec.runtime.planning.trace import Budget
 from bladec.runtime.planning.plan import Program, valid_trace
 from bladec.runtime.planning.trace import Measure, Step, free, region_profile, simulate
 

@@ -19,7 +19,7 @@ step and kept only where the plan still fits its budget and replays less.
 """
 from __future__ import annotations
 
-from bladec.runtime.planning.budget import Budget
+from bladec.runtime.planning.trace import Budget
 from bladec.runtime.planning.plan import (CostModel, Eviction, Plan, Program, build_trace,
                                           valid_trace)
 from bladec.runtime.planning.trace import Step, simulate

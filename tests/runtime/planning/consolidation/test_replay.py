@@ -15,7 +15,7 @@ import pytest
 from bladec.parse import parse_module
 from bladec.runtime.planning import policy
 from bladec.runtime.planning.consolidation import consolidate as consolidation
-from bladec.runtime.planning.budget import Budget
+from bladec.runtime.planning.trace import Budget
 from bladec.runtime.planning.plan import Eviction, build_trace, valid_trace
 from bladec.runtime.planning.consolidation.replay import Replay
 from bladec.runtime.planning.trace import Step
