@@ -34,6 +34,7 @@ for JAX, which stay on the device):
 """
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 from functools import partial
@@ -288,21 +289,46 @@ class Engine:
         best = None
         for (key, lim), cost in self._costs.items():
             other = dict(key)
-            if lim != limit or cost.step is None or set(other) != set(target) or any(
+            if lim != limit or set(other) != set(target) or any(
                     other[s] < target[s] if s in self.multiples else other[s] != target[s]
                     for s in target):
                 continue
+            step = cost.step if cost.step is not None else self._step_estimate(other, limit)
+            if step is None:
+                continue
             if best is None or _size(other, self.multiples) < _size(best[0], self.multiples):
-                best = (other, cost)
+                best = (other, cost, step)
         if best is None:
             return target
-        other, cost = best
-        extra = cost.step * (1 - size / _size(other, self.multiples))
+        other, cost, step = best
+        extra = step * (1 - size / _size(other, self.multiples))
         paid = self._rent.get(own, 0.0)
         if paid + extra >= cost.prepare:
             return target       # buy: compile the bucket of its own
         self._rent[own] = paid + extra
         return other
+
+    def _step_estimate(self, bucket: dict[str, int], limit: int | None) -> float | None:
+        """A step of ``bucket``, run once so far (the call that compiled it: no step of
+        its own measured yet), estimated from the bucket under ``limit`` nearest in size
+        whose step is measured, scaled by size (None where there is none).
+
+        Without it a bucket served only once can serve no finer one until it runs again,
+        and the finer one is compiled although a coarser executable is at hand: the
+        small Llama stream of benchmarks/bench_jit.py meets S=448 once, at its 4th
+        call, and S=320 first at its 9th, when 448 had no step yet; under 0.6x of its
+        peak 320 then cost its own compilation (BENCHMARKS.md, issue 32)."""
+        size = _size(bucket, self.multiples)
+        known = []
+        for (key, lim), cost in self._costs.items():
+            at = _size(dict(key), self.multiples)
+            if lim == limit and cost.step is not None and at > 0 and size > 0 \
+                    and set(dict(key)) == set(bucket):
+                known.append((abs(math.log(at / size)), cost.step, at))
+        if not known:
+            return None
+        _, step, at = min(known)
+        return step * size / at
 
 
 def _masked(passes: list[Pass] | str | None, symbols: list[str] | None,

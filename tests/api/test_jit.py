@@ -229,6 +229,30 @@ def test_a_coarse_bucket_serves_a_finer_one_while_cheaper(coarse) -> None:
     assert small.compilations == (0 if coarse else 1)
 
 
+def test_a_coarse_bucket_run_once_serves_a_finer_one() -> None:
+    """A bucket whose one call so far compiled it has no step of its own measured: the
+    step of the bucket nearest in size that has one, scaled by size, stands in, so a
+    finer bucket is served by it instead of compiling (on the stream of bench_jit.py,
+    S=320 by S=448 under a limit: one compilation less)."""
+    from bladec.parse import parse_module
+    from bladec.runtime.engine import Engine
+    engine = Engine(parse_module(PADDED), pad={"S1": 64})
+    rng = np.random.default_rng(1)
+
+    def call(s: int):
+        x = rng.standard_normal((4, s)).astype(np.float32)
+        y = rng.standard_normal(s).astype(np.float32)
+        out, report = engine.call({"%x": x, "%y": y})
+        np.testing.assert_allclose(np.asarray(out["%t"]), np.tanh(x + y), rtol=1e-6)
+        return report
+    call(100)                          # S1=128: compiled
+    call(100)                          # a step of S1=128 measured
+    assert call(250).compilations == 1   # S1=256: compiled, run once
+    finer = call(190)                  # its own bucket would be S1=192
+    assert finer.binding["S1"] == 256
+    assert finer.compilations == 0
+
+
 # -- the API ------------------------------------------------------------------------------
 def sgd(params, x, lr):
     """A step over a pytree: a dict of weights and a list, a dynamic batch of rows."""
