@@ -259,8 +259,27 @@ class Engine:
             outputs = self.padding.unpad(outputs, report.binding, binding)
         ran = self.executor.prepare(report.binding, limit).segment_steps()  # cached
         self.stats.add(report, [s.fn for s in ran])
-        self._costs.setdefault((_key(report.binding), limit), _Costs()).add(report)
+        cost = self._costs.setdefault((_key(report.binding), limit), _Costs())
+        cost.add(report, self._step_seconds(cost, report, outputs))
         return outputs, report
+
+    def _step_seconds(self, cost: "_Costs", report: Report, outputs: dict[str, Any]
+                      ) -> float | None:
+        """The call's seconds as the bucket's costs take them. The call returns once its
+        executables are dispatched (JAX runs them asynchronously: a 0.3 s step of the
+        small Llama returned in 1-15 ms), so the first step a bucket measures, the one
+        :meth:`_bucket` prices padding with, waits for its outputs; other calls are not
+        held up (None: not waited). Only where buckets can be served coarse (``coarse``
+        with padding)."""
+        if not (self.coarse and self.multiples) or cost.step is not None \
+                or report.compilations:
+            return None
+        start = time.perf_counter()
+        for value in outputs.values():
+            ready = getattr(value, "block_until_ready", None)
+            if ready is not None:
+                ready()
+        return report.seconds + time.perf_counter() - start
 
     def dispatcher(self, report: Report, limit: int | None, inputs: list[str],
                    outputs: list[str]) -> Dispatch | None:
@@ -346,7 +365,7 @@ def _masked(passes: list[Pass] | str | None, symbols: list[str] | None,
 @dataclass
 class _Costs:
     """What one bucket (binding and limit) cost: its first call less a step (planning and
-    compiling), and a step once it compiles nothing (the fastest seen)."""
+    compiling), and a step, measured once by the first call that compiles nothing."""
     first: float | None = None
     step: float | None = None
 
@@ -354,13 +373,13 @@ class _Costs:
     def prepare(self) -> float:
         return max((self.first or 0.0) - (self.step or 0.0), 0.0)
 
-    def add(self, report: Report) -> None:
+    def add(self, report: Report, seconds: float | None = None) -> None:
+        """``seconds``: the call's with its outputs waited for (:meth:`Engine._step_seconds`),
+        the only measure of a step; other calls' (dispatch only) leave it."""
         if self.first is None:
-            self.first = report.seconds
-            if report.compilations == 0:
-                self.step = report.seconds
-        elif report.compilations == 0:
-            self.step = report.seconds if self.step is None else min(self.step, report.seconds)
+            self.first = report.seconds if seconds is None else seconds
+        if report.compilations == 0 and seconds is not None and self.step is None:
+            self.step = seconds
 
 
 def _key(binding: dict[str, int]) -> tuple:

@@ -8,6 +8,8 @@ pytrees, donation, dims found from the calls, and its errors.
 """
 from __future__ import annotations
 
+import time
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -389,3 +391,35 @@ def test_device_arguments_are_not_copied() -> None:
     from bladec.runtime.backends.jax_backend import JaxBackend
     x = jax.device_put(np.ones(16, np.float32))
     assert JaxBackend().put(x).unsafe_buffer_pointer() == x.unsafe_buffer_pointer()
+
+
+def test_a_buckets_first_step_waits_for_its_outputs(monkeypatch) -> None:
+    """The step a bucket's padding is priced with (Engine._bucket) is the computation's,
+    not the dispatch's: the first call that compiles nothing waits for its outputs (here
+    outputs that take 0.2 s to be ready); later calls do not wait."""
+    from bladec.parse import parse_module
+    from bladec.runtime import engine as engine_module
+    engine = engine_module.Engine(parse_module(PADDED), pad={"S1": 64})
+    waited = []
+
+    class Slow:
+        def __init__(self, value):
+            self.value = value
+
+        def block_until_ready(self):
+            waited.append(1)
+            time.sleep(0.2)
+            return self.value
+    run = engine.executor.run_arrays
+
+    def slow_run(*args, **kwargs):
+        outputs, report = run(*args, **kwargs)
+        return {k: Slow(v) for k, v in outputs.items()}, report
+    monkeypatch.setattr(engine.executor, "run_arrays", slow_run)
+    monkeypatch.setattr(engine, "cut_padding", False)
+    x = np.ones((4, 100), np.float32)
+    y = np.ones(100, np.float32)
+    for _ in range(3):
+        engine.call({"%x": x, "%y": y})
+    cost = next(iter(engine._costs.values()))
+    assert len(waited) == 1 and cost.step >= 0.2 and cost.first is not None
