@@ -21,10 +21,10 @@ from bladec.batching.kernel import Kernel
 from bladec.batching.options import Options
 from bladec.batching.program import (Layout, adjoint_keys, backward_fn, cell_fn,
                                       flat_cell, flipped, forward_fn, gather_fn,
-                                      keeping_fn, scatter_fn, stacked_fn)
+                                      keeping_fn, run_fn, scatter_fn, stacked_fn)
 from bladec.batching.report import AutobatchReport
-from bladec.batching.schedule import (Schedule, describe, grown, padding_row, schedule,
-                                       sibling_key, stacked)
+from bladec.batching.schedule import (Schedule, describe, grown, padding_row, runs,
+                                       schedule, sibling_key, stacked)
 from bladec.batching.split import OpByOp
 from bladec.batching.value import Group, Lazy, Recording, tracing
 from bladec.errors import BladecError
@@ -229,11 +229,15 @@ class Autobatched:
         if not keep and o.stack_siblings and o.coarse and o.fused_gathers and \
                 o.shared_weights and o.batched:
             calls = stacked(calls)
-            self._report.calls = len(calls)
+        if not keep and o.depth_runs and o.coarse and o.fused_gathers and \
+                o.shared_weights and o.batched:
+            calls = runs(calls)
+        self._report.calls = len(calls)
         for call in calls:
             group, layout = call.group, self._layout(call.group)
             if call.siblings:
-                new = self._kernel("stack", group, shared, len(call.siblings))(
+                kind = "stack" if call.steps == 1 else "stack-run"
+                new = self._kernel(kind, group, shared, len(call.siblings), call.steps)(
                     *self._stacked_weights(call.siblings, shared, transposed),
                     *[state[k] for k in layout.written], *[state[k] for k in layout.read],
                     *[tables[k] for k in layout.tables], call.index)
@@ -256,9 +260,9 @@ class Autobatched:
                 new = self._kernel("keep", group, shared)(*weights, *written, *read, *tabs,
                                                           *kept, call.index)
                 kept[:] = new[len(written):]
-            elif o.coarse and o.fused_gathers:
-                new = self._kernel("fwd", group, shared)(*weights, *written, *read, *tabs,
-                                                 call.index)
+            elif o.coarse and o.fused_gathers:   # a run of steps: schedule.runs
+                new = self._kernel("fwd" if call.steps == 1 else "run", group, shared, 0,
+                                   call.steps)(*weights, *written, *read, *tabs, call.index)
             else:
                 operands = self._kernel("gather", group, shared)(
                     *[state[k] for k in dict.fromkeys(group.operand_keys)], *tabs, call.index)
@@ -382,15 +386,17 @@ class Autobatched:
             self._helpers[name] = jax.jit(fn)
         return self._helpers[name]
 
-    def _kernel(self, kind: str, group: Group, shared: list[Any], k: int = 0) -> Any:
-        key = (kind, group.identity if kind != "stack" else sibling_key(group),
-               self.options.shared_weights, k)
+    def _kernel(self, kind: str, group: Group, shared: list[Any], k: int = 0,
+                steps: int = 1) -> Any:
+        key = (kind, group.identity if not kind.startswith("stack") else
+               sibling_key(group), self.options.shared_weights, k, steps)
         kernel = self._kernels.get(key)
         if kernel is None:
-            kernel = self._kernels[key] = self._make(kind, group, shared, k)
+            kernel = self._kernels[key] = self._make(kind, group, shared, k, steps)
         return kernel
 
-    def _make(self, kind: str, group: Group, shared: list[Any], k: int = 0) -> Any:
+    def _make(self, kind: str, group: Group, shared: list[Any], k: int = 0,
+              steps: int = 1) -> Any:
         layout = self._layout(group)
         shared_leaves = list(group.shared_specs)
         buf = {k: (("N%d" % i), *k[0]) for i, k in enumerate(
@@ -403,7 +409,8 @@ class Autobatched:
         tables = [(tab[k], k[1]) for k in layout.tables]
         reuse = self.options.shared_weights
         name = f"{group.cell.name}.{kind}"
-        flips = self._flips(group) if kind in ("fwd", "keep", "stack") else ()
+        flips = self._flips(group) if kind in ("fwd", "keep", "stack", "run", "stack-run") \
+            else ()
         if flips:   # the weights the forward kernels take transposed (program.flipped)
             shared_leaves = [((shape[1], shape[0]), dtype) if f else (shape, dtype)
                              for (shape, dtype), f in zip(shared_leaves, flips)]
@@ -420,18 +427,24 @@ class Autobatched:
                                              *range(at, at + len(kept))),
                           passes=self.passes, limit=self.mem_limit, index=True,
                           padding=padding_row(group))
-        if kind == "stack":   # siblings stacked (schedule.stacked): k of everything
+        if kind in ("stack", "stack-run"):   # siblings stacked (schedule.stacked)
             fn = stacked_fn(group, layout, flips)
             weights = [((k, *shape), dtype) for shape, dtype in shared_leaves]
+            lanes: tuple = ("n", k, layout.width)
+            if kind == "stack-run":   # several steps (schedule.runs)
+                fn, lanes, name = run_fn(fn, steps), ("n", steps, k, layout.width), \
+                    f"{name}{steps}"
             return Kernel(_spread(fn, [len(weights), len(written), len(read),
                                        len(tables), 1]),
-                          [*weights, *written, *read, *tables,
-                           (("n", k, layout.width), "int32")], name=name,
+                          [*weights, *written, *read, *tables, (lanes, "int32")], name=name,
                           donate=range(len(weights), len(weights) + len(written)),
                           passes=self.passes, limit=self.mem_limit, index=True,
                           padding=padding_row(group))
-        if kind == "fwd":
+        if kind in ("fwd", "run"):
             fn = forward_fn(group, layout, reuse, flips)
+            if kind == "run":   # several steps (schedule.runs)
+                fn, index, name = run_fn(fn, steps), (("n", steps, layout.width), "int32"), \
+                    f"{name}{steps}"
             return Kernel(_spread(fn, [len(shared_leaves), len(written), len(read),
                                        len(tables), 1]),
                           [*shared_leaves, *written, *read, *tables, index], name=name,

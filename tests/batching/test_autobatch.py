@@ -192,13 +192,39 @@ def test_the_two_directions_of_the_bilstm_are_one_call_per_depth():
     batch = [{"tokens": [1, 2, 3, 4], "label": 0}, {"tokens": [5, 6, 7, 8], "label": 2},
              {"tokens": [9, 3, 2, 1], "label": 1}]
     losses = np.array([float(bilstm.model(params, i)) for i in batch])
-    f = bladec.autobatch(bilstm.model)
+    f = bladec.autobatch(bilstm.model, depth_runs=False)   # calls counted one per depth
     assert _rel(f(params, batch), losses) <= 1e-5
     assert f.report().calls == 4 + 1
     assert any(name.endswith(".stack") for name in f.kernels())
     f.options.stack_siblings = False
     assert _rel(f(params, batch), losses) <= 1e-5
     assert f.report().calls == 2 * 4 + 1
+
+
+def test_consecutive_calls_of_one_kernel_run_as_one_call_of_several_steps():
+    """The BiLSTM's stacked steps at depths 1-3 (one group, one bucket, nothing between
+    them) are one call of two steps and one of one (schedule.RUN_LENGTHS), with the
+    outputs of the calls one per depth bit for bit; switched off, one call per depth.
+    A run's index holds the steps' indices side by side on axis 1."""
+    from bladec.batching.schedule import Call, runs
+    params = _params(bilstm)
+    batch = [{"tokens": [1, 2, 3, 4], "label": 0}, {"tokens": [5, 6, 7, 8], "label": 2},
+             {"tokens": [9, 3, 2, 1], "label": 1}]
+    f = bladec.autobatch(bilstm.model)
+    on = np.asarray(f(params, batch))
+    assert f.report().calls == 1 + 2 + 1
+    assert any(name == "step.stack-run2" for name in f.kernels())
+    f.options.depth_runs = False
+    off = np.asarray(f(params, batch))
+    assert f.report().calls == 4 + 1 and (on == off).all()
+    a, b = object(), object()
+    rows = np.arange(8 * 3, dtype=np.int32).reshape(8, 3)
+    calls = [Call(d, a, rows + d, 8) for d in range(5)] + [Call(5, b, rows, 8),
+                                                           Call(6, a, rows, 8)]
+    out = runs(calls)
+    assert [(c.group, c.steps, c.index.shape) for c in out] == [
+        (a, 4, (8, 4, 3)), (a, 1, (8, 3)), (b, 1, (8, 3)), (a, 1, (8, 3))]
+    assert (out[0].index[:, 2] == rows + 2).all() and out[0].count == 32
 
 
 def test_siblings_are_stacked_only_with_little_padding():
@@ -233,12 +259,13 @@ def test_losses_of_instances_of_different_depths_are_one_call():
     batch = [{"tree": [[0, 1], 2], "label": 0}, {"tree": [[[0, 1], 2], 3], "label": 1}]
     f = _batched("treelstm")
     losses = np.array([float(treelstm.model(params, i)) for i in batch])
-    assert _rel(f(params, batch), losses) <= 1e-5 and f.report().calls == 5
-    f.options.sinks_last = False
+    f.options.depth_runs = False    # the calls counted one per depth
     try:
+        assert _rel(f(params, batch), losses) <= 1e-5 and f.report().calls == 5
+        f.options.sinks_last = False
         assert _rel(f(params, batch), losses) <= 1e-5 and f.report().calls == 6
     finally:
-        f.options.sinks_last = True
+        f.options.sinks_last = f.options.depth_runs = True
 
 
 def test_aligned_ends_make_one_call_per_layer_of_the_early_exit():
@@ -247,17 +274,18 @@ def test_aligned_ends_make_one_call_per_layer_of_the_early_exit():
     params = _params(earlyexit)
     batch = [{"tokens": list(range(n)), "label": n % 3} for n in (2, 5, 9, 4)]
     f = _batched("earlyexit")
-    aligned = np.asarray(f(params, batch))
-    calls = f.report().calls
-    assert calls == f.report().depths == 9 + earlyexit.LAYERS + 1
-    # unaligned, the layers that instances reach at one depth differ; stacked (the
-    # layers are one cell with weights of their own) they would be one call again
-    f.options.align_ends = f.options.stack_siblings = False
+    f.options.depth_runs = False    # the calls counted one per depth
     try:
+        aligned = np.asarray(f(params, batch))
+        calls = f.report().calls
+        assert calls == f.report().depths == 9 + earlyexit.LAYERS + 1
+        # unaligned, the layers that instances reach at one depth differ; stacked (the
+        # layers are one cell with weights of their own) they would be one call again
+        f.options.align_ends = f.options.stack_siblings = False
         early = np.asarray(f(params, batch))
         assert f.report().calls > calls + 2 * earlyexit.LAYERS
     finally:
-        f.options.align_ends = f.options.stack_siblings = True
+        f.options.align_ends = f.options.stack_siblings = f.options.depth_runs = True
     assert _rel(aligned, early) <= 1e-6
 
 
@@ -409,7 +437,9 @@ def test_product_weights_reach_the_forward_kernels_transposed():
     tree(params, batch)
     tree.value_and_grad(params, batch)
     # node's u (40 x 16) reaches its inference and training forward kernels as 16 x 40
-    assert "tensor<16x40>" in tree.kernels()["node.fwd"].listing
+    forward = [k for name, k in tree.kernels().items() if name.startswith("node.fwd")
+               or name.startswith("node.run")]     # node.run2: two depths (schedule.runs)
+    assert forward and all("tensor<16x40>" in k.listing for k in forward)
     assert "tensor<16x40>" in tree.kernels()["node.keep"].listing
 
 
