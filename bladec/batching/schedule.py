@@ -132,8 +132,12 @@ def stacked(calls: list[Call]) -> list[Call]:
 
 
 # The lengths a run of calls is cut into (:func:`runs`), longest first: each is an
-# executable of its own per bucket of lanes, so few lengths keep compilations few.
-RUN_LENGTHS = (16, 8, 4, 2)
+# executable of its own per bucket of lanes, so few lengths keep compilations few. No
+# runs of 2 or 3: a TreeLSTM's node calls meet one bucket at two or three consecutive
+# depths now and then, at ever other buckets, and with runs of 2 a batch of 64
+# compiled in 5 of the 15 batches after warm-up (0 of 15 without; 2026-12-07), for
+# a call saved here and there.
+RUN_LENGTHS = (16, 8, 4)
 
 
 def runs(calls: list[Call]) -> list[Call]:
@@ -147,7 +151,7 @@ def runs(calls: list[Call]) -> list[Call]:
     cache again after the host's dispatch (a BiLSTM at batch 64 runs 45 calls of 8-64
     lanes, each a product against one 512 x 1024 weight pair; stretches of one bucket
     are 5-15 depths long). A stretch is cut greedily into :data:`RUN_LENGTHS` (a rest
-    of one stays a plain call); the index of a run is the steps' indices side by side
+    shorter than the shortest stays plain calls); the index of a run is the steps' indices side by side
     on a new axis 1 (``[lanes, steps, width]``, or ``[lanes, steps, k, width]`` for
     stacked calls)."""
     out: list[Call] = []

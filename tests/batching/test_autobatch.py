@@ -202,28 +202,30 @@ def test_the_two_directions_of_the_bilstm_are_one_call_per_depth():
 
 
 def test_consecutive_calls_of_one_kernel_run_as_one_call_of_several_steps():
-    """The BiLSTM's stacked steps at depths 1-3 (one group, one bucket, nothing between
-    them) are one call of two steps and one of one (schedule.RUN_LENGTHS), with the
-    outputs of the calls one per depth bit for bit; switched off, one call per depth.
-    A run's index holds the steps' indices side by side on axis 1."""
+    """The BiLSTM's stacked steps at depths 1-4 (one group, one bucket, nothing between
+    them; depth 0 reads the initial state, another group) are one call of four steps,
+    with the outputs of the calls one per depth bit for bit; switched off, one call per
+    depth. A run's index holds the steps' indices side by side on axis 1; a rest
+    shorter than a run (schedule.RUN_LENGTHS) stays calls of one step."""
     from bladec.batching.schedule import Call, runs
     params = _params(bilstm)
-    batch = [{"tokens": [1, 2, 3, 4], "label": 0}, {"tokens": [5, 6, 7, 8], "label": 2},
-             {"tokens": [9, 3, 2, 1], "label": 1}]
+    batch = [{"tokens": [1, 2, 3, 4, 5], "label": 0}, {"tokens": [5, 6, 7, 8, 9], "label": 2},
+             {"tokens": [9, 3, 2, 1, 0], "label": 1}]
     f = bladec.autobatch(bilstm.model)
     on = np.asarray(f(params, batch))
-    assert f.report().calls == 1 + 2 + 1
-    assert any(name == "step.stack-run2" for name in f.kernels())
+    assert f.report().calls == 1 + 1 + 1
+    assert any(name == "step.stack-run4" for name in f.kernels())
     f.options.depth_runs = False
     off = np.asarray(f(params, batch))
-    assert f.report().calls == 4 + 1 and (on == off).all()
+    assert f.report().calls == 5 + 1 and (on == off).all()
     a, b = object(), object()
     rows = np.arange(8 * 3, dtype=np.int32).reshape(8, 3)
-    calls = [Call(d, a, rows + d, 8) for d in range(5)] + [Call(5, b, rows, 8),
-                                                           Call(6, a, rows, 8)]
+    calls = [Call(d, a, rows + d, 8) for d in range(7)] + [Call(7, b, rows, 8),
+                                                           Call(8, a, rows, 8)]
     out = runs(calls)
     assert [(c.group, c.steps, c.index.shape) for c in out] == [
-        (a, 4, (8, 4, 3)), (a, 1, (8, 3)), (b, 1, (8, 3)), (a, 1, (8, 3))]
+        (a, 4, (8, 4, 3)), (a, 1, (8, 3)), (a, 1, (8, 3)), (a, 1, (8, 3)),
+        (b, 1, (8, 3)), (a, 1, (8, 3))]
     assert (out[0].index[:, 2] == rows + 2).all() and out[0].count == 32
 
 
