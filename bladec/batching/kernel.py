@@ -127,6 +127,20 @@ class Kernel:
         slowly rising largest size of a kernel (the maximum over more and more batches)
         does not compile at every new step of the ladder."""
         self.calls += 1
+        lean, flat = self._resolve(flat)
+        if lean is None:
+            return self._general(flat)
+        out = lean.executable(*[flat[i] for i in lean.take])
+        return [out[i] for i in lean.give]
+
+    def warm(self, flat: Sequence[Any]) -> None:
+        """Compile what a call on arrays of these shapes would run, running nothing
+        (``flat``: arrays or anything with ``shape`` and ``dtype``)."""
+        self._resolve(flat)
+
+    def _resolve(self, flat: Sequence[Any]) -> tuple[_Lean | None, Sequence[Any]]:
+        """The executable for ``flat`` (compiled here if need be; None: the engine's
+        general path) and the arguments it takes (the index padded to its lanes)."""
         key = tuple(flat[i].shape[j] for i, j, _ in self.shape_of)
         lean = self._lean.get(key, False)
         if lean is False and self._index_only:
@@ -147,10 +161,7 @@ class Kernel:
                 key = larger
         if lean is False:
             lean = self._lean[key] = self._prepare(flat)
-        if lean is None:
-            return self._general(flat)
-        out = lean.executable(*[flat[i] for i in lean.take])
-        return [out[i] for i in lean.give]
+        return lean, flat
 
     def _larger(self, key: tuple) -> tuple | None:
         """The smallest compiled key that differs from ``key`` only in ``n``, and there

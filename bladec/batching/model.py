@@ -23,8 +23,8 @@ from bladec.batching.program import (Layout, adjoint_keys, backward_fn, cell_fn,
                                       flat_cell, flipped, forward_fn, gather_fn,
                                       keeping_fn, run_fn, scatter_fn, stacked_fn)
 from bladec.batching.report import AutobatchReport
-from bladec.batching.schedule import (Schedule, describe, grown, padding_row, runs,
-                                       schedule, sibling_key, stacked)
+from bladec.batching.schedule import (RUN_LENGTHS, Schedule, describe, grown, padding_row,
+                                       runs, schedule, sibling_key, stacked)
 from bladec.batching.split import OpByOp
 from bladec.batching.value import Group, Lazy, Recording, tracing
 from bladec.errors import BladecError
@@ -237,10 +237,10 @@ class Autobatched:
             group, layout = call.group, self._layout(call.group)
             if call.siblings:
                 kind = "stack" if call.steps == 1 else "stack-run"
-                new = self._kernel(kind, group, shared, len(call.siblings), call.steps)(
+                new = self._stepped(kind, group, shared, len(call.siblings), call.steps, [
                     *self._stacked_weights(call.siblings, shared, transposed),
                     *[state[k] for k in layout.written], *[state[k] for k in layout.read],
-                    *[tables[k] for k in layout.tables], call.index)
+                    *[tables[k] for k in layout.tables], call.index])
                 for key, value in zip(layout.written, new):
                     state[key] = value
                 continue
@@ -261,8 +261,8 @@ class Autobatched:
                                                           *kept, call.index)
                 kept[:] = new[len(written):]
             elif o.coarse and o.fused_gathers:   # a run of steps: schedule.runs
-                new = self._kernel("fwd" if call.steps == 1 else "run", group, shared, 0,
-                                   call.steps)(*weights, *written, *read, *tabs, call.index)
+                new = self._stepped("fwd" if call.steps == 1 else "run", group, shared, 0,
+                                    call.steps, [*weights, *written, *read, *tabs, call.index])
             else:
                 operands = self._kernel("gather", group, shared)(
                     *[state[k] for k in dict.fromkeys(group.operand_keys)], *tabs, call.index)
@@ -276,6 +276,32 @@ class Autobatched:
         self._report.dispatch_seconds += time.perf_counter() - t
         state["__tables__"] = tables
         return state
+
+    def _stepped(self, kind: str, group: Group, shared: list[Any], k: int, steps: int,
+                 args: list[Any]) -> list[Any]:
+        """A forward call (one step or a run of steps: schedule.runs). Where it compiled
+        (a new bucket of lanes, or buffers that grew), the same group's kernels of the
+        other step counts already in use compile for the same sizes now: else each
+        compiles in the first later batch that has a run of its length, and a batch of
+        8 BiLSTM instances compiled in 3 of 15 batches after warm-up instead of 1."""
+        import jax
+        kernel = self._kernel(kind, group, shared, k, steps)
+        before = kernel.compilations
+        shapes = [jax.ShapeDtypeStruct(a.shape, a.dtype) for a in args[:-1]]
+        out = kernel(*args)
+        if kernel.compilations == before:
+            return out
+        index = args[-1].shape
+        lane = index if steps == 1 else (index[0], *index[2:])   # one step's index
+        single = "stack" if kind.startswith("stack") else "fwd"
+        for other in (1, *RUN_LENGTHS):
+            key = (single if other == 1 else f"{single}-run" if k else "run",
+                   group.identity if not single.startswith("stack") else
+                   sibling_key(group), self.options.shared_weights, k, other)
+            if other != steps and key in self._kernels:
+                shape = lane if other == 1 else (lane[0], other, *lane[1:])
+                self._kernels[key].warm([*shapes, np.zeros(shape, np.int32)])
+        return out
 
     def _stacked_weights(self, siblings: tuple[Group, ...], shared: list[Any],
                          cache: dict) -> list[Any]:

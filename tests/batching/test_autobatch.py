@@ -540,3 +540,23 @@ def test_acceptance_100_seeded_batches(name):
     per-instance jax.grad reference is the slow part)."""
     check_batches(name, seeds=range(100, 200), count=8, hidden=32, short=(5, 45),
                   grad_every=10)
+
+
+def test_a_compiling_call_compiles_its_groups_other_step_counts_too():
+    """When buffers grow, the step kernels of the other run lengths in use compile in
+    the same batch (model._stepped), not one by one in the later batches that first run
+    them: after a batch of short instances that made the buffers larger, the run of
+    four steps finds its executable compiled."""
+    params = _params(bilstm)
+    f = bladec.autobatch(bilstm.model)
+    f(params, [{"tokens": [1, 2, 3, 4, 5], "label": 0}])          # a run of 4 steps
+    assert {"step.stack", "step.stack-run4"} <= set(f.kernels())
+    run4 = f.kernels()["step.stack-run4"]
+    calls, compiled = run4.calls, run4.compilations
+    many = [{"tokens": [i % 30, 1], "label": i % 3} for i in range(8)]
+    f(params, many)                                                # larger buffers
+    assert run4.calls == calls and run4.compilations == compiled + 1   # warmed, not run
+    batch = [{"tokens": [1, 2, 3, 4, 5], "label": 0}] + many[1:]
+    want = np.array([float(bilstm.model(params, i)) for i in batch[:3]])
+    assert _rel(np.asarray(f(params, batch))[:3], want) <= 1e-5
+    assert run4.calls == calls + 1 and run4.compilations == compiled + 1   # ran warm
