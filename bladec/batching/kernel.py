@@ -138,9 +138,15 @@ class Kernel:
         (``flat``: arrays or anything with ``shape`` and ``dtype``)."""
         self._resolve(flat)
 
-    def _resolve(self, flat: Sequence[Any]) -> tuple[_Lean | None, Sequence[Any]]:
-        """The executable for ``flat`` (compiled here if need be; None: the engine's
-        general path) and the arguments it takes (the index padded to its lanes)."""
+    def ready(self, flat: Sequence[Any]) -> bool:
+        """Whether a call on arrays of these shapes runs without compiling."""
+        return self._resolve(flat, compile=False)[0] is not False
+
+    def _resolve(self, flat: Sequence[Any], compile: bool = True
+                 ) -> tuple[Any, Sequence[Any]]:
+        """The executable for ``flat`` (compiled here if need be, else False where
+        there is none; None: the engine's general path) and the arguments it takes
+        (the index padded to its lanes)."""
         key = tuple(flat[i].shape[j] for i, j, _ in self.shape_of)
         lean = self._lean.get(key, False)
         if lean is False and self._index_only:
@@ -159,7 +165,7 @@ class Kernel:
                     [index, np.broadcast_to(pad, (larger[self._n_at] - len(index),
                                                   *index.shape[1:]))]))
                 key = larger
-        if lean is False:
+        if lean is False and compile:
             lean = self._lean[key] = self._prepare(flat)
         return lean, flat
 

@@ -76,6 +76,7 @@ class Autobatched:
         self._floor: dict[Any, int] = {}     # buffer sizes so far (schedule.py)
         self._kept: dict[Any, list[Any]] = {}  # per group identity: residual buffers
         self._state: dict[Any, Any] = {}       # state buffers kept for the next batch
+        self._compiled_before = 0              # compilations when the batch's calls began
 
     # -- the API ----------------------------------------------------------------------
     def __call__(self, params: Any, instances: Sequence[Any]) -> Any:
@@ -214,6 +215,7 @@ class Autobatched:
         import jax.numpy as jnp
         t = time.perf_counter()
         sched, shared = traced.schedule, traced.shared
+        self._compiled_before = self._compilations()   # _stepped: does this batch compile
         state = {}
         for key, rows in sched.rows.items():
             # kept from the last batch where it has the rows (value.py: every row a batch
@@ -283,8 +285,23 @@ class Autobatched:
         (a new bucket of lanes, or buffers that grew), the same group's kernels of the
         other step counts already in use compile for the same sizes now: else each
         compiles in the first later batch that has a run of its length, and a batch of
-        8 BiLSTM instances compiled in 3 of 15 batches after warm-up instead of 1."""
+        8 BiLSTM instances compiled in 3 of 15 batches after warm-up instead of 1. A
+        run whose executable is not compiled, in a batch that has compiled nothing so
+        far, runs its steps one by one instead: runs at a bucket met for the first time
+        made TreeLSTM and BiLSTM batches of 64 compile in 1 of 15 batches after warm-up
+        (0 of 15 without runs); such a run compiles in a batch that compiles anyway."""
         import jax
+        single = "stack" if kind.startswith("stack") else "fwd"
+        if steps > 1 and self._compilations() == self._compiled_before and (
+                self._key(kind, group, k, steps) not in self._kernels or
+                not self._kernel(kind, group, shared, k, steps).ready(args)):
+            # a run never makes a batch compile: its steps one by one this time
+            one = self._kernel(single, group, shared, k)
+            args, at = list(args), len(group.shared)
+            for j in range(steps):
+                out = one(*args[:-1], args[-1][:, j])
+                args[at:at + len(out)] = out
+            return out
         kernel = self._kernel(kind, group, shared, k, steps)
         before = kernel.compilations
         shapes = [jax.ShapeDtypeStruct(a.shape, a.dtype) for a in args[:-1]]
@@ -293,11 +310,9 @@ class Autobatched:
             return out
         index = args[-1].shape
         lane = index if steps == 1 else (index[0], *index[2:])   # one step's index
-        single = "stack" if kind.startswith("stack") else "fwd"
         for other in (1, *RUN_LENGTHS):
-            key = (single if other == 1 else f"{single}-run" if k else "run",
-                   group.identity if not single.startswith("stack") else
-                   sibling_key(group), self.options.shared_weights, k, other)
+            key = self._key(single if other == 1 else f"{single}-run" if k else "run",
+                            group, k, other)
             if other != steps and key in self._kernels:
                 shape = lane if other == 1 else (lane[0], other, *lane[1:])
                 self._kernels[key].warm([*shapes, np.zeros(shape, np.int32)])
@@ -414,12 +429,15 @@ class Autobatched:
 
     def _kernel(self, kind: str, group: Group, shared: list[Any], k: int = 0,
                 steps: int = 1) -> Any:
-        key = (kind, group.identity if not kind.startswith("stack") else
-               sibling_key(group), self.options.shared_weights, k, steps)
+        key = self._key(kind, group, k, steps)
         kernel = self._kernels.get(key)
         if kernel is None:
             kernel = self._kernels[key] = self._make(kind, group, shared, k, steps)
         return kernel
+
+    def _key(self, kind: str, group: Group, k: int = 0, steps: int = 1) -> tuple:
+        return (kind, group.identity if not kind.startswith("stack") else
+                sibling_key(group), self.options.shared_weights, k, steps)
 
     def _make(self, kind: str, group: Group, shared: list[Any], k: int = 0,
               steps: int = 1) -> Any:

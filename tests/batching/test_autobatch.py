@@ -560,3 +560,19 @@ def test_a_compiling_call_compiles_its_groups_other_step_counts_too():
     want = np.array([float(bilstm.model(params, i)) for i in batch[:3]])
     assert _rel(np.asarray(f(params, batch))[:3], want) <= 1e-5
     assert run4.calls == calls + 1 and run4.compilations == compiled + 1   # ran warm
+
+
+def test_a_run_never_makes_a_batch_compile():
+    """A run of steps whose executable is not compiled, in a batch that compiles
+    nothing else, runs its steps one by one with the compiled one-step kernel (the same
+    outputs); it compiles in a later batch that compiles anyway."""
+    params = _params(bilstm)
+    f = bladec.autobatch(bilstm.model)
+    short = [{"tokens": [1, 2, 3, 4], "label": i} for i in range(3)]
+    f(params, short)                        # depths 1-3: three steps, no run
+    assert "step.stack-run4" not in f.kernels()
+    longer = [{"tokens": [1, 2, 3, 4, 5], "label": i} for i in range(3)]
+    out = np.asarray(f(params, longer))     # depths 1-4: a run of four, not compiled
+    assert f.report().compilations == 0 and "step.stack-run4" not in f.kernels()
+    want = np.array([float(bilstm.model(params, i)) for i in longer])
+    assert _rel(out, want) <= 1e-5
