@@ -52,6 +52,7 @@ ABLATIONS = [("all techniques", {}), ("static depth off", {"static_depth": False
              ("shared weights off", {"shared_weights": False}),
              ("sinks last off", {"sinks_last": False}),
              ("stacked siblings off", {"stack_siblings": False}),
+             ("depth runs off", {"depth_runs": False}),
              ("batching off", {"batched": False})]
 
 

@@ -127,6 +127,26 @@ class Kernel:
         slowly rising largest size of a kernel (the maximum over more and more batches)
         does not compile at every new step of the ladder."""
         self.calls += 1
+        lean, flat = self._resolve(flat)
+        if lean is None:
+            return self._general(flat)
+        out = lean.executable(*[flat[i] for i in lean.take])
+        return [out[i] for i in lean.give]
+
+    def warm(self, flat: Sequence[Any]) -> None:
+        """Compile what a call on arrays of these shapes would run, running nothing
+        (``flat``: arrays or anything with ``shape`` and ``dtype``)."""
+        self._resolve(flat)
+
+    def ready(self, flat: Sequence[Any]) -> bool:
+        """Whether a call on arrays of these shapes runs without compiling."""
+        return self._resolve(flat, compile=False)[0] is not False
+
+    def _resolve(self, flat: Sequence[Any], compile: bool = True
+                 ) -> tuple[Any, Sequence[Any]]:
+        """The executable for ``flat`` (compiled here if need be, else False where
+        there is none; None: the engine's general path) and the arguments it takes
+        (the index padded to its lanes)."""
         key = tuple(flat[i].shape[j] for i, j, _ in self.shape_of)
         lean = self._lean.get(key, False)
         if lean is False and self._index_only:
@@ -145,12 +165,9 @@ class Kernel:
                     [index, np.broadcast_to(pad, (larger[self._n_at] - len(index),
                                                   *index.shape[1:]))]))
                 key = larger
-        if lean is False:
+        if lean is False and compile:
             lean = self._lean[key] = self._prepare(flat)
-        if lean is None:
-            return self._general(flat)
-        out = lean.executable(*[flat[i] for i in lean.take])
-        return [out[i] for i in lean.give]
+        return lean, flat
 
     def _larger(self, key: tuple) -> tuple | None:
         """The smallest compiled key that differs from ``key`` only in ``n``, and there

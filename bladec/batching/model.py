@@ -17,15 +17,13 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from bladec.batching.build import make_kernel
 from bladec.batching.kernel import Kernel
 from bladec.batching.options import Options
-from bladec.batching.program import (Layout, adjoint_keys, backward_fn, cell_fn,
-                                      flat_cell, flipped, forward_fn, gather_fn,
-                                      keeping_fn, scatter_fn, stacked_fn)
+from bladec.batching.program import Layout, adjoint_keys, flat_cell, flipped
 from bladec.batching.report import AutobatchReport
-from bladec.batching.schedule import (Schedule, describe, grown, padding_row, schedule,
-                                       sibling_key, stacked)
-from bladec.batching.split import OpByOp
+from bladec.batching.schedule import (RUN_LENGTHS, Schedule, describe, grown,
+                                       runs, schedule, sibling_key, stacked)
 from bladec.batching.value import Group, Lazy, Recording, tracing
 from bladec.errors import BladecError
 
@@ -76,6 +74,7 @@ class Autobatched:
         self._floor: dict[Any, int] = {}     # buffer sizes so far (schedule.py)
         self._kept: dict[Any, list[Any]] = {}  # per group identity: residual buffers
         self._state: dict[Any, Any] = {}       # state buffers kept for the next batch
+        self._compiled_before = 0              # compilations when the batch's calls began
 
     # -- the API ----------------------------------------------------------------------
     def __call__(self, params: Any, instances: Sequence[Any]) -> Any:
@@ -214,6 +213,7 @@ class Autobatched:
         import jax.numpy as jnp
         t = time.perf_counter()
         sched, shared = traced.schedule, traced.shared
+        self._compiled_before = self._compilations()   # _stepped: does this batch compile
         state = {}
         for key, rows in sched.rows.items():
             # kept from the last batch where it has the rows (value.py: every row a batch
@@ -229,14 +229,18 @@ class Autobatched:
         if not keep and o.stack_siblings and o.coarse and o.fused_gathers and \
                 o.shared_weights and o.batched:
             calls = stacked(calls)
-            self._report.calls = len(calls)
+        if not keep and o.depth_runs and o.coarse and o.fused_gathers and \
+                o.shared_weights and o.batched:
+            calls = runs(calls)
+        self._report.calls = len(calls)
         for call in calls:
             group, layout = call.group, self._layout(call.group)
             if call.siblings:
-                new = self._kernel("stack", group, shared, len(call.siblings))(
+                kind = "stack" if call.steps == 1 else "stack-run"
+                new = self._stepped(kind, group, shared, len(call.siblings), call.steps, [
                     *self._stacked_weights(call.siblings, shared, transposed),
                     *[state[k] for k in layout.written], *[state[k] for k in layout.read],
-                    *[tables[k] for k in layout.tables], call.index)
+                    *[tables[k] for k in layout.tables], call.index])
                 for key, value in zip(layout.written, new):
                     state[key] = value
                 continue
@@ -256,9 +260,9 @@ class Autobatched:
                 new = self._kernel("keep", group, shared)(*weights, *written, *read, *tabs,
                                                           *kept, call.index)
                 kept[:] = new[len(written):]
-            elif o.coarse and o.fused_gathers:
-                new = self._kernel("fwd", group, shared)(*weights, *written, *read, *tabs,
-                                                 call.index)
+            elif o.coarse and o.fused_gathers:   # a run of steps: schedule.runs
+                new = self._stepped("fwd" if call.steps == 1 else "run", group, shared, 0,
+                                    call.steps, [*weights, *written, *read, *tabs, call.index])
             else:
                 operands = self._kernel("gather", group, shared)(
                     *[state[k] for k in dict.fromkeys(group.operand_keys)], *tabs, call.index)
@@ -272,6 +276,45 @@ class Autobatched:
         self._report.dispatch_seconds += time.perf_counter() - t
         state["__tables__"] = tables
         return state
+
+    def _stepped(self, kind: str, group: Group, shared: list[Any], k: int, steps: int,
+                 args: list[Any]) -> list[Any]:
+        """A forward call (one step or a run of steps: schedule.runs). Where it compiled
+        (a new bucket of lanes, or buffers that grew), the same group's kernels of the
+        other step counts already in use compile for the same sizes now: else each
+        compiles in the first later batch that has a run of its length, and a batch of
+        8 BiLSTM instances compiled in 3 of 15 batches after warm-up instead of 1. A
+        run whose executable is not compiled, in a batch that has compiled nothing so
+        far, runs its steps one by one instead: runs at a bucket met for the first time
+        made TreeLSTM and BiLSTM batches of 64 compile in 1 of 15 batches after warm-up
+        (0 of 15 without runs); such a run compiles in a batch that compiles anyway."""
+        import jax
+        single = "stack" if kind.startswith("stack") else "fwd"
+        if steps > 1 and self._compilations() == self._compiled_before and (
+                self._key(kind, group, k, steps) not in self._kernels or
+                not self._kernel(kind, group, shared, k, steps).ready(args)):
+            # a run never makes a batch compile: its steps one by one this time
+            one = self._kernel(single, group, shared, k)
+            args, at = list(args), len(group.shared)
+            for j in range(steps):
+                out = one(*args[:-1], args[-1][:, j])
+                args[at:at + len(out)] = out
+            return out
+        kernel = self._kernel(kind, group, shared, k, steps)
+        before = kernel.compilations
+        shapes = [jax.ShapeDtypeStruct(a.shape, a.dtype) for a in args[:-1]]
+        out = kernel(*args)
+        if kernel.compilations == before:
+            return out
+        index = args[-1].shape
+        lane = index if steps == 1 else (index[0], *index[2:])   # one step's index
+        for other in (1, *RUN_LENGTHS):
+            key = self._key(single if other == 1 else f"{single}-run" if k else "run",
+                            group, k, other)
+            if other != steps and key in self._kernels:
+                shape = lane if other == 1 else (lane[0], other, *lane[1:])
+                self._kernels[key].warm([*shapes, np.zeros(shape, np.int32)])
+        return out
 
     def _stacked_weights(self, siblings: tuple[Group, ...], shared: list[Any],
                          cache: dict) -> list[Any]:
@@ -382,117 +425,18 @@ class Autobatched:
             self._helpers[name] = jax.jit(fn)
         return self._helpers[name]
 
-    def _kernel(self, kind: str, group: Group, shared: list[Any], k: int = 0) -> Any:
-        key = (kind, group.identity if kind != "stack" else sibling_key(group),
-               self.options.shared_weights, k)
+    def _kernel(self, kind: str, group: Group, shared: list[Any], k: int = 0,
+                steps: int = 1) -> Any:
+        key = self._key(kind, group, k, steps)
         kernel = self._kernels.get(key)
         if kernel is None:
-            kernel = self._kernels[key] = self._make(kind, group, shared, k)
+            kernel = self._kernels[key] = self._make(kind, group, shared, k, steps)
         return kernel
 
-    def _make(self, kind: str, group: Group, shared: list[Any], k: int = 0) -> Any:
-        layout = self._layout(group)
-        shared_leaves = list(group.shared_specs)
-        buf = {k: (("N%d" % i), *k[0]) for i, k in enumerate(
-            dict.fromkeys((*layout.written, *layout.read, *group.operand_keys,
-                           *group.out_keys)))}
-        tab = {k: (("T%d" % i), *k[0]) for i, k in enumerate(layout.tables)}
-        index = (("n", layout.width), "int32")
-        written = [(buf[k], k[1]) for k in layout.written]
-        read = [(buf[k], k[1]) for k in layout.read]
-        tables = [(tab[k], k[1]) for k in layout.tables]
-        reuse = self.options.shared_weights
-        name = f"{group.cell.name}.{kind}"
-        flips = self._flips(group) if kind in ("fwd", "keep", "stack") else ()
-        if flips:   # the weights the forward kernels take transposed (program.flipped)
-            shared_leaves = [((shape[1], shape[0]), dtype) if f else (shape, dtype)
-                             for (shape, dtype), f in zip(shared_leaves, flips)]
-        if kind == "keep":
-            kept = [(("R%d" % i, *shape), dtype)
-                    for i, (shape, dtype) in enumerate(self._residual_specs(group))]
-            fn = keeping_fn(group, layout, flips)
-            at = len(shared_leaves) + len(written) + len(read) + len(tables)
-            return Kernel(_spread(fn, [len(shared_leaves), len(written), len(read),
-                                       len(tables), len(kept), 1]),
-                          [*shared_leaves, *written, *read, *tables, *kept, index],
-                          name=name, donate=(*range(len(shared_leaves),
-                                                    len(shared_leaves) + len(written)),
-                                             *range(at, at + len(kept))),
-                          passes=self.passes, limit=self.mem_limit, index=True,
-                          padding=padding_row(group))
-        if kind == "stack":   # siblings stacked (schedule.stacked): k of everything
-            fn = stacked_fn(group, layout, flips)
-            weights = [((k, *shape), dtype) for shape, dtype in shared_leaves]
-            return Kernel(_spread(fn, [len(weights), len(written), len(read),
-                                       len(tables), 1]),
-                          [*weights, *written, *read, *tables,
-                           (("n", k, layout.width), "int32")], name=name,
-                          donate=range(len(weights), len(weights) + len(written)),
-                          passes=self.passes, limit=self.mem_limit, index=True,
-                          padding=padding_row(group))
-        if kind == "fwd":
-            fn = forward_fn(group, layout, reuse, flips)
-            return Kernel(_spread(fn, [len(shared_leaves), len(written), len(read),
-                                       len(tables), 1]),
-                          [*shared_leaves, *written, *read, *tables, index], name=name,
-                          donate=range(len(shared_leaves),
-                                        len(shared_leaves) + len(written)),
-                          passes=self.passes, limit=self.mem_limit, index=True,
-                          padding=padding_row(group))
-        if kind == "gather":
-            fn = gather_fn(group, layout)
-            operand_buffers = [(buf[k], k[1]) for k in dict.fromkeys(group.operand_keys)]
-            return Kernel(_spread(fn, [len(operand_buffers), len(tables), 1]),
-                          [*operand_buffers, *tables, index], name=name,
-                          passes=self.passes, limit=self.mem_limit)   # no renting: the
-            # scatter that follows takes the same index and the operands' row count
-        operands = [(("n", *key[0]), key[1]) for kind_, key in group.kinds
-                    if kind_ != "shared"]
-        if kind == "cell":
-            fn = cell_fn(group, reuse)
-            return Kernel(_spread(fn, [len(shared_leaves), len(operands)], index=False),
-                          [*shared_leaves, *operands], name=name, passes=self.passes,
-                          limit=self.mem_limit)
-        if kind == "ops":
-            return OpByOp(_spread(cell_fn(group, reuse), [len(shared_leaves), len(operands)],
-                                  index=False), name)
-        outs = [(("n", *key[0]), key[1]) for key in group.out_keys]
-        if kind == "scatter":
-            fn = scatter_fn(group, layout)
-            return Kernel(_spread(fn, [len(written), len(outs), 1]),
-                          [*written, *outs, index], name=name,
-                          donate=range(len(written)), passes=self.passes,
-                          limit=self.mem_limit)
-        # backward
-        fwd = [(buf[k], k[1]) for k in dict.fromkeys(group.operand_keys)]
-        adj = [(buf[k], k[1]) for k in adjoint_keys(group)]
-        grads = list(shared_leaves)
-        keep = kind == "bwd-kept"
-        kept = [(("R%d" % i, *shape), dtype)
-                for i, (shape, dtype) in enumerate(self._residual_specs(group))] \
-            if keep else []
-        fn = backward_fn(group, layout, keep)
-        counts = [len(shared_leaves), len(fwd), len(tables), *([len(kept)] if keep else []),
-                  len(adj), len(grads), 1]
-        start = sum(counts[:-3])
-        return Kernel(_spread(fn, counts), [*shared_leaves, *fwd, *tables, *kept, *adj,
-                                            *grads, index],
-                      name=name, donate=range(start, start + len(adj) + len(grads)),
-                      passes=self.passes, limit=self.mem_limit, index=True,
-                          padding=padding_row(group))
+    def _key(self, kind: str, group: Group, k: int = 0, steps: int = 1) -> tuple:
+        return (kind, group.identity if not kind.startswith("stack") else
+                sibling_key(group), self.options.shared_weights, k, steps)
 
-
-def _spread(fn: Callable, counts: list[int], index: bool = True) -> Callable:
-    """``fn`` of tuples (with ``index``, the last argument a single array: the index)
-    as a function of flat positional arrays, so that the importer sees one argument per
-    array."""
-    def flat(*args: Any) -> Any:
-        parts, i = [], 0
-        for c in counts[:-1]:
-            parts.append(tuple(args[i:i + c]))
-            i += c
-        parts.append(args[i] if index else tuple(args[i:i + counts[-1]]))
-        out = fn(*parts)
-        return out
-    flat.__name__ = getattr(fn, "__name__", "kernel")
-    return flat
+    def _make(self, kind: str, group: Group, shared: list[Any], k: int = 0,
+              steps: int = 1) -> Any:
+        return make_kernel(self, kind, group, k, steps)

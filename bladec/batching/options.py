@@ -17,4 +17,6 @@ class Options:
     residuals: bool = True       # training: the cells' products kept for the backward
     stack_siblings: bool = True  # inference: groups that differ only in their weights
                                  # (a BiLSTM's directions) one call per depth
+    depth_runs: bool = True      # inference: consecutive calls of one kernel and bucket
+                                 # (an RNN's steps) one call of several steps
     batched: bool = True         # False: every invocation a call of its own

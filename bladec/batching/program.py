@@ -198,6 +198,20 @@ def _forward(cell: Callable, group: Group, layout: Layout, shared: bool,
     return fn
 
 
+def run_fn(step: Callable, steps: int) -> Any:
+    """A run of ``steps`` calls of one forward kernel (schedule.runs) as one:
+    ``f(weights, written, read, tables, index)`` with ``index`` ``[n, steps, ...]``,
+    ``step`` (:func:`forward_fn` or :func:`stacked_fn`) applied to each step's index in
+    turn, the written buffers carried from step to step. A Python loop, so the listing
+    holds the steps one after the other (the importer unrolls a short scan the same
+    way): XLA sees straight-line code and keeps each product on the library GEMM."""
+    def fn(weights: tuple, written: tuple, read: tuple, tables: tuple, index: Any) -> tuple:
+        for j in range(steps):
+            written = step(weights, written, read, tables, index[:, j])
+        return written
+    return fn
+
+
 def keeping_fn(group: Group, layout: Layout, flips: tuple[bool, ...] = ()) -> Any:
     """The training forward: ``f(weights, written, read, tables, residuals, index) ->
     (*written, *residuals)``, the cell's products kept in ``residuals`` (residual.py)."""

@@ -78,6 +78,7 @@ class Call:
     index: np.ndarray
     count: int
     siblings: tuple[Group, ...] = ()
+    steps: int = 1     # > 1: a run of calls, index [lanes, steps, ...] (:func:`runs`)
 
 
 def sibling_key(group: Group) -> tuple:
@@ -128,6 +129,52 @@ def stacked(calls: list[Call]) -> list[Call]:
                         sum(c.count for c in group_calls),
                         tuple(c.group for c in group_calls)))
     return out
+
+
+# The lengths a run of calls is cut into (:func:`runs`), longest first: each is an
+# executable of its own per bucket of lanes, so few lengths keep compilations few. No
+# runs of 2 or 3: a TreeLSTM's node calls meet one bucket at two or three consecutive
+# depths now and then, at ever other buckets, and with runs of 2 a batch of 64
+# compiled in 5 of the 15 batches after warm-up (0 of 15 without; 2026-12-07), for
+# a call saved here and there.
+RUN_LENGTHS = (16, 8, 4)
+
+
+def runs(calls: list[Call]) -> list[Call]:
+    """``calls`` with each stretch of consecutive calls (in execution order) of one
+    group, or one set of stacked siblings, whose index arrays have one shape (the same
+    bucket of lanes) made calls of several steps: one executable runs the steps one
+    after the other, in order, each reading what the step before wrote (program.py
+    :func:`~bladec.batching.program.run_fn`). Nothing runs between the calls of a
+    stretch, so running them as one is the same sequence of work; what goes is a call's
+    fixed cost per step: the launch, the arguments, and the weights streamed into the
+    cache again after the host's dispatch (a BiLSTM at batch 64 runs 45 calls of 8-64
+    lanes, each a product against one 512 x 1024 weight pair; stretches of one bucket
+    are 5-15 depths long). A stretch is cut greedily into :data:`RUN_LENGTHS` (a rest
+    shorter than the shortest stays plain calls); the index of a run is the steps' indices side by side
+    on a new axis 1 (``[lanes, steps, width]``, or ``[lanes, steps, k, width]`` for
+    stacked calls)."""
+    out: list[Call] = []
+    i = 0
+    while i < len(calls):
+        j = i + 1
+        while j < len(calls) and _same_kernel(calls[i], calls[j]):
+            j += 1
+        while i < j:
+            n = next((m for m in RUN_LENGTHS if m <= j - i), 1)
+            part = calls[i:i + n]
+            out.append(part[0] if n == 1 else Call(
+                part[0].depth, part[0].group, np.stack([c.index for c in part], axis=1),
+                sum(c.count for c in part), part[0].siblings, n))
+            i += n
+    return out
+
+
+def _same_kernel(a: Call, b: Call) -> bool:
+    """Whether ``b`` runs the kernel that ``a`` runs, on an index of the same shape."""
+    return a.group is b.group and a.steps == b.steps == 1 and \
+        a.index.shape == b.index.shape and \
+        tuple(map(id, a.siblings)) == tuple(map(id, b.siblings))
 
 
 @dataclass

@@ -192,13 +192,41 @@ def test_the_two_directions_of_the_bilstm_are_one_call_per_depth():
     batch = [{"tokens": [1, 2, 3, 4], "label": 0}, {"tokens": [5, 6, 7, 8], "label": 2},
              {"tokens": [9, 3, 2, 1], "label": 1}]
     losses = np.array([float(bilstm.model(params, i)) for i in batch])
-    f = bladec.autobatch(bilstm.model)
+    f = bladec.autobatch(bilstm.model, depth_runs=False)   # calls counted one per depth
     assert _rel(f(params, batch), losses) <= 1e-5
     assert f.report().calls == 4 + 1
     assert any(name.endswith(".stack") for name in f.kernels())
     f.options.stack_siblings = False
     assert _rel(f(params, batch), losses) <= 1e-5
     assert f.report().calls == 2 * 4 + 1
+
+
+def test_consecutive_calls_of_one_kernel_run_as_one_call_of_several_steps():
+    """The BiLSTM's stacked steps at depths 1-4 (one group, one bucket, nothing between
+    them; depth 0 reads the initial state, another group) are one call of four steps,
+    with the outputs of the calls one per depth bit for bit; switched off, one call per
+    depth. A run's index holds the steps' indices side by side on axis 1; a rest
+    shorter than a run (schedule.RUN_LENGTHS) stays calls of one step."""
+    from bladec.batching.schedule import Call, runs
+    params = _params(bilstm)
+    batch = [{"tokens": [1, 2, 3, 4, 5], "label": 0}, {"tokens": [5, 6, 7, 8, 9], "label": 2},
+             {"tokens": [9, 3, 2, 1, 0], "label": 1}]
+    f = bladec.autobatch(bilstm.model)
+    on = np.asarray(f(params, batch))
+    assert f.report().calls == 1 + 1 + 1
+    assert any(name == "step.stack-run4" for name in f.kernels())
+    f.options.depth_runs = False
+    off = np.asarray(f(params, batch))
+    assert f.report().calls == 5 + 1 and (on == off).all()
+    a, b = object(), object()
+    rows = np.arange(8 * 3, dtype=np.int32).reshape(8, 3)
+    calls = [Call(d, a, rows + d, 8) for d in range(7)] + [Call(7, b, rows, 8),
+                                                           Call(8, a, rows, 8)]
+    out = runs(calls)
+    assert [(c.group, c.steps, c.index.shape) for c in out] == [
+        (a, 4, (8, 4, 3)), (a, 1, (8, 3)), (a, 1, (8, 3)), (a, 1, (8, 3)),
+        (b, 1, (8, 3)), (a, 1, (8, 3))]
+    assert (out[0].index[:, 2] == rows + 2).all() and out[0].count == 32
 
 
 def test_siblings_are_stacked_only_with_little_padding():
@@ -233,12 +261,13 @@ def test_losses_of_instances_of_different_depths_are_one_call():
     batch = [{"tree": [[0, 1], 2], "label": 0}, {"tree": [[[0, 1], 2], 3], "label": 1}]
     f = _batched("treelstm")
     losses = np.array([float(treelstm.model(params, i)) for i in batch])
-    assert _rel(f(params, batch), losses) <= 1e-5 and f.report().calls == 5
-    f.options.sinks_last = False
+    f.options.depth_runs = False    # the calls counted one per depth
     try:
+        assert _rel(f(params, batch), losses) <= 1e-5 and f.report().calls == 5
+        f.options.sinks_last = False
         assert _rel(f(params, batch), losses) <= 1e-5 and f.report().calls == 6
     finally:
-        f.options.sinks_last = True
+        f.options.sinks_last = f.options.depth_runs = True
 
 
 def test_aligned_ends_make_one_call_per_layer_of_the_early_exit():
@@ -247,17 +276,18 @@ def test_aligned_ends_make_one_call_per_layer_of_the_early_exit():
     params = _params(earlyexit)
     batch = [{"tokens": list(range(n)), "label": n % 3} for n in (2, 5, 9, 4)]
     f = _batched("earlyexit")
-    aligned = np.asarray(f(params, batch))
-    calls = f.report().calls
-    assert calls == f.report().depths == 9 + earlyexit.LAYERS + 1
-    # unaligned, the layers that instances reach at one depth differ; stacked (the
-    # layers are one cell with weights of their own) they would be one call again
-    f.options.align_ends = f.options.stack_siblings = False
+    f.options.depth_runs = False    # the calls counted one per depth
     try:
+        aligned = np.asarray(f(params, batch))
+        calls = f.report().calls
+        assert calls == f.report().depths == 9 + earlyexit.LAYERS + 1
+        # unaligned, the layers that instances reach at one depth differ; stacked (the
+        # layers are one cell with weights of their own) they would be one call again
+        f.options.align_ends = f.options.stack_siblings = False
         early = np.asarray(f(params, batch))
         assert f.report().calls > calls + 2 * earlyexit.LAYERS
     finally:
-        f.options.align_ends = f.options.stack_siblings = True
+        f.options.align_ends = f.options.stack_siblings = f.options.depth_runs = True
     assert _rel(aligned, early) <= 1e-6
 
 
@@ -409,7 +439,9 @@ def test_product_weights_reach_the_forward_kernels_transposed():
     tree(params, batch)
     tree.value_and_grad(params, batch)
     # node's u (40 x 16) reaches its inference and training forward kernels as 16 x 40
-    assert "tensor<16x40>" in tree.kernels()["node.fwd"].listing
+    forward = [k for name, k in tree.kernels().items() if name.startswith("node.fwd")
+               or name.startswith("node.run")]     # node.run2: two depths (schedule.runs)
+    assert forward and all("tensor<16x40>" in k.listing for k in forward)
     assert "tensor<16x40>" in tree.kernels()["node.keep"].listing
 
 
@@ -508,3 +540,39 @@ def test_acceptance_100_seeded_batches(name):
     per-instance jax.grad reference is the slow part)."""
     check_batches(name, seeds=range(100, 200), count=8, hidden=32, short=(5, 45),
                   grad_every=10)
+
+
+def test_a_compiling_call_compiles_its_groups_other_step_counts_too():
+    """When buffers grow, the step kernels of the other run lengths in use compile in
+    the same batch (model._stepped), not one by one in the later batches that first run
+    them: after a batch of short instances that made the buffers larger, the run of
+    four steps finds its executable compiled."""
+    params = _params(bilstm)
+    f = bladec.autobatch(bilstm.model)
+    f(params, [{"tokens": [1, 2, 3, 4, 5], "label": 0}])          # a run of 4 steps
+    assert {"step.stack", "step.stack-run4"} <= set(f.kernels())
+    run4 = f.kernels()["step.stack-run4"]
+    calls, compiled = run4.calls, run4.compilations
+    many = [{"tokens": [i % 30, 1], "label": i % 3} for i in range(8)]
+    f(params, many)                                                # larger buffers
+    assert run4.calls == calls and run4.compilations == compiled + 1   # warmed, not run
+    batch = [{"tokens": [1, 2, 3, 4, 5], "label": 0}] + many[1:]
+    want = np.array([float(bilstm.model(params, i)) for i in batch[:3]])
+    assert _rel(np.asarray(f(params, batch))[:3], want) <= 1e-5
+    assert run4.calls == calls + 1 and run4.compilations == compiled + 1   # ran warm
+
+
+def test_a_run_never_makes_a_batch_compile():
+    """A run of steps whose executable is not compiled, in a batch that compiles
+    nothing else, runs its steps one by one with the compiled one-step kernel (the same
+    outputs); it compiles in a later batch that compiles anyway."""
+    params = _params(bilstm)
+    f = bladec.autobatch(bilstm.model)
+    short = [{"tokens": [1, 2, 3, 4], "label": i} for i in range(3)]
+    f(params, short)                        # depths 1-3: three steps, no run
+    assert "step.stack-run4" not in f.kernels()
+    longer = [{"tokens": [1, 2, 3, 4, 5], "label": i} for i in range(3)]
+    out = np.asarray(f(params, longer))     # depths 1-4: a run of four, not compiled
+    assert f.report().compilations == 0 and "step.stack-run4" not in f.kernels()
+    want = np.array([float(bilstm.model(params, i)) for i in longer])
+    assert _rel(out, want) <= 1e-5
