@@ -208,15 +208,10 @@ PADDED = TWO_INPUTS + """func.func @symbolic_shape_graph() {
 """
 
 
-@pytest.mark.parametrize("coarse", [True, False])
-def test_a_coarse_bucket_serves_a_finer_one_while_cheaper(coarse) -> None:
-    """Rent or buy: a new bucket runs padded further in a compiled coarser one while the
-    padding costs less than the compile did (here a step takes microseconds and a compile
-    tens of milliseconds); its outputs are cut back to the inputs' own shapes."""
-    from bladec.parse import parse_module
-    from bladec.runtime.engine import Engine
-    engine = Engine(parse_module(PADDED), pad={"S1": 64}, coarse=coarse)
-    rng = np.random.default_rng(0)
+def _caller(engine, seed: int):
+    """A call of ``engine`` (over PADDED) at S1 = ``s`` with random inputs, its outputs
+    checked against NumPy; returns the report."""
+    rng = np.random.default_rng(seed)
 
     def call(s: int):
         x = rng.standard_normal((4, s)).astype(np.float32)
@@ -224,6 +219,17 @@ def test_a_coarse_bucket_serves_a_finer_one_while_cheaper(coarse) -> None:
         out, report = engine.call({"%x": x, "%y": y})
         np.testing.assert_allclose(np.asarray(out["%t"]), np.tanh(x + y), rtol=1e-6)
         return report
+    return call
+
+
+@pytest.mark.parametrize("coarse", [True, False])
+def test_a_coarse_bucket_serves_a_finer_one_while_cheaper(coarse) -> None:
+    """Rent or buy: a new bucket runs padded further in a compiled coarser one while the
+    padding costs less than the compile did (here a step takes microseconds and a compile
+    tens of milliseconds); its outputs are cut back to the inputs' own shapes."""
+    from bladec.parse import parse_module
+    from bladec.runtime.engine import Engine
+    call = _caller(Engine(parse_module(PADDED), pad={"S1": 64}, coarse=coarse), 0)
     for _ in range(3):
         call(250)                     # bucket S1=256: compiled, then steps
     small = call(100)                 # its own bucket would be S1=128
@@ -238,15 +244,7 @@ def test_a_coarse_bucket_run_once_serves_a_finer_one() -> None:
     S=320 by S=448 under a limit: one compilation less)."""
     from bladec.parse import parse_module
     from bladec.runtime.engine import Engine
-    engine = Engine(parse_module(PADDED), pad={"S1": 64})
-    rng = np.random.default_rng(1)
-
-    def call(s: int):
-        x = rng.standard_normal((4, s)).astype(np.float32)
-        y = rng.standard_normal(s).astype(np.float32)
-        out, report = engine.call({"%x": x, "%y": y})
-        np.testing.assert_allclose(np.asarray(out["%t"]), np.tanh(x + y), rtol=1e-6)
-        return report
+    call = _caller(Engine(parse_module(PADDED), pad={"S1": 64}), 1)
     call(100)                          # S1=128: compiled
     call(100)                          # a step of S1=128 measured
     assert call(250).compilations == 1   # S1=256: compiled, run once
