@@ -134,7 +134,7 @@ def stacked(calls: list[Call]) -> list[Call]:
 # The lengths a run of calls is cut into (:func:`runs`), longest first: each is an
 # executable of its own per bucket of lanes, so few lengths keep compilations few. No
 # runs of 2 or 3: a TreeLSTM's node calls meet one bucket at two or three consecutive
-# depths now and then, at ever other buckets, and with runs of 2 a batch of 64
+# depths now and then, each time at other buckets, and with runs of 2 a batch of 64
 # compiled in 5 of the 15 batches after warm-up (0 of 15 without; 2026-12-07), for
 # a call saved here and there.
 RUN_LENGTHS = (16, 8, 4)
