@@ -116,7 +116,7 @@ def make_kernel(owner: Any, kind: str, group: Group, k: int = 0, steps: int = 1)
                                         *grads, index],
                   name=name, donate=range(start, start + len(adj) + len(grads)),
                   passes=owner.passes, limit=owner.mem_limit, index=True,
-                      padding=padding_row(group))
+                  padding=padding_row(group))
 
 
 def _spread(fn: Callable, counts: list[int], index: bool = True) -> Callable:

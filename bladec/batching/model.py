@@ -226,18 +226,16 @@ class Autobatched:
         transposed: dict[int, Any] = {}   # shared leaf -> transposed, once per batch
         flip = self._flip()
         calls = sched.calls
-        if not keep and o.stack_siblings and o.coarse and o.fused_gathers and \
-                o.shared_weights and o.batched:
+        fused = not keep and o.coarse and o.fused_gathers and o.shared_weights and o.batched
+        if fused and o.stack_siblings:
             calls = stacked(calls)
-        if not keep and o.depth_runs and o.coarse and o.fused_gathers and \
-                o.shared_weights and o.batched:
+        if fused and o.depth_runs:
             calls = runs(calls)
         self._report.calls = len(calls)
         for call in calls:
             group, layout = call.group, self._layout(call.group)
             if call.siblings:
-                kind = "stack" if call.steps == 1 else "stack-run"
-                new = self._stepped(kind, group, shared, len(call.siblings), call.steps, [
+                new = self._stepped("stack", group, shared, len(call.siblings), call.steps, [
                     *self._stacked_weights(call.siblings, shared, transposed),
                     *[state[k] for k in layout.written], *[state[k] for k in layout.read],
                     *[tables[k] for k in layout.tables], call.index])
@@ -261,8 +259,8 @@ class Autobatched:
                                                           *kept, call.index)
                 kept[:] = new[len(written):]
             elif o.coarse and o.fused_gathers:   # a run of steps: schedule.runs
-                new = self._stepped("fwd" if call.steps == 1 else "run", group, shared, 0,
-                                    call.steps, [*weights, *written, *read, *tabs, call.index])
+                new = self._stepped("fwd", group, shared, 0, call.steps,
+                                    [*weights, *written, *read, *tabs, call.index])
             else:
                 operands = self._kernel("gather", group, shared)(
                     *[state[k] for k in dict.fromkeys(group.operand_keys)], *tabs, call.index)
@@ -277,9 +275,10 @@ class Autobatched:
         state["__tables__"] = tables
         return state
 
-    def _stepped(self, kind: str, group: Group, shared: list[Any], k: int, steps: int,
+    def _stepped(self, single: str, group: Group, shared: list[Any], k: int, steps: int,
                  args: list[Any]) -> list[Any]:
-        """A forward call (one step or a run of steps: schedule.runs). Where it compiled
+        """A forward call (``single``: "fwd", or "stack" for stacked siblings) of one step
+        or a run of steps (schedule.runs: kernel :func:`_run_kind`). Where it compiled
         (a new bucket of lanes, or buffers that grew), the same group's kernels of the
         other step counts already in use compile for the same sizes now: else each
         compiles in the first later batch that has a run of its length, and a batch of
@@ -289,7 +288,7 @@ class Autobatched:
         made TreeLSTM and BiLSTM batches of 64 compile in 1 of 15 batches after warm-up
         (0 of 15 without runs); such a run compiles in a batch that compiles anyway."""
         import jax
-        single = "stack" if kind.startswith("stack") else "fwd"
+        kind = _run_kind(single, steps)
         if steps > 1 and self._compilations() == self._compiled_before and (
                 self._key(kind, group, k, steps) not in self._kernels or
                 not self._kernel(kind, group, shared, k, steps).ready(args)):
@@ -309,8 +308,7 @@ class Autobatched:
         index = args[-1].shape
         lane = index if steps == 1 else (index[0], *index[2:])   # one step's index
         for other in (1, *RUN_LENGTHS):
-            key = self._key(single if other == 1 else f"{single}-run" if k else "run",
-                            group, k, other)
+            key = self._key(_run_kind(single, other), group, k, other)
             if other != steps and key in self._kernels:
                 shape = lane if other == 1 else (lane[0], other, *lane[1:])
                 self._kernels[key].warm([*shapes, np.zeros(shape, np.int32)])
@@ -430,13 +428,15 @@ class Autobatched:
         key = self._key(kind, group, k, steps)
         kernel = self._kernels.get(key)
         if kernel is None:
-            kernel = self._kernels[key] = self._make(kind, group, shared, k, steps)
+            kernel = self._kernels[key] = make_kernel(self, kind, group, k, steps)
         return kernel
 
     def _key(self, kind: str, group: Group, k: int = 0, steps: int = 1) -> tuple:
         return (kind, group.identity if not kind.startswith("stack") else
                 sibling_key(group), self.options.shared_weights, k, steps)
 
-    def _make(self, kind: str, group: Group, shared: list[Any], k: int = 0,
-              steps: int = 1) -> Any:
-        return make_kernel(self, kind, group, k, steps)
+
+def _run_kind(single: str, steps: int) -> str:
+    """The kernel kind of a forward call of ``steps`` steps (build.py): ``single``
+    ("fwd" or "stack") for one, "run" or "stack-run" for a run (schedule.runs)."""
+    return single if steps == 1 else "run" if single == "fwd" else "stack-run"

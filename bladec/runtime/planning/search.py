@@ -13,6 +13,8 @@ limit to the next) and because the loop does not need it: :class:`LimitSearch` i
 """
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+
 from bladec.ir import Module
 from bladec.runtime.backends.backend import Backend
 from bladec.runtime.planning.binding import _Bound
@@ -25,7 +27,7 @@ from bladec.runtime.store.hints import SearchHints, backend_identity
 FIRST_STRIDE = 1 / 1024   # the descent's first stride, of the top it starts from
 
 
-class LimitSearch(WholeStep):
+class LimitSearch(WholeStep, ABC):
     """A :class:`WholeStep` that searches for the smallest limit a binding's runs meet,
     over a closed loop its subclass supplies (fitting.py's :class:`Fitter`)."""
 
@@ -37,20 +39,20 @@ class LimitSearch(WholeStep):
         self._searching = False   # within the search for the smallest limit (_searched)
 
     # -- what the closed loop supplies (fitting.py) -----------------------------------------
+    @abstractmethod
     def _fits(self, bound: _Bound, limit: int, searched: bool = True
               ) -> PreparedRun | None:
         """The run :meth:`Fitter.prepare` makes under ``limit`` (None: none fits)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def _quick(self, bound: _Bound, limit: int, margins: dict[int, int]
                ) -> PreparedRun | None:
         """A run under ``limit`` from the quick closed loop started at ``margins``, for a
         few plans, compiled rather than refused on the estimate; what it learned kept."""
-        raise NotImplementedError
 
+    @abstractmethod
     def _priced(self, bound: _Bound) -> None:
         """The binding's lower bounds and priced remat sites, worked out once."""
-        raise NotImplementedError
 
     # -- the search ----------------------------------------------------------------------
     def _stride(self, bound: _Bound, limit: int) -> PreparedRun | None:
