@@ -26,6 +26,7 @@ from bladec.progress import SILENT, Progress
 from bladec.runtime.backends.backend import (DEFAULT_COPY_BANDWIDTH, ArgSpec, SegmentMemory,
                                             interpret, numpy_dtype, segment_key)
 from bladec.runtime.backends.cache import count_cache_loads, unkept, use_compilation_cache
+from bladec.runtime.backends.compilelog import compile_log
 from bladec.runtime.backends.allocator import keep_freed_memory_in_process, release_freed_memory
 from bladec.runtime.backends.kernel import _BarrierJaxKernels, _JaxKernels, _OrderedJaxKernels
 from bladec.runtime.backends.mappings import mapping_count, resident
@@ -338,7 +339,12 @@ class LazyCompiled:
                 with warnings.catch_warnings():
                     # an argument no output can reuse is still freed after the segment
                     warnings.filterwarnings("ignore", "Some donated buffers were not usable")
-                    self.executable = self.lower().compile(compiler_options=self.options())
+                    lowered = self.lower()
+                    self.executable = lowered.compile(compiler_options=self.options())
+                    log = compile_log()
+                    if log is not None:
+                        log.record("run", lowered, time.process_time() - cpu,
+                                   time.perf_counter() - start)
                 if kept is not None:   # its figures read once, for the store and memory()
                     figures = figures_of(self.executable)
                     if self._memory is None:
@@ -402,7 +408,12 @@ class LazyCompiled:
         start, cpu = time.perf_counter(), time.process_time()
         with warnings.catch_warnings(), unkept():
             warnings.filterwarnings("ignore", "Some donated buffers were not usable")
-            probe = self.lower().compile(compiler_options=options)
+            lowered = self.lower()
+            probe = lowered.compile(compiler_options=options)
+        log = compile_log()
+        if log is not None:
+            log.record("figures", lowered, time.process_time() - cpu,
+                       time.perf_counter() - start)
         backend.compile_seconds += time.perf_counter() - start
         backend.compile_cpu_seconds += time.process_time() - cpu
         backend.compilations += 1
