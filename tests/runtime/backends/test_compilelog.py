@@ -41,3 +41,28 @@ def test_nothing_is_logged_without_the_variable(tmp_path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
     LazyCompiled(JaxBackend(), _double, [((8, 8), "f32")], ()).compile()
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_refusal_compiles_no_program_twice(tmp_path, monkeypatch) -> None:
+    """A refusal's search (the whole steps, the plans checked, XLA's order) compiles each
+    program once: segments alike share one executable (backend.segment_key), and a plan
+    asked again is answered from the caches. The log sees every compilation."""
+    from pytest import raises
+
+    from bladec.runtime.engine import optimize
+    from bladec.runtime.executor import Executor
+    from bladec.runtime.planning.limit import LimitError
+    from tests.support.paths import SAMPLES
+    from tests.support.runtimecase import module_of
+
+    log = tmp_path / "compiles.tsv"
+    monkeypatch.setenv(VARIABLE, str(log))
+    ex = Executor(optimize(module_of(path=SAMPLES / "attention.mlir")), JaxBackend())
+    dims = {"S0": 3, "S1": 40}
+    shapes = ex.shapes_for(dict(dims))
+    binding = ex.bind({n: shapes[n] for n in ex.inputs}, dims)
+    with raises(LimitError):
+        ex.prepare(binding, 1)
+    rows = _rows(log)
+    assert len(rows) == ex.backend.compilations > 1
+    assert all(r[7] == "-" for r in rows)   # no fingerprint compiled before
