@@ -340,11 +340,12 @@ class LazyCompiled:
                     # an argument no output can reuse is still freed after the segment
                     warnings.filterwarnings("ignore", "Some donated buffers were not usable")
                     lowered = self.lower()
+                    lowering = time.process_time() - cpu
                     self.executable = lowered.compile(compiler_options=self.options())
                     log = compile_log()
                     if log is not None:
                         log.record("run", lowered, time.process_time() - cpu,
-                                   time.perf_counter() - start)
+                                   time.perf_counter() - start, lowering)
                 if kept is not None:   # its figures read once, for the store and memory()
                     figures = figures_of(self.executable)
                     if self._memory is None:
@@ -409,11 +410,12 @@ class LazyCompiled:
         with warnings.catch_warnings(), unkept():
             warnings.filterwarnings("ignore", "Some donated buffers were not usable")
             lowered = self.lower()
+            lowering = time.process_time() - cpu
             probe = lowered.compile(compiler_options=options)
         log = compile_log()
         if log is not None:
             log.record("figures", lowered, time.process_time() - cpu,
-                       time.perf_counter() - start)
+                       time.perf_counter() - start, lowering)
         backend.compile_seconds += time.perf_counter() - start
         backend.compile_cpu_seconds += time.process_time() - cpu
         backend.compilations += 1

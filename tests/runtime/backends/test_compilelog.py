@@ -33,7 +33,7 @@ def test_each_compilation_is_logged_with_its_fingerprint(tmp_path, monkeypatch) 
     assert [r[1] for r in rows] == ["figures", "run", "run"]
     assert rows[0][2] == rows[1][2] != rows[2][2]         # fingerprints
     assert [r[7] for r in rows] == ["-", "figures", "-"]  # compiled before, for what
-    assert all(int(r[3]) > 0 and float(r[5]) >= 0 for r in rows)
+    assert all(int(r[3]) > 0 and float(r[5]) >= float(r[8]) >= 0 for r in rows)
 
 
 def test_nothing_is_logged_without_the_variable(tmp_path, monkeypatch) -> None:
