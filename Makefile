@@ -6,10 +6,13 @@ STAMP := $(VENV)/.installed
 
 .PHONY: demo test bench fuzz bench-paper bench-device bench-gpu bytecode clean
 
-$(STAMP): setup.cfg setup.py
+# --no-compile, then .ci/bytecode.py: the bytecode of the modules the project's processes
+# import, not of all 60 packages' (10 s of CPU instead of 28 s on the CI machine)
+$(STAMP): setup.cfg setup.py .ci/bytecode.py
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install --quiet --no-compile -e '.[test]'
+	$(BIN)/python .ci/bytecode.py
 	touch $(STAMP)
 
 # bladec's bytecode, brought up to date (compileall skips what is): an editable install
