@@ -59,6 +59,8 @@ def test_a_choice_carries_to_bindings_of_a_like_size(monkeypatch) -> None:
     assert compiled == 0                                        # cached, as before
 
 
+@pytest.mark.slow   # 8 s of CPU (two Llama steps at 8x128 and 8x320): `make bench`; the
+# carrying itself is make test's in test_a_choice_carries_to_bindings_of_a_like_size
 def test_a_win_of_bladecs_order_carries_to_larger_bindings(monkeypatch) -> None:
     """``auto``: where bladec's order held less, a binding of a larger model peak, past
     ORDER_REACH, takes it without compiling XLA's (the gain grows with the size)."""
