@@ -92,7 +92,7 @@ def test_a_recomputed_value_returned_for_the_next_segment_is_made_there() -> Non
     """A segment that recomputes %e (dot, exp: [N, N] from two [N, D] inputs) after a
     chain of two [N, N] temporaries would return it for the next segment:
     XLA allocates it for the whole run, beside the chain. The next segment makes it again
-    from %q and %k, which it holds anyway (_remade_across): the first returns no [N, N]
+    from %q and %k, which it holds anyway (remade_across): the first returns no [N, N]
     value, its device figure is the chain's alone, and the result is jax's. (%x is read
     at the end, so that no output of the middle segment is written into its buffer.)"""
     ex = Executor(parse_module(BIG), JaxBackend())
