@@ -146,6 +146,19 @@ def test_folders_are_small(folder: str) -> None:
     assert len(modules) <= MAX_MODULES, f"{folder} holds {len(modules)} modules"
 
 
+# "none over ~500 lines" (DEVELOPERS: style): a file past this is split by concept, as
+# runtime/planning/segments/ and tests/batching/test_autobatch_schedule.py were
+MAX_LINES = 550
+
+
+def test_files_are_short() -> None:
+    """Every Python file of the package, its tests and its benchmarks."""
+    long = {str(p.relative_to(ROOT)): n for folder in ("bladec", "tests", "benchmarks")
+            for p in (ROOT / folder).rglob("*.py")
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
+    assert long == {}
+
+
 # What the project's root holds (DEVELOPERS: the project's shape); anything else tracked
 # there is a stray (a probe's output once sat there as a 7.8 MB pickle for ten days)
 ROOT_ENTRIES = {".ci", ".gitignore", "BENCHMARKS.md", "Makefile", "README.md", "benchmarks",
