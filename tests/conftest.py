@@ -17,11 +17,20 @@ os.environ["BLADEC_COMPILATION_CACHE"] = "off"
 # the tests' arrays are small enough that the generated code's speed does not matter.
 # It changes only LLVM's passes over each kernel: the HLO graph, its fusions, buffer
 # assignment and so the memory figures the tests check are XLA's own either way.
+# And its LLVM kernel emitters, not its MLIR fusion emitters (jaxlib 0.10's default):
+# compiling was still 47% of the workers' CPU (225 of 480 s in XLA's backend compile over
+# 2,118 compilations, 2026-12-07, load 5), and the MLIR emitters cost 2.4x as much on
+# the suite's small programs (test_orders and test_adjoints_structure, 97 compilations:
+# 16.4 and 17.8 s against 7.0 s, alternated). They differ in a kernel's own scratch (temporaries 4-156 B apart
+# on whole steps: tests/runtime/backends/test_emitters.py holds them within 1 KiB), and
+# each test compares bladec's figures with XLA's under the one setting. Bitwise mode names
+# the MLIR emitters itself (xlaoption.bitwise_options: the LLVM ones miscompile there).
 # Set before JAX is imported; subprocesses inherit it. BLADEC_TEST_XLA_OPT=1 keeps
-# XLA's default (to run the suite as users' code is compiled).
+# XLA's defaults (to run the suite as users' code is compiled).
+SUITE_XLA_FLAGS = ("--xla_backend_optimization_level=0", "--xla_cpu_use_fusion_emitters=false")
 if os.environ.get("BLADEC_TEST_XLA_OPT") != "1":
-    os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "")
-                               + " --xla_backend_optimization_level=0").strip()
+    os.environ["XLA_FLAGS"] = " ".join([os.environ.get("XLA_FLAGS", ""),
+                                        *SUITE_XLA_FLAGS]).strip()
 
 
 @pytest.fixture(autouse=True, scope="module")

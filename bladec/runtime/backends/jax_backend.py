@@ -461,10 +461,11 @@ def _segment_memory(figures: Figures) -> SegmentMemory:
 
 def whole_graph(ops: list[Op], inputs: list[str], outputs: list[str],
                 shapes: dict[str, tuple[int, ...]], dtypes: dict[str, str],
-                mode: str = "fused") -> Any:
+                mode: str = "fused", compiler_options: dict[str, Any] | None = None) -> Any:
     """One executable of ``ops`` as a plain ``jax.jit`` would compile it (``mode``
     "fused"), with the ops held in their order ("ordered", as the backend does on CPU),
-    or one kernel per op ("bitwise"): the references the device peak is compared with."""
+    or one kernel per op ("bitwise"): the references the device peak is compared with.
+    ``compiler_options``: XLA options besides the mode's own (a test compares two)."""
     import jax
     kernels = {"fused": _JaxKernels, "ordered": _OrderedJaxKernels,
                "bitwise": _BarrierJaxKernels}[mode]()
@@ -473,7 +474,8 @@ def whole_graph(ops: list[Op], inputs: list[str], outputs: list[str],
     fn = interpret(kernels, ops, inputs, outputs, specs)
     args = [jax.ShapeDtypeStruct(shapes[n], numpy_dtype(dtypes[n])) for n in inputs]
     options = bitwise_options(jax.devices()[0].platform) if mode == "bitwise" else {}
-    return jax.jit(fn).lower(*args).compile(compiler_options=options)
+    return jax.jit(fn).lower(*args).compile(
+        compiler_options={**options, **(compiler_options or {})})
 
 
 def xla_total_bytes(compiled: Any) -> int:

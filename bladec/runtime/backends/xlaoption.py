@@ -22,6 +22,7 @@ FUSION_EMITTERS_VARIABLE = "BLADEC_CPU_FUSION_EMITTERS"
 GPU_AUTOTUNE_VARIABLE = "BLADEC_GPU_AUTOTUNE"
 _NO_GPU_AUTOTUNE = {"xla_gpu_autotune_level": 0}
 _LEGACY_EMITTERS = {"xla_cpu_use_fusion_emitters": False}
+_FUSION_EMITTERS = {"xla_cpu_use_fusion_emitters": True}
 _KNOWN: dict[str, bool] = {}
 
 
@@ -79,10 +80,15 @@ def bitwise_options(platform: str) -> dict[str, Any]:
     projection then came out up to 525 off (magnitude 196), and the unlimited bitwise
     run's outputs up to 139 times their magnitude off NumPy's; plans that cut between
     the transpose and the dot computed it right, so their outputs differed from the
-    unlimited run's by up to 1.5e3."""
+    unlimited run's by up to 1.5e3. So the MLIR emitters are asked for by name, not
+    left to XLA's default: ``XLA_FLAGS=--xla_cpu_use_fusion_emitters=false`` (a user's,
+    or the test suite's, tests/conftest.py) would otherwise reach bitwise executables
+    and bring the miscompile back (tests/runtime/planning/test_chain.py)."""
     options = dict(BITWISE_OPTIONS)
-    if platform == "cpu" and _option_known(_NO_YNN_FUSIONS):
-        options.update(_NO_YNN_FUSIONS)
+    if platform == "cpu":
+        for known in (_NO_YNN_FUSIONS, _FUSION_EMITTERS):
+            if _option_known(known):
+                options.update(known)
     return options
 
 
