@@ -13,7 +13,8 @@ from bladec.batching.schedule import bucket, schedule, walked_depths
 from bladec.batching.value import Recording, tracing
 from bladec.models import bilstm, earlyexit, treelstm
 
-from tests.support.autobatchcase import MODELS, batched, make_batch, make_params, rel
+from tests.support.autobatchcase import (MODELS, batched, losses_of, make_batch,
+                                        make_params, rel)
 
 
 # each kernel at no limit in bladec's order only (tests/conftest.py): these tests check
@@ -41,7 +42,7 @@ def test_the_two_directions_of_the_bilstm_are_one_call_per_depth():
     params = make_params(bilstm)
     batch = [{"tokens": [1, 2, 3, 4], "label": 0}, {"tokens": [5, 6, 7, 8], "label": 2},
              {"tokens": [9, 3, 2, 1], "label": 1}]
-    losses = np.array([float(bilstm.model(params, i)) for i in batch])
+    losses = losses_of(bilstm.model, params, batch)
     f = bladec.autobatch(bilstm.model, depth_runs=False)   # calls counted one per depth
     assert rel(f(params, batch), losses) <= 1e-5
     assert f.report().calls == 4 + 1
@@ -110,7 +111,7 @@ def test_losses_of_instances_of_different_depths_are_one_call():
     params = make_params(treelstm)
     batch = [{"tree": [[0, 1], 2], "label": 0}, {"tree": [[[0, 1], 2], 3], "label": 1}]
     f = batched("treelstm")
-    losses = np.array([float(treelstm.model(params, i)) for i in batch])
+    losses = losses_of(treelstm.model, params, batch)
     f.options.depth_runs = False    # the calls counted one per depth
     try:
         assert rel(f(params, batch), losses) <= 1e-5 and f.report().calls == 5
