@@ -227,8 +227,7 @@ def test_cli_runs_a_model_over_a_file_of_instances(tmp_path, monkeypatch):
                                     "--batch", "2"])
     assert r.exit_code == 0, r.stderr
     lines = [json.loads(x) for x in r.stdout.splitlines()]
-    params = make_params(treelstm, hidden=4)
-    losses, _ = reference(treelstm, params, instances)
+    losses = losses_of(treelstm.model, make_params(treelstm, hidden=4), instances)
     assert [x["instance"] for x in lines] == [0, 1, 2]
     assert rel([x["output"] for x in lines], losses) <= 1e-5
     assert r.stderr.count("batch ") == 2
