@@ -7,6 +7,8 @@ that k divides, that it does not (a shorter last chunk), of one step, and longer
 ``UNROLL_MAX``."""
 from __future__ import annotations
 
+import functools
+
 import jax
 import numpy as np
 import pytest
@@ -27,8 +29,10 @@ from bladec.runtime.planning.limit import LimitError
 LSTM = LstmLM(hidden=8, vocab=16)
 
 
+@functools.cache
 def _traced(name: str):
-    """(the symbolic trace, a maker of its arguments at dims) of one step."""
+    """(the symbolic trace, a maker of its arguments at dims) of one step: traced once
+    per process (0.15 s of CPU each; the tests read it, optimize makes a new module)."""
     if name == "lstm":
         T, B = export.symbolic_shape("T, B")
         return (trace(LSTM.step, LSTM.specs(T, B), donate_argnums=(0,),
