@@ -89,6 +89,14 @@ def batched(name: str):
     return SHARED[name]
 
 
+def fresh(name: str):
+    """A new autobatched model, for a test that needs one that has compiled nothing; it
+    is then the shared one (:func:`batched`) for the tests after it that do not care
+    what was compiled before them (its executables reused)."""
+    SHARED[name] = bladec.autobatch(MODELS[name][0].model)
+    return SHARED[name]
+
+
 def check_batches(name: str, seeds, count: int, hidden: int = 8, short=(2, 9),
                   grad_every: int = 1, f=None) -> None:
     import jax
