@@ -95,12 +95,12 @@ def test_cli_import_and_run_mean_step(tmp_path, form):
     assert "dim_size(%x)" in listing.read_text()
     w, x = _args(6)
     np.savez(tmp_path / "in.npz", w=w, x=x)
+    loss, grad = jax.jit(mean_step)(w, x)   # op by op: 7 executables compiled
     for extra in ([], ["--mem-limit", "1GiB", "--backend", "numpy"]):
         result = runner.invoke(main, ["run", str(listing), "--inputs", str(tmp_path / "in.npz"),
                                       "--outputs", str(tmp_path / "out.npz")] + extra)
         assert result.exit_code == 0, result.stdout + result.stderr
         got = np.load(tmp_path / "out.npz")
-        loss, grad = mean_step(w, x)
         np.testing.assert_allclose(got["out0"], np.asarray(loss), rtol=1e-6)
         np.testing.assert_allclose(got["out1"], np.asarray(grad), rtol=1e-5, atol=1e-7)
 
@@ -335,7 +335,7 @@ def test_donated_arguments_are_marked(tmp_path, target):
                                   "--outputs", str(tmp_path / "out.npz")])
     assert result.exit_code == 0, result.stdout + result.stderr
     got = np.load(tmp_path / "out.npz")
-    loss, new_w = sgd(w, x, np.float32(0.1))
+    loss, new_w = jax.jit(sgd)(w, x, np.float32(0.1))   # op by op: 8 executables
     np.testing.assert_allclose(got["out0"], np.asarray(loss), rtol=1e-6)
     np.testing.assert_allclose(got["out1"], np.asarray(new_w), rtol=1e-6, atol=1e-7)
 

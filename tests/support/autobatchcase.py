@@ -3,9 +3,13 @@ reference (the cells run as plain JAX functions, one instance at a time): output
 losses within 1e-5 relative, gradients within 1e-4."""
 from __future__ import annotations
 
+import contextlib
+from typing import Any, Callable, Iterator
+
 import numpy as np
 
 import bladec
+from bladec.batching import value
 from bladec.models import bilstm, earlyexit, mvrnn, treelstm
 
 MODELS = {"treelstm": (treelstm, "leaves"), "bilstm": (bilstm, "length"),
@@ -28,12 +32,49 @@ def rel(a, b) -> float:
     return float(np.max(np.abs(a - b)) / max(np.max(np.abs(b)), 1e-30))
 
 
-def reference(mod, params, instances):
-    """Per instance: the loss and jax.grad, the cells run as plain JAX functions."""
+_JITTED: dict[Any, Callable] = {}
+
+
+@contextlib.contextmanager
+def jitted_cells() -> Iterator[None]:
+    """Cells called outside bladec.autobatch run as ``jax.jit`` of their plain function
+    (one per cell, kept for the process): the unbatched reference is the same JAX code
+    one instance at a time, but not dispatched op by op. Eagerly each op of each cell,
+    and of its gradient, compiled an executable of its own per shape (127 compilations
+    in the tree LSTM's reference test, 23 jitted); Python control flow between the cells
+    (the recursion, a ``break`` on a value) still runs as Python."""
     import jax
-    losses = np.array([float(mod.model(params, i)) for i in instances])
-    grads = [jax.grad(mod.model)(params, i) for i in instances]
-    total = jax.tree_util.tree_map(lambda *g: sum(g), *grads)
+    plain = value.Cell.__call__
+
+    def call(cell: value.Cell, *args: Any) -> Any:
+        if value._ACTIVE:
+            return plain(cell, *args)
+        if cell not in _JITTED:
+            _JITTED[cell] = jax.jit(cell.fn)
+        return _JITTED[cell](*args)
+    value.Cell.__call__ = call
+    try:
+        yield
+    finally:
+        value.Cell.__call__ = plain
+
+
+def losses_of(model: Callable, params: Any, instances: list) -> np.ndarray:
+    """Per instance: the unbatched loss (the cells jitted: :func:`jitted_cells`)."""
+    with jitted_cells():
+        return np.array([float(model(params, i)) for i in instances])
+
+
+def reference(mod, params, instances):
+    """Per instance: the loss and jax.grad, the cells run as plain JAX functions (jitted
+    one by one: :func:`jitted_cells`); the gradients summed over the instances in
+    float64 (the batched gradient's reference, compared in float64 by :func:`rel`)."""
+    import jax
+    with jitted_cells():
+        losses = np.array([float(mod.model(params, i)) for i in instances])
+        grads = [jax.grad(mod.model)(params, i) for i in instances]
+    total = jax.tree_util.tree_map(
+        lambda *g: sum(np.asarray(x, np.float64) for x in g), *grads)
     return losses, total
 
 
@@ -48,6 +89,14 @@ def batched(name: str):
     return SHARED[name]
 
 
+def fresh(name: str):
+    """A new autobatched model, for a test that needs one that has compiled nothing; it
+    is then the shared one (:func:`batched`) for the tests after it that do not care
+    what was compiled before them (its executables reused)."""
+    SHARED[name] = bladec.autobatch(MODELS[name][0].model)
+    return SHARED[name]
+
+
 def check_batches(name: str, seeds, count: int, hidden: int = 8, short=(2, 9),
                   grad_every: int = 1, f=None) -> None:
     import jax
@@ -59,7 +108,7 @@ def check_batches(name: str, seeds, count: int, hidden: int = 8, short=(2, 9),
         out = f(params, instances)
         assert out.shape == (count,)
         if n % grad_every:
-            losses = np.array([float(mod.model(params, i)) for i in instances])
+            losses = losses_of(mod.model, params, instances)
             assert rel(out, losses) <= 1e-5, (seed, out, losses)
             continue
         losses, total = reference(mod, params, instances)
