@@ -54,6 +54,17 @@ def one_order_at_no_limit() -> Iterator[None]:
         yield
 
 
+@pytest.fixture(scope="module")
+def compile_once() -> Iterator[None]:
+    """XLA compiles each distinct program once in the module (tests.support.compileonce):
+    for a module whose tests make fresh engines that compile the same programs, and whose
+    decisions do not read compile times; a module asks for it with ``pytestmark =
+    pytest.mark.usefixtures("compile_once")``."""
+    from tests.support.compileonce import compiled_once
+    with compiled_once():
+        yield
+
+
 _CPU_LOG = os.environ.get("BLADEC_TEST_CPU_LOG")
 if _CPU_LOG:
     import time

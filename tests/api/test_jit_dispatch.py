@@ -13,6 +13,10 @@ from bladec.runtime.engine import Engine
 
 from tests.api.test_jit import _params, _rows, sgd
 
+# fresh bladec.jit functions per test compile the same steps:
+# XLA compiles each once (issue 36; tests/support/compileonce.py)
+pytestmark = pytest.mark.usefixtures("compile_once")
+
 
 def _close(got, want) -> None:
     assert jax.tree_util.tree_structure(got) == jax.tree_util.tree_structure(want)

@@ -44,6 +44,10 @@ from bladec.verify import verify
 from tests.support.paths import ROOT
 from tests.support.randlisting import Listing, generate
 
+# checks compile the same programs more than once:
+# XLA compiles each once (issue 36; tests/support/compileonce.py)
+pytestmark = pytest.mark.usefixtures("compile_once")
+
 LISTING1 = ROOT / "samples" / "listing1-runnable.mlir"
 
 N_GRAPHS = 210      # the whole campaign: `make bench` (and `make fuzz`)

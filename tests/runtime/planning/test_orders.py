@@ -11,6 +11,8 @@ from bladec.source import load_module
 from tests.support.paths import SAMPLES
 
 LLAMA = SAMPLES / "llama-train-small.mlir"
+# fresh engines per test compile the same whole steps: XLA compiles each once (issue 36)
+pytestmark = pytest.mark.usefixtures("compile_once")
 
 
 def _executor():

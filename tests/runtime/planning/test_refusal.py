@@ -29,6 +29,10 @@ from bladec.runtime.planning.limit import LimitError
 from bladec.runtime.planning.plan import CostModel
 from bladec.runtime.session import _random_inputs
 
+# engines of one listing per test compile the same segments:
+# XLA compiles each once (issue 36; tests/support/compileonce.py)
+pytestmark = pytest.mark.usefixtures("compile_once")
+
 
 def _fresh(module):
     return Executor(module, JaxBackend())

@@ -25,6 +25,11 @@ from tests.support.runtimecase import LISTING1, smallest_named
 from tests.runtime.store.test_executables import BINDING, _entries, _module, limit   # noqa: F401 (a fixture)
 from tests.runtime.store.test_executables import _run as run_with_store
 
+# each test runs the listing again with a fresh store: the same segments:
+# XLA compiles each once (issue 36; tests/support/compileonce.py)
+pytestmark = pytest.mark.usefixtures("compile_once")
+
+
 @pytest.fixture(autouse=True)
 def _fresh_warnings(monkeypatch):
     """Each test hears its own warnings (they are given once per process)."""
