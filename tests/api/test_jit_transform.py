@@ -54,11 +54,12 @@ def test_grad_matches_jax_under_a_limit(monkeypatch) -> None:
     jax.grad(free)(p, x)
     limit = int(0.8 * free.report().peak_bytes)
     fn = bladec.jit(deep, dynamic={"x": "B,_"}, mem_limit=limit)
-    _close(jax.grad(fn)(p, x), jax.grad(deep)(p, x))
+    # the references jitted: eagerly, each primitive was compiled on its own (issue 36)
+    _close(jax.grad(fn)(p, x), jax.jit(jax.grad(deep))(p, x))
     r = fn.report()
     assert r.peak_bytes <= limit and r.binding == {"B": 512} and r.evictions > 0
     value, grads = jax.value_and_grad(fn, argnums=(0, 1))(p, x[:500])
-    want_value, want_grads = jax.value_and_grad(deep, argnums=(0, 1))(p, x[:500])
+    want_value, want_grads = jax.jit(jax.value_and_grad(deep, argnums=(0, 1)))(p, x[:500])
     _close(value, want_value)
     _close(grads, want_grads)                     # by the data too (a dynamic input)
     assert fn.report().peak_bytes <= limit and fn.report().traces == 1
@@ -75,23 +76,27 @@ def test_grad_of_a_function_with_several_outputs_and_statics() -> None:
     p, (x, _) = init(), _data(5)
     for mode in ("sq", "lin"):
         got = jax.grad(lambda q: fn(q, x, 2.0, mode=mode)[0])(p)
-        _close(got, jax.grad(lambda q: f(q, x, 2.0, mode)[0])(p))
+        _close(got, jax.jit(jax.grad(lambda q: f(q, x, 2.0, mode)[0]))(p))   # (jitted:
+        # eagerly each primitive compiled on its own)
     # a gradient by a keyword argument and through a closure
     w = RNG.standard_normal((16, 16)).astype(np.float32)
     g = bladec.jit(lambda x, *, s: jnp.sum(jnp.tanh(x @ w) * s))
-    _close(jax.grad(lambda s: g(x, s=s))(1.5), jax.grad(
-        lambda s: jnp.sum(jnp.tanh(x @ w) * s))(1.5))
+    _close(jax.grad(lambda s: g(x, s=s))(1.5), jax.jit(jax.grad(
+        lambda s: jnp.sum(jnp.tanh(x @ w) * s)))(1.5))
 
 
 @pytest.mark.usefixtures("one_order_at_no_limit")   # values and traces only
 def test_a_training_loop_with_grad_outside() -> None:
     fn = bladec.jit(loss, dynamic={"x": "B,_", "y": "B,_"})
+    # the reference's gradient and both updates jitted (the same update on both sides):
+    # eagerly, each primitive was compiled on its own (issue 36)
+    grad = jax.jit(jax.grad(loss))
+    update = jax.jit(lambda p, g: jax.tree_util.tree_map(lambda a, b: a - 0.1 * b, p, g))
     p = q = init()
     for n in (8, 12, 8):
         x, y = _data(n)
-        gp, gq = jax.grad(fn)(p, x, y), jax.grad(loss)(q, x, y)
-        p = jax.tree_util.tree_map(lambda a, g: a - 0.1 * g, p, gp)
-        q = jax.tree_util.tree_map(lambda a, g: a - 0.1 * g, q, gq)
+        gp, gq = jax.grad(fn)(p, x, y), grad(q, x, y)
+        p, q = update(p, gp), update(q, gq)
     _close(p, q)
     assert fn.report().traces == 1
 

@@ -13,6 +13,7 @@ from bladec.runtime.executor import Executor
 from bladec.runtime.backends.jax_backend import JaxBackend
 
 from tests.support.gradcheck import ATOL, RTOL, SEEDS, check_grad, listing, rand, shape2, t
+from tests.support.order import one_order
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -137,7 +138,8 @@ def _check_scatter_mul_updates(text: str, inputs: dict[str, np.ndarray]) -> None
     import jax
     import jax.numpy as jnp
     train = run_pipeline(parse_module(text, "<test>"), parse_pipeline("grad{wrt=%u,%v}"))
-    outs, _ = Executor(train, JaxBackend()).run(inputs)
+    with one_order():   # the numbers, not the order (as check_grad)
+        outs, _ = Executor(train, JaxBackend()).run(inputs)
     dn = jax.lax.ScatterDimensionNumbers((1, 2), (), (0,))
     bn = jax.lax.ScatterDimensionNumbers((), (1,), (1,), (0,), (0,))
 
@@ -145,7 +147,8 @@ def _check_scatter_mul_updates(text: str, inputs: dict[str, np.ndarray]) -> None
         w = jax.lax.scatter_mul(inputs["%a"], inputs["%s"], u, dn, unique_indices=True)
         e = jax.lax.scatter_mul(inputs["%x"], inputs["%i"], v, bn, unique_indices=True)
         return (jnp.outer(w.sum(1), e.sum(0)) * inputs["%r"]).sum()
-    want = jax.grad(loss, argnums=(0, 1))(inputs["%u"], inputs["%v"])
+    # jitted (as check_grad's reference): eagerly, each primitive compiled on its own
+    want = jax.jit(jax.grad(loss, argnums=(0, 1)))(inputs["%u"], inputs["%v"])
     for name, ref in zip(("u", "v"), want):
         np.testing.assert_allclose(outs[f"%grad_{name}"], ref, rtol=RTOL, atol=ATOL)
 
@@ -223,7 +226,8 @@ def test_select_and_scatter_add_adjoint(case, seed):
     inputs["%x"] = np.round(inputs["%x"]).astype(np.float32)
     train = run_pipeline(parse_module(text), parse_pipeline("grad{wrt=%s}"))
     for backend in (JaxBackend(), NumpyBackend()):
-        outs, _ = Executor(train, backend).run(inputs)
+        with one_order():   # the numbers, not the order (as check_grad)
+            outs, _ = Executor(train, backend).run(inputs)
         np.testing.assert_allclose(outs["%grad_s"], _first_largest(inputs["%x"], inputs["%r"],
                                                                    window, strides, pads))
 
