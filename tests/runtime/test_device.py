@@ -31,6 +31,9 @@ from tests.support.order import one_order
 from tests.support.paths import SAMPLES
 
 LLAMA = SAMPLES / "llama-train-small.mlir"
+# executors per test compile the same programs, and programs probed for their figures
+# then compiled to run: XLA compiles each once (issue 36; tests/support/compileonce.py)
+pytestmark = pytest.mark.usefixtures("compile_once")
 SMALLEST = re.compile(r"smallest limit that works is .*?\((\d+) bytes")
 
 # Default (fused) mode: every f32 output of an optimized run is within this fraction of

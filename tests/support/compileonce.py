@@ -12,12 +12,21 @@ counters and compile log, its figures (read from the executable, the same one), 
 wrapping of the executable. What is not done again is only XLA's work on a program it
 has already compiled in this module.
 
+Under `make test`'s XLA_FLAGS (LLVM at optimization level 0, tests/conftest.py) a
+compilation for the figures only (jax_backend.LazyCompiled._probed: the options with
+``xla_backend_optimization_level`` 0) and the compilation of the same program to run are
+one compilation: the option sets what XLA_FLAGS sets already. Their keys are one there,
+so that a probed program that then runs is compiled once (under `make bench`, where the
+level is XLA's default, they stay two). Not for test_probe.py, which checks that the
+figures of the two compilations agree.
+
 Not for modules whose decisions read compile *times* (the rent-or-buy of coarse buckets,
 runtime/engine.py): a second compilation would take no time.
 """
 from __future__ import annotations
 
 import hashlib
+import os
 from contextlib import contextmanager
 from typing import Any, Iterator
 
@@ -37,8 +46,8 @@ def compiled_once() -> Iterator[dict[tuple, Any]]:
         if host_callbacks:
             return original(backend, module, executable_devices, options, host_callbacks)
         text = module.operation.get_asm(enable_debug_info=False)
-        key = (id(backend), hashlib.sha256(text.encode()).hexdigest(),
-               options.SerializeAsString(), tuple(d.id for d in executable_devices))
+        key = (id(backend), hashlib.sha256(text.encode()).hexdigest(), _options(options),
+               tuple(d.id for d in executable_devices))
         if key not in memo:
             memo[key] = original(backend, module, executable_devices, options,
                                  host_callbacks)
@@ -49,3 +58,21 @@ def compiled_once() -> Iterator[dict[tuple, Any]]:
         yield memo
     finally:
         compiler.backend_compile_and_load = original
+
+
+LEVEL = "xla_backend_optimization_level"
+
+
+def _options(options: Any) -> bytes:
+    """The options serialized, less an override of LLVM's optimization level to 0 where
+    XLA_FLAGS sets that level already (the override then changes nothing)."""
+    overrides = list(options.env_option_overrides)
+    if f"--{LEVEL}=0" not in os.environ.get("XLA_FLAGS", "").split():
+        return options.SerializeAsString()
+    kept = [(k, v) for k, v in overrides if not (k == LEVEL and str(v) == "0")]
+    if kept == overrides:
+        return options.SerializeAsString()
+    from jax._src.lib import xla_client
+    same = xla_client.CompileOptions.ParseFromString(options.SerializeAsString())
+    same.env_option_overrides = kept
+    return same.SerializeAsString()
