@@ -74,8 +74,9 @@ def reference(steps: tuple[int, ...]) -> list[float]:
 def free_peak(steps: tuple[int, ...]) -> int:
     """The unconstrained device peak of the ``steps``: the largest over their
     buckets, no limit, which is the largest bucket's (every array of the step grows with
-    the sequence). One bucket: each bucket is an XLA compilation of the whole step, and these and
-    ``reference``'s were most of this test's time (99.5 s of setup on a loaded machine).
+    the sequence). That bucket alone: each bucket is an XLA compilation of the whole step,
+    and these and ``reference``'s were most of this test's time (99.5 s of setup on a
+    loaded machine).
     Read from the plan at no limit without running it (Engine.device_peak: bladec's order
     compiled, XLA's for its figures, as a call's planning does), the figure a call reports
     (the executor checks that a run holds what the plan's accounting says); running it
