@@ -18,6 +18,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from bladec.batching.build import make_kernel
+from bladec.batching.derived import DerivedValues
 from bladec.batching.kernel import Kernel
 from bladec.batching.options import Options
 from bladec.batching.program import Layout, adjoint_keys, flat_cell, flipped
@@ -74,6 +75,7 @@ class Autobatched:
         self._floor: dict[Any, int] = {}     # buffer sizes so far (schedule.py)
         self._kept: dict[Any, list[Any]] = {}  # per group identity: residual buffers
         self._state: dict[Any, Any] = {}       # state buffers kept for the next batch
+        self._derived = DerivedValues()        # weights transposed or stacked (derived.py)
         self._compiled_before = 0              # compilations when the batch's calls began
 
     # -- the API ----------------------------------------------------------------------
@@ -223,7 +225,6 @@ class Autobatched:
                 jnp.zeros((rows, *key[0]), key[1])
         tables = {key: jax.device_put(t) for key, t in sched.tables.items()}
         o = self.options
-        transposed: dict[int, Any] = {}   # shared leaf -> transposed, once per batch
         flip = self._flip()
         calls = sched.calls
         fused = not keep and o.coarse and o.fused_gathers and o.shared_weights and o.batched
@@ -236,7 +237,7 @@ class Autobatched:
             group, layout = call.group, self._layout(call.group)
             if call.siblings:
                 new = self._stepped("stack", group, shared, len(call.siblings), call.steps, [
-                    *self._stacked_weights(call.siblings, shared, transposed),
+                    *self._stacked_weights(call.siblings, shared),
                     *[state[k] for k in layout.written], *[state[k] for k in layout.read],
                     *[tables[k] for k in layout.tables], call.index])
                 for key, value in zip(layout.written, new):
@@ -250,9 +251,9 @@ class Autobatched:
             if kept_too or (o.coarse and o.fused_gathers):
                 # the kernels that take weights flipped
                 for j, (i, f) in enumerate(zip(group.shared, self._flips(group))):
-                    if f and i not in transposed:
-                        transposed[i] = flip(shared[i])
-                    weights[j] = transposed[i] if f else weights[j]
+                    if f:
+                        weights[j] = self._derived.get(
+                            ("flip", i), (shared[i],), lambda i=i: flip(shared[i]))
             if kept_too:
                 kept = self._residuals(group)
                 new = self._kernel("keep", group, shared)(*weights, *written, *read, *tabs,
@@ -314,22 +315,23 @@ class Autobatched:
                 self._kernels[key].warm([*shapes, np.zeros(shape, np.int32)])
         return out
 
-    def _stacked_weights(self, siblings: tuple[Group, ...], shared: list[Any],
-                         cache: dict) -> list[Any]:
+    def _stacked_weights(self, siblings: tuple[Group, ...], shared: list[Any]
+                         ) -> list[Any]:
         """Per shared leaf of the siblings: their leaves stacked ``[k, ...]``
-        (transposed where the forward takes them so: program.flipped), once per
-        batch."""
+        (transposed where the forward takes them so: program.flipped), made again only
+        where the parameters changed (derived.py)."""
         import jax.numpy as jnp
         stack = self._helper("stack", lambda *ws: jnp.stack(ws))
         flips = self._flips(siblings[0])
         out = []
         for j, f in enumerate(flips):
-            key = ("stack", f, tuple(g.shared[j] for g in siblings))
-            if key not in cache:
-                cache[key] = stack(*[shared[g.shared[j]] for g in siblings])
-                if f:
-                    cache[key] = self._flip()(cache[key])
-            out.append(cache[key])
+            leaves = tuple(g.shared[j] for g in siblings)
+            sources = tuple(shared[i] for i in leaves)
+
+            def make(sources: tuple = sources, f: bool = f) -> Any:
+                stacked = stack(*sources)
+                return self._flip()(stacked) if f else stacked
+            out.append(self._derived.get(("stack", f, leaves), sources, make))
         return out
 
     def _keep_state(self, state: dict) -> None:

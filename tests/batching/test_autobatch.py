@@ -13,8 +13,9 @@ import pytest
 import bladec
 from bladec.models import bilstm, earlyexit, treelstm
 
-from tests.support.autobatchcase import (MODELS, batched, check_batches, losses_of,
-                                        make_batch, make_params, reference, rel)
+from tests.support.autobatchcase import (MODELS, batched, check_batches, fresh,
+                                        losses_of, make_batch, make_params, reference,
+                                        rel)
 
 
 # each kernel at no limit in bladec's order only (tests/conftest.py): these tests check
@@ -119,6 +120,33 @@ def test_compiled_executables_are_reused_across_batches():
     assert {"leaf.fwd", "node.fwd", "loss.fwd"} <= set(kernels)
     listing = kernels["node.fwd"].listing
     assert "func.func @main" in listing and "gather" in listing and "scatter" in listing
+
+
+def test_weights_derived_from_parameters_are_kept_while_the_parameters_are_the_same():
+    """The BiLSTM's weights stacked over its two directions and transposed (derived.py)
+    are made once for a parameter set and kept from batch to batch; other parameters
+    (new arrays, as a training step returns) make them again, and the outputs are those
+    parameters' (a stale stack would give the first set's); once those parameters are
+    gone, so is what was made from them (the cache holds no parameter alive)."""
+    import gc
+
+    import jax
+    f = fresh("bilstm")
+    params = make_params(bilstm)
+    first, second = (make_batch("bilstm", 4, seed=s, short=(3, 5)) for s in (3, 4))
+    f(params, first)
+    made = f._derived.made
+    assert made >= 1 and len(f._derived) >= 1
+    out = f(params, second)
+    assert f._derived.made == made   # the same arrays: nothing made again
+    assert rel(out, losses_of(bilstm.model, params, second)) <= 1e-5
+    other = jax.tree_util.tree_map(lambda x: x * 1.5 + 0.01, params)
+    out = f(other, second)
+    assert rel(out, losses_of(bilstm.model, other, second)) <= 1e-5
+    assert f._derived.made == 2 * made
+    del other
+    gc.collect()
+    assert len(f._derived) == 0   # made from `other` only: dropped with it
 
 
 def test_product_weights_reach_the_forward_kernels_transposed():
