@@ -130,7 +130,8 @@ class Autobatched:
         import jax
         t0, c0 = time.perf_counter(), time.thread_time()
         leaves, params_tree = jax.tree_util.tree_flatten(params)
-        recording = Recording({id(x): i for i, x in enumerate(leaves)}, params)
+        recording = Recording({id(x): i for i, x in enumerate(leaves)}, params,
+                              dedupe=self.options.dedupe)
         device = [x if isinstance(x, jax.Array) else jax.numpy.asarray(x) for x in leaves]
         outputs, out_tree = [], None
         if len(instances) == 0:

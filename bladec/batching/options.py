@@ -19,4 +19,6 @@ class Options:
                                  # (a BiLSTM's directions) one call per depth
     depth_runs: bool = True      # inference: consecutive calls of one kernel and bucket
                                  # (an RNN's steps) one call of several steps
+    dedupe: bool = True          # invocations of a cell on the same integer data and
+                                 # no lazy value (a repeated word's leaf) computed once
     batched: bool = True         # False: every invocation a call of its own

@@ -118,6 +118,10 @@ def _tuple_tree(n: int) -> Any:
 # a negative int for a tuple or list of n items.
 _LAZY, _SHARED_LEAF, _DATA, _SUBTREE = 0, 1, 2, 3
 _PYTHON_SCALARS = {int: "int32", float: "float32", bool: "bool"}
+# data an invocation is deduplicated on (Recording.invoke): equal values are the same
+# argument (not so for floats: 0.0 == -0.0); the table code in the key tells the types
+_INTEGRAL = frozenset({int, bool, np.int8, np.int16, np.int32, np.int64, np.uint8,
+                       np.uint16, np.uint32, np.uint64, np.bool_})
 
 
 class _Fallback(Exception):
@@ -158,8 +162,12 @@ class Recording:
     cell is one step of the fast path, not a flattening of the dict per invocation
     (:func:`subtree_codes`)."""
 
-    def __init__(self, shared_ids: dict[int, int], params: Any = None) -> None:
+    def __init__(self, shared_ids: dict[int, int], params: Any = None,
+                 dedupe: bool = True) -> None:
         self.shared_ids = shared_ids          # id(parameter leaf) -> its flat index
+        # invocations that read no lazy value, keyed by their fast key and integer data:
+        # their outputs (see invoke)
+        self._pure: dict[tuple, Any] | None = {} if dedupe else None
         self.subtrees = subtree_codes(params, shared_ids)
         self.groups: dict[tuple, Group] = {}
         self._fast: dict[tuple, Group] = {}   # fast key (invoke) -> its group
@@ -230,10 +238,30 @@ class Recording:
         group = self._fast.get(fast)
         if group is None:
             return self._invoke_general(cell, args, fast)
+        pure = self._pure_key(group.signature, depth, data)
+        if pure is not None:
+            outs = self._pure.get(pure)
+            if outs is not None:
+                return outs
         for table, leaf in data:
             rows.append(len(table))
             table.append(leaf)
-        return self._record(group, rows, depth)
+        outs = self._record(group, rows, depth)
+        if pure is not None:
+            self._pure[pure] = outs
+        return outs
+
+    def _pure_key(self, signature: tuple, depth: int, data: list[tuple[list[Any], Any]]
+                  ) -> tuple | None:
+        """The key an invocation is deduplicated on, or None: only one that reads no
+        lazy value (``depth`` -1) and integer data only (a leaf's word id). A cell is a
+        JAX function, so an invocation with the same arguments has the same outputs,
+        and the batch computes them once (a tree LSTM's repeated words); both trace
+        paths key on the group's signature, so they find each other's."""
+        if depth >= 0 or self._pure is None or \
+                not all(type(leaf) in _INTEGRAL for _, leaf in data):
+            return None
+        return (signature, *[leaf for _, leaf in data])
 
     def _walk(self, items: Any, key: list[Any], rows: list[int], data: list[Any]) -> int:
         """The fast path over a sequence of arguments (see :meth:`invoke`): the deepest
@@ -298,7 +326,7 @@ class Recording:
         leaves, in_tree = _tree.flatten(args)
         sig: list[Any] = [cell, in_tree]
         lazy_rows: list[int] = []
-        data_rows: list[int] = []
+        data: list[tuple[list[Any], Any]] = []
         depth = -1
         shared_ids = self.shared_ids
         for leaf in leaves:
@@ -317,15 +345,27 @@ class Recording:
                 continue
             code, table = self._table(leaf)
             sig.append(code)
-            data_rows.append(len(table))
-            table.append(leaf)
+            data.append((table, leaf))
         signature = tuple(sig)
+        pure = self._pure_key(signature, depth, data)
+        if pure is not None:
+            outs = self._pure.get(pure)
+            if outs is not None:
+                if fast is not None:
+                    self._fast[fast] = self.groups[signature]
+                return outs
         group = self.groups.get(signature)
         if group is None:
             group = self.groups[signature] = self._group(cell, signature, in_tree)
         if fast is not None:
             self._fast[fast] = group
-        return self._record(group, lazy_rows + data_rows, depth)
+        for table, leaf in data:
+            lazy_rows.append(len(table))
+            table.append(leaf)
+        outs = self._record(group, lazy_rows, depth)
+        if pure is not None:
+            self._pure[pure] = outs
+        return outs
 
     def _group(self, cell: "Cell", signature: tuple, in_tree: Any) -> Group:
         kinds = []

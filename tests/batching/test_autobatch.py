@@ -98,7 +98,29 @@ def _ablation(switch: str, f) -> None:
         assert f.report().calls == f.report().invocations
 
 
-@pytest.mark.parametrize("switch", ["static_depth", "batched"])
+def test_a_word_repeated_in_a_batch_is_one_leaf_invocation():
+    """Options.dedupe: the leaf cell's invocations on the same word (no lazy operand,
+    integer data) are one, in the batch's one leaf call, and every instance reads its
+    outputs; the losses are the reference's, and those of the batch traced without it,
+    which records every leaf."""
+    f = batched("treelstm")
+    params = make_params(treelstm)
+    instances = [{"tree": [[3, 7], [3, [7, 3]]], "label": 1}, {"tree": [7, [3, 9]], "label": 2},
+                 {"tree": [9, 9], "label": 0}]
+    out = f(params, instances)
+    leaves, nodes = 3, 4 + 2 + 1   # words 3, 7, 9; each instance's nodes
+    assert f.report().invocations == leaves + nodes + len(instances)
+    assert rel(out, losses_of(treelstm.model, params, instances)) <= 1e-5
+    f.options.dedupe = False
+    try:
+        whole = f(params, instances)
+        assert f.report().invocations == 5 + 3 + 2 + nodes + len(instances)
+    finally:
+        f.options.dedupe = True
+    assert rel(out, whole) <= 1e-6
+
+
+@pytest.mark.parametrize("switch", ["static_depth", "dedupe", "batched"])
 def test_ablation_computes_the_same_outputs(switch):
     _ablation(switch, batched("treelstm"))
 
