@@ -238,7 +238,7 @@ class Recording:
         group = self._fast.get(fast)
         if group is None:
             return self._invoke_general(cell, args, fast)
-        pure = self._pure_key(group.signature, depth, data)
+        pure = self._pure_key(group, data) if depth < 0 else None
         if pure is not None:
             outs = self._pure.get(pure)
             if outs is not None:
@@ -251,17 +251,21 @@ class Recording:
             self._pure[pure] = outs
         return outs
 
-    def _pure_key(self, signature: tuple, depth: int, data: list[tuple[list[Any], Any]]
-                  ) -> tuple | None:
-        """The key an invocation is deduplicated on, or None: only one that reads no
-        lazy value (``depth`` -1) and integer data only (a leaf's word id). A cell is a
-        JAX function, so an invocation with the same arguments has the same outputs,
-        and the batch computes them once (a tree LSTM's repeated words); both trace
-        paths key on the group's signature, so they find each other's."""
-        if depth >= 0 or self._pure is None or \
-                not all(type(leaf) in _INTEGRAL for _, leaf in data):
+    def _pure_key(self, group: Group, data: list[tuple[list[Any], Any]]) -> tuple | None:
+        """The key an invocation that reads no lazy value is deduplicated on (its group
+        and its data), or None where its data are not all integers (a leaf's word id).
+        A cell is a JAX function, so an invocation with the same arguments has the same
+        outputs, and the batch computes them once (a tree LSTM's repeated words); both
+        trace paths key on the group object (hashed by identity: a signature tuple, its
+        pytree definition among it, cost a hash per invocation)."""
+        if self._pure is None:
             return None
-        return (signature, *[leaf for _, leaf in data])
+        key: list[Any] = [group]
+        for _, leaf in data:
+            if type(leaf) not in _INTEGRAL:
+                return None
+            key.append(leaf)
+        return tuple(key)
 
     def _walk(self, items: Any, key: list[Any], rows: list[int], data: list[Any]) -> int:
         """The fast path over a sequence of arguments (see :meth:`invoke`): the deepest
@@ -347,18 +351,16 @@ class Recording:
             sig.append(code)
             data.append((table, leaf))
         signature = tuple(sig)
-        pure = self._pure_key(signature, depth, data)
-        if pure is not None:
-            outs = self._pure.get(pure)
-            if outs is not None:
-                if fast is not None:
-                    self._fast[fast] = self.groups[signature]
-                return outs
         group = self.groups.get(signature)
         if group is None:
             group = self.groups[signature] = self._group(cell, signature, in_tree)
         if fast is not None:
             self._fast[fast] = group
+        pure = self._pure_key(group, data) if depth < 0 else None
+        if pure is not None:
+            outs = self._pure.get(pure)
+            if outs is not None:
+                return outs
         for table, leaf in data:
             lazy_rows.append(len(table))
             table.append(leaf)
