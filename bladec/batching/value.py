@@ -286,9 +286,16 @@ class Recording:
                 key.append(index)
             elif t is tuple or t is list:
                 key.append(-2 * len(x) - (t is list) - 1)
-                d = self._walk(x, key, rows, data)
-                if d > depth:
-                    depth = d
+                for y in x:   # a cell's state pair (h, c): its lazy values read inline
+                    if type(y) is Lazy and y.recording is self:
+                        key.append(y.code)
+                        rows.append(y.row)
+                        if y.depth > depth:
+                            depth = y.depth
+                    else:     # anything else as the walk reads it
+                        d = self._walk((y,), key, rows, data)
+                        if d > depth:
+                            depth = d
             else:
                 found = self._table_of.get(t)
                 if found is None:
