@@ -435,8 +435,11 @@ class Autobatched:
         return kernel
 
     def _key(self, kind: str, group: Group, k: int = 0, steps: int = 1) -> tuple:
-        return (kind, group.identity if not kind.startswith("stack") else
-                sibling_key(group), self.options.shared_weights, k, steps)
+        """A kernel's key: its program, which does not depend on *which* parameters
+        the group reads (they are arguments), so groups that differ only in that share
+        their kernels and executables (schedule.sibling_key: an early-exit model's
+        layers, a BiLSTM's directions in training)."""
+        return (kind, sibling_key(group), self.options.shared_weights, k, steps)
 
 
 def _run_kind(single: str, steps: int) -> str:

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import bladec
+from bladec.batching.kernel import Kernel
 from bladec.models import bilstm, earlyexit, treelstm
 
 from tests.support.autobatchcase import (MODELS, batched, check_batches, fresh,
@@ -169,6 +170,45 @@ def test_weights_derived_from_parameters_are_kept_while_the_parameters_are_the_s
     del other
     gc.collect()
     assert len(f._derived) == 0   # made from `other` only: dropped with it
+
+
+def test_groups_that_differ_only_in_their_weights_share_one_kernel():
+    """Two layers of one cell with weights of one shape (an early-exit model's layers,
+    a BiLSTM's directions): one kernel per kind, compiled once, the weights passed as
+    its arguments; each layer's outputs and gradients are its own (the residual rows
+    stay per layer)."""
+    import jax
+    import jax.numpy as jnp
+
+    @bladec.batching.cell
+    def dense(p, x):
+        return jnp.tanh(p["w"] @ x + p["b"])
+
+    @bladec.batching.cell
+    def start(n):
+        return jnp.full(4, n, jnp.float32) / 4
+
+    @bladec.batching.cell
+    def total(x):
+        return jnp.sum(x * x)
+
+    def model(p, n):   # both layers read a lazy value: one program
+        return total(dense(p["second"], dense(p["first"], start(n))))
+    rng = np.random.default_rng(7)
+    p = {k: {"w": jnp.asarray(rng.standard_normal((4, 4)), jnp.float32),
+             "b": jnp.asarray(rng.standard_normal(4), jnp.float32)}
+         for k in ("first", "second")}
+    f = bladec.autobatch(model)
+    out = f(p, [1, 2, 3])
+    assert rel(out, jax.jit(lambda q: jnp.stack([model(q, n) for n in (1, 2, 3)]))(p)) <= 1e-6
+    layers = [k for k in f._kernels.values() if isinstance(k, Kernel) and
+              k.name.startswith("dense.")]
+    assert [k.name for k in layers] == ["dense.fwd"] and layers[0].compilations == 1
+    _, grads = f.value_and_grad(p, [1, 2, 3])
+    want = jax.jit(jax.grad(lambda q: sum(model(q, n) for n in (1, 2, 3))))(p)
+    assert all(rel(grads[k][w], want[k][w]) <= 1e-5 for k in p for w in "wb")
+    assert sorted(k.name for k in f._kernels.values() if isinstance(k, Kernel) and
+                  k.name.startswith("dense.")) == ["dense.bwd-kept", "dense.fwd", "dense.keep"]
 
 
 def test_product_weights_reach_the_forward_kernels_transposed():
