@@ -53,6 +53,7 @@ ABLATIONS = [("all techniques", {}), ("static depth off", {"static_depth": False
              ("sinks last off", {"sinks_last": False}),
              ("stacked siblings off", {"stack_siblings": False}),
              ("depth runs off", {"depth_runs": False}),
+             ("dedupe off", {"dedupe": False}),
              ("batching off", {"batched": False})]
 
 
