@@ -100,23 +100,30 @@ def make_kernel(owner: Any, kind: str, group: Group, k: int = 0, steps: int = 1)
                       [*written, *outs, index], name=name,
                       donate=range(len(written)), passes=owner.passes,
                       limit=owner.mem_limit)
-    # backward
+    # backward: "bwd" both parts per call; "bwd-ops" the operands' part per call and
+    # "wgrad" the weights' part once per group and batch (program.backward_fn);
+    # "-kept": the products read from the residuals
     fwd = [(buf[k], k[1]) for k in dict.fromkeys(group.operand_keys)]
     adj = [(buf[k], k[1]) for k in adjoint_keys(group)]
-    grads = list(shared_leaves)
-    keep = kind == "bwd-kept"
+    keep = kind.endswith("-kept")
+    operands = not kind.startswith("wgrad")
+    weights = None if not kind.startswith(("wgrad", "bwd-ops")) else \
+        owner._weight_split(group, kind.startswith("wgrad"))
+    grads = [leaf for leaf, w in zip(shared_leaves, weights or [True] * len(shared_leaves))
+             if w]
     kept = [(("R%d" % i, *shape), dtype)
             for i, (shape, dtype) in enumerate(owner._residual_specs(group))] \
         if keep else []
-    fn = backward_fn(group, layout, keep)
+    fn = backward_fn(group, layout, keep, operands, weights)
     counts = [len(shared_leaves), len(fwd), len(tables), *([len(kept)] if keep else []),
-              len(adj), len(grads), 1]
-    start = sum(counts[:-3])
+              len(adj), *([len(grads)] if weights is None or any(weights) else []), 1]
+    start = len(shared_leaves) + len(fwd) + len(tables) + len(kept)
+    donated = range(start, start + len(adj) + len(grads)) if operands else \
+        range(start + len(adj), start + len(adj) + len(grads))
     return Kernel(_spread(fn, counts), [*shared_leaves, *fwd, *tables, *kept, *adj,
                                         *grads, index],
-                  name=name, donate=range(start, start + len(adj) + len(grads)),
-                  passes=owner.passes, limit=owner.mem_limit, index=True,
-                  padding=padding_row(group))
+                  name=name, donate=donated, passes=owner.passes, limit=owner.mem_limit,
+                  index=True, padding=padding_row(group))
 
 
 def _spread(fn: Callable, counts: list[int], index: bool = True) -> Callable:

@@ -23,8 +23,8 @@ from bladec.batching.kernel import Kernel
 from bladec.batching.options import Options
 from bladec.batching.program import Layout, adjoint_keys, flat_cell, flipped
 from bladec.batching.report import AutobatchReport
-from bladec.batching.schedule import (RUN_LENGTHS, Schedule, describe, grown,
-                                       runs, schedule, sibling_key, stacked)
+from bladec.batching.schedule import (RUN_LENGTHS, Schedule, all_lanes, describe,
+                                       grown, runs, schedule, sibling_key, stacked)
 from bladec.batching.value import Group, Lazy, Recording, tracing
 from bladec.errors import BladecError
 
@@ -349,26 +349,69 @@ class Autobatched:
         rows = np.asarray([o[0].row for o in traced.outputs], np.int32)
         adj[key] = self._helper("seed", lambda a, r: a.at[r].set(1.0))(adj[key], rows)
         grads = [jnp.zeros_like(x) for x in shared]
-        tables = state["__tables__"]
+        once = self.options.weight_grads_once
+        done: dict[int, Group] = {}   # groups whose operands' part ran (id -> group)
         for call in reversed(sched.calls):
-            group, layout = call.group, self._layout(call.group)
+            group = call.group
             if len(set(group.shared)) != len(group.shared):
                 raise BladecError(f"cell {group.cell.name}: one parameter passed twice to "
                                   f"one cell call (pass it once)")
             keys = adjoint_keys(group)
-            fwd = [state[k] for k in dict.fromkeys(group.operand_keys)]
-            keep = self._keeps() and bool(self._residual_specs(group))
-            new = self._kernel("bwd-kept" if keep else "bwd", group, shared)(
-                *[shared[i] for i in group.shared], *fwd,
-                *[tables[k] for k in layout.tables],
-                *(self._kept[group.identity] if keep else ()), *[adj[k] for k in keys],
-                *[grads[i] for i in group.shared], call.index)
+            weighted = once and any(self._weight_split(group, True))
+            kind = "bwd-ops" if weighted else "bwd"
+            new = self._backward_call(kind, group, shared, state, adj, grads, call.index)
             for k, value in zip(keys, new[:len(keys)]):
                 adj[k] = value
-            for i, value in zip(group.shared, new[len(keys):]):
+            for i, value in zip(self._summed(group, kind), new[len(keys):]):
+                grads[i] = value
+            if weighted:
+                done[id(group)] = group
+        # the weights' part, once per group over all its invocations: an output row's
+        # cotangent is complete once the calls that read it (deeper, so earlier in the
+        # reverse order) have run, and no later call adds to it
+        for group in done.values():
+            index = all_lanes([c for c in sched.calls if c.group is group], group)
+            new = self._backward_call("wgrad", group, shared, state, adj, grads, index)
+            for i, value in zip(self._summed(group, "wgrad"), new):
                 grads[i] = value
         self._report.dispatch_seconds += time.perf_counter() - t
         return grads
+
+    def _backward_call(self, kind: str, group: Group, shared: list[Any], state: dict,
+                       adj: dict, grads: list[Any], index: Any) -> list[Any]:
+        """One call of a backward kernel (``kind``: "bwd", "bwd-ops" or "wgrad", made
+        "-kept" where the training forward kept the group's products) on the
+        parameters ``shared``, the adjoint buffers and the gradients' accumulators."""
+        keep = self._keeps() and bool(self._residual_specs(group))
+        fwd = [state[k] for k in dict.fromkeys(group.operand_keys)]
+        tables = state["__tables__"]
+        return self._kernel(kind + "-kept" if keep else kind, group, shared)(
+            *[shared[i] for i in group.shared], *fwd,
+            *[tables[k] for k in self._layout(group).tables],
+            *(self._kept[group.identity] if keep else ()),
+            *[adj[k] for k in adjoint_keys(group)],
+            *[grads[i] for i in self._summed(group, kind)], index)
+
+    def _summed(self, group: Group, kind: str) -> list[int]:
+        """The parameters whose gradients a backward kernel ``kind`` adds to."""
+        if kind == "bwd":
+            return list(group.shared)
+        mask = self._weight_split(group, kind == "wgrad")
+        return [i for i, m in zip(group.shared, mask) if m]
+
+    def _weight_split(self, group: Group, products: bool) -> tuple[bool, ...]:
+        """Per shared leaf of ``group``: whether it is a weight of one of the cell's
+        products (residual.product_weights; ``products``), or the opposite: the
+        weights' part of the backward sums the first once per batch, the per-depth
+        part the others (a bias, an embedding table read by index)."""
+        key = ("weights", group.identity)
+        found = self._kernels.get(key)
+        if found is None:
+            from bladec.batching.residual import product_weights
+            inputs = product_weights(flat_cell(group), self._avals(group))
+            found = self._kernels[key] = tuple(
+                i in inputs for i, (kind, _) in enumerate(group.kinds) if kind == "shared")
+        return found if products else tuple(not m for m in found)
 
     def _outputs(self, traced: _Traced, state: dict) -> Any:
         """Per output leaf: the instances' values stacked (one gather per leaf)."""

@@ -19,6 +19,9 @@ class Options:
                                  # (a BiLSTM's directions) one call per depth
     depth_runs: bool = True      # inference: consecutive calls of one kernel and bucket
                                  # (an RNN's steps) one call of several steps
+    weight_grads_once: bool = True  # training: a group's weights' cotangents summed in
+                                    # one call over the batch's invocations (else per
+                                    # depth, reading and writing the accumulator)
     dedupe: bool = True          # invocations of a cell on the same integer data and
                                  # no lazy value (a repeated word's leaf) computed once
     batched: bool = True         # False: every invocation a call of its own

@@ -95,6 +95,31 @@ def specs(flat_cell: Callable, avals: Sequence[Any]) -> list[tuple[tuple, str]]:
     return out
 
 
+def product_weights(flat_cell: Callable, avals: Sequence[Any]) -> frozenset[int]:
+    """The input leaves of the batched cell that are an operand, as given, of a kept
+    product whose other operand carries the batch (a weight ``W`` of ``W @ x``): their
+    cotangent is that product's transpose against the batch's rows alone, so the
+    backward may sum it once over every invocation of a batch (program.backward_fn's
+    weights' part), needing no other input's cotangent. ``avals``: as :func:`specs`."""
+    import jax
+    closed = jax.make_jaxpr(flat_cell)(*avals)
+    inputs = {v: i for i, v in enumerate(closed.jaxpr.invars)}
+    found: set[int] = set()
+
+    def dot(eqn: Any, vals: list[Any]) -> Any:
+        if _saved(eqn, PROBE) is None:
+            return None
+        for operand in eqn.invars:
+            i = inputs.get(operand)
+            if i is not None and PROBE not in operand.aval.shape:
+                found.add(i)
+        return None
+    for eqn in closed.jaxpr.eqns:   # products at the cell's top level only: their
+        if eqn.primitive is _primitives()[0]:   # operands are its inputs' variables
+            dot(eqn, [])
+    return frozenset(found)
+
+
 def _walk(jaxpr: Any, dot: Callable) -> None:
     """The products of ``jaxpr`` in :func:`_evaluate`'s order, without evaluating."""
     dot_general_p, jit_p = _primitives()

@@ -59,6 +59,19 @@ def padding_row(group: Group) -> np.ndarray:
     return row
 
 
+def all_lanes(calls: list["Call"], group: Group) -> np.ndarray:
+    """One index over every invocation of ``group`` in ``calls`` (its calls at every
+    depth, their padded lanes left out), padded to its bucket: the index of a call
+    that serves the whole batch's invocations at once (the weights' part of the
+    backward, program.backward_fn)."""
+    rows = np.concatenate([c.index[:c.count] for c in calls])
+    lanes = bucket(len(rows))
+    if lanes == len(rows):
+        return rows
+    return np.concatenate([rows, np.broadcast_to(padding_row(group),
+                                                 (lanes - len(rows), rows.shape[1]))])
+
+
 def grown(n: int, floor: int) -> int:
     """Rows for ``n`` given ``floor`` rows so far: the floor where ``n`` fits, else the
     power of two of half as much again as ``n``, so that batches a little larger than

@@ -62,14 +62,41 @@ def test_training_step_is_sgd_on_the_summed_loss():
 
 
 def test_training_keeps_the_cells_products_for_the_backward():
-    """The training forward keeps the node cell's product; its backward kernel has the
-    gradient's two products only (recomputing would add the forward's third)."""
+    """The training forward keeps the node cell's product; the backward has the
+    gradient's two products only (recomputing would add the forward's third): the
+    operands' one in the per-depth kernel, the weight's in the kernel that runs once
+    over the batch (Options.weight_grads_once)."""
     params = make_params(treelstm)
     f = batched("treelstm")
     f.value_and_grad(params, make_batch("treelstm", 4, seed=12, short=(2, 6)))
-    listing = f.kernels()["node.bwd-kept"].listing
-    dots = {line.split("=")[0] for line in listing.splitlines() if "dot_general(" in line}
-    assert len(dots) == 2, dots
+    for name in ("node.bwd-ops-kept", "node.wgrad-kept"):
+        listing = f.kernels()[name].listing
+        dots = {line.split("=")[0].strip() for line in listing.splitlines()
+                if "dot_general(" in line}
+        assert len(dots) == 1, (name, dots)
+
+
+def test_weight_gradients_once_per_batch_equal_those_summed_per_depth():
+    """Options.weight_grads_once: the weights' cotangents summed in one call per group
+    over the batch's invocations give the gradients of the per-depth sums (and of
+    per-instance jax.grad); the per-depth kernels then neither take nor return the
+    gradients."""
+    import jax
+    params = make_params(treelstm)
+    instances = make_batch("treelstm", 5, seed=21, short=(3, 7))
+    once = batched("treelstm")
+    loss, grads = once.value_and_grad(params, instances)
+    per_depth = bladec.autobatch(treelstm.model, weight_grads_once=False)
+    loss2, grads2 = per_depth.value_and_grad(params, instances)
+    assert "node.bwd-kept" in per_depth.kernels() and \
+        "node.wgrad-kept" not in per_depth.kernels()
+    assert rel(loss, loss2) <= 1e-6
+    _, want = reference(treelstm, params, instances)
+    for a, b, c in zip(*(jax.tree_util.tree_leaves(x) for x in (grads, grads2, want))):
+        assert rel(a, b) <= 1e-5 and rel(a, c) <= 1e-4
+    ops = once.kernels()["node.bwd-ops-kept"]
+    assert len(ops.imported.input_names) < len(per_depth.kernels()["node.bwd-kept"]
+                                               .imported.input_names)
 
 
 @pytest.mark.slow
@@ -80,7 +107,7 @@ def test_kept_products_give_the_gradients_of_recomputing():
     loss, kept = batched("treelstm").value_and_grad(params, instances)
     g = bladec.autobatch(treelstm.model, residuals=False)
     loss2, recomputed = g.value_and_grad(params, instances)
-    assert "node.bwd" in g.kernels() and "node.bwd-kept" not in g.kernels()
+    assert "node.bwd-ops" in g.kernels() and "node.bwd-ops-kept" not in g.kernels()
     assert rel(loss, loss2) <= 1e-6
     for a, b in zip(jax.tree_util.tree_leaves(kept), jax.tree_util.tree_leaves(recomputed)):
         assert rel(a, b) <= 1e-5
@@ -208,7 +235,8 @@ def test_groups_that_differ_only_in_their_weights_share_one_kernel():
     want = jax.jit(jax.grad(lambda q: sum(model(q, n) for n in (1, 2, 3))))(p)
     assert all(rel(grads[k][w], want[k][w]) <= 1e-5 for k in p for w in "wb")
     assert sorted(k.name for k in f._kernels.values() if isinstance(k, Kernel) and
-                  k.name.startswith("dense.")) == ["dense.bwd-kept", "dense.fwd", "dense.keep"]
+                  k.name.startswith("dense.")) == ["dense.bwd-ops-kept", "dense.fwd",
+                                                   "dense.keep", "dense.wgrad-kept"]
 
 
 def test_product_weights_reach_the_forward_kernels_transposed():
