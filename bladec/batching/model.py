@@ -370,7 +370,13 @@ class Autobatched:
         # cotangent is complete once the calls that read it (deeper, so earlier in the
         # reverse order) have run, and no later call adds to it
         for group in done.values():
-            index = all_lanes([c for c in sched.calls if c.group is group], group)
+            # padded to the most lanes the program has had (a batch's invocations of
+            # a group vary more than its calls' lanes: on the ladder alone a BiLSTM's
+            # batches of 8 compiled in 3 of 15 after warm-up, not 1)
+            calls = [c for c in sched.calls if c.group is group]
+            key = ("wgrad", sibling_key(group))
+            self._floor[key] = max(self._floor.get(key, 0), sum(c.count for c in calls))
+            index = all_lanes(calls, group, self._floor[key])
             new = self._backward_call("wgrad", group, shared, state, adj, grads, index)
             for i, value in zip(self._summed(group, "wgrad"), new):
                 grads[i] = value

@@ -59,13 +59,13 @@ def padding_row(group: Group) -> np.ndarray:
     return row
 
 
-def all_lanes(calls: list["Call"], group: Group) -> np.ndarray:
+def all_lanes(calls: list["Call"], group: Group, floor: int = 0) -> np.ndarray:
     """One index over every invocation of ``group`` in ``calls`` (its calls at every
-    depth, their padded lanes left out), padded to its bucket: the index of a call
-    that serves the whole batch's invocations at once (the weights' part of the
-    backward, program.backward_fn)."""
+    depth, their padded lanes left out), padded to the bucket of its rows or of
+    ``floor``, whichever is larger: the index of a call that serves the whole batch's
+    invocations at once (the weights' part of the backward, program.backward_fn)."""
     rows = np.concatenate([c.index[:c.count] for c in calls])
-    lanes = bucket(len(rows))
+    lanes = bucket(max(len(rows), floor))
     if lanes == len(rows):
         return rows
     return np.concatenate([rows, np.broadcast_to(padding_row(group),
