@@ -238,6 +238,13 @@ class Recording:
         group = self._fast.get(fast)
         if group is None:
             return self._invoke_general(cell, args, fast)
+        return self._deduped(group, rows, data, depth)
+
+    def _deduped(self, group: Group, rows: list[int], data: list[tuple[list[Any], Any]],
+                 depth: int) -> Any:
+        """Record an invocation of ``group`` (``rows``: its lazy operands' rows; its
+        data appended to their tables here), or return the outputs of the same
+        invocation recorded earlier in the batch (:meth:`_pure_key`)."""
         pure = self._pure_key(group, data) if depth < 0 else None
         if pure is not None:
             outs = self._pure.get(pure)
@@ -363,18 +370,7 @@ class Recording:
             group = self.groups[signature] = self._group(cell, signature, in_tree)
         if fast is not None:
             self._fast[fast] = group
-        pure = self._pure_key(group, data) if depth < 0 else None
-        if pure is not None:
-            outs = self._pure.get(pure)
-            if outs is not None:
-                return outs
-        for table, leaf in data:
-            lazy_rows.append(len(table))
-            table.append(leaf)
-        outs = self._record(group, lazy_rows, depth)
-        if pure is not None:
-            self._pure[pure] = outs
-        return outs
+        return self._deduped(group, lazy_rows, data, depth)
 
     def _group(self, cell: "Cell", signature: tuple, in_tree: Any) -> Group:
         kinds = []
