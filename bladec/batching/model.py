@@ -347,7 +347,9 @@ class Autobatched:
                if np.issubdtype(np.dtype(key[1]), np.floating)}
         key = traced.outputs[0][0].key
         rows = np.asarray([o[0].row for o in traced.outputs], np.int32)
-        adj[key] = self._helper("seed", lambda a, r: a.at[r].set(1.0))(adj[key], rows)
+        # added, not set: instances whose losses are one deduplicated invocation
+        # (Options.dedupe) share its row, and each counts once
+        adj[key] = self._helper("seed", lambda a, r: a.at[r].add(1.0))(adj[key], rows)
         grads = [jnp.zeros_like(x) for x in shared]
         once = self.options.weight_grads_once
         done: dict[int, Group] = {}   # groups whose operands' part ran (id -> group)

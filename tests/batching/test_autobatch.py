@@ -148,6 +148,28 @@ def test_a_word_repeated_in_a_batch_is_one_leaf_invocation():
     assert rel(out, whole) <= 1e-6
 
 
+def test_instances_that_share_their_loss_invocation_each_count_in_the_gradient():
+    """A loss that reads only integer data is one invocation for the instances with
+    the same label (Options.dedupe): the summed loss and its gradient still count each
+    instance (the backward's seed adds 1 per instance into the shared row)."""
+    import jax
+    import jax.numpy as jnp
+
+    @bladec.batching.cell
+    def prior(p, label):
+        return jnp.sum(p["b"][label] ** 2)
+
+    def model(p, label):
+        return prior(p, label)
+    p = {"b": jnp.arange(6, dtype=jnp.float32).reshape(3, 2) / 4}
+    labels = [1, 2, 1, 1, 0]
+    f = bladec.autobatch(model)
+    loss, grads = f.value_and_grad(p, labels)
+    assert f.report().invocations == 3
+    want_loss, want = jax.value_and_grad(lambda q: sum(model(q, n) for n in labels))(p)
+    assert rel(loss, want_loss) <= 1e-6 and rel(grads["b"], want["b"]) <= 1e-6
+
+
 @pytest.mark.parametrize("switch", ["static_depth", "dedupe", "batched"])
 def test_ablation_computes_the_same_outputs(switch):
     _ablation(switch, batched("treelstm"))
