@@ -102,21 +102,18 @@ def product_weights(flat_cell: Callable, avals: Sequence[Any]) -> frozenset[int]
     backward may sum it once over every invocation of a batch (program.backward_fn's
     weights' part), needing no other input's cotangent. ``avals``: as :func:`specs`."""
     import jax
+    from jax.extend.core import Literal
+    dot_general_p, _ = _primitives()
     closed = jax.make_jaxpr(flat_cell)(*avals)
     inputs = {v: i for i, v in enumerate(closed.jaxpr.invars)}
     found: set[int] = set()
-
-    def dot(eqn: Any, vals: list[Any]) -> Any:
-        if _saved(eqn, PROBE) is None:
-            return None
+    for eqn in closed.jaxpr.eqns:   # the top level: there an input is its own variable
+        if eqn.primitive is not dot_general_p or _saved(eqn, PROBE) is None:
+            continue
         for operand in eqn.invars:
-            i = inputs.get(operand)
+            i = None if isinstance(operand, Literal) else inputs.get(operand)
             if i is not None and PROBE not in operand.aval.shape:
                 found.add(i)
-        return None
-    for eqn in closed.jaxpr.eqns:   # products at the cell's top level only: their
-        if eqn.primitive is _primitives()[0]:   # operands are its inputs' variables
-            dot(eqn, [])
     return frozenset(found)
 
 
