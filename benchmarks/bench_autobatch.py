@@ -54,7 +54,6 @@ ABLATIONS = [("all techniques", {}), ("static depth off", {"static_depth": False
              ("stacked siblings off", {"stack_siblings": False}),
              ("depth runs off", {"depth_runs": False}),
              ("dedupe off", {"dedupe": False}),
-             ("weight gradients per depth", {"weight_grads_once": False}),
              ("batching off", {"batched": False})]
 
 
