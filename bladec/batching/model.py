@@ -122,8 +122,19 @@ class Autobatched:
         return self._report
 
     def kernels(self) -> dict[str, Kernel]:
-        """The imported kernels by name (``.listing`` is the optimized listing)."""
-        return {k.name: k for k in self._kernels.values() if isinstance(k, Kernel)}
+        """The imported kernels by name (``.listing`` is the optimized listing), in the
+        order they were made. Kernels of one cell and kind with different signatures
+        (a BiLSTM's first step reads its state as data, the others as lazy values) are
+        ``name``, ``name#2``, ...: one name each, none hidden."""
+        out: dict[str, Kernel] = {}
+        for k in self._kernels.values():
+            if isinstance(k, Kernel):
+                name, n = k.name, 1
+                while name in out:
+                    n += 1
+                    name = f"{k.name}#{n}"
+                out[name] = k
+        return out
 
     # -- tracing and scheduling -------------------------------------------------------
     def _trace(self, params: Any, instances: Sequence[Any]) -> _Traced:

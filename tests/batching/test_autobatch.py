@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 
 import bladec
-from bladec.batching.kernel import Kernel
 from bladec.models import bilstm, earlyexit, treelstm
 
 from tests.support.autobatchcase import (MODELS, batched, check_batches, fresh,
@@ -250,15 +249,19 @@ def test_groups_that_differ_only_in_their_weights_share_one_kernel():
     f = bladec.autobatch(model)
     out = f(p, [1, 2, 3])
     assert rel(out, jax.jit(lambda q: jnp.stack([model(q, n) for n in (1, 2, 3)]))(p)) <= 1e-6
-    layers = [k for k in f._kernels.values() if isinstance(k, Kernel) and
-              k.name.startswith("dense.")]
-    assert [k.name for k in layers] == ["dense.fwd"] and layers[0].compilations == 1
+    layers = {n: k for n, k in f.kernels().items() if n.startswith("dense.")}
+    assert list(layers) == ["dense.fwd"] and layers["dense.fwd"].compilations == 1
     _, grads = f.value_and_grad(p, [1, 2, 3])
     want = jax.jit(jax.grad(lambda q: sum(model(q, n) for n in (1, 2, 3))))(p)
     assert all(rel(grads[k][w], want[k][w]) <= 1e-5 for k in p for w in "wb")
-    assert sorted(k.name for k in f._kernels.values() if isinstance(k, Kernel) and
-                  k.name.startswith("dense.")) == ["dense.bwd-ops-kept", "dense.fwd",
-                                                   "dense.keep", "dense.wgrad-kept"]
+    assert sorted(n for n in f.kernels() if n.startswith("dense.")) == \
+        ["dense.bwd-ops-kept", "dense.fwd", "dense.keep", "dense.wgrad-kept"]
+
+    def first_on_data(q, n):   # the first layer reads data: another signature
+        return total(dense(q["second"], dense(q["first"], jnp.full(4, n / 4, jnp.float32))))
+    g = bladec.autobatch(first_on_data)
+    g(p, [1, 2])
+    assert [n for n in g.kernels() if n.startswith("dense.")] == ["dense.fwd", "dense.fwd#2"]
 
 
 def test_product_weights_reach_the_forward_kernels_transposed():
