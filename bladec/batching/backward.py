@@ -1,0 +1,111 @@
+"""The backward pass of a traced batch: the schedule's calls in reverse order, each
+adding its operands' cotangents into adjoint buffers, and the cotangents of the weights
+of the cells' products summed once per group over all of the batch's invocations
+(program.backward_fn's two parts).
+
+A mixin of :class:`~bladec.batching.model.Autobatched`, apart because it is a phase of
+its own (model.py had grown past 500 lines): it uses the model's kernels
+(``_kernel``), layouts, residual buffers (``_kept``, ``_keeps``, ``_residual_specs``),
+buffer floors (``_floor``), helpers and report, which model.py defines.
+"""
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from bladec.batching.program import adjoint_keys, flat_cell
+from bladec.batching.schedule import all_lanes, sibling_key
+from bladec.batching.value import Group
+from bladec.errors import BladecError
+
+
+class BackwardPass:
+    """What :class:`~bladec.batching.model.Autobatched` runs for ``value_and_grad``
+    after the training forward (see the module)."""
+
+    def _backward(self, traced: Any, state: dict) -> list[Any]:
+        """The parameters' gradients of the summed loss of ``traced`` (model._Traced),
+        whose training forward left ``state``: the schedule's calls in reverse, then the
+        weights' part once per group."""
+        import jax.numpy as jnp
+        t = time.perf_counter()
+        sched, shared = traced.schedule, traced.shared
+        adj = {key: jnp.zeros((rows, *key[0]), key[1]) for key, rows in sched.rows.items()
+               if np.issubdtype(np.dtype(key[1]), np.floating)}
+        key = traced.outputs[0][0].key
+        rows = np.asarray([o[0].row for o in traced.outputs], np.int32)
+        # added, not set: instances whose losses are one deduplicated invocation
+        # (Options.dedupe) share its row, and each counts once
+        adj[key] = self._helper("seed", lambda a, r: a.at[r].add(1.0))(adj[key], rows)
+        grads = [jnp.zeros_like(x) for x in shared]
+        once = self.options.weight_grads_once
+        done: dict[int, Group] = {}   # groups whose operands' part ran (id -> group)
+        for call in reversed(sched.calls):
+            group = call.group
+            if len(set(group.shared)) != len(group.shared):
+                raise BladecError(f"cell {group.cell.name}: one parameter passed twice to "
+                                  f"one cell call (pass it once)")
+            keys = adjoint_keys(group)
+            weighted = once and any(self._weight_split(group, True))
+            kind = "bwd-ops" if weighted else "bwd"
+            new = self._backward_call(kind, group, shared, state, adj, grads, call.index)
+            for k, value in zip(keys, new[:len(keys)]):
+                adj[k] = value
+            for i, value in zip(self._summed(group, kind), new[len(keys):]):
+                grads[i] = value
+            if weighted:
+                done[id(group)] = group
+        # the weights' part, once per group over all its invocations: an output row's
+        # cotangent is complete once the calls that read it (deeper, so earlier in the
+        # reverse order) have run, and no later call adds to it
+        for group in done.values():
+            # padded to the most lanes the program has had (a batch's invocations of
+            # a group vary more than its calls' lanes: on the ladder alone a BiLSTM's
+            # batches of 8 compiled in 3 of 15 after warm-up, not 1)
+            calls = [c for c in sched.calls if c.group is group]
+            key = ("wgrad", sibling_key(group))
+            self._floor[key] = max(self._floor.get(key, 0), sum(c.count for c in calls))
+            index = all_lanes(calls, group, self._floor[key])
+            new = self._backward_call("wgrad", group, shared, state, adj, grads, index)
+            for i, value in zip(self._summed(group, "wgrad"), new):
+                grads[i] = value
+        self._report.dispatch_seconds += time.perf_counter() - t
+        return grads
+
+    def _backward_call(self, kind: str, group: Group, shared: list[Any], state: dict,
+                       adj: dict, grads: list[Any], index: Any) -> list[Any]:
+        """One call of a backward kernel (``kind``: "bwd", "bwd-ops" or "wgrad", made
+        "-kept" where the training forward kept the group's products) on the
+        parameters ``shared``, the adjoint buffers and the gradients' accumulators."""
+        keep = self._keeps() and bool(self._residual_specs(group))
+        fwd = [state[k] for k in dict.fromkeys(group.operand_keys)]
+        tables = state["__tables__"]
+        return self._kernel(kind + "-kept" if keep else kind, group, shared)(
+            *[shared[i] for i in group.shared], *fwd,
+            *[tables[k] for k in self._layout(group).tables],
+            *(self._kept[group.identity] if keep else ()),
+            *[adj[k] for k in adjoint_keys(group)],
+            *[grads[i] for i in self._summed(group, kind)], index)
+
+    def _summed(self, group: Group, kind: str) -> list[int]:
+        """The parameters whose gradients a backward kernel ``kind`` adds to."""
+        if kind == "bwd":
+            return list(group.shared)
+        mask = self._weight_split(group, kind == "wgrad")
+        return [i for i, m in zip(group.shared, mask) if m]
+
+    def _weight_split(self, group: Group, products: bool) -> tuple[bool, ...]:
+        """Per shared leaf of ``group``: whether it is a weight of one of the cell's
+        products (residual.product_weights; ``products``), or the opposite: the
+        weights' part of the backward sums the first once per batch, the per-depth
+        part the others (a bias, an embedding table read by index)."""
+        key = ("weights", group.identity)
+        found = self._kernels.get(key)
+        if found is None:
+            from bladec.batching.residual import product_weights
+            inputs = product_weights(flat_cell(group), self._avals(group))
+            found = self._kernels[key] = tuple(
+                i in inputs for i, (kind, _) in enumerate(group.kinds) if kind == "shared")
+        return found if products else tuple(not m for m in found)
