@@ -48,7 +48,7 @@ class BackwardPass:
                 raise BladecError(f"cell {group.cell.name}: one parameter passed twice to "
                                   f"one cell call (pass it once)")
             keys = adjoint_keys(group)
-            weighted = once and any(self._weight_split(group, True))
+            weighted = once and any(self._product_weights(group))
             kind = "bwd-ops" if weighted else "bwd"
             new = self._backward_call(kind, group, shared, state, adj, grads, call.index)
             for k, value in zip(keys, new[:len(keys)]):
@@ -91,16 +91,22 @@ class BackwardPass:
 
     def _summed(self, group: Group, kind: str) -> list[int]:
         """The parameters whose gradients a backward kernel ``kind`` adds to."""
-        if kind == "bwd":
-            return list(group.shared)
-        mask = self._weight_split(group, kind == "wgrad")
-        return [i for i, m in zip(group.shared, mask) if m]
+        return [i for i, m in zip(group.shared, self._grad_mask(group, kind)) if m]
 
-    def _weight_split(self, group: Group, products: bool) -> tuple[bool, ...]:
+    def _grad_mask(self, group: Group, kind: str) -> tuple[bool, ...]:
+        """Per shared leaf of ``group``: whether the backward kernel ``kind`` ("bwd",
+        "bwd-ops" or "wgrad", "-kept" or not) adds its cotangent into its gradient:
+        "bwd" every leaf, "wgrad" the weights of the cell's products, which it sums once
+        per batch, "bwd-ops" the others (a bias, an embedding table read by index)."""
+        base = kind.removesuffix("-kept")
+        if base == "bwd":
+            return (True,) * len(group.shared)
+        products = self._product_weights(group)
+        return products if base == "wgrad" else tuple(not m for m in products)
+
+    def _product_weights(self, group: Group) -> tuple[bool, ...]:
         """Per shared leaf of ``group``: whether it is a weight of one of the cell's
-        products (residual.product_weights; ``products``), or the opposite: the
-        weights' part of the backward sums the first once per batch, the per-depth
-        part the others (a bias, an embedding table read by index)."""
+        products (residual.product_weights), worked out once per group."""
         key = ("weights", group.identity)
         found = self._kernels.get(key)
         if found is None:
@@ -108,4 +114,4 @@ class BackwardPass:
             inputs = product_weights(flat_cell(group), self._avals(group))
             found = self._kernels[key] = tuple(
                 i in inputs for i, (kind, _) in enumerate(group.kinds) if kind == "shared")
-        return found if products else tuple(not m for m in found)
+        return found

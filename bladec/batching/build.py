@@ -107,16 +107,14 @@ def make_kernel(owner: Any, kind: str, group: Group, k: int = 0, steps: int = 1)
     adj = [(buf[k], k[1]) for k in adjoint_keys(group)]
     keep = kind.endswith("-kept")
     operands = not kind.startswith("wgrad")
-    weights = None if not kind.startswith(("wgrad", "bwd-ops")) else \
-        owner._weight_split(group, kind.startswith("wgrad"))
-    grads = [leaf for leaf, w in zip(shared_leaves, weights or [True] * len(shared_leaves))
-             if w]
+    weights = owner._grad_mask(group, kind)
+    grads = [leaf for leaf, w in zip(shared_leaves, weights) if w]
     kept = [(("R%d" % i, *shape), dtype)
             for i, (shape, dtype) in enumerate(owner._residual_specs(group))] \
         if keep else []
     fn = backward_fn(group, layout, keep, operands, weights)
     counts = [len(shared_leaves), len(fwd), len(tables), *([len(kept)] if keep else []),
-              len(adj), *([len(grads)] if weights is None or any(weights) else []), 1]
+              len(adj), len(grads), 1]
     start = len(shared_leaves) + len(fwd) + len(tables) + len(kept)
     donated = range(start, start + len(adj) + len(grads)) if operands else \
         range(start + len(adj), start + len(adj) + len(grads))

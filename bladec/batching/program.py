@@ -292,9 +292,9 @@ def backward_fn(group: Group, layout: Layout, keep: bool = False, operands: bool
     products read from the residuals instead of recomputed (residual.py).
 
     ``weights``: per shared leaf (in ``group.shared``'s order), whether this kernel
-    adds its cotangent into ``grads``, which then holds those leaves' accumulators only
-    (None: every leaf). ``operands=False``: no lazy operand's cotangent, the adjoints
-    only read, ``-> (grads,)``. The split (model._backward): the weights of the cell's
+    adds its cotangent into ``grads``, which then holds those leaves' accumulators only,
+    possibly none (None: every leaf). ``operands=False``: no lazy operand's cotangent,
+    the adjoints only read, ``-> (grads,)``. The split (model._backward): the weights of the cell's
     products (residual.product_weights) summed once per group over every invocation
     of the batch, the rest per depth. Per depth, a product of a few dozen lanes read
     the weight and read and wrote its gradient's accumulator: a BiLSTM's backward call
@@ -308,7 +308,6 @@ def backward_fn(group: Group, layout: Layout, keep: bool = False, operands: bool
     diff = [i for i, (kind, key) in enumerate(group.kinds)
             if (kind == "shared" and next(mask)) or
             (operands and kind == "lazy" and _is_float(key))]
-    summed = weights is None or any(weights)
     lazy_of = {}   # input leaf index -> (key, column) for differentiated lazy leaves
     col = iter(layout.lazy_cols)
     for i, (kind, key) in enumerate(group.kinds):
@@ -318,8 +317,7 @@ def backward_fn(group: Group, layout: Layout, keep: bool = False, operands: bool
                 lazy_of[i] = (key, c)
 
     def fn(ws: tuple, fwd: tuple, tables: tuple, *rest: Any) -> tuple:
-        kept, rest = (rest[0], rest[1:]) if keep else ((), rest)
-        adjoints, grads, index = rest if summed else (rest[0], (), rest[1])
+        kept, (adjoints, grads, index) = (rest[0], rest[1:]) if keep else ((), rest)
         buffers = dict(zip(fwd_keys, fwd))
         leaves = _gathered_leaves(group, layout, ws, buffers,
                                   dict(zip(layout.tables, tables)), index, True)
@@ -350,6 +348,5 @@ def backward_fn(group: Group, layout: Layout, keep: bool = False, operands: bool
             else:
                 grads[shared_pos] = grads[shared_pos] + g
                 shared_pos += 1
-        return ((tuple(adj[k] for k in adj_keys),) if operands else ()) + \
-            ((tuple(grads),) if summed else ())
+        return ((tuple(adj[k] for k in adj_keys),) if operands else ()) + (tuple(grads),)
     return fn

@@ -165,8 +165,8 @@ class Recording:
     def __init__(self, shared_ids: dict[int, int], params: Any = None,
                  dedupe: bool = True) -> None:
         self.shared_ids = shared_ids          # id(parameter leaf) -> its flat index
-        # invocations that read no lazy value, keyed by their fast key and integer data:
-        # their outputs (see invoke)
+        # invocations that read no lazy value, keyed by their group and integer data:
+        # their outputs (_deduped)
         self._pure: dict[tuple, Any] | None = {} if dedupe else None
         self.subtrees = subtree_codes(params, shared_ids)
         self.groups: dict[tuple, Group] = {}
