@@ -12,7 +12,7 @@ program.py). It returns the instances' outputs stacked along a new leading axis.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -24,8 +24,9 @@ from bladec.batching.kernel import Kernel
 from bladec.batching.options import Options
 from bladec.batching.program import Layout, flat_cell, flipped
 from bladec.batching.report import AutobatchReport
-from bladec.batching.schedule import (RUN_LENGTHS, Schedule, describe, grown, runs,
+from bladec.batching.schedule import (RUN_LENGTHS, Call, Schedule, describe, grown, runs,
                                        schedule, sibling_key, stacked)
+from bladec.batching.tabulate import in_domain, plan
 from bladec.batching.value import Group, Lazy, Recording, tracing
 from bladec.errors import BladecError
 
@@ -78,6 +79,8 @@ class Autobatched(BackwardPass):
         self._state: dict[Any, Any] = {}       # state buffers kept for the next batch
         self._derived = DerivedValues()        # weights transposed or stacked (derived.py)
         self._compiled_before = 0              # compilations when the batch's calls began
+        self._tab_at: dict[tuple, int] = {}    # tabulated groups' places in ``shared``
+        self._tab_next: dict[int, int] = {}    # per parameter count: the next free one
 
     # -- the API ----------------------------------------------------------------------
     def __call__(self, params: Any, instances: Sequence[Any]) -> Any:
@@ -241,6 +244,8 @@ class Autobatched(BackwardPass):
         flip = self._flip()
         calls = sched.calls
         fused = not keep and o.coarse and o.fused_gathers and o.shared_weights and o.batched
+        if fused and o.tabulate:
+            calls, shared = self._tabulated(calls, shared, sched.tables)
         if fused and o.stack_siblings:
             calls = stacked(calls)
         if fused and o.depth_runs:
@@ -288,6 +293,45 @@ class Autobatched(BackwardPass):
         self._report.dispatch_seconds += time.perf_counter() - t
         state["__tables__"] = tables
         return state
+
+    def _tabulated(self, calls: list[Call], shared: list[Any], tables: dict
+                   ) -> tuple[list[Call], list[Any]]:
+        """``calls`` with those of a tabulated cell (tabulate.py) made calls of the rest
+        of the cell, and ``shared`` with the derived values (tables) appended, each at a
+        position its group keeps from batch to batch (the position is in the group's
+        identity, which the layouts and flips are cached by). The tables are made again
+        only where the weights changed (derived.py)."""
+        params, shared = len(shared), list(shared)
+        groups: dict[int, Group] = {}
+        out = []
+        for call in calls:
+            group = call.group
+            done = groups.get(id(group))
+            if done is None:
+                done = groups[id(group)] = self._tabulated_group(group, shared, params,
+                                                                 tables)
+            out.append(call if done is group else replace(call, group=done))
+        return out, shared
+
+    def _tabulated_group(self, group: Group, shared: list[Any], params: int,
+                         tables: dict) -> Group:
+        key = ("tab", sibling_key(group))
+        if key not in self._kernels:
+            self._kernels[key] = plan(group)
+        tab = self._kernels[key]
+        if tab is None or not in_domain(tab, group, tables):
+            return group
+        place = (group.identity, params)
+        first = self._tab_at.get(place)
+        if first is None:   # after the parameters and the places given before
+            first = self._tab_at[place] = self._tab_next.get(params, params)
+            self._tab_next[params] = first + len(tab.specs)
+        sources = tuple(shared[i] for i in group.shared)
+        derived = self._derived.get(("tab", group.identity), sources,
+                                    lambda: tab.make(*sources))
+        shared.extend([None] * (first + len(derived) - len(shared)))
+        shared[first:first + len(derived)] = derived
+        return tab.group(group, first)
 
     def _stepped(self, single: str, group: Group, shared: list[Any], k: int, steps: int,
                  args: list[Any]) -> list[Any]:

@@ -24,4 +24,8 @@ class Options:
                                     # depth, reading and writing the accumulator)
     dedupe: bool = True          # invocations of a cell on the same integer data and
                                  # no lazy value (a repeated word's leaf) computed once
+    tabulate: bool = True        # inference: what a cell computes from the weights and
+                                 # one integer operand (a word's input projection)
+                                 # made once per set of weights, read by row
+                                 # (tabulate.py)
     batched: bool = True         # False: every invocation a call of its own

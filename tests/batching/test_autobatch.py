@@ -169,7 +169,7 @@ def test_instances_that_share_their_loss_invocation_each_count_in_the_gradient()
     assert rel(loss, want_loss) <= 1e-6 and rel(grads["b"], want["b"]) <= 1e-6
 
 
-@pytest.mark.parametrize("switch", ["static_depth", "dedupe", "batched"])
+@pytest.mark.parametrize("switch", ["static_depth", "dedupe", "tabulate", "batched"])
 def test_ablation_computes_the_same_outputs(switch):
     _ablation(switch, batched("treelstm"))
 
@@ -188,7 +188,7 @@ def test_compiled_executables_are_reused_across_batches():
     f(params, make_batch("treelstm", 4, seed=1, short=(3, 3)))
     assert f.report().compilations == 0 and f.report().total_compilations == compiled
     kernels = f.kernels()
-    assert {"leaf.fwd", "node.fwd", "loss.fwd"} <= set(kernels)
+    assert {"leaf[tab].fwd", "node.fwd", "loss.fwd"} <= set(kernels)   # tabulate.py
     listing = kernels["node.fwd"].listing
     assert "func.func @main" in listing and "gather" in listing and "scatter" in listing
 
@@ -413,8 +413,8 @@ def test_a_compiling_call_compiles_its_groups_other_step_counts_too():
     params = make_params(bilstm)
     f = bladec.autobatch(bilstm.model)
     f(params, [{"tokens": [1, 2, 3, 4, 5], "label": 0}])          # a run of 4 steps
-    assert {"step.stack", "step.stack-run4"} <= set(f.kernels())
-    run4 = f.kernels()["step.stack-run4"]
+    assert {"step[tab].stack", "step[tab].stack-run4"} <= set(f.kernels())
+    run4 = f.kernels()["step[tab].stack-run4"]
     calls, compiled = run4.calls, run4.compilations
     many = [{"tokens": [i % 30, 1], "label": i % 3} for i in range(8)]
     f(params, many)                                                # larger buffers
@@ -433,9 +433,9 @@ def test_a_run_never_makes_a_batch_compile():
     f = bladec.autobatch(bilstm.model)
     short = [{"tokens": [1, 2, 3, 4], "label": i} for i in range(3)]
     f(params, short)                        # depths 1-3: three steps, no run
-    assert "step.stack-run4" not in f.kernels()
+    assert "step[tab].stack-run4" not in f.kernels()
     longer = [{"tokens": [1, 2, 3, 4, 5], "label": i} for i in range(3)]
     out = np.asarray(f(params, longer))     # depths 1-4: a run of four, not compiled
-    assert f.report().compilations == 0 and "step.stack-run4" not in f.kernels()
+    assert f.report().compilations == 0 and "step[tab].stack-run4" not in f.kernels()
     want = losses_of(bilstm.model, params, longer)
     assert rel(out, want) <= 1e-5

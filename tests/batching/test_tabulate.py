@@ -1,0 +1,150 @@
+"""Options.tabulate (bladec/batching/tabulate.py): what a cell computes from its weights
+and one integer operand made once per set of weights, as a table read by row. Which
+cells are tabulated and how (the rest of the cell's program), that the outputs stay the
+reference's, that the tables are kept while the weights are the same arrays, and that a
+batch with an operand outside the table's domain runs the cell as written."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import bladec
+from bladec.batching import Options, cell
+from bladec.models import bilstm, earlyexit, mvrnn, treelstm
+
+from tests.support.autobatchcase import batched, losses_of, make_batch, make_params, rel
+
+pytestmark = pytest.mark.usefixtures("one_order_at_no_limit")
+
+
+def _plans(f) -> dict:
+    """The autobatched model's tabulation per cell name (None: not tabulated)."""
+    return {key[1][0].name: tab for key, tab in f._kernels.items() if key[0] == "tab"}
+
+
+def _tables(f) -> dict:
+    """The tables kept (derived.py), by key: the very arrays."""
+    return {key: id(entry[1]) for key, entry in f._derived._entries.items()
+            if key[0] == "tab"}
+
+
+def test_the_static_half_of_a_product_is_a_table_over_the_vocabulary():
+    """A BiLSTM step's ``W @ [emb[word]; h]``: the product splits along the
+    concatenation; ``W[:, :E] @ emb[word] + b``'s static half becomes a ``[V, 4H]``
+    table, the other half's weight ``W[:, E:]`` a value made once; the rest of the cell
+    has one product, of the hidden state, contracting H (not 2H)."""
+    import jax
+    hidden, vocab = 8, 30
+    f = bladec.autobatch(bilstm.model)
+    params = make_params(bilstm, hidden=hidden, vocab=vocab)
+    instances = make_batch("bilstm", 3, seed=2, short=(2, 4))
+    assert rel(f(params, instances), losses_of(bilstm.model, params, instances)) <= 1e-5
+    tab = _plans(f)["step"]
+    assert sorted(tab.specs) == sorted([((vocab, 4 * hidden), "float32"),
+                                        ((4 * hidden, hidden), "float32")])
+    assert [size for _, size in tab.domains] == [vocab]
+    avals = [jax.ShapeDtypeStruct(s, np.dtype(t)) for s, t in tab.specs] + [
+        jax.ShapeDtypeStruct(np.shape(x), x.dtype) for x in (
+            params["emb"], params["fwd"]["b"], params["fwd"]["w"])] + [
+        jax.ShapeDtypeStruct((), np.int32), jax.ShapeDtypeStruct((hidden,), np.float32),
+        jax.ShapeDtypeStruct((hidden,), np.float32)]
+    rest = jax.make_jaxpr(tab.cell.fn)(*avals).jaxpr
+    products = [e for e in rest.eqns if e.primitive.name == "dot_general"]
+    assert [tuple(e.invars[0].aval.shape) for e in products] == [(4 * hidden, hidden)]
+    assert any(name.startswith("step[tab].") for name in f.kernels())
+
+
+def test_a_leaf_of_its_word_alone_is_a_table_and_runs_no_product():
+    """A TreeLSTM leaf reads only the embedding, its weights and its word: both its
+    outputs are tables ``[V, H]``; its kernel gathers rows and runs no product."""
+    f = bladec.autobatch(treelstm.model)
+    params = make_params(treelstm)
+    instances = make_batch("treelstm", 3, seed=4, short=(2, 5))
+    assert rel(f(params, instances), losses_of(treelstm.model, params, instances)) <= 1e-5
+    tab = _plans(f)["leaf"]
+    assert tab.specs == (((30, 8), "float32"), ((30, 8), "float32"))
+    listing = f.kernels()["leaf[tab].fwd"].listing
+    assert "dot_general" not in listing and "dot" not in listing.replace("dot_", "")
+    assert _plans(f)["node"] is None and _plans(f)["loss"] is None
+
+
+@pytest.mark.parametrize("mod,name", [(mvrnn, "mvrnn"), (earlyexit, "earlyexit")])
+def test_cells_whose_static_part_has_no_product_run_as_written(mod, name):
+    """An MV-RNN leaf (two lookups) and an early-exit model's accumulation (a lookup
+    added to a lazy value) have no product to save: nothing is tabulated."""
+    f = bladec.autobatch(mod.model)
+    params = make_params(mod)
+    instances = make_batch(name, 2, seed=1, short=(2, 3))
+    assert rel(f(params, instances), losses_of(mod.model, params, instances)) <= 1e-5
+    assert _plans(f) and not any(_plans(f).values())
+
+
+def test_tables_are_kept_while_the_weights_are_the_same_arrays():
+    """Made in the first batch, read by the next, made again for other parameters (the
+    outputs those parameters'), never in training (a step's weights are new ones)."""
+    import jax
+    f = batched("treelstm")
+    params = make_params(treelstm)
+    first, second = (make_batch("treelstm", 3, seed=s, short=(2, 4)) for s in (6, 7))
+    f(params, first)
+    made = f._derived.made
+    out = f(params, second)
+    assert f._derived.made == made
+    assert rel(out, losses_of(treelstm.model, params, second)) <= 1e-5
+    other = jax.tree_util.tree_map(lambda x: x * 0.5 - 0.01, params)
+    out = f(other, second)
+    assert f._derived.made > made
+    assert rel(out, losses_of(treelstm.model, other, second)) <= 1e-5
+    tables = _tables(f)
+    f.value_and_grad(other, second)
+    assert _tables(f) == tables and tables    # the training forward runs the cells
+                                              # as written
+
+
+def test_an_operand_outside_the_domain_runs_the_cell_as_written():
+    """JAX clamps ``emb[word]`` past the vocabulary; the table holds only words
+    ``0..V-1``, so a batch with another word runs the leaf untabulated, with the
+    clamped row the reference reads."""
+    f = bladec.autobatch(treelstm.model)
+    params = make_params(treelstm)
+    inside = [{"tree": [1, [2, 3]], "label": 1}]
+    outside = [{"tree": [1, [2, 45]], "label": 1}]     # vocabulary of 30
+    assert rel(f(params, inside), losses_of(treelstm.model, params, inside)) <= 1e-5
+    assert rel(f(params, outside), losses_of(treelstm.model, params, outside)) <= 1e-5
+    assert {"leaf[tab].fwd", "leaf.fwd"} <= set(f.kernels())
+
+
+def test_a_table_much_larger_than_its_weights_is_not_made():
+    """A vocabulary of 4,000 words of width 2 projected to 64 features: the table
+    (4,000 x 64) would be 30 times the weights it is made from (tabulate.MAX_GROWTH)."""
+    import jax.numpy as jnp
+
+    @cell
+    def embed(emb, w, word):
+        return jnp.tanh(w @ emb[word])
+
+    @cell
+    def total(x):
+        return jnp.sum(x)
+
+    def model(p, word):
+        return total(embed(p["emb"], p["w"], word))
+    rng = np.random.default_rng(0)
+    p = {"emb": jnp.asarray(rng.standard_normal((4000, 2)), jnp.float32),
+         "w": jnp.asarray(rng.standard_normal((64, 2)), jnp.float32)}
+    f = bladec.autobatch(model)
+    out = f(p, [3, 7, 3999])
+    assert rel(out, [float(model(p, n)) for n in (3, 7, 3999)]) <= 1e-5
+    assert _plans(f)["embed"] is None
+    small = {"emb": p["emb"][:8], "w": p["w"]}     # 512 table values for 144 weights
+    g = bladec.autobatch(model)
+    assert rel(g(small, [3, 7, 5]), [float(model(small, n)) for n in (3, 7, 5)]) <= 1e-5
+    assert _plans(g)["embed"] is not None
+
+
+def test_switched_off_the_cells_run_as_written():
+    f = bladec.autobatch(bilstm.model, options=Options(tabulate=False))
+    params = make_params(bilstm)
+    instances = make_batch("bilstm", 2, seed=3, short=(2, 3))
+    assert rel(f(params, instances), losses_of(bilstm.model, params, instances)) <= 1e-5
+    assert not _plans(f) and not any("[tab]" in n for n in f.kernels())
