@@ -39,7 +39,7 @@ class BackwardPass:
         # added, not set: instances whose losses are one deduplicated invocation
         # (Options.dedupe) share its row, and each counts once
         adj[key] = self._helper("seed", lambda a, r: a.at[r].add(1.0))(adj[key], rows)
-        grads = [jnp.zeros_like(x) for x in shared]
+        grads = [None if x is None else jnp.zeros_like(x) for x in shared]
         once = self.options.weight_grads_once
         done: dict[int, Group] = {}   # groups whose operands' part ran (id -> group)
         for call in reversed(sched.calls):

@@ -56,8 +56,11 @@ class _Traced:
     schedule: Schedule
     outputs: list[Any]           # per instance: flat output leaves
     out_tree: Any
-    shared: list[Any] = field(default_factory=list)   # device parameter leaves
+    shared: list[Any] = field(default_factory=list)   # device parameter leaves, then
+                                                      # tables (model._tabulated)
     params_tree: Any = None
+    # per tabulated group: its tabulation, its parameters, its tables' first place
+    tabulated: list[tuple[Any, tuple[int, ...], int]] = field(default_factory=list)
 
 
 class Autobatched(BackwardPass):
@@ -107,7 +110,7 @@ class Autobatched(BackwardPass):
                               f"one scalar computed by a cell (its loss) per instance")
         state = self._forward(traced, keep=self._keeps())
         loss = self._outputs(traced, state)
-        grads = self._backward(traced, state)
+        grads = self._pulled_back(traced, self._backward(traced, state))
         self._keep_state(state)
         total = self._helper("sum", lambda x: x.sum())(loss)
         self._finish((total, grads), start, compiled)
@@ -244,8 +247,8 @@ class Autobatched(BackwardPass):
         flip = self._flip()
         calls = sched.calls
         fused = not keep and o.coarse and o.fused_gathers and o.shared_weights and o.batched
-        if fused and o.tabulate:
-            calls, shared = self._tabulated(calls, shared, sched.tables)
+        if o.tabulate and (fused or (keep and self._keeps())):
+            calls, shared = self._tabulated(traced, calls, sched.tables, keep)
         if fused and o.stack_siblings:
             calls = stacked(calls)
         if fused and o.depth_runs:
@@ -294,32 +297,40 @@ class Autobatched(BackwardPass):
         state["__tables__"] = tables
         return state
 
-    def _tabulated(self, calls: list[Call], shared: list[Any], tables: dict
-                   ) -> tuple[list[Call], list[Any]]:
+    def _tabulated(self, traced: _Traced, calls: list[Call], tables: dict,
+                   training: bool) -> tuple[list[Call], list[Any]]:
         """``calls`` with those of a tabulated cell (tabulate.py) made calls of the rest
-        of the cell, and ``shared`` with the derived values (tables) appended, each at a
-        position its group keeps from batch to batch (the position is in the group's
-        identity, which the layouts and flips are cached by). The tables are made again
-        only where the weights changed (derived.py)."""
-        params, shared = len(shared), list(shared)
+        of the cell, and ``traced.shared`` with the derived values (tables) appended,
+        each at a place its group keeps from batch to batch (the place is in the group's
+        identity, which layouts and flips are cached by). The tables are made again
+        only where the weights changed (derived.py). In training (``training``) a
+        group is tabulated only where it has at least as many invocations as its tables
+        have rows: the weights are new every step, so the tables cost their rows every
+        batch (and their cotangents' pullback as much again); the schedule's calls are
+        replaced too, for the backward pass."""
+        params, shared = len(traced.shared), list(traced.shared)
         groups: dict[int, Group] = {}
         out = []
         for call in calls:
             group = call.group
             done = groups.get(id(group))
             if done is None:
-                done = groups[id(group)] = self._tabulated_group(group, shared, params,
-                                                                 tables)
+                done = groups[id(group)] = self._tabulated_group(
+                    traced, group, shared, params, tables, training)
             out.append(call if done is group else replace(call, group=done))
+        traced.shared = shared
+        if training:
+            traced.schedule.calls = out
         return out, shared
 
-    def _tabulated_group(self, group: Group, shared: list[Any], params: int,
-                         tables: dict) -> Group:
+    def _tabulated_group(self, traced: _Traced, group: Group, shared: list[Any],
+                         params: int, tables: dict, training: bool) -> Group:
         key = ("tab", sibling_key(group))
         if key not in self._kernels:
             self._kernels[key] = plan(group)
         tab = self._kernels[key]
-        if tab is None or not in_domain(tab, group, tables):
+        if tab is None or not in_domain(tab, group, tables) or (
+                training and group.count < tab.rows):
             return group
         place = (group.identity, params)
         first = self._tab_at.get(place)
@@ -331,7 +342,18 @@ class Autobatched(BackwardPass):
                                     lambda: tab.make(*sources))
         shared.extend([None] * (first + len(derived) - len(shared)))
         shared[first:first + len(derived)] = derived
+        traced.tabulated.append((tab, group.shared, first))
         return tab.group(group, first)
+
+    def _pulled_back(self, traced: _Traced, grads: list[Any]) -> list[Any]:
+        """The parameters' gradients: the backward's, plus each tabulated group's
+        tables' cotangents taken back to the parameters they were made from."""
+        for tab, sources, first in traced.tabulated:
+            cotangents = tuple(grads[first:first + len(tab.specs)])
+            back = tab.pullback(tuple(traced.shared[i] for i in sources), cotangents)
+            for i, g in zip(sources, back):
+                grads[i] = grads[i] + g
+        return grads[:traced.params_tree.num_leaves]
 
     def _stepped(self, single: str, group: Group, shared: list[Any], k: int, steps: int,
                  args: list[Any]) -> list[Any]:

@@ -55,31 +55,42 @@ class Tabulation:
     """How one cell signature runs tabulated.
 
     ``cell``: the rest of the cell, a function of ``(*derived, *leaves)`` (the cell's
-    input leaves as before) returning its output leaves; ``make``: the derived values
-    from the group's shared leaves (in ``Group.shared`` order); ``specs``: their shapes
-    and dtypes; ``domains``: per tabulated operand, its leaf position and the size of
-    its domain ``[0, V)``."""
+    input leaves that it reads: ``kept``) returning its output leaves; ``make``: the
+    derived values from the group's shared leaves (in ``Group.shared`` order);
+    ``pullback(shared, cotangents)``: the shared leaves' cotangents from the derived
+    values' (training); ``specs``: the derived values' shapes and dtypes; ``domains``:
+    per tabulated operand, its leaf position and the size of its domain ``[0, V)``."""
     cell: Cell
     make: Callable[..., tuple]
+    pullback: Callable[[tuple, tuple], tuple]
     specs: tuple[tuple[tuple[int, ...], str], ...]
     domains: tuple[tuple[int, int], ...]
+    kept: tuple[bool, ...]
 
     @property
     def compilations(self) -> int:
-        """Executables of ``make`` (counted with the kernels' in the report)."""
-        return self.make._cache_size()
+        """Executables of ``make`` and ``pullback`` (counted with the kernels' in the
+        report)."""
+        return self.make._cache_size() + self.pullback._cache_size()
+
+    @property
+    def rows(self) -> int:
+        """The tables' rows: what making them costs, in invocations of the cell."""
+        return max(size for _, size in self.domains)
 
     def group(self, group: Group, first: int) -> Group:
         """``group``'s invocations as a group of the rest of the cell: the derived values
         are shared leaves ``first, first + 1, ...`` ahead of the cell's own leaves."""
         import jax
         n = len(self.specs)
-        kinds = (*(("shared", first + j) for j in range(n)), *group.kinds)
+        own = [kind for kind, k in zip(group.kinds, self.kept) if k]
+        kinds = (*(("shared", first + j) for j in range(n)), *own)
         out = Group(self.cell, group.signature, jax.tree_util.tree_structure(
-            (0,) * (n + len(group.kinds))), kinds, group.out_keys, group.out_tree,
-            group.out_codes)
+            (0,) * len(kinds)), kinds, group.out_keys, group.out_tree, group.out_codes)
         out.flat, out.depths, out.order = group.flat, group.depths, group.order
-        out.shared_specs = (*self.specs, *group.shared_specs)
+        shared_kept = [k for (kind, _), k in zip(group.kinds, self.kept) if kind == "shared"]
+        out.shared_specs = (*self.specs, *(spec for spec, k in zip(group.shared_specs,
+                                                                 shared_kept) if k))
         return out
 
 
@@ -138,8 +149,16 @@ def plan(group: Group) -> Tabulation | None:
             out.update(zip(wanted, values))
         return tuple(out[v] for v in frontier)
 
+    # the cell's leaves the rest reads: every lazy and data leaf (the index columns
+    # stay the group's) and the shared leaves that a dynamic equation or an output reads
+    read = {v for e in jaxpr.eqns if _class_of(e.outvars[0], classes) == _DYNAMIC
+            for v in e.invars} | set(jaxpr.outvars)
+    kept = tuple(kind != "shared" or var in read
+                 for var, (kind, _) in zip(jaxpr.invars, group.kinds))
+
     def rest(*args: Any) -> list[Any]:
-        derived, leaves = args[:len(frontier)], args[len(frontier):]
+        derived, given = args[:len(frontier)], iter(args[len(frontier):])
+        leaves = [next(given) if k else None for k in kept]
         known = {}
         for var, value in zip(frontier, derived):
             d = classes[var]
@@ -148,8 +167,10 @@ def plan(group: Group) -> Tabulation | None:
         return _evaluate(split, leaves, classes, known=known)
 
     name = f"{group.cell.name}[tab]"
-    return Tabulation(Cell(rest, name), jax.jit(make), tuple(specs),
-                      tuple((d, domains[d]) for d in tabled))
+    def pullback(shared: tuple, cotangents: tuple) -> tuple:
+        return jax.vjp(make, *shared)[1](cotangents)
+    return Tabulation(Cell(rest, name), jax.jit(make), jax.jit(pullback), tuple(specs),
+                      tuple((d, domains[d]) for d in tabled), kept)
 
 
 def in_domain(tab: Tabulation, group: Group, tables: dict) -> bool:

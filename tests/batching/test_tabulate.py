@@ -43,11 +43,14 @@ def test_the_static_half_of_a_product_is_a_table_over_the_vocabulary():
     assert sorted(tab.specs) == sorted([((vocab, 4 * hidden), "float32"),
                                         ((4 * hidden, hidden), "float32")])
     assert [size for _, size in tab.domains] == [vocab]
-    avals = [jax.ShapeDtypeStruct(s, np.dtype(t)) for s, t in tab.specs] + [
-        jax.ShapeDtypeStruct(np.shape(x), x.dtype) for x in (
-            params["emb"], params["fwd"]["b"], params["fwd"]["w"])] + [
+    leaves = [jax.ShapeDtypeStruct(np.shape(x), x.dtype) for x in (
+        params["emb"], params["fwd"]["b"], params["fwd"]["w"])] + [
         jax.ShapeDtypeStruct((), np.int32), jax.ShapeDtypeStruct((hidden,), np.float32),
         jax.ShapeDtypeStruct((hidden,), np.float32)]
+    # the rest reads neither the embedding nor the whole weight: not passed to it
+    assert tab.kept == (False, True, False, True, True, True)
+    avals = [jax.ShapeDtypeStruct(s, np.dtype(t)) for s, t in tab.specs] + [
+        a for a, k in zip(leaves, tab.kept) if k]
     rest = jax.make_jaxpr(tab.cell.fn)(*avals).jaxpr
     products = [e for e in rest.eqns if e.primitive.name == "dot_general"]
     assert [tuple(e.invars[0].aval.shape) for e in products] == [(4 * hidden, hidden)]
@@ -81,7 +84,9 @@ def test_cells_whose_static_part_has_no_product_run_as_written(mod, name):
 
 def test_tables_are_kept_while_the_weights_are_the_same_arrays():
     """Made in the first batch, read by the next, made again for other parameters (the
-    outputs those parameters'), never in training (a step's weights are new ones)."""
+    outputs those parameters'); a training batch with fewer leaves than the table has
+    rows leaves them alone (its weights are new every step: the table would cost more
+    than the leaves)."""
     import jax
     f = batched("treelstm")
     params = make_params(treelstm)
@@ -97,8 +102,7 @@ def test_tables_are_kept_while_the_weights_are_the_same_arrays():
     assert rel(out, losses_of(treelstm.model, other, second)) <= 1e-5
     tables = _tables(f)
     f.value_and_grad(other, second)
-    assert _tables(f) == tables and tables    # the training forward runs the cells
-                                              # as written
+    assert _tables(f) == tables and tables    # 3 small trees: fewer than 30 leaves
 
 
 def test_an_operand_outside_the_domain_runs_the_cell_as_written():
@@ -148,3 +152,29 @@ def test_switched_off_the_cells_run_as_written():
     instances = make_batch("bilstm", 2, seed=3, short=(2, 3))
     assert rel(f(params, instances), losses_of(bilstm.model, params, instances)) <= 1e-5
     assert not _plans(f) and not any("[tab]" in n for n in f.kernels())
+
+
+def test_training_tabulates_where_the_batch_has_more_invocations_than_table_rows():
+    """A BiLSTM batch of 12 sequences (over 30 steps a direction, a vocabulary of 30):
+    the steps train tabulated, the tables' cotangents taken back to the embedding and
+    the weights (Tabulation.pullback); the gradients are the reference's. One short
+    sequence (fewer steps than words) trains as written."""
+    import jax
+
+    from tests.support.autobatchcase import reference
+    params = make_params(bilstm)
+    f = bladec.autobatch(bilstm.model)
+    instances = make_batch("bilstm", 12, seed=8, short=(4, 9))
+    loss, grads = f.value_and_grad(params, instances)
+    want_loss, want = reference(bilstm, params, instances)
+    assert rel(loss, want_loss.sum()) <= 1e-5
+    for a, b in zip(jax.tree_util.tree_leaves(grads), jax.tree_util.tree_leaves(want)):
+        assert rel(a, b) <= 1e-4
+    assert {"step[tab].keep", "step[tab].wgrad-kept"} <= set(f.kernels())
+    g = bladec.autobatch(bilstm.model)
+    short = make_batch("bilstm", 1, seed=8, short=(3, 3))
+    _, grads = g.value_and_grad(params, short)
+    _, want = reference(bilstm, params, short)
+    for a, b in zip(jax.tree_util.tree_leaves(grads), jax.tree_util.tree_leaves(want)):
+        assert rel(a, b) <= 1e-4
+    assert not any("[tab]" in n for n in g.kernels())
