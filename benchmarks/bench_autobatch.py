@@ -54,6 +54,7 @@ ABLATIONS = [("all techniques", {}), ("static depth off", {"static_depth": False
              ("stacked siblings off", {"stack_siblings": False}),
              ("depth runs off", {"depth_runs": False}),
              ("dedupe off", {"dedupe": False}),
+             ("tabulation off", {"tabulate": False}),
              ("batching off", {"batched": False})]
 
 

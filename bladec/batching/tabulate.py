@@ -163,7 +163,7 @@ def plan(group: Group) -> Tabulation | None:
         for var, value in zip(frontier, derived):
             d = classes[var]
             known[var] = value if d < 0 else \
-                value.at[leaves[d]].get(mode="promise_in_bounds")
+                value.at[leaves[d][None]].get(mode="promise_in_bounds")[0]
         return _evaluate(split, leaves, classes, known=known)
 
     name = f"{group.cell.name}[tab]"
