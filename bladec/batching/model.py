@@ -303,11 +303,16 @@ class Autobatched(BackwardPass):
         of the cell, and ``traced.shared`` with the derived values (tables) appended,
         each at a place its group keeps from batch to batch (the place is in the group's
         identity, which layouts and flips are cached by). The tables are made again
-        only where the weights changed (derived.py). In training (``training``) a
-        group is tabulated only where it has at least as many invocations as its tables
-        have rows: the weights are new every step, so the tables cost their rows every
-        batch (and their cotangents' pullback as much again); the schedule's calls are
-        replaced too, for the backward pass."""
+        only where the weights changed (derived.py). In inference every tabulated
+        group is: the tables serve batch after batch while the weights are the same
+        arrays (a caller passing new weights with every small batch pays the tables'
+        rows each time: ``Options.tabulate=False``; making them only from the second
+        batch with the same weights delayed the tabulated kernels' first buckets by a
+        batch, and a TreeLSTM at batch 8 then compiled in 2 of 15 batches after warm-up,
+        not 0). In training (``training``) only a group with at least as many
+        invocations as its tables have rows is: the weights are new every step, so the
+        tables cost their rows every batch (and their cotangents' pullback as much
+        again); the schedule's calls are replaced too, for the backward pass."""
         params, shared = len(traced.shared), list(traced.shared)
         groups: dict[int, Group] = {}
         out = []

@@ -30,8 +30,10 @@ The analysis (:func:`plan`), on the jaxpr of one invocation:
 A cell is tabulated only where a product (``dot_general``) moves into the tables, and
 only where the tables are at most :data:`MAX_GROWTH` times the bytes of the weights they
 are made from (a large vocabulary's table would cost more memory than it saves time).
-Inference only: a training step's weights change every batch, and the table's own cost
-(every value of the domain) would be paid each time.
+In training the weights change every step, so the tables cost their rows every batch,
+and their cotangents go back to the weights through :attr:`Tabulation.pullback` (as
+much again): model.py tabulates a training batch only where a group has at least as
+many invocations as the tables have rows.
 """
 from __future__ import annotations
 
