@@ -19,14 +19,14 @@ import numpy as np
 
 from bladec.batching.backward import BackwardPass
 from bladec.batching.build import make_kernel
-from bladec.batching.derived import DerivedValues
+from bladec.batching.weights.derived import DerivedValues
 from bladec.batching.kernel import Kernel
 from bladec.batching.options import Options
 from bladec.batching.program import Layout, flat_cell, flipped
 from bladec.batching.report import AutobatchReport
 from bladec.batching.schedule import (RUN_LENGTHS, Call, Schedule, describe, grown, runs,
                                        schedule, sibling_key, stacked)
-from bladec.batching.tabulate import in_domain, plan
+from bladec.batching.weights.tabulate import in_domain, plan
 from bladec.batching.value import Group, Lazy, Recording, tracing
 from bladec.errors import BladecError
 
@@ -80,7 +80,7 @@ class Autobatched(BackwardPass):
         self._floor: dict[Any, int] = {}     # buffer sizes so far (schedule.py)
         self._kept: dict[Any, list[Any]] = {}  # per group identity: residual buffers
         self._state: dict[Any, Any] = {}       # state buffers kept for the next batch
-        self._derived = DerivedValues()        # weights transposed or stacked (derived.py)
+        self._derived = DerivedValues()        # weights transposed or stacked (weights/derived.py)
         self._compiled_before = 0              # compilations when the batch's calls began
         self._tab_at: dict[tuple, int] = {}    # tabulated groups' places in ``shared``
         self._tab_next: dict[int, int] = {}    # per parameter count: the next free one
@@ -299,11 +299,11 @@ class Autobatched(BackwardPass):
 
     def _tabulated(self, traced: _Traced, calls: list[Call], tables: dict,
                    training: bool) -> tuple[list[Call], list[Any]]:
-        """``calls`` with those of a tabulated cell (tabulate.py) made calls of the rest
+        """``calls`` with those of a tabulated cell (weights/tabulate.py) made calls of the rest
         of the cell, and ``traced.shared`` with the derived values (tables) appended,
         each at a place its group keeps from batch to batch (the place is in the group's
         identity, which layouts and flips are cached by). The tables are made again
-        only where the weights changed (derived.py). In inference every tabulated
+        only where the weights changed (weights/derived.py). In inference every tabulated
         group is: the tables serve batch after batch while the weights are the same
         arrays (a caller passing new weights with every small batch pays the tables'
         rows each time: ``Options.tabulate=False``; making them only from the second
@@ -343,7 +343,9 @@ class Autobatched(BackwardPass):
             first = self._tab_at[place] = self._tab_next.get(params, params)
             self._tab_next[params] = first + len(tab.specs)
         sources = tuple(shared[i] for i in group.shared)
-        derived = self._derived.get(("tab", group.identity), sources,
+        # keyed by the tables' program and parameters: a BiLSTM's first step (its
+        # state is data, a group of its own) reads the later steps' tables
+        derived = self._derived.get(("tab", tab.program, group.shared), sources,
                                     lambda: tab.make(*sources))
         shared.extend([None] * (first + len(derived) - len(shared)))
         shared[first:first + len(derived)] = derived
@@ -403,7 +405,7 @@ class Autobatched(BackwardPass):
                          ) -> list[Any]:
         """Per shared leaf of the siblings: their leaves stacked ``[k, ...]``
         (transposed where the forward takes them so: program.flipped), made again only
-        where the parameters changed (derived.py)."""
+        where the parameters changed (weights/derived.py)."""
         import jax.numpy as jnp
         stack = self._helper("stack", lambda *ws: jnp.stack(ws))
         flips = self._flips(siblings[0])

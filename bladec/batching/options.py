@@ -27,5 +27,5 @@ class Options:
     tabulate: bool = True        # inference: what a cell computes from the weights and
                                  # one integer operand (a word's input projection)
                                  # made once per set of weights, read by row
-                                 # (tabulate.py)
+                                 # (weights/tabulate.py)
     batched: bool = True         # False: every invocation a call of its own

@@ -68,6 +68,7 @@ class Tabulation:
     specs: tuple[tuple[tuple[int, ...], str], ...]
     domains: tuple[tuple[int, int], ...]
     kept: tuple[bool, ...]
+    program: str    # ``make``'s jaxpr: groups whose tables are the same program share them
 
     @property
     def compilations(self) -> int:
@@ -171,8 +172,10 @@ def plan(group: Group) -> Tabulation | None:
     name = f"{group.cell.name}[tab]"
     def pullback(shared: tuple, cotangents: tuple) -> tuple:
         return jax.vjp(make, *shared)[1](cotangents)
+    shared_avals = [avals[i] for i in shared_at]
     return Tabulation(Cell(rest, name), jax.jit(make), jax.jit(pullback), tuple(specs),
-                      tuple((d, domains[d]) for d in tabled), kept)
+                      tuple((d, domains[d]) for d in tabled), kept,
+                      str(jax.make_jaxpr(make)(*shared_avals)))
 
 
 def in_domain(tab: Tabulation, group: Group, tables: dict) -> bool:
