@@ -198,6 +198,10 @@ def test_two_operands_each_get_a_table_and_gradients_go_back_through_them():
         return jnp.tanh(project(w, emb[a]) - w @ emb[b] + h.sum())
 
     @cell
+    def lone(emb, w, a, h):    # its only product inside the jitted helper
+        return jnp.tanh(project(w, emb[a]) + h)
+
+    @cell
     def start(n):
         return jnp.full(4, n, jnp.float32)
 
@@ -207,7 +211,7 @@ def test_two_operands_each_get_a_table_and_gradients_go_back_through_them():
 
     def model(p, words):
         a, b = words
-        return total(pair(p["emb"], p["w"], a, b, start(a)))
+        return total(lone(p["emb"], p["w"], b, pair(p["emb"], p["w"], a, b, start(a))))
     rng = np.random.default_rng(0)
     p = {"emb": jnp.asarray(rng.standard_normal((20, 4)), jnp.float32),
          "w": jnp.asarray(rng.standard_normal((4, 4)), jnp.float32)}
@@ -216,6 +220,7 @@ def test_two_operands_each_get_a_table_and_gradients_go_back_through_them():
     assert rel(f(p, words), [float(model(p, w)) for w in words]) <= 1e-5
     tab = _plans(f)["pair"]
     assert tab.specs == (((20, 4), "float32"), ((20, 4), "float32"))
+    assert _plans(f)["lone"].specs == (((20, 4), "float32"),)
     assert [size for _, size in tab.domains] == [20, 20]
     _, grads = f.value_and_grad(p, words)
     want = jax.grad(lambda q: sum(model(q, w) for w in words))(p)

@@ -117,7 +117,7 @@ def plan(group: Group) -> Tabulation | None:
         if classes[var] >= 0 and classes[var] not in domains:
             classes[var] = _DYNAMIC
     classes = _propagated(jaxpr, classes)
-    if not any(e.primitive.name == "dot_general" and _class_of(e.outvars[0], classes) >= 0
+    if not any(_holds_product(e) and _class_of(e.outvars[0], classes) >= 0
                for e in jaxpr.eqns):
         return None
     frontier = _frontier(jaxpr, classes)
@@ -188,6 +188,14 @@ def in_domain(tab: Tabulation, group: Group, tables: dict) -> bool:
                 values.min() < 0 or values.max() >= size):
             return False
     return True
+
+
+def _holds_product(eqn: Any) -> bool:
+    """Whether ``eqn`` is a product or calls one (a jitted helper, a custom
+    derivative's body)."""
+    from jax.extend.core import jaxprs_in_params
+    return eqn.primitive.name == "dot_general" or any(
+        _holds_product(e) for sub in jaxprs_in_params(eqn.params) for e in sub.eqns)
 
 
 def _live(closed: Any) -> Any:
