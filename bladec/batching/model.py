@@ -343,10 +343,12 @@ class Autobatched(BackwardPass):
             first = self._tab_at[place] = self._tab_next.get(params, params)
             self._tab_next[params] = first + len(tab.specs)
         sources = tuple(shared[i] for i in group.shared)
-        # keyed by the tables' program and parameters: a BiLSTM's first step (its
-        # state is data, a group of its own) reads the later steps' tables
-        derived = self._derived.get(("tab", tab.program, group.shared), sources,
-                                    lambda: tab.make(*sources))
+        # keyed by the cell, the tables' program and the parameters: a BiLSTM's first
+        # step (its state is data, a group of its own) reads the later steps' tables;
+        # the cell too, since a program's text names the constants it closes over
+        # without their values
+        derived = self._derived.get(("tab", group.cell, tab.program, group.shared),
+                                    sources, lambda: tab.make(*sources))
         shared.extend([None] * (first + len(derived) - len(shared)))
         shared[first:first + len(derived)] = derived
         traced.tabulated.append((tab, group.shared, first))
