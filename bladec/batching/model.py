@@ -26,7 +26,7 @@ from bladec.batching.program import Layout, flat_cell, flipped
 from bladec.batching.report import AutobatchReport
 from bladec.batching.schedule import (RUN_LENGTHS, Call, Schedule, describe, grown, runs,
                                        schedule, sibling_key, stacked)
-from bladec.batching.weights.tabulate import in_domain, plan
+from bladec.batching.weights.tabulate import DataRanges, plan
 from bladec.batching.value import Group, Lazy, Recording, tracing
 from bladec.errors import BladecError
 
@@ -80,7 +80,8 @@ class Autobatched(BackwardPass):
         self._floor: dict[Any, int] = {}     # buffer sizes so far (schedule.py)
         self._kept: dict[Any, list[Any]] = {}  # per group identity: residual buffers
         self._state: dict[Any, Any] = {}       # state buffers kept for the next batch
-        self._derived = DerivedValues()        # weights transposed or stacked (weights/derived.py)
+        self._derived = DerivedValues()        # weights transposed or stacked, tables
+                                               # (batching/weights/)
         self._compiled_before = 0              # compilations when the batch's calls began
         self._tab_at: dict[tuple, int] = {}    # tabulated groups' places in ``shared``
         self._tab_next: dict[int, int] = {}    # per parameter count: the next free one
@@ -196,15 +197,8 @@ class Autobatched(BackwardPass):
     @staticmethod
     def _avals(group: Group) -> list[Any]:
         """The batched cell's input leaves, the batched ones at the probe's size."""
-        import jax
-
         from bladec.batching.residual import PROBE
-        avals = []
-        shared = iter(group.shared_specs)
-        for kind, k in group.kinds:
-            shape, dtype = next(shared) if kind == "shared" else ((PROBE, *k[0]), k[1])
-            avals.append(jax.ShapeDtypeStruct(shape, np.dtype(dtype)))
-        return avals
+        return group.avals(PROBE)
 
     def _flips(self, group: Group) -> tuple[bool, ...]:
         """Per shared leaf: passed to the forward kernels transposed (program.flipped);
@@ -299,8 +293,8 @@ class Autobatched(BackwardPass):
 
     def _tabulated(self, traced: _Traced, calls: list[Call], tables: dict,
                    training: bool) -> tuple[list[Call], list[Any]]:
-        """``calls`` with those of a tabulated cell (weights/tabulate.py) made calls of the rest
-        of the cell, and ``traced.shared`` with the derived values (tables) appended,
+        """``calls`` with those of a tabulated cell (weights/tabulate.py) made calls of
+        the rest of the cell, and ``traced.shared`` with the derived values (tables) appended,
         each at a place its group keeps from batch to batch (the place is in the group's
         identity, which layouts and flips are cached by). The tables are made again
         only where the weights changed (weights/derived.py). In inference every tabulated
@@ -312,8 +306,9 @@ class Autobatched(BackwardPass):
         not 0). In training (``training``) only a group with at least as many
         invocations as its tables have rows is: the weights are new every step, so the
         tables cost their rows every batch (and their cotangents' pullback as much
-        again); the schedule's calls are replaced too, for the backward pass."""
+        again). The schedule's calls are replaced too (the backward pass reads them)."""
         params, shared = len(traced.shared), list(traced.shared)
+        ranges = DataRanges(tables)
         groups: dict[int, Group] = {}
         out = []
         for call in calls:
@@ -321,20 +316,18 @@ class Autobatched(BackwardPass):
             done = groups.get(id(group))
             if done is None:
                 done = groups[id(group)] = self._tabulated_group(
-                    traced, group, shared, params, tables, training)
+                    traced, group, shared, params, ranges, training)
             out.append(call if done is group else replace(call, group=done))
-        traced.shared = shared
-        if training:
-            traced.schedule.calls = out
+        traced.shared, traced.schedule.calls = shared, out
         return out, shared
 
     def _tabulated_group(self, traced: _Traced, group: Group, shared: list[Any],
-                         params: int, tables: dict, training: bool) -> Group:
+                         params: int, ranges: DataRanges, training: bool) -> Group:
         key = ("tab", sibling_key(group))
         if key not in self._kernels:
             self._kernels[key] = plan(group)
         tab = self._kernels[key]
-        if tab is None or not in_domain(tab, group, tables) or (
+        if tab is None or not ranges.within(tab, group) or (
                 training and group.count < tab.rows):
             return group
         place = (group.identity, params)

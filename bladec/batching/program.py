@@ -294,8 +294,8 @@ def backward_fn(group: Group, layout: Layout, keep: bool = False, operands: bool
     ``weights``: per shared leaf (in ``group.shared``'s order), whether this kernel
     adds its cotangent into ``grads``, which then holds those leaves' accumulators only,
     possibly none (None: every leaf). ``operands=False``: no lazy operand's cotangent,
-    the adjoints only read, ``-> (grads,)``. The split (model._backward): the weights of the cell's
-    products (residual.product_weights) summed once per group over every invocation
+    the adjoints only read, ``-> (grads,)``. The split (backward.py): the weights of
+    the cell's products (residual.product_weights) summed once per group over every invocation
     of the batch, the rest per depth. Per depth, a product of a few dozen lanes read
     the weight and read and wrote its gradient's accumulator: a BiLSTM's backward call
     of 64 lanes took 2.5 ms, its forward 1.0 ms."""

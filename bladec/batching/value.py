@@ -101,6 +101,19 @@ class Group:
         """Invocations recorded."""
         return len(self.depths)
 
+    def avals(self, lanes: int | None = None) -> list[Any]:
+        """The cell's input leaves as ``jax.ShapeDtypeStruct``\\ s: the shared ones as
+        they are, the others one invocation's (``lanes`` None) or ``lanes``
+        invocations'."""
+        import jax
+        shared = iter(self.shared_specs)
+        out = []
+        for kind, key in self.kinds:
+            shape, dtype = next(shared) if kind == "shared" else (
+                key[0] if lanes is None else (lanes, *key[0]), key[1])
+            out.append(jax.ShapeDtypeStruct(shape, np.dtype(dtype)))
+        return out
+
     @property
     def slots(self) -> np.ndarray:
         """The rows per invocation, one line each (``count`` x ``width``)."""

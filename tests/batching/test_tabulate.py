@@ -1,6 +1,6 @@
-"""Options.tabulate (bladec/batching/weights/tabulate.py): what a cell computes from its weights
-and one integer operand made once per set of weights, as a table read by row. Which
-cells are tabulated and how (the rest of the cell's program), that the outputs stay the
+"""Options.tabulate (bladec/batching/weights/tabulate.py): what a cell computes from its
+weights and one integer operand made once per set of weights, as a table read by row.
+Which cells are tabulated and how (the rest of the cell's program), that the outputs stay the
 reference's, that the tables are kept while the weights are the same arrays, and that a
 batch with an operand outside the table's domain runs the cell as written."""
 from __future__ import annotations

@@ -2,9 +2,9 @@
 set of weights for every value of that operand (a table) and read by row per invocation.
 
 Why: an invocation's arithmetic on ``emb[word]`` and the weights alone is a function of
-``word``. A BiLSTM step computes ``W @ [emb[word]; h]``: half of that product, ``W[:, :E] @
-emb[word]``, is the same for every occurrence of a word, and a TreeLSTM's leaf is a
-function of its word altogether. With the table made once per set of weights (inference
+``word``. A BiLSTM step computes ``W @ [emb[word]; h]``: half of that product,
+``W[:, :E] @ emb[word]``, is the same for every occurrence of a word, and a TreeLSTM's
+leaf is a function of its word altogether. With the table made once per set of weights (inference
 calls a model again and again with the same parameters: derived.py keeps it), a batch of
 64 BiLSTM sequences runs half the products of its steps, and the TreeLSTM's leaves none.
 This is an algebraic rewrite of the cell's program, decided from its jaxpr, not a memo of
@@ -68,7 +68,8 @@ class Tabulation:
     specs: tuple[tuple[tuple[int, ...], str], ...]
     domains: tuple[tuple[int, int], ...]
     kept: tuple[bool, ...]
-    program: str    # ``make``'s jaxpr: groups whose tables are the same program share them
+    program: str    # ``make``'s jaxpr: groups of one cell whose tables are the same
+                    # program share them
 
     @property
     def compilations(self) -> int:
@@ -91,7 +92,8 @@ class Tabulation:
         out = Group(self.cell, group.signature, jax.tree_util.tree_structure(
             (0,) * len(kinds)), kinds, group.out_keys, group.out_tree, group.out_codes)
         out.flat, out.depths, out.order = group.flat, group.depths, group.order
-        shared_kept = [k for (kind, _), k in zip(group.kinds, self.kept) if kind == "shared"]
+        shared_kept = [k for (kind, _), k in zip(group.kinds, self.kept)
+                       if kind == "shared"]
         out.shared_specs = (*self.specs, *(spec for spec, k in zip(group.shared_specs,
                                                                  shared_kept) if k))
         return out
@@ -100,8 +102,7 @@ class Tabulation:
 def plan(group: Group) -> Tabulation | None:
     """The tabulation of ``group``'s cell, or None where nothing worth it is static."""
     import jax
-    avals = [jax.ShapeDtypeStruct(shape, np.dtype(dtype)) for shape, dtype in _leaf_specs(
-        group)]
+    avals = group.avals()
 
     def flat(*leaves: Any) -> list[Any]:
         return jax.tree_util.tree_leaves(group.cell.fn(
@@ -178,16 +179,28 @@ def plan(group: Group) -> Tabulation | None:
                       str(jax.make_jaxpr(make)(*shared_avals)))
 
 
-def in_domain(tab: Tabulation, group: Group, tables: dict) -> bool:
-    """Whether every value of the tabulated operands in this batch's data ``tables``
-    lies in its domain (the whole table of the operand's shape and dtype is checked: a
-    value of another group's outside the domain only costs the tabulation)."""
-    for position, size in tab.domains:
-        values = tables.get(group.kinds[position][1])
-        if values is not None and values.size and (
-                values.min() < 0 or values.max() >= size):
-            return False
-    return True
+class DataRanges:
+    """The smallest and largest value of each of a batch's data tables, each read once
+    (several groups read one table: a BiLSTM's words), for checking the tabulated
+    operands' values against their domains."""
+
+    def __init__(self, tables: dict) -> None:
+        self._tables, self._ranges = tables, {}
+
+    def within(self, tab: Tabulation, group: Group) -> bool:
+        """Whether every value of ``tab``'s operands in this batch lies in its domain
+        (the whole table of the operand's shape and dtype is checked: a value of another
+        group's outside the domain only costs the tabulation)."""
+        for position, size in tab.domains:
+            key = group.kinds[position][1]
+            if key not in self._ranges:
+                values = self._tables.get(key)
+                self._ranges[key] = (int(values.min()), int(values.max())) \
+                    if values is not None and values.size else None
+            bounds = self._ranges[key]
+            if bounds is not None and (bounds[0] < 0 or bounds[1] >= size):
+                return False
+        return True
 
 
 def _holds_product(eqn: Any) -> bool:
@@ -209,12 +222,6 @@ def _live(closed: Any) -> Any:
             kept.append(eqn)
             live.update(v for v in eqn.invars if not _is_literal(v))
     return closed.replace(jaxpr=jaxpr.replace(eqns=kept[::-1]))
-
-
-def _leaf_specs(group: Group) -> list[tuple[tuple[int, ...], str]]:
-    shared = iter(group.shared_specs)
-    return [next(shared) if kind == "shared" else (key[0], key[1])
-            for kind, key in group.kinds]
 
 
 def _classes(jaxpr: Any, kinds: tuple) -> dict:
@@ -258,12 +265,12 @@ def _join(a: int, b: int) -> int:
 
 
 def _class_of(var: Any, classes: dict) -> int:
-    return classes.get(var, _WEIGHTS) if hasattr(var, "aval") and not _is_literal(var) \
-        else _WEIGHTS
+    return _WEIGHTS if _is_literal(var) else classes.get(var, _WEIGHTS)
 
 
 def _is_literal(var: Any) -> bool:
-    return type(var).__name__ == "Literal"
+    from jax.extend.core import Literal
+    return isinstance(var, Literal)
 
 
 def _domains(jaxpr: Any, classes: dict) -> dict[int, int]:
