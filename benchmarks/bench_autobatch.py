@@ -55,6 +55,7 @@ ABLATIONS = [("all techniques", {}), ("static depth off", {"static_depth": False
              ("depth runs off", {"depth_runs": False}),
              ("dedupe off", {"dedupe": False}),
              ("tabulation off", {"tabulate": False}),
+             ("composition off", {"compose": False}),
              ("batching off", {"batched": False})]
 
 

@@ -28,4 +28,8 @@ class Options:
                                  # one integer operand (a word's input projection)
                                  # made once per set of weights, read by row
                                  # (weights/tabulate.py)
+    compose: bool = True         # inference: a tabulated cell that reads one integer
+                                 # (a tree's leaf) inlined into the cells that read its
+                                 # outputs, whose tabulation then takes it in
+                                 # (compose.py)
     batched: bool = True         # False: every invocation a call of its own

@@ -147,19 +147,23 @@ def subtree_codes(params: Any, shared_ids: dict[int, int]) -> dict[int, int]:
     of a dict, list or tuple all of whose leaves are parameters -> 4s+3 (s numbers such
     containers). Other pytree nodes get none (the general path reads them)."""
     codes = {leaf: i * 4 + _SHARED_LEAF for leaf, i in shared_ids.items()}
-
-    def walk(x: Any) -> bool:
-        t = type(x)
-        if t is dict or t is list or t is tuple:
-            children = x.values() if t is dict else x
-            if all([walk(c) for c in children]):
-                codes[id(x)] = len(codes) * 4 + _SUBTREE
-                return True
-            return False
-        return id(x) in shared_ids
     if params is not None:
-        walk(params)
+        _coded(params, shared_ids, codes)
     return codes
+
+
+def _coded(x: Any, shared_ids: dict[int, int], codes: dict[int, int]) -> bool:
+    """Whether ``x`` is a parameter or a container of parameters only (coding such
+    containers in ``codes``). A function of the module, not a closure that calls itself:
+    such a closure is a reference cycle, garbage only the collector frees."""
+    t = type(x)
+    if t is dict or t is list or t is tuple:
+        children = x.values() if t is dict else x
+        if all([_coded(c, shared_ids, codes) for c in children]):
+            codes[id(x)] = len(codes) * 4 + _SUBTREE
+            return True
+        return False
+    return id(x) in shared_ids
 
 
 class Recording:
@@ -192,6 +196,12 @@ class Recording:
         self._arrays: dict[tuple, tuple[int, list[Any]]] = {}   # (shape, dtype) -> table
         self.invocations = 0
         self.starts: list[int] = []           # per instance: its first invocation's number
+
+    def finish(self) -> None:
+        """The trace is over: its memo of deduplicated outputs goes (it holds lazy
+        values, which hold the recording: a cycle that only Python's collector would
+        free, where reference counting frees the rest of the batch's records)."""
+        self._pure = None
 
     def number(self, key: BufferKey) -> int:
         n = self._numbers.get(key)

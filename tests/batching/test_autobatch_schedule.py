@@ -30,9 +30,20 @@ def test_one_call_per_cell_signature_and_depth():
     params = make_params(treelstm)
     tree = [[[0, 1], [2, 3]], [[4, 5], [6, 7]]]
     f = batched("treelstm")
-    f(params, [{"tree": tree, "label": i % 3} for i in range(8)])
+    batch = [{"tree": tree, "label": i % 3} for i in range(8)]
+    f.options.compose = False
+    try:
+        f(params, batch)
+    finally:
+        f.options.compose = True
     r = f.report()
     assert (r.calls, r.depths, r.invocations) == (5, 5, 8 + 8 * 7 + 8)
+    # composed (compose.py), the nodes over two leaves read their words' tables and
+    # nothing reads a leaf: no call at depth 0
+    out = f(params, batch)
+    r = f.report()
+    assert (r.calls, r.depths) == (4, 5)
+    assert rel(out, losses_of(treelstm.model, params, batch)) <= 1e-5
 
 
 def test_consecutive_calls_of_one_kernel_run_as_one_call_of_several_steps():
@@ -121,13 +132,15 @@ def test_losses_of_instances_of_different_depths_are_one_call():
     batch = [{"tree": [[0, 1], 2], "label": 0}, {"tree": [[[0, 1], 2], 3], "label": 1}]
     f = batched("treelstm")
     losses = losses_of(treelstm.model, params, batch)
-    f.options.depth_runs = False    # the calls counted one per depth
+    # the calls counted one per depth and group (the nodes over two leaves not a
+    # group of their own: compose.py)
+    f.options.depth_runs = f.options.compose = False
     try:
         assert rel(f(params, batch), losses) <= 1e-5 and f.report().calls == 5
         f.options.sinks_last = False
         assert rel(f(params, batch), losses) <= 1e-5 and f.report().calls == 6
     finally:
-        f.options.sinks_last = f.options.depth_runs = True
+        f.options.sinks_last = f.options.depth_runs = f.options.compose = True
 
 
 def test_aligned_ends_make_one_call_per_layer_of_the_early_exit():
