@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
@@ -358,7 +358,9 @@ class Autobatched(BackwardPass):
             if done is None:
                 done = groups[id(group)] = self._tabulated_group(
                     traced, group, shared, params, ranges, training)
-            out.append(call if done is group else replace(call, group=done))
+            out.append(call if done is group else   # (dataclasses.replace: 5 us)
+                       Call(call.depth, done, call.index, call.count, call.siblings,
+                            call.steps))
         traced.shared, traced.schedule.calls = shared, out
         return out, shared
 

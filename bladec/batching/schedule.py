@@ -119,8 +119,12 @@ def stacked(calls: list[Call]) -> list[Call]:
     Calls at one depth are independent (schedule order), so joining them is safe."""
     slots: list[list[Call]] = []
     at: dict[tuple, int] = {}       # (depth, sibling key) -> its slot
+    keys: dict[int, tuple] = {}     # per group: its sibling key (made once, not per call)
     for call in calls:
-        key = (call.depth, sibling_key(call.group))
+        sibling = keys.get(id(call.group))
+        if sibling is None:
+            sibling = keys[id(call.group)] = sibling_key(call.group)
+        key = (call.depth, sibling)
         if key in at:
             slots[at[key]].append(call)
         else:
