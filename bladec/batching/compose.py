@@ -105,6 +105,9 @@ def _made_by(recording: Recording, producers: list[Group]) -> dict[Any, np.ndarr
 
 def _split(recording: Recording, group: Group, producers: list[Group],
            made: dict[Any, np.ndarray], tabulated: Callable[[Group], bool]) -> None:
+    """``group``'s invocations whose lazy operands all come from producers moved into
+    composed groups, one per pattern of producers and output leaves, where the composed
+    group is tabulated; the rest stay."""
     slots = group.slots
     lazy = len(group.operand_keys)
     # per invocation and lazy operand: (producer, output leaf, data row)
