@@ -18,7 +18,7 @@ the producer read it from, and writes the consumer's outputs, at the consumer's 
 Only invocations with no lazy operand left are composed: a node over one leaf and one
 node, composed, would split each depth's node calls in three (measured: more
 launches, smaller products, and the same weights streamed three times, for a net
-loss). A producer's invocations still run where anything else reads their outputs.
+loss). A producer still runs where anything else reads its outputs.
 
 Composed cells are made once per consumer cell, argument structure and producers (kept
 on the consumer cell), so that every batch's composed group has the same identity and
@@ -60,8 +60,11 @@ def compose(recording: Recording, tabulated: Callable[[Group], bool],
 
 def _unread_dropped(recording: Recording, producers: list[Group], outputs: list[Any]
                     ) -> None:
-    """The producers' invocations whose outputs nothing reads any more (neither an
-    invocation nor the model's outputs) dropped: their consumers compute them."""
+    """The producers none of whose outputs anything reads any more (neither an
+    invocation nor the model's outputs) dropped: their consumers compute them. A
+    producer some of whose invocations are read runs whole: dropping the others saved
+    0.5 ms a TreeLSTM batch of 64, and its calls' lanes then varied from batch to batch
+    enough to compile a new bucket in 1 of 25 batches after warm-up (0 of 25 whole)."""
     read = {key: np.zeros(rows, bool) for key, rows in recording.rows.items()}
     for group in recording.groups.values():
         if group.operand_keys:
@@ -77,14 +80,8 @@ def _unread_dropped(recording: Recording, producers: list[Group], outputs: list[
         kept = np.zeros(len(slots), bool)
         for j, key in enumerate(group.out_keys):
             kept |= read[key][slots[:, 1 + j]]
-        if kept.all():
-            continue
         if not kept.any():
             del recording.groups[group.signature]
-            continue
-        group.flat = slots[kept].reshape(-1)
-        group.depths = np.asarray(group.depths)[kept]
-        group.order = np.asarray(group.order)[kept]
 
 
 def _made_by(recording: Recording, producers: list[Group]) -> dict[Any, np.ndarray]:

@@ -86,14 +86,19 @@ def test_a_batch_of_the_same_shapes_compiles_nothing_more():
 
 
 def test_leaves_nothing_reads_do_not_run(remembered):
-    """Words whose leaves feed only nodes over two leaves are read by the composed
-    nodes: their leaves are dropped. A leaf the model returns runs."""
+    """Where every leaf feeds only nodes over two leaves, the composed nodes read the
+    words and no leaf runs; where some leaf is read by another node, the leaves run
+    whole (a stable count of lanes: compose._unread_dropped). A leaf the model returns
+    runs."""
     import jax.numpy as jnp
     params = make_params(treelstm)
     f = bladec.autobatch(treelstm.model)
+    f(params, [{"tree": [0, 1], "label": 0}, {"tree": [[2, 3], [4, 5]], "label": 1}])
+    counts = _counts(f)
+    assert "leaf" not in counts and counts["node<leaf,leaf,leaf,leaf>"] == 3
     f(params, [{"tree": [0, 1], "label": 0}, {"tree": [[2, 3], 4], "label": 1}])
     counts = _counts(f)
-    assert counts["leaf"] == 1 and counts["node<leaf,leaf,leaf,leaf>"] == 2
+    assert counts["leaf"] == 5 and counts["node<leaf,leaf,leaf,leaf>"] == 2
 
     def model(p, word):   # returns a leaf's state and a node over it
         h, c = treelstm.leaf(p["emb"], p["leaf"], word)
