@@ -11,8 +11,9 @@ random binary tree's nodes (those over two leaves) run no product at all.
 
 The pass runs on a traced batch (:func:`compose`), before it is scheduled: per group of
 invocations, NumPy finds those whose lazy operands are all outputs of *producers*
-(groups that read no lazy value and one integer, and that ``composable`` accepts:
-model.py takes those it tabulates) and moves them into a group of the composed cell.
+(groups that read no lazy value and one integer, and that are tabulated: model.py's
+``tabulated`` says which) and moves them into a group of the composed cell, where that
+group is tabulated too.
 That group reads, per operand, the row of the producer's integer in the data table
 the producer read it from, and writes the consumer's outputs, at the consumer's depth.
 Only invocations with no lazy operand left are composed: a node over one leaf and one

@@ -60,7 +60,8 @@ def _collector_paused() -> Iterator[None]:
     collector on, its young-generation passes promote them while they live, and the
     promoted count sets off a full collection over every object of the process (JAX's
     included) every few batches: 80-150 ms each at a TreeLSTM batch of 64. Cyclic
-    garbage made meanwhile is collected after the batch."""
+    garbage made meanwhile is collected after the batch. The pause is process-wide, as
+    the collector is: other threads' garbage waits for the batch's end too."""
     if not gc.isenabled():
         yield
         return
