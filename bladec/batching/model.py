@@ -204,10 +204,10 @@ class Autobatched(BackwardPass):
                     raise BladecError(f"{self.__name__}: instances return different output "
                                       f"structures ({out_tree} and {tree})")
                 outputs.append(flat)
+            recording.finish()
             if compose:
                 from bladec.batching.compose import compose as composed
                 composed(recording, lambda g: self._tab_plan(g) is not None, outputs)
-        recording.finish()
         t1 = time.perf_counter()
         o = self.options
         sched = schedule(recording, static_depth=o.static_depth, batched=o.batched,
