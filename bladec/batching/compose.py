@@ -31,7 +31,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from bladec.batching.value import _DATA, _SHARED_LEAF, Cell, Group, Lazy, Recording, _tree
+from bladec.batching.value import Cell, Group, Lazy, Recording
 
 # an operand read through its producer: the producer's cell, argument structure and
 # leaf kinds ("shared" or "data"), where each of its shared leaves is in the composed
@@ -160,7 +160,7 @@ def _composed_group(recording: Recording, group: Group,
     with ``chosen`` (per lazy operand: its producer and output leaf)."""
     places: dict[int, int] = {}   # parameter index -> place in the last argument
     inlined: list[Inlined] = []
-    codes: list[int] = []
+    kinds: list[tuple[str, Any]] = []
     lazy = iter(chosen)
     for kind, key in group.kinds:
         if kind == "lazy":
@@ -169,22 +169,17 @@ def _composed_group(recording: Recording, group: Group,
                          for k, i in producer.kinds if k == "shared")
             inlined.append((producer.cell, producer.in_tree,
                             tuple(k for k, _ in producer.kinds), refs, j))
-            codes.append(recording.number(producer.data_keys[0]) * 4 + _DATA)
-        elif kind == "data":
-            codes.append(recording.number(key) * 4 + _DATA)
+            kinds.append(("data", producer.data_keys[0]))
         else:
-            codes.append(key * 4 + _SHARED_LEAF)
-    codes.extend(i * 4 + _SHARED_LEAF for i in places)
+            kinds.append((kind, key))
+    kinds.extend(("shared", i) for i in places)
     positions = tuple(i for i, (kind, _) in enumerate(group.kinds) if kind == "lazy")
     cell = _composed_cell(group.cell, group.in_tree, positions, tuple(inlined))
+    from jax import tree_util
     leaves = group.in_tree.num_leaves
-    in_tree = _tree.structure((*_tree.unflatten(group.in_tree, [0] * leaves),
-                               (0,) * len(places)))
-    signature = (cell, in_tree, *codes)
-    found = recording.groups.get(signature)
-    if found is None:
-        found = recording.groups[signature] = recording._group(cell, signature, in_tree)
-    return found
+    in_tree = tree_util.tree_structure(
+        (*tree_util.tree_unflatten(group.in_tree, [0] * leaves), (0,) * len(places)))
+    return recording.group_of(cell, in_tree, kinds)
 
 
 def _composed_cell(consumer: Cell, in_tree: Any, lazy: tuple[int, ...],
@@ -199,14 +194,16 @@ def _composed_cell(consumer: Cell, in_tree: Any, lazy: tuple[int, ...],
         return found
 
     def fn(*args: Any) -> Any:
+        from jax import tree_util
         *own, extra = args
-        flat = _tree.flatten(tuple(own))[0]
+        flat = tree_util.tree_leaves(tuple(own))
         for pos, (cell, tree, kinds, refs, j) in zip(lazy, inlined):
             shared = iter(refs)
             operands = [extra[next(shared)] if kind == "shared" else flat[pos]
                         for kind in kinds]
-            flat[pos] = _tree.flatten(cell.fn(*_tree.unflatten(tree, operands)))[0][j]
-        return consumer.fn(*_tree.unflatten(in_tree, flat))
+            flat[pos] = tree_util.tree_leaves(
+                cell.fn(*tree_util.tree_unflatten(tree, operands)))[j]
+        return consumer.fn(*tree_util.tree_unflatten(in_tree, flat))
 
     names = ",".join(cell.name for cell, *_ in inlined)
     found = memo[key] = Cell(fn, name=f"{consumer.name}<{names}>")

@@ -28,8 +28,8 @@ class Options:
                                  # one integer operand (a word's input projection)
                                  # made once per set of weights, read by row
                                  # (weights/tabulate.py)
-    compose: bool = True         # inference: a tabulated cell that reads one integer
-                                 # (a tree's leaf) inlined into the cells that read its
-                                 # outputs, whose tabulation then takes it in
-                                 # (compose.py)
+    compose: bool = True         # inference: an invocation whose operands all come
+                                 # from tabulated cells that read one integer (a node
+                                 # over two leaves) run as one cell with them, which
+                                 # its tabulation takes in (compose.py)
     batched: bool = True         # False: every invocation a call of its own

@@ -211,6 +211,18 @@ class Recording:
             group.depths = np.asarray(group.depths, np.int64)
             group.order = np.asarray(group.order, np.int64)
 
+    def group_of(self, cell: "Cell", in_tree: Any, kinds: list[tuple[str, Any]]) -> Group:
+        """The batch's group of ``cell`` on leaves of these ``kinds`` (per leaf:
+        ``("data", buffer key)`` or ``("shared", parameter index)``), made where it is
+        new: the groups that compose.py adds after the trace."""
+        codes = [self.number(key) * 4 + _DATA if kind == "data" else key * 4 + _SHARED_LEAF
+                 for kind, key in kinds]
+        signature = (cell, in_tree, *codes)
+        found = self.groups.get(signature)
+        if found is None:
+            found = self.groups[signature] = self._group(cell, signature, in_tree)
+        return found
+
     def number(self, key: BufferKey) -> int:
         n = self._numbers.get(key)
         if n is None:
