@@ -32,6 +32,7 @@ from typing import Any, Callable
 import numpy as np
 
 from bladec.batching.value import Cell, Group, Lazy, Recording
+from bladec.batching.weights.tabulate import indexes
 
 # an operand read through its producer: the producer's cell, argument structure and
 # leaf kinds ("shared" or "data"), where each of its shared leaves is in the composed
@@ -48,8 +49,7 @@ def compose(recording: Recording, tabulated: Callable[[Group], bool],
     output leaves (the producers' invocations they read stay)."""
     producers = [g for g in recording.groups.values()
                  if not g.operand_keys and len(g.data_keys) == 1 and
-                 g.data_keys[0][0] == () and np.dtype(g.data_keys[0][1]).kind in "iub"
-                 and g.count and tabulated(g)]
+                 indexes(g.data_keys[0]) and g.count and tabulated(g)]
     if not producers:
         return
     made = _made_by(recording, producers)
@@ -115,7 +115,7 @@ def _split(recording: Recording, group: Group, producers: list[Group],
     left = np.all(pattern[:, 0::2] > 0, axis=1)
     if not left.any():
         return
-    depths, order = np.asarray(group.depths), np.asarray(group.order)
+    depths, order = group.depths, group.order   # arrays (Recording.finish)
     rest = ~left
     while left.any():   # one composed group per pattern of producers (most batches: one)
         row = pattern[np.argmax(left)]

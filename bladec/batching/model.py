@@ -21,6 +21,7 @@ import numpy as np
 
 from bladec.batching.backward import BackwardPass
 from bladec.batching.build import make_kernel
+from bladec.batching.compose import compose as composed
 from bladec.batching.weights.derived import DerivedValues
 from bladec.batching.kernel import Kernel
 from bladec.batching.options import Options
@@ -42,7 +43,7 @@ def autobatch(model: Callable | None = None, *, options: Options | None = None,
     :class:`Options` by name (``coarse=False``). Usable as a decorator."""
     opts = options or Options()
     for name, value in switches.items():
-        if not hasattr(opts, name):
+        if name not in Options.__dataclass_fields__:   # (not ``fused``, derived)
             raise BladecError(f"autobatch: unknown option '{name}' (options: "
                               f"{', '.join(Options.__dataclass_fields__)})")
         setattr(opts, name, bool(value))
@@ -118,9 +119,8 @@ class Autobatched(BackwardPass, TabulatedCalls):
         start = time.perf_counter()
         compiled = self._compilations()
         o = self.options
-        traced = self._trace(params, instances, compose=o.compose and o.tabulate and
-                             o.coarse and o.fused_gathers and o.shared_weights and
-                             o.batched)
+        traced = self._trace(params, instances,
+                             compose=o.compose and o.tabulate and o.fused)
         state = self._forward(traced)
         out = self._outputs(traced, state)
         self._keep_state(state)
@@ -206,7 +206,6 @@ class Autobatched(BackwardPass, TabulatedCalls):
                 outputs.append(flat)
             recording.finish()
             if compose:
-                from bladec.batching.compose import compose as composed
                 composed(recording, lambda g: self._tab_plan(g) is not None, outputs)
         t1 = time.perf_counter()
         o = self.options
@@ -223,9 +222,7 @@ class Autobatched(BackwardPass, TabulatedCalls):
 
     # -- running ----------------------------------------------------------------------
     def _keeps(self) -> bool:
-        o = self.options
-        return o.residuals and o.coarse and o.fused_gathers and o.shared_weights and \
-            o.batched
+        return self.options.residuals and self.options.fused
 
     def _residual_specs(self, group: Group) -> list[tuple[tuple, str]]:
         """The rows of the products the group's training forward keeps (residual.py)."""
@@ -282,7 +279,7 @@ class Autobatched(BackwardPass, TabulatedCalls):
         o = self.options
         flip = self._flip()
         calls = sched.calls
-        fused = not keep and o.coarse and o.fused_gathers and o.shared_weights and o.batched
+        fused = not keep and o.fused
         if o.tabulate and (fused or (keep and self._keeps())):
             calls, shared = self._tabulated(traced, calls, sched.tables, keep)
         if fused and o.stack_siblings:

@@ -33,3 +33,10 @@ class Options:
                                  # over two leaves) run as one cell with them, which
                                  # its tabulation takes in (compose.py)
     batched: bool = True         # False: every invocation a call of its own
+
+    @property
+    def fused(self) -> bool:
+        """Whether a call is one kernel with its gathers and the whole weights inside,
+        batched: the kernels that tabulation, composition and the kept residuals are
+        made for (any of these four off is an ablation's simpler path)."""
+        return self.coarse and self.fused_gathers and self.shared_weights and self.batched

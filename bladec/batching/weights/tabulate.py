@@ -203,6 +203,12 @@ class DataRanges:
         return True
 
 
+def indexes(key: Any) -> bool:
+    """Whether a data leaf of this (shape, dtype) key can be a table's operand: an
+    integer scalar (a word id). A bool is not: it indexes no weight."""
+    return key[0] == () and np.issubdtype(np.dtype(key[1]), np.integer)
+
+
 def _holds_product(eqn: Any) -> bool:
     """Whether ``eqn`` is a product or calls one (a jitted helper, a custom
     derivative's body)."""
@@ -231,8 +237,7 @@ def _classes(jaxpr: Any, kinds: tuple) -> dict:
     for i, (var, (kind, key)) in enumerate(zip(jaxpr.invars, kinds)):
         if kind == "shared":
             classes[var] = _WEIGHTS
-        elif kind == "data" and key[0] == () and np.issubdtype(np.dtype(key[1]),
-                                                                np.integer):
+        elif kind == "data" and indexes(key):
             classes[var] = i
         else:
             classes[var] = _DYNAMIC
