@@ -7,9 +7,13 @@
 The same weights (the ``init_params`` of bladec/models/treelstm.py, bilstm.py, mvrnn.py
 and earlyexit.py, copied into DyNet's parameter collection) and the same seeded
 instances (trees of 5-45 leaves, sequences of 5-45 tokens) for both; the batches of
-the two systems alternate, so both see the same load on the machine's shared cores. One
-thread for each: XLA's CPU client without its Eigen thread pool (``XLA_FLAGS`` set
-before JAX is imported), DyNet as built (single-threaded on the CPU). Inference: every
+the two systems alternate, so both see the same load on the machine's shared cores.
+DyNet runs as built (one thread). XLA's CPU client runs without its Eigen thread pool
+(``XLA_FLAGS`` set before JAX is imported), so its dots run on one thread, but its loop
+fusions are split over the machine's cores (``outer_dimension_partitions`` in the
+compiled HLO; XLA sizes that pool from the CPUs the process may run on, no flag), and
+the host traces on a thread of its own: the CPU time, which counts every thread, is the
+figure that compares the two. Inference: every
 instance's loss (DyNet: ``concatenate(losses).npvalue()``); training: the summed loss,
 its gradient and an SGD step (DyNet's ``SimpleSGDTrainer``, clipping off). Each figure
 is the median wall time of the measured batches after ``--warmup`` batches (results on
@@ -34,11 +38,12 @@ from pathlib import Path
 from typing import Any, Callable
 
 if __name__ == "__main__" and "jax" not in sys.modules:
-    # one thread: before XLA's CPU client starts (run as a script; imported by a test,
-    # the process's JAX is left as it is)
+    # dots on one thread: before XLA's CPU client starts (run as a script; imported by
+    # a test, the process's JAX is left as it is). Only flags: XLA stops reading
+    # XLA_FLAGS at the first word that is not one (a TensorFlow option written here
+    # until 2026-12-07 was such a word; the flags after it were ignored, none were)
     os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") +
-                               " --xla_cpu_multi_thread_eigen=false"
-                               " intra_op_parallelism_threads=1").strip()
+                               " --xla_cpu_multi_thread_eigen=false").strip()
 
 import numpy as np
 

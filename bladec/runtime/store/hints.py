@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sys
 from typing import Any, Callable
 
@@ -36,14 +37,24 @@ _SETTINGS = ("name", "bitwise", "enforce_order", "keeps_freed_memory", "jit_opti
 
 def backend_identity(backend: object) -> tuple:
     """What plans and compiled figures depend on besides the listing and the binding:
-    the backend's settings, its device's kind, the versions of JAX and jaxlib, and JAX's
+    the backend's settings, its device's kind, the versions of JAX and jaxlib, JAX's
     configuration (its 64-bit mode, default precision, PRNG... change what a segment
-    lowers to; a key that left them out loaded a 32-bit executable into a 64-bit run)."""
+    lowers to; a key that left them out loaded a 32-bit executable into a 64-bit run)
+    and XLA's flags from the environment (:func:`xla_flags`)."""
     device = getattr(backend, "_stats_device", None)
     jax, jaxlib = sys.modules.get("jax"), sys.modules.get("jaxlib")
     return (tuple((n, repr(getattr(backend, n, None))) for n in _SETTINGS),
             getattr(device, "device_kind", None), getattr(jax, "__version__", None),
-            getattr(jaxlib, "__version__", None), jax_configuration())
+            getattr(jaxlib, "__version__", None), jax_configuration(), xla_flags())
+
+
+def xla_flags() -> str:
+    """``XLA_FLAGS`` as the environment has it, blanks collapsed. XLA reads them into
+    every compilation's options (fast math, the fusion emitters, which library runs a
+    dot...), so an executable compiled under other flags is another executable: a key
+    without them loaded executables compiled without a user's new flag (and skipped
+    what the flag asked of the compiler, a dump among them)."""
+    return " ".join(os.environ.get("XLA_FLAGS", "").split())
 
 
 def jax_configuration() -> str | None:

@@ -95,6 +95,22 @@ def test_other_settings_are_other_keys_and_a_bad_entry_is_a_miss(tmp_path, limit
     assert all(p.read_bytes() != b"not an executable" for p in kept)   # ...and replaced
 
 
+def test_other_xla_flags_are_other_keys(tmp_path, limit, monkeypatch) -> None:
+    """XLA_FLAGS change what XLA compiles (fast math, the emitters, a dump): an
+    executable kept under other flags is not loaded."""
+    monkeypatch.delenv("XLA_FLAGS", raising=False)
+    store = ExecutableStore(str(tmp_path))
+    _run(store, limit)
+    lowered = _lowerings(monkeypatch)
+    monkeypatch.setenv("XLA_FLAGS", "--xla_cpu_enable_fast_math=false")
+    other, _, _ = _run(store, limit)
+    assert len(lowered) == other.compilations > 0 and other.cache_loads == 0
+    lowered.clear()
+    monkeypatch.setenv("XLA_FLAGS", "  --xla_cpu_enable_fast_math=false ")  # same flags
+    same, _, _ = _run(store, limit)
+    assert lowered == [] and same.cache_loads > 0
+
+
 def test_the_store_is_bounded_and_a_missing_directory_only_costs_compiles(tmp_path, limit
                                                                          ) -> None:
     small = ExecutableStore(str(tmp_path / "small"), max_entries=2)
