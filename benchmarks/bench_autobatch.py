@@ -279,7 +279,8 @@ def compare(model: str, hidden: int, batch: int, train: bool, warmup: int, batch
            "batches_compiling": sum(compiled), "batches": len(compiled),
            "calls": statistics.median(calls),
            "first_batch_rel_diff": first, "kernels": f.report().kernels,
-           "compilations": f.report().total_compilations}
+           "compilations": f.report().total_compilations,
+           "cpus": len(os.sched_getaffinity(0))}
     row["vs_dynet"] = row["dynet_ms"] / row["bladec_ms"]
     row["vs_dynet_cpu"] = row["dynet_cpu_ms"] / row["bladec_cpu_ms"]
     if unbatched:
@@ -336,7 +337,7 @@ def ablation(model: str, hidden: int, batch: int, warmup: int, batches: int
 
 
 def markdown(rows: list[dict], ablations: list[dict], command: str) -> str:
-    lines = [f"`{command}`", "",
+    lines = [f"`{command}`", "", f"The process may use {len(os.sched_getaffinity(0))} CPUs.", "",
              "| model | hidden | batch | mode | bladec ms | DyNet ms | vs DyNet | "
              "bladec CPU ms | DyNet CPU ms | vs DyNet (CPU) | unbatched ms | vs unbatched | "
              "host share | host share (CPU) | batches compiling |",
@@ -361,6 +362,21 @@ def markdown(rows: list[dict], ablations: list[dict], command: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def confine(cpus: int) -> None:
+    """The process (this thread and every thread started after) on the first ``cpus``
+    of the CPUs it may use. XLA's CPU client sizes its thread pool, and the number of
+    parts it splits a loop fusion into, from the CPUs its process may use when the
+    client starts: on one CPU it splits none, and bladec and DyNet (one thread) have the
+    same one core. A client already started keeps its pool: an error."""
+    from jax._src import xla_bridge
+    if getattr(xla_bridge, "_backends", None):
+        raise SystemExit("--cpus: XLA's CPU client is already running")
+    allowed = sorted(os.sched_getaffinity(0))
+    if not 0 < cpus <= len(allowed):
+        raise SystemExit(f"--cpus {cpus}: this process may use {len(allowed)} CPUs")
+    os.sched_setaffinity(0, allowed[:cpus])
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--models", default="treelstm,bilstm")
@@ -379,9 +395,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sync", action="store_true",
                     help="XLA's CPU client runs each call in the calling thread (JAX's "
                          "jax_cpu_enable_async_dispatch off), as DyNet does")
+    ap.add_argument("--cpus", type=int, default=0,
+                    help="run the whole process on this many of its CPUs (0: all it may "
+                         "use); set before XLA's CPU client starts, whose thread pool "
+                         "takes its size from them")
     ap.add_argument("--out")
     ap.add_argument("--json")
     args = ap.parse_args(argv)
+    if args.cpus:
+        confine(args.cpus)
     if args.sync:
         import jax
         jax.config.update("jax_cpu_enable_async_dispatch", False)
