@@ -362,21 +362,6 @@ def markdown(rows: list[dict], ablations: list[dict], command: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def confine(cpus: int) -> None:
-    """The process (this thread and every thread started after) on the first ``cpus``
-    of the CPUs it may use. XLA's CPU client sizes its thread pool, and the number of
-    parts it splits a loop fusion into, from the CPUs its process may use when the
-    client starts: on one CPU it splits none, and bladec and DyNet (one thread) have the
-    same one core. A client already started keeps its pool: an error."""
-    from jax._src import xla_bridge
-    if getattr(xla_bridge, "_backends", None):
-        raise SystemExit("--cpus: XLA's CPU client is already running")
-    allowed = sorted(os.sched_getaffinity(0))
-    if not 0 < cpus <= len(allowed):
-        raise SystemExit(f"--cpus {cpus}: this process may use {len(allowed)} CPUs")
-    os.sched_setaffinity(0, allowed[:cpus])
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--models", default="treelstm,bilstm")
@@ -403,7 +388,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json")
     args = ap.parse_args(argv)
     if args.cpus:
-        confine(args.cpus)
+        from bladec.runtime.backends.cpus import confine
+        try:
+            confine(args.cpus)
+        except bladec.BladecError as exc:
+            raise SystemExit(str(exc)) from None
     if args.sync:
         import jax
         jax.config.update("jax_cpu_enable_async_dispatch", False)

@@ -318,9 +318,13 @@ def import_cmd(target: str, shapes: str | None, ranges: str | None, no_hints: bo
                    "summed loss (the model returns a scalar loss); prints each batch's loss.")
 @click.option("--json", "as_json", is_flag=True,
               help="JSON lines on stdout (outputs, or losses), the report on stderr.")
+@click.option("--cpus", type=int, default=None, metavar="N",
+              help="Run on N of the CPUs this process may use. On CPU, XLA splits loop "
+                   "fusions over a thread pool of one thread per CPU, which costs small "
+                   "batched kernels more CPU time than it saves (1: none split).")
 @_reports_errors
 def autobatch_cmd(target: str, instances_path: str, params_target: str | None, batch: int,
-                  lr: float | None, as_json: bool) -> None:
+                  lr: float | None, as_json: bool, cpus: int | None) -> None:
     """Run a per-instance model over a file of instances, batched (bladec.autobatch).
 
     INSTANCES is a JSON array of instances, or one JSON instance per line; each is
@@ -336,6 +340,9 @@ def autobatch_cmd(target: str, instances_path: str, params_target: str | None, b
 
     from bladec.batching import autobatch
     from bladec.frontend.jax_import import load_target
+    from bladec.runtime.backends.cpus import confine
+    if cpus is not None:
+        confine(cpus)
     instances = _read_instances(instances_path)
     model = load_target(target)
     module = target.partition(":")[0]
