@@ -47,8 +47,11 @@ if __name__ == "__main__" and "jax" not in sys.modules:
 
 import numpy as np
 
-import bladec
-from bladec.models import bilstm, earlyexit, mvrnn, treelstm
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # benchmarks.support
+
+import bladec  # noqa: E402
+from benchmarks.support import allocator  # noqa: E402
+from bladec.models import bilstm, earlyexit, mvrnn, treelstm  # noqa: E402
 
 MODELS = {"treelstm": treelstm, "bilstm": bilstm, "mvrnn": mvrnn, "earlyexit": earlyexit}
 ABLATIONS = [("all techniques", {}), ("static depth off", {"static_depth": False}),
@@ -280,7 +283,7 @@ def compare(model: str, hidden: int, batch: int, train: bool, warmup: int, batch
            "calls": statistics.median(calls),
            "first_batch_rel_diff": first, "kernels": f.report().kernels,
            "compilations": f.report().total_compilations,
-           "cpus": len(os.sched_getaffinity(0))}
+           "cpus": len(os.sched_getaffinity(0)), "allocator": allocator.current()}
     row["vs_dynet"] = row["dynet_ms"] / row["bladec_ms"]
     row["vs_dynet_cpu"] = row["dynet_cpu_ms"] / row["bladec_cpu_ms"]
     if unbatched:
@@ -337,7 +340,8 @@ def ablation(model: str, hidden: int, batch: int, warmup: int, batches: int
 
 
 def markdown(rows: list[dict], ablations: list[dict], command: str) -> str:
-    lines = [f"`{command}`", "", f"The process may use {len(os.sched_getaffinity(0))} CPUs.", "",
+    lines = [f"`{command}`", "", f"The process may use {len(os.sched_getaffinity(0))} CPUs; "
+             f"{allocator.describe()}.", "",
              "| model | hidden | batch | mode | bladec ms | DyNet ms | vs DyNet | "
              "bladec CPU ms | DyNet CPU ms | vs DyNet (CPU) | unbatched ms | vs unbatched | "
              "host share | host share (CPU) | batches compiling |",
@@ -384,9 +388,14 @@ def main(argv: list[str] | None = None) -> int:
                     help="run the whole process on this many of its CPUs (0: all it may "
                          "use); set before XLA's CPU client starts, whose thread pool "
                          "takes its size from them")
+    allocator.add_option(ap, default="default")
     ap.add_argument("--out")
     ap.add_argument("--json")
     args = ap.parse_args(argv)
+    status = allocator.run_under(args.allocator, sys.argv[1:] if argv is None else argv,
+                                 __file__)
+    if status is not None:   # the children measured it, one per allocator
+        return status
     if args.cpus:
         from bladec.runtime.backends.cpus import confine
         try:
