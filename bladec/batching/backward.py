@@ -16,10 +16,9 @@ from typing import Any
 import numpy as np
 
 from bladec.batching.program import adjoint_keys, flat_cell
-from bladec.batching.schedule import all_lanes, bucket, padding_row, sibling_key
+from bladec.batching.schedule import all_lanes, sibling_key
 from bladec.batching.value import Group
 from bladec.errors import BladecError
-from bladec.runtime.backends.allocator import MMAP_THRESHOLD_MAX
 
 
 class BackwardPass:
@@ -69,54 +68,26 @@ class BackwardPass:
             key = ("wgrad", sibling_key(group))
             self._floor[key] = max(self._floor.get(key, 0), sum(c.count for c in calls))
             index = all_lanes(calls, group, self._floor[key])
-            for part in self._lane_parts(group, shared, state, adj, grads, index):
-                new = self._backward_call("wgrad", group, shared, state, adj, grads, part)
-                for i, value in zip(self._summed(group, "wgrad"), new):
-                    grads[i] = value
+            new = self._backward_call("wgrad", group, shared, state, adj, grads, index)
+            for i, value in zip(self._summed(group, "wgrad"), new):
+                grads[i] = value
         self._report.dispatch_seconds += time.perf_counter() - t
         return grads
 
-    def _lane_parts(self, group: Group, shared: list[Any], state: dict, adj: dict,
-                    grads: list[Any], index: np.ndarray) -> list[np.ndarray]:
-        """``index`` (the weights' part's lanes) cut into equal parts, the last padded,
-        so that each call's XLA temporaries stay under half of glibc's largest mmap
-        threshold: XLA allocates an executable's temporaries as one block per call,
-        and a block over the threshold is mapped afresh and faulted in on every call.
-        The BiLSTM's weight-gradient call at batch 64 (2,048 lanes) had 32 MiB of them:
-        8,192 page faults a call, 58 ms against about 30 without (a call's arithmetic
-        is the same in parts; the gradients add up part by part)."""
-        kernel, args = self._backward_kernel("wgrad", group, shared, state, adj, grads,
-                                             index)
-        temp = kernel.temp_bytes(args)
-        if temp is None or temp < MMAP_THRESHOLD_MAX:
-            return [index]
-        parts = -(-temp // (MMAP_THRESHOLD_MAX // 2))
-        lanes = bucket(-(-len(index) // parts))
-        if lanes >= len(index):
-            return [index]
-        padded = np.concatenate([index, np.broadcast_to(
-            padding_row(group), (-len(index) % lanes, index.shape[1]))])
-        return [padded[i:i + lanes] for i in range(0, len(padded), lanes)]
-
     def _backward_call(self, kind: str, group: Group, shared: list[Any], state: dict,
                        adj: dict, grads: list[Any], index: Any) -> list[Any]:
-        kernel, args = self._backward_kernel(kind, group, shared, state, adj, grads, index)
-        return kernel(*args)
-
-    def _backward_kernel(self, kind: str, group: Group, shared: list[Any], state: dict,
-                         adj: dict, grads: list[Any], index: Any) -> tuple[Any, list[Any]]:
         """One call of a backward kernel (``kind``: "bwd", "bwd-ops" or "wgrad", made
         "-kept" where the training forward kept the group's products) on the
         parameters ``shared``, the adjoint buffers and the gradients' accumulators."""
         keep = self._keeps() and bool(self._residual_specs(group))
         fwd = [state[k] for k in dict.fromkeys(group.operand_keys)]
         tables = state["__tables__"]
-        return self._kernel(kind + "-kept" if keep else kind, group, shared), [
+        return self._kernel(kind + "-kept" if keep else kind, group, shared)(
             *[shared[i] for i in group.shared], *fwd,
             *[tables[k] for k in self._layout(group).tables],
             *(self._kept[group.identity] if keep else ()),
             *[adj[k] for k in adjoint_keys(group)],
-            *[grads[i] for i in self._summed(group, kind)], index]
+            *[grads[i] for i in self._summed(group, kind)], index)
 
     def _summed(self, group: Group, kind: str) -> list[int]:
         """The parameters whose gradients a backward kernel ``kind`` adds to."""

@@ -39,7 +39,6 @@ class _Lean:
     executable: Any
     take: list[int]               # flat argument index per segment input
     give: list[int]               # segment output index per flat output
-    temp_bytes: int | None = None  # XLA's temporaries, once asked (Kernel.temp_bytes)
 
 
 class Kernel:
@@ -138,16 +137,6 @@ class Kernel:
         """Compile what a call on arrays of these shapes would run, running nothing
         (``flat``: arrays or anything with ``shape`` and ``dtype``)."""
         self._resolve(flat)
-
-    def temp_bytes(self, flat: Sequence[Any]) -> int | None:
-        """XLA's temporaries of the executable a call on arrays of these shapes runs
-        (compiled here if need be); None where the engine's general path runs it."""
-        lean = self._resolve(flat)[0]
-        if not lean:
-            return None
-        if lean.temp_bytes is None:
-            lean.temp_bytes = int(lean.executable.memory_analysis().temp_size_in_bytes)
-        return lean.temp_bytes
 
     def ready(self, flat: Sequence[Any]) -> bool:
         """Whether a call on arrays of these shapes runs without compiling."""

@@ -98,39 +98,6 @@ def test_weight_gradients_once_per_batch_equal_those_summed_per_depth():
                                                .imported.input_names)
 
 
-def test_weight_gradients_in_parts_where_their_temporaries_reach_the_mmap_threshold(
-        monkeypatch):
-    """A weight-gradient call whose XLA temporaries reach glibc's largest mmap threshold
-    runs in equal parts of its lanes, the last padded (backward._lane_parts: else its
-    temporaries are mapped afresh and faulted in on every call). With the threshold
-    made tiny the steps' calls are cut, and the gradients are still per-instance
-    jax.grad's."""
-    import jax
-
-    from bladec.batching import backward
-    from bladec.batching.model import Autobatched
-    params = make_params(bilstm)
-    instances = make_batch("bilstm", 5, seed=23, short=(3, 7))
-    whole = bladec.autobatch(bilstm.model)
-    _, grads = whole.value_and_grad(params, instances)
-    cuts: list[int] = []
-    real = Autobatched._lane_parts
-
-    def parts(self, *args):
-        out = real(self, *args)
-        cuts.append(len(out))
-        assert len({p.shape for p in out}) == 1 and sum(map(len, out)) >= len(args[-1])
-        return out
-    monkeypatch.setattr(Autobatched, "_lane_parts", parts)
-    monkeypatch.setattr(backward, "MMAP_THRESHOLD_MAX", 1024)
-    cut = bladec.autobatch(bilstm.model)
-    loss, cut_grads = cut.value_and_grad(params, instances)
-    assert sum(n > 1 for n in cuts) >= 2   # the steps' groups (the loss's has 5 lanes)
-    _, want = reference(bilstm, params, instances)
-    for a, b, c in zip(*(jax.tree_util.tree_leaves(x) for x in (cut_grads, grads, want))):
-        assert rel(a, b) <= 1e-5 and rel(a, c) <= 1e-4
-
-
 @pytest.mark.slow
 def test_kept_products_give_the_gradients_of_recomputing():
     import jax

@@ -9,12 +9,6 @@ from __future__ import annotations
 
 _MALLOC: list[bool] = []
 
-# glibc's largest mmap threshold on 64-bit (DEFAULT_MMAP_THRESHOLD_MAX): unless the
-# process was tuned (keep_freed_memory_in_process, GLIBC_TUNABLES), an allocation this
-# large or larger is mapped afresh on every call and pays a page fault per 4 KiB on
-# first touch; smaller ones come from the heap once the threshold has adapted to them
-MMAP_THRESHOLD_MAX = 32 << 20
-
 
 def keep_freed_memory_in_process() -> bool:
     """glibc: serve big buffers from the heap and keep freed memory in the process.
