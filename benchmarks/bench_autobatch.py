@@ -52,6 +52,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # benchmarks.su
 import bladec  # noqa: E402
 from benchmarks.support import allocator  # noqa: E402
 from bladec.models import bilstm, earlyexit, mvrnn, treelstm  # noqa: E402
+from bladec.runtime.backends import cpus  # noqa: E402
 
 MODELS = {"treelstm": treelstm, "bilstm": bilstm, "mvrnn": mvrnn, "earlyexit": earlyexit}
 ABLATIONS = [("all techniques", {}), ("static depth off", {"static_depth": False}),
@@ -283,7 +284,7 @@ def compare(model: str, hidden: int, batch: int, train: bool, warmup: int, batch
            "calls": statistics.median(calls),
            "first_batch_rel_diff": first, "kernels": f.report().kernels,
            "compilations": f.report().total_compilations,
-           "cpus": len(os.sched_getaffinity(0)), "allocator": allocator.current()}
+           "cpus": len(cpus.usable()), "allocator": allocator.current()}
     row["vs_dynet"] = row["dynet_ms"] / row["bladec_ms"]
     row["vs_dynet_cpu"] = row["dynet_cpu_ms"] / row["bladec_cpu_ms"]
     if unbatched:
@@ -340,7 +341,7 @@ def ablation(model: str, hidden: int, batch: int, warmup: int, batches: int
 
 
 def markdown(rows: list[dict], ablations: list[dict], command: str) -> str:
-    lines = [f"`{command}`", "", f"The process may use {len(os.sched_getaffinity(0))} CPUs; "
+    lines = [f"`{command}`", "", f"The process may use {len(cpus.usable())} CPUs; "
              f"{allocator.describe()}.", "",
              "| model | hidden | batch | mode | bladec ms | DyNet ms | vs DyNet | "
              "bladec CPU ms | DyNet CPU ms | vs DyNet (CPU) | unbatched ms | vs unbatched | "
@@ -397,9 +398,8 @@ def main(argv: list[str] | None = None) -> int:
     if status is not None:   # the children measured it, one per allocator
         return status
     if args.cpus:
-        from bladec.runtime.backends.cpus import confine
         try:
-            confine(args.cpus)
+            cpus.confine(args.cpus)
         except bladec.BladecError as exc:
             raise SystemExit(str(exc)) from None
     if args.sync:

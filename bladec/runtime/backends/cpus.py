@@ -19,30 +19,39 @@ import sys
 from bladec.errors import BladecError
 
 
+def usable() -> list[int]:
+    """The CPUs this process may run on, in order (every CPU where the system does not
+    say which)."""
+    try:
+        return sorted(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return list(range(os.cpu_count() or 1))
+
+
 def client_started() -> bool:
     """Whether a JAX backend (XLA's CPU client among them) has been made in this
     process: its thread pool is sized, whatever the CPUs are now."""
     if "jax" not in sys.modules:
         return False
     from jax._src import xla_bridge
-    return bool(getattr(xla_bridge, "_backends", None))
+    return xla_bridge.backends_are_initialized()
 
 
 def confine(cpus: int) -> None:
     """Run this process (the calling thread, and every thread started after it: XLA's
     pool among them) on the first ``cpus`` of the CPUs it may use now. BladecError where
-    that is not a count of them, where the system can not set it, or where XLA's client
-    has started already (its pool would keep its size: the request would do nothing
-    but slow the calling thread)."""
-    try:
-        allowed = sorted(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        raise BladecError("--cpus: this system does not let a process choose its CPUs") \
-            from None
+    that is not a count of them, where XLA's client has started already (its pool would
+    keep its size: the request would do nothing but slow the calling thread), or where
+    the system can not set it."""
+    allowed = usable()
     if not 0 < cpus <= len(allowed):
         raise BladecError(f"--cpus {cpus}: this process may use {len(allowed)} CPU"
                           f"{'' if len(allowed) == 1 else 's'} (give 1 to {len(allowed)})")
     if client_started():
         raise BladecError("--cpus: XLA's CPU client has started already; the CPUs must be "
                           "chosen before it starts")
-    os.sched_setaffinity(0, allowed[:cpus])
+    try:
+        os.sched_setaffinity(0, allowed[:cpus])
+    except (AttributeError, OSError):
+        raise BladecError("--cpus: this system does not let a process choose its CPUs") \
+            from None
