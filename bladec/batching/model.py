@@ -188,7 +188,8 @@ class Autobatched(BackwardPass, TabulatedCalls):
         t0, c0 = time.perf_counter(), time.thread_time()
         leaves, params_tree = jax.tree_util.tree_flatten(params)
         recording = Recording({id(x): i for i, x in enumerate(leaves)}, params,
-                              dedupe=self.options.dedupe)
+                              dedupe=self.options.dedupe,
+                              specialize=self.options.specialize)
         device = [x if isinstance(x, jax.Array) else jax.numpy.asarray(x) for x in leaves]
         outputs, out_tree = [], None
         if len(instances) == 0:

@@ -33,6 +33,9 @@ class Options:
                                  # over two leaves) run as one cell with them, which
                                  # its tabulation takes in (compose.py)
     batched: bool = True         # False: every invocation a call of its own
+    specialize: bool = True      # tracing: each argument pattern of a cell recorded by
+                                 # code generated for it (recorder.py), not by the
+                                 # general walk over the arguments
 
     @property
     def fused(self) -> bool:

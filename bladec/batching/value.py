@@ -22,6 +22,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from bladec.batching.recorder import MISS, recorder
 from bladec.errors import BladecError
 
 BufferKey = tuple[tuple[int, ...], str]      # (leaf shape, dtype name)
@@ -138,6 +139,12 @@ _INTEGRAL = frozenset({int, bool, np.int8, np.int16, np.int32, np.int64, np.uint
                        np.uint16, np.uint32, np.uint64, np.bool_})
 
 
+# recorders generated per cell (recorder.py): the patterns a cell is called with (a
+# BiLSTM's first step and the others); a cell called with more records the rest by the
+# general path
+_RECORDERS_PER_CELL = 4
+
+
 class _Fallback(Exception):
     """An argument the fast path does not read (a pytree node other than a tuple, a
     list or a dict of parameters): the invocation is recorded by the general path."""
@@ -181,8 +188,11 @@ class Recording:
     (:func:`subtree_codes`)."""
 
     def __init__(self, shared_ids: dict[int, int], params: Any = None,
-                 dedupe: bool = True) -> None:
+                 dedupe: bool = True, specialize: bool = True) -> None:
         self.shared_ids = shared_ids          # id(parameter leaf) -> its flat index
+        # per cell: recorders generated for its argument patterns (recorder.py), tried
+        # before the general path; None: none are made (the ablation)
+        self.recorders: dict[Any, list[Callable]] | None = {} if specialize else None
         # invocations that read no lazy value, keyed by their group and integer data:
         # their outputs (_deduped)
         self._pure: dict[tuple, Any] | None = {} if dedupe else None
@@ -206,6 +216,7 @@ class Recording:
         schedule.py, read them as arrays: converted per reading, a TreeLSTM batch of
         64 converted its node group's 9,000 ints three times)."""
         self._pure = None
+        self.recorders = None     # they hold the groups' lists, which become arrays
         for group in self.groups.values():
             group.flat = np.asarray(group.flat, np.int32)
             group.depths = np.asarray(group.depths, np.int64)
@@ -413,7 +424,14 @@ class Recording:
             group = self.groups[signature] = self._group(cell, signature, in_tree)
         if fast is not None:
             self._fast[fast] = group
-        return self._deduped(group, lazy_rows, data, depth)
+        outs = self._deduped(group, lazy_rows, data, depth)
+        if fast is not None and self.recorders is not None:
+            made = self.recorders.setdefault(cell, [])
+            if len(made) < _RECORDERS_PER_CELL:
+                fn = recorder(self, group, args, Lazy, _INTEGRAL, _tree.unflatten)
+                if fn is not None:
+                    made.append(fn)
+        return outs
 
     def _group(self, cell: "Cell", signature: tuple, in_tree: Any) -> Group:
         kinds = []
@@ -461,7 +479,13 @@ class Cell:
 
     def __call__(self, *args: Any) -> Any:
         if _ACTIVE:
-            return _ACTIVE[-1].invoke(self, args)
+            recording = _ACTIVE[-1]
+            if recording.recorders:
+                for record in recording.recorders.get(self, ()):
+                    out = record(args)
+                    if out is not MISS:
+                        return out
+            return recording.invoke(self, args)
         return self.fn(*args)
 
     def __repr__(self) -> str:
