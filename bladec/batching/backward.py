@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from bladec.batching.program import adjoint_keys, flat_cell
+from bladec.batching.program import adjoint_keys, flat_cell, is_float
 from bladec.batching.schedule import all_lanes, sibling_key
 from bladec.batching.value import Group
 from bladec.errors import BladecError
@@ -33,13 +33,16 @@ class BackwardPass:
         t = time.perf_counter()
         sched, shared = traced.schedule, traced.shared
         adj = {key: jnp.zeros((rows, *key[0]), key[1]) for key, rows in sched.rows.items()
-               if np.issubdtype(np.dtype(key[1]), np.floating)}
+               if is_float(key)}
         key = traced.outputs[0][0].key
         rows = np.asarray([o[0].row for o in traced.outputs], np.int32)
         # added, not set: instances whose losses are one deduplicated invocation
         # (Options.dedupe) share its row, and each counts once
         adj[key] = self._helper("seed", lambda a, r: a.at[r].add(1.0))(adj[key], rows)
-        grads = [None if x is None else jnp.zeros_like(x) for x in shared]
+        # the accumulators zeroed in one call (a dispatch per parameter cost 30-60 us)
+        zeros = iter(self._helper("zeros", lambda *xs: [jnp.zeros_like(x) for x in xs])(
+            *[x for x in shared if x is not None]))
+        grads = [None if x is None else next(zeros) for x in shared]
         once = self.options.weight_grads_once
         done: dict[int, Group] = {}   # groups whose operands' part ran (id -> group)
         for call in reversed(sched.calls):

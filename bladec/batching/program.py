@@ -28,6 +28,7 @@ The ablations: ``fused=False`` makes the gathers and the scatter kernels of thei
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -276,13 +277,20 @@ def scatter_fn(group: Group, layout: Layout) -> Any:
 
 
 def adjoint_keys(group: Group) -> tuple[BufferKey, ...]:
-    """The adjoint buffers a backward call touches: its float operands' and outputs'."""
-    keys = [k for k in (*group.operand_keys, *group.out_keys) if _is_float(k)]
-    return tuple(dict.fromkeys(keys))
+    """The adjoint buffers a backward call touches: its float operands' and outputs'
+    (worked out once per pair of key tuples: a batch's backward asks per call)."""
+    return _float_keys((*group.operand_keys, *group.out_keys))
 
 
-def _is_float(key: BufferKey) -> bool:
-    return np.issubdtype(np.dtype(key[1]), np.floating)
+@functools.lru_cache(maxsize=4096)
+def _float_keys(keys: tuple[BufferKey, ...]) -> tuple[BufferKey, ...]:
+    return tuple(dict.fromkeys(k for k in keys if is_float(k)))
+
+
+@functools.lru_cache(maxsize=4096)
+def is_float(key: BufferKey) -> bool:
+    """Whether a buffer holds floats (has an adjoint)."""
+    return bool(np.issubdtype(np.dtype(key[1]), np.floating))
 
 
 def backward_fn(group: Group, layout: Layout, keep: bool = False, operands: bool = True,
@@ -307,13 +315,13 @@ def backward_fn(group: Group, layout: Layout, keep: bool = False, operands: bool
     mask = iter(weights if weights is not None else (True,) * len(group.shared))
     diff = [i for i, (kind, key) in enumerate(group.kinds)
             if (kind == "shared" and next(mask)) or
-            (operands and kind == "lazy" and _is_float(key))]
+            (operands and kind == "lazy" and is_float(key))]
     lazy_of = {}   # input leaf index -> (key, column) for differentiated lazy leaves
     col = iter(layout.lazy_cols)
     for i, (kind, key) in enumerate(group.kinds):
         if kind == "lazy":
             c = next(col)
-            if _is_float(key):
+            if is_float(key):
                 lazy_of[i] = (key, c)
 
     def fn(ws: tuple, fwd: tuple, tables: tuple, *rest: Any) -> tuple:
@@ -334,7 +342,7 @@ def backward_fn(group: Group, layout: Layout, keep: bool = False, operands: bool
         adj = dict(zip(adj_keys, adjoints))
         cts = []
         for key, c, out in zip(group.out_keys, layout.out_cols, outs):
-            if _is_float(key):
+            if is_float(key):
                 cts.append(_take(adj[key], index[:, c]))
             else:
                 cts.append(np.zeros(out.shape, jax.dtypes.float0))
