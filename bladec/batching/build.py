@@ -7,12 +7,11 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from bladec.batching.kernel import Kernel
+from bladec.batching.kernel import Kernel, OpByOp
 from bladec.batching.program import (adjoint_keys, backward_fn, cell_fn, forward_fn,
                                       gather_fn, keeping_fn, run_fn, scatter_fn,
                                       stacked_fn)
 from bladec.batching.schedule import padding_row
-from bladec.batching.split import OpByOp
 from bladec.batching.value import Group
 
 

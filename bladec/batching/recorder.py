@@ -25,6 +25,16 @@ from typing import Any, Callable
 import numpy as np
 
 MISS = object()          # a recorder's answer for arguments outside its pattern
+# recorders generated per cell: the patterns a cell is called with (a BiLSTM's first
+# step and the others); a cell called with more records the rest by the general path
+PER_CELL = 4
+
+# A leaf's kind is coded as one int, so that a signature is a tuple of ints (cheap to
+# hash once per invocation): 4k for a lazy value of buffer k, 4i+1 for shared
+# parameter i, 4t+2 for data table t. The fast path's keys (Recording.invoke) add 4s+3
+# for a whole subtree s of the parameters (a dict of weights passed as one argument) and
+# a negative int for a tuple or list of n items.
+LAZY, SHARED_LEAF, DATA, SUBTREE = 0, 1, 2, 3
 
 _FACTORIES: dict[str, Callable] = {}     # source -> its compiled factory
 _MAX_FACTORIES = 1024                    # (patterns are few: a bound, not a budget)
@@ -154,3 +164,27 @@ def recorder(recording: Any, group: Any, args: tuple, lazy_type: type,
     return factory(lazy_type, recording, group, recording._next_row, group.flat,
                    group.depths, group.order, recording._pure, MISS, np.ndarray,
                    unflatten, group.out_tree, *b.bound.values())
+
+
+def subtree_codes(params: Any, shared_ids: dict[int, int]) -> dict[int, int]:
+    """Fast-path codes of the parameters: id of a leaf -> 4i+1 (its flat index i), id
+    of a dict, list or tuple all of whose leaves are parameters -> 4s+3 (s numbers such
+    containers). Other pytree nodes get none (the general path reads them)."""
+    codes = {leaf: i * 4 + SHARED_LEAF for leaf, i in shared_ids.items()}
+    if params is not None:
+        _coded(params, shared_ids, codes)
+    return codes
+
+
+def _coded(x: Any, shared_ids: dict[int, int], codes: dict[int, int]) -> bool:
+    """Whether ``x`` is a parameter or a container of parameters only (coding such
+    containers in ``codes``). A function of the module, not a closure that calls itself:
+    such a closure is a reference cycle, garbage only the collector frees."""
+    t = type(x)
+    if t is dict or t is list or t is tuple:
+        children = x.values() if t is dict else x
+        if all([_coded(c, shared_ids, codes) for c in children]):
+            codes[id(x)] = len(codes) * 4 + SUBTREE
+            return True
+        return False
+    return id(x) in shared_ids

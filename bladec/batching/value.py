@@ -22,7 +22,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from bladec.batching.recorder import MISS, recorder
+from bladec.batching.recorder import (MISS, PER_CELL, recorder, subtree_codes,
+                                      DATA as _DATA, LAZY as _LAZY,
+                                      SHARED_LEAF as _SHARED_LEAF)
 from bladec.errors import BladecError
 
 BufferKey = tuple[tuple[int, ...], str]      # (leaf shape, dtype name)
@@ -126,12 +128,6 @@ def _tuple_tree(n: int) -> Any:
     return _tree.structure((0,) * n)
 
 
-# A leaf's kind is coded as one int, so that a signature is a tuple of ints (cheap to
-# hash once per invocation): 4k for a lazy value of buffer k, 4i+1 for shared
-# parameter i, 4t+2 for data table t. The fast path's keys (Recording.invoke) add 4s+3
-# for a whole subtree s of the parameters (a dict of weights passed as one argument) and
-# a negative int for a tuple or list of n items.
-_LAZY, _SHARED_LEAF, _DATA, _SUBTREE = 0, 1, 2, 3
 _PYTHON_SCALARS = {int: "int32", float: "float32", bool: "bool"}
 # data an invocation is deduplicated on (Recording.invoke): equal values are the same
 # argument (not so for floats: 0.0 == -0.0); the table code in the key tells the types
@@ -139,39 +135,9 @@ _INTEGRAL = frozenset({int, bool, np.int8, np.int16, np.int32, np.int64, np.uint
                        np.uint16, np.uint32, np.uint64, np.bool_})
 
 
-# recorders generated per cell (recorder.py): the patterns a cell is called with (a
-# BiLSTM's first step and the others); a cell called with more records the rest by the
-# general path
-_RECORDERS_PER_CELL = 4
-
-
 class _Fallback(Exception):
     """An argument the fast path does not read (a pytree node other than a tuple, a
     list or a dict of parameters): the invocation is recorded by the general path."""
-
-
-def subtree_codes(params: Any, shared_ids: dict[int, int]) -> dict[int, int]:
-    """Fast-path codes of the parameters: id of a leaf -> 4i+1 (its flat index i), id
-    of a dict, list or tuple all of whose leaves are parameters -> 4s+3 (s numbers such
-    containers). Other pytree nodes get none (the general path reads them)."""
-    codes = {leaf: i * 4 + _SHARED_LEAF for leaf, i in shared_ids.items()}
-    if params is not None:
-        _coded(params, shared_ids, codes)
-    return codes
-
-
-def _coded(x: Any, shared_ids: dict[int, int], codes: dict[int, int]) -> bool:
-    """Whether ``x`` is a parameter or a container of parameters only (coding such
-    containers in ``codes``). A function of the module, not a closure that calls itself:
-    such a closure is a reference cycle, garbage only the collector frees."""
-    t = type(x)
-    if t is dict or t is list or t is tuple:
-        children = x.values() if t is dict else x
-        if all([_coded(c, shared_ids, codes) for c in children]):
-            codes[id(x)] = len(codes) * 4 + _SUBTREE
-            return True
-        return False
-    return id(x) in shared_ids
 
 
 class Recording:
@@ -427,7 +393,7 @@ class Recording:
         outs = self._deduped(group, lazy_rows, data, depth)
         if fast is not None and self.recorders is not None:
             made = self.recorders.setdefault(cell, [])
-            if len(made) < _RECORDERS_PER_CELL:
+            if len(made) < PER_CELL:
                 fn = recorder(self, group, args, Lazy, _INTEGRAL, _tree.unflatten)
                 if fn is not None:
                     made.append(fn)
