@@ -56,8 +56,11 @@ class BackwardPass:
             new = self._backward_call(kind, group, shared, state, adj, grads, call.index)
             for k, value in zip(keys, new[:len(keys)]):
                 adj[k] = value
-            for i, value in zip(self._summed(group, kind), new[len(keys):]):
+            summed = self._summed(group, kind)
+            for i, value in zip(summed, new[len(keys):]):
                 grads[i] = value
+            if weighted and self._keeps_cotangents(group):
+                self._cotangents[group.identity] = new[len(keys) + len(summed):]
             if weighted:
                 done[id(group)] = group
         # the weights' part, once per group over all its invocations: an output row's
@@ -80,17 +83,50 @@ class BackwardPass:
     def _backward_call(self, kind: str, group: Group, shared: list[Any], state: dict,
                        adj: dict, grads: list[Any], index: Any) -> list[Any]:
         """One call of a backward kernel (``kind``: "bwd", "bwd-ops" or "wgrad", made
-        "-kept" where the training forward kept the group's products) on the
+        "-kept" where the training forward kept the group's products, "-cot" where the
+        operands' part keeps their cotangents for the weights' part) on the
         parameters ``shared``, the adjoint buffers and the gradients' accumulators."""
         keep = self._keeps() and bool(self._residual_specs(group))
+        cot = kind != "bwd" and self._keeps_cotangents(group)
         fwd = [state[k] for k in dict.fromkeys(group.operand_keys)]
         tables = state["__tables__"]
-        return self._kernel(kind + "-kept" if keep else kind, group, shared)(
+        suffix = "-cot" if cot else "-kept" if keep else ""
+        return self._kernel(kind + suffix, group, shared)(
             *[shared[i] for i in group.shared], *fwd,
             *[tables[k] for k in self._layout(group).tables],
             *(self._kept[group.identity] if keep else ()),
-            *[adj[k] for k in adjoint_keys(group)],
+            *(self._cotangent_rows(group) if cot else ()),
+            *([] if cot and kind == "wgrad" else [adj[k] for k in adjoint_keys(group)]),
             *[grads[i] for i in self._summed(group, kind)], index)
+
+    def _keeps_cotangents(self, group: Group) -> bool:
+        """Whether the operands' part of ``group``'s backward keeps its products'
+        cotangents for the weights' part (program.weight_grad_fn): with the products
+        kept, where every weight of the products is read by them alone."""
+        if not (self.options.product_cotangents and self.options.weight_grads_once and
+                self._keeps() and self._residual_specs(group)):
+            return False
+        key = ("cotangents", group.identity)
+        found = self._kernels.get(key)
+        if found is None:
+            from bladec.batching.residual import weights_only_in_products
+            products = self._product_weights(group)
+            inputs = frozenset(i for i, (kind, _) in enumerate(group.kinds)
+                               if kind == "shared" and products[sum(
+                                   k == "shared" for k, _ in group.kinds[:i])])
+            found = self._kernels[key] = bool(inputs) and weights_only_in_products(
+                flat_cell(group), self._avals(group), inputs)
+        return found
+
+    def _cotangent_rows(self, group: Group) -> list[Any]:
+        """The group's buffers of its products' cotangents: the rows of its residual
+        buffers (kept across batches: each row read in a batch is written in it)."""
+        import jax.numpy as jnp
+        kept = self._kept[group.identity]
+        found = self._cotangents.get(group.identity)
+        if found is None or found[0].shape[0] != kept[0].shape[0]:
+            found = self._cotangents[group.identity] = [jnp.zeros_like(k) for k in kept]
+        return found
 
     def _summed(self, group: Group, kind: str) -> list[int]:
         """The parameters whose gradients a backward kernel ``kind`` adds to."""
@@ -101,7 +137,7 @@ class BackwardPass:
         "bwd-ops" or "wgrad", "-kept" or not) adds its cotangent into its gradient:
         "bwd" every leaf, "wgrad" the weights of the cell's products, which it sums once
         per batch, "bwd-ops" the others (a bias, an embedding table read by index)."""
-        base = kind.removesuffix("-kept")
+        base = kind.removesuffix("-kept").removesuffix("-cot")
         if base == "bwd":
             return (True,) * len(group.shared)
         products = self._product_weights(group)

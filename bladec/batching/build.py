@@ -10,7 +10,7 @@ from typing import Any, Callable
 from bladec.batching.kernel import Kernel, OpByOp
 from bladec.batching.program import (adjoint_keys, backward_fn, cell_fn, forward_fn,
                                       gather_fn, keeping_fn, run_fn, scatter_fn,
-                                      stacked_fn)
+                                      stacked_fn, weight_grad_fn)
 from bladec.batching.schedule import padding_row
 from bladec.batching.value import Group
 
@@ -102,22 +102,29 @@ def make_kernel(owner: Any, kind: str, group: Group, k: int = 0, steps: int = 1)
     # backward: "bwd" both parts per call; "bwd-ops" the operands' part per call and
     # "wgrad" the weights' part once per group and batch (program.backward_fn);
     # "-kept": the products read from the residuals
+    # "-cot": the kept products' cotangents written per depth, read by the weights' part
     fwd = [(buf[k], k[1]) for k in dict.fromkeys(group.operand_keys)]
-    adj = [(buf[k], k[1]) for k in adjoint_keys(group)]
-    keep = kind.endswith("-kept")
+    cot = kind.endswith("-cot")
+    keep = kind.endswith("-kept") or cot
     operands = not kind.startswith("wgrad")
     weights = owner._grad_mask(group, kind)
     grads = [leaf for leaf, w in zip(shared_leaves, weights) if w]
     kept = [(("R%d" % i, *shape), dtype)
             for i, (shape, dtype) in enumerate(owner._residual_specs(group))] \
         if keep else []
-    fn = backward_fn(group, layout, keep, operands, weights)
+    cots = kept if cot else []       # the same rows as the residuals
+    reads_adjoints = operands or not cot   # the weights' part from cotangents does not
+    adj = [(buf[k], k[1]) for k in adjoint_keys(group)] if reads_adjoints else []
+    fn = backward_fn(group, layout, keep, operands, weights, cot) if reads_adjoints else \
+        weight_grad_fn(group, layout, weights)
     counts = [len(shared_leaves), len(fwd), len(tables), *([len(kept)] if keep else []),
-              len(adj), len(grads), 1]
+              *([len(cots)] if cot else []), *([len(adj)] if reads_adjoints else []),
+              len(grads), 1]
     start = len(shared_leaves) + len(fwd) + len(tables) + len(kept)
-    donated = range(start, start + len(adj) + len(grads)) if operands else \
-        range(start + len(adj), start + len(adj) + len(grads))
-    return Kernel(_spread(fn, counts), [*shared_leaves, *fwd, *tables, *kept, *adj,
+    # donated: the cotangents and adjoints a call writes, and the accumulators
+    donated = range(start, start + len(cots) + len(adj) + len(grads)) if operands else \
+        range(start + len(cots) + len(adj), start + len(cots) + len(adj) + len(grads))
+    return Kernel(_spread(fn, counts), [*shared_leaves, *fwd, *tables, *kept, *cots, *adj,
                                         *grads, index],
                   name=name, donate=donated, passes=owner.passes, limit=owner.mem_limit,
                   index=True, padding=padding_row(group))

@@ -102,6 +102,7 @@ class Autobatched(BackwardPass, TabulatedCalls):
         self._helpers: dict[str, Any] = {}
         self._floor: dict[Any, int] = {}     # buffer sizes so far (schedule.py)
         self._kept: dict[Any, list[Any]] = {}  # per group identity: residual buffers
+        self._cotangents: dict[Any, list[Any]] = {}  # and its products' cotangents
         self._state: dict[Any, Any] = {}       # state buffers kept for the next batch
         self._derived = DerivedValues()        # weights transposed or stacked, tables
                                                # (batching/weights/)

@@ -22,6 +22,10 @@ class Options:
     weight_grads_once: bool = True  # training: a group's weights' cotangents summed in
                                     # one call over the batch's invocations (else per
                                     # depth, reading and writing the accumulator)
+    product_cotangents: bool = True  # training: the backward per depth keeps its
+                                     # products' cotangents, and the weights' part is
+                                     # one product per weight over them (else it runs
+                                     # the cell's backward again over the batch)
     dedupe: bool = True          # invocations of a cell on the same integer data and
                                  # no lazy value (a repeated word's leaf) computed once
     tabulate: bool = True        # inference: what a cell computes from the weights and

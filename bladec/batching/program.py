@@ -34,7 +34,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from bladec.batching.residual import recording, replaying
+from bladec.batching.residual import recording, replaying, weight_grads
 from bladec.batching.value import BufferKey, Group
 
 
@@ -294,7 +294,7 @@ def is_float(key: BufferKey) -> bool:
 
 
 def backward_fn(group: Group, layout: Layout, keep: bool = False, operands: bool = True,
-                weights: tuple[bool, ...] | None = None) -> Any:
+                weights: tuple[bool, ...] | None = None, cotangents: bool = False) -> Any:
     """``b(weights, fwd, tables, adjoints, grads, index) -> (adjoints, grads)``; with
     ``keep``, ``b(weights, fwd, tables, residuals, adjoints, grads, index)``: the cell's
     products read from the residuals instead of recomputed (residual.py).
@@ -306,7 +306,12 @@ def backward_fn(group: Group, layout: Layout, keep: bool = False, operands: bool
     the cell's products (residual.product_weights) summed once per group over every invocation
     of the batch, the rest per depth. Per depth, a product of a few dozen lanes read
     the weight and read and wrote its gradient's accumulator: a BiLSTM's backward call
-    of 64 lanes took 2.5 ms, its forward 1.0 ms."""
+    of 64 lanes took 2.5 ms, its forward 1.0 ms.
+
+    ``cotangents`` (with ``keep``): per kept product a buffer of its result's cotangents,
+    rows like the residuals'. The operands' part takes them after the residuals, sets
+    its lanes' rows and returns them last; the weights' part (:func:`weight_grad_fn`)
+    reads them instead of running the cell's backward again."""
     import jax
 
     cell = flat_cell(group, True)
@@ -325,20 +330,28 @@ def backward_fn(group: Group, layout: Layout, keep: bool = False, operands: bool
                 lazy_of[i] = (key, c)
 
     def fn(ws: tuple, fwd: tuple, tables: tuple, *rest: Any) -> tuple:
-        kept, (adjoints, grads, index) = (rest[0], rest[1:]) if keep else ((), rest)
+        kept, cots = (), ()
+        if keep:
+            kept, rest = rest[0], rest[1:]
+        if cotangents:
+            cots, rest = rest[0], rest[1:]
+        adjoints, grads, index = rest
         buffers = dict(zip(fwd_keys, fwd))
         leaves = _gathered_leaves(group, layout, ws, buffers,
                                   dict(zip(layout.tables, tables)), index, True)
         rows = index[:, layout.res_col]
-        run = replaying(cell, leaves, index.shape[0],
-                        [_take(k, rows) for k in kept]) if keep else cell
+        saved = [_take(k, rows) for k in kept]
+        run = replaying(cell, leaves, index.shape[0]) if keep else None
 
         def primal(*xs: Any) -> list:
             full = list(leaves)
             for i, x in zip(diff, xs):
                 full[i] = x
-            return run(*full)
-        outs, vjp = jax.vjp(primal, *[leaves[i] for i in diff])
+            if run is None:
+                return cell(*full)
+            return run(xs[len(diff):] if cotangents else saved, *full)
+        outs, vjp = jax.vjp(primal, *[leaves[i] for i in diff],
+                            *(saved if cotangents else ()))
         adj = dict(zip(adj_keys, adjoints))
         cts = []
         for key, c, out in zip(group.out_keys, layout.out_cols, outs):
@@ -348,13 +361,42 @@ def backward_fn(group: Group, layout: Layout, keep: bool = False, operands: bool
                 cts.append(np.zeros(out.shape, jax.dtypes.float0))
         got = vjp(cts)
         grads = list(grads)
+        cots = tuple(c.at[rows].set(g, mode="promise_in_bounds")
+                     for c, g in zip(cots, got[len(diff):]))
         shared_pos = 0
-        for i, g in zip(diff, got):
+        for i, g in zip(diff, got[:len(diff)]):
             if i in lazy_of:
                 key, c = lazy_of[i]
                 adj[key] = adj[key].at[index[:, c]].add(g, mode="promise_in_bounds")
             else:
                 grads[shared_pos] = grads[shared_pos] + g
                 shared_pos += 1
-        return ((tuple(adj[k] for k in adj_keys),) if operands else ()) + (tuple(grads),)
+        return ((tuple(adj[k] for k in adj_keys),) if operands else ()) + \
+            (tuple(grads),) + ((cots,) if cotangents else ())
+    return fn
+
+
+def weight_grad_fn(group: Group, layout: Layout, weights: tuple[bool, ...]) -> Any:
+    """The weights' part of the backward from the kept products' cotangents:
+    ``w(weights, fwd, tables, residuals, cotangents, grads, index) -> (grads,)``, where
+    ``weights`` marks the shared leaves (the products' weights, each read only by kept
+    products: residual.weights_only_in_products) whose accumulators ``grads`` holds.
+    Each is one product per batch, its transpose against the rows' cotangents; the
+    backward per depth wrote them (:func:`backward_fn` with ``cotangents``). Recomputing
+    the cell's backward here instead held the BiLSTM's gates' cotangents for 2,048
+    lanes at once: 32 MiB of XLA temporaries, which glibc maps afresh at every call
+    (8,193 page faults), 35 ms of a 20 ms product."""
+    cell = flat_cell(group, True)
+    fwd_keys = tuple(dict.fromkeys(group.operand_keys))
+    mask = iter(weights)
+    summed = [i for i, (kind, _) in enumerate(group.kinds) if kind == "shared" and next(mask)]
+
+    def fn(ws: tuple, fwd: tuple, tables: tuple, kept: tuple, cots: tuple, grads: tuple,
+           index: Any) -> tuple:
+        leaves = _gathered_leaves(group, layout, ws, dict(zip(fwd_keys, fwd)),
+                                  dict(zip(layout.tables, tables)), index, True)
+        rows = index[:, layout.res_col]
+        parts = weight_grads(cell, leaves, index.shape[0], [_take(k, rows) for k in kept],
+                             [_take(c, rows) for c in cots], summed)
+        return (tuple(g + p for g, p in zip(grads, parts)),)
     return fn

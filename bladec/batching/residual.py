@@ -161,15 +161,17 @@ def recording(flat_cell: Callable, leaves: Sequence[Any], n: Any
     return outs, kept
 
 
-def replaying(flat_cell: Callable, leaves: Sequence[Any], n: Any, kept: Sequence[Any]
+def replaying(flat_cell: Callable, leaves: Sequence[Any], n: Any
               ) -> Callable[..., list[Any]]:
-    """``f(*leaves)``: the batched cell with its kept products read from ``kept`` (rows,
-    batch axis first), differentiable: each product's cotangents are its transposes."""
+    """``f(kept, *leaves)``: the batched cell with its kept products read from ``kept``
+    (rows, batch axis first), differentiable: each product's cotangents are its
+    transposes, and a kept row's cotangent is the product's own (the cotangent of its
+    result, which the weights' part of the backward reads: :func:`weight_grads`)."""
     import jax
     dot_general_p, _ = _primitives()
     closed = jax.make_jaxpr(flat_cell)(*leaves)
 
-    def f(*xs: Any) -> list[Any]:
+    def f(kept: Sequence[Any], *xs: Any) -> list[Any]:
         rows = iter(kept)
 
         def dot(eqn: Any, vals: list[Any]) -> Any:
@@ -185,7 +187,6 @@ def replaying(flat_cell: Callable, leaves: Sequence[Any], n: Any, kept: Sequence
 def _product(params: dict[str, Any]) -> Callable:
     """A product whose value is given (``saved``) and whose vjp is the product's."""
     import jax
-    import jax.numpy as jnp
     dot_general_p, _ = _primitives()
 
     def bound(a: Any, b: Any) -> Any:
@@ -202,6 +203,61 @@ def _product(params: dict[str, Any]) -> Callable:
         a, b = res
         _, vjp = jax.vjp(bound, a, b)
         ga, gb = vjp(g)
-        return ga, gb, jnp.zeros_like(g)
+        return ga, gb, g
     product.defvjp(forward, backward)
     return product
+
+
+def weights_only_in_products(flat_cell: Callable, avals: Sequence[Any],
+                             weights: frozenset[int]) -> bool:
+    """Whether each input leaf of ``weights`` (:func:`product_weights`) is read only as
+    an operand of kept products at the top level of the batched cell: then its cotangent
+    is the sum of those products' transposes against their results' cotangents, which
+    the backward per depth keeps (:func:`weight_grads`), and nothing else. ``avals``: as
+    :func:`specs`."""
+    import jax
+    from jax.extend.core import Literal
+    dot_general_p, _ = _primitives()
+    closed = jax.make_jaxpr(flat_cell)(*avals)
+    wanted = {v for i, v in enumerate(closed.jaxpr.invars) if i in weights}
+    for eqn in closed.jaxpr.eqns:
+        kept = eqn.primitive is dot_general_p and _saved(eqn, PROBE) is not None
+        for v in eqn.invars:
+            if not isinstance(v, Literal) and v in wanted and not kept:
+                return False
+    return not any(v in wanted for v in closed.jaxpr.outvars
+                   if not isinstance(v, Literal))
+
+
+def weight_grads(flat_cell: Callable, leaves: Sequence[Any], n: Any, kept: Sequence[Any],
+                 cotangents: Sequence[Any], weights: Sequence[int]) -> list[Any]:
+    """The cotangents of the input leaves ``weights`` (their positions, each read only
+    by kept products: :func:`weights_only_in_products`): per product that reads one,
+    its transpose against the product's result's cotangent (``cotangents``, rows like
+    ``kept``). The cell runs with its products read from ``kept``, so what is computed
+    besides the transposes is what their other operands need (XLA drops the rest)."""
+    import jax
+    import jax.numpy as jnp
+    dot_general_p, _ = _primitives()
+    closed = jax.make_jaxpr(flat_cell)(*leaves)
+    position = {v: i for i, v in enumerate(closed.jaxpr.invars) if i in set(weights)}
+    sums: dict[int, Any] = {}
+    rows = iter(zip(kept, cotangents))
+    top = {id(e) for e in closed.jaxpr.eqns}
+
+    def dot(eqn: Any, vals: list[Any]) -> Any:
+        axis = _saved(eqn, n)
+        if axis is None:
+            return dot_general_p.bind(*vals, **eqn.params)
+        saved, g = next(rows)
+        if id(eqn) in top:
+            for side, v in enumerate(eqn.invars):
+                i = position.get(v)
+                if i is None:
+                    continue
+                _, vjp = jax.vjp(lambda a, b: dot_general_p.bind(a, b, **eqn.params), *vals)
+                part = vjp(jnp.moveaxis(g, 0, axis))[side]
+                sums[i] = part if i not in sums else sums[i] + part
+        return jnp.moveaxis(saved, 0, axis)
+    _evaluate(closed.jaxpr, closed.consts, leaves, dot)
+    return [sums[i] if i in sums else jnp.zeros_like(leaves[i]) for i in weights]

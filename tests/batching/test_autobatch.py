@@ -68,11 +68,38 @@ def test_training_keeps_the_cells_products_for_the_backward():
     params = make_params(treelstm)
     f = batched("treelstm")
     f.value_and_grad(params, make_batch("treelstm", 4, seed=12, short=(2, 6)))
-    for name in ("node.bwd-ops-kept", "node.wgrad-kept"):
+    for name in ("node.bwd-ops-cot", "node.wgrad-cot"):
         listing = f.kernels()[name].listing
         dots = {line.split("=")[0].strip() for line in listing.splitlines()
                 if "dot_general(" in line}
         assert len(dots) == 1, (name, dots)
+
+
+def test_the_weights_part_from_kept_cotangents_equals_running_the_backward_again():
+    """Options.product_cotangents: the per-depth backward keeps its products'
+    cotangents and the weights' part is one product per weight over them, reading no
+    adjoint; off, it runs the cell's backward again over the batch. Same gradients
+    (and the reference's), on the tree LSTM and on the BiLSTM (whose weight is read
+    through a table in training too)."""
+    import jax
+    for mod, name in ((treelstm, "node"), (bilstm, "step[tab]")):
+        params = make_params(mod)
+        # (at least as many steps as words: the BiLSTM's input product tabulated)
+        instances = make_batch(mod.__name__.rsplit(".", 1)[1], 6, seed=8, short=(6, 9))
+        on = bladec.autobatch(mod.model)
+        off = bladec.autobatch(mod.model, product_cotangents=False)
+        (l1, g1), (l2, g2) = on.value_and_grad(params, instances), \
+            off.value_and_grad(params, instances)
+        assert f"{name}.wgrad-cot" in on.kernels() and f"{name}.wgrad-kept" in off.kernels()
+        assert f"{name}.wgrad-kept" not in on.kernels()
+        _, want = reference(mod, params, instances)
+        assert rel(l1, l2) <= 1e-6
+        for a, b, c in zip(*(jax.tree_util.tree_leaves(x) for x in (g1, g2, want))):
+            assert rel(a, b) <= 1e-5 and rel(a, c) <= 1e-4
+        # one product over gathered rows, not the cell's backward (its gates' tanh)
+        fast = on.kernels()[f"{name}.wgrad-cot"].listing
+        slow = off.kernels()[f"{name}.wgrad-kept"].listing
+        assert fast.count("dot_general(") == 1 and "tanh" not in fast and "tanh" in slow
 
 
 def test_weight_gradients_once_per_batch_equal_those_summed_per_depth():
@@ -93,9 +120,9 @@ def test_weight_gradients_once_per_batch_equal_those_summed_per_depth():
     _, want = reference(treelstm, params, instances)
     for a, b, c in zip(*(jax.tree_util.tree_leaves(x) for x in (grads, grads2, want))):
         assert rel(a, b) <= 1e-5 and rel(a, c) <= 1e-4
-    ops = once.kernels()["node.bwd-ops-kept"]
-    assert len(ops.imported.input_names) < len(per_depth.kernels()["node.bwd-kept"]
-                                               .imported.input_names)
+    ops = once.kernels()["node.bwd-ops-cot"]   # cotangent rows in, the weight's out
+    assert len(ops.imported.input_names) == len(per_depth.kernels()["node.bwd-kept"]
+                                                .imported.input_names)
 
 
 @pytest.mark.slow
@@ -255,7 +282,7 @@ def test_groups_that_differ_only_in_their_weights_share_one_kernel():
     want = jax.jit(jax.grad(lambda q: sum(model(q, n) for n in (1, 2, 3))))(p)
     assert all(rel(grads[k][w], want[k][w]) <= 1e-5 for k in p for w in "wb")
     assert sorted(n for n in f.kernels() if n.startswith("dense.")) == \
-        ["dense.bwd-ops-kept", "dense.fwd", "dense.keep", "dense.wgrad-kept"]
+        ["dense.bwd-ops-cot", "dense.fwd", "dense.keep", "dense.wgrad-cot"]
 
     def first_on_data(q, n):   # the first layer reads data: another signature
         return total(dense(q["second"], dense(q["first"], jnp.full(4, n / 4, jnp.float32))))

@@ -171,7 +171,7 @@ def test_training_tabulates_where_the_batch_has_more_invocations_than_table_rows
     assert rel(loss, want_loss.sum()) <= 1e-5
     for a, b in zip(jax.tree_util.tree_leaves(grads), jax.tree_util.tree_leaves(want)):
         assert rel(a, b) <= 1e-4
-    assert {"step[tab].keep", "step[tab].wgrad-kept"} <= set(f.kernels())
+    assert {"step[tab].keep", "step[tab].wgrad-cot"} <= set(f.kernels())
     g = bladec.autobatch(bilstm.model)
     short = make_batch("bilstm", 1, seed=8, short=(3, 3))
     _, grads = g.value_and_grad(params, short)
