@@ -55,17 +55,24 @@ from bladec.models import bilstm, earlyexit, mvrnn, treelstm  # noqa: E402
 from bladec.runtime.backends import cpus  # noqa: E402
 
 MODELS = {"treelstm": treelstm, "bilstm": bilstm, "mvrnn": mvrnn, "earlyexit": earlyexit}
-ABLATIONS = [("all techniques", {}), ("static depth off", {"static_depth": False}),
-             ("fused gathers off", {"fused_gathers": False}),
-             ("coarse cells off", {"coarse": False}),
-             ("shared weights off", {"shared_weights": False}),
-             ("sinks last off", {"sinks_last": False}),
-             ("stacked siblings off", {"stack_siblings": False}),
-             ("depth runs off", {"depth_runs": False}),
-             ("dedupe off", {"dedupe": False}),
-             ("tabulation off", {"tabulate": False}),
-             ("composition off", {"compose": False}),
-             ("batching off", {"batched": False})]
+# (label, switches off, training): inference variants, then the training techniques'
+ABLATIONS = [("all techniques", {}, False), ("static depth off", {"static_depth": False}, False),
+             ("fused gathers off", {"fused_gathers": False}, False),
+             ("coarse cells off", {"coarse": False}, False),
+             ("shared weights off", {"shared_weights": False}, False),
+             ("sinks last off", {"sinks_last": False}, False),
+             ("aligned ends off", {"align_ends": False}, False),
+             ("stacked siblings off", {"stack_siblings": False}, False),
+             ("depth runs off", {"depth_runs": False}, False),
+             ("dedupe off", {"dedupe": False}, False),
+             ("tabulation off", {"tabulate": False}, False),
+             ("composition off", {"compose": False}, False),
+             ("generated recorders off", {"specialize": False}, False),
+             ("batching off", {"batched": False}, False),
+             ("all techniques", {}, True),
+             ("kept products off", {"residuals": False}, True),
+             ("weights' part once off", {"weight_grads_once": False}, True),
+             ("product cotangents off", {"product_cotangents": False}, True)]
 
 
 def dynet_module() -> Any:
@@ -303,7 +310,8 @@ def compare(model: str, hidden: int, batch: int, train: bool, warmup: int, batch
 
 def ablation(model: str, hidden: int, batch: int, warmup: int, batches: int
              ) -> list[dict[str, Any]]:
-    """Inference with each technique switched off in turn, on one batch run again and
+    """Inference (and, for the training techniques, a training step: the gradient and
+    the SGD update) with each technique switched off in turn, on one batch run again and
     again (its first runs compile; the medians are over the runs after ``warmup``): the
     steady cost of each variant, not its compilations. Each variant alternates run by
     run with the model with every technique on, and its ratio is over the runs of that
@@ -315,15 +323,16 @@ def ablation(model: str, hidden: int, batch: int, warmup: int, batches: int
     instances = mod.instances(batch, seed=7000)
     base = bladec.autobatch(mod.model)
     rows = []
-    for label, switches in ABLATIONS:
+    for label, switches, train in ABLATIONS:
         f = bladec.autobatch(mod.model, **switches) if switches else base
         n = batches if switches.get("batched", True) else max(1, batches // 4)
         times, host, cpu, base_times, base_cpu = [], [], [], [], []
-        for i in range(warmup + n):
-            t, c, _ = timed(lambda: bladec_step(f, {"params": params}, instances, False, 0.0))
+        for i in range(warmup + n):   # (a fresh state each: the parameters stay as given)
+            t, c, _ = timed(lambda: bladec_step(f, {"params": params}, instances, train,
+                                                0.01))
             h = f.report().host_seconds
             t0, c0, _ = timed(lambda: bladec_step(base, {"params": params}, instances,
-                                                  False, 0.0))
+                                                  train, 0.01))
             if i >= warmup:
                 times.append(t)
                 cpu.append(c)
@@ -332,6 +341,7 @@ def ablation(model: str, hidden: int, batch: int, warmup: int, batches: int
                 base_cpu.append(c0)
         r = f.report()
         rows.append({"model": model, "hidden": hidden, "batch": batch, "variant": label,
+                     "mode": "training" if train else "inference",
                      "ms": 1e3 * statistics.median(times),
                      "cpu_ms": 1e3 * statistics.median(cpu),
                      "host_ms": 1e3 * statistics.median(host), "calls": r.calls,
@@ -357,10 +367,11 @@ def markdown(rows: list[dict], ablations: list[dict], command: str) -> str:
                      f"{unb} | {r['host_share']:.0%} | {r.get('host_share_cpu', 0.0):.0%} | "
                      f"{r['batches_compiling']}/{r['batches']} |")
     if ablations:
-        lines += ["", "| model | batch | variant | ms | x all | CPU ms | x all (CPU) | "
-                  "host ms | calls |", "|---|---|---|---|---|---|---|---|---|"]
+        lines += ["", "| model | batch | mode | variant | ms | x all | CPU ms | x all (CPU) | "
+                  "host ms | calls |", "|---|---|---|---|---|---|---|---|---|---|"]
         for a in ablations:
-            lines.append(f"| {a['model']} | {a['batch']} | {a['variant']} | {a['ms']:.1f} | "
+            lines.append(f"| {a['model']} | {a['batch']} | {a.get('mode', 'inference')} | "
+                         f"{a['variant']} | {a['ms']:.1f} | "
                          f"{a['slowdown']:.2f}x | {a.get('cpu_ms', 0.0):.1f} | "
                          f"{a.get('cpu_slowdown', 0.0):.2f}x | {a['host_ms']:.1f} | "
                          f"{a['calls']} |")

@@ -19,11 +19,22 @@ def test_markdown_has_a_row_per_measurement():
            "batches_compiling": 0, "batches": 3}
     ablation = {"model": "treelstm", "batch": 8, "variant": "all techniques", "ms": 1.0,
                 "slowdown": 1.0, "cpu_ms": 2.0, "cpu_slowdown": 1.0, "host_ms": 0.1,
-                "calls": 5}
-    text = bench.markdown([row], [ablation], "cmd")
+                "calls": 5, "mode": "inference"}
+    training = dict(ablation, variant="product cotangents off", mode="training",
+                    slowdown=1.25)
+    text = bench.markdown([row], [ablation, training], "cmd")
     assert "| treelstm | 256 | 64 | inference | 10.0 | 20.0 | 2.00x |" in text
     assert "| 50.0 | 5.0x | 10% | 8% | 0/3 |" in text
-    assert "| treelstm | 8 | all techniques | 1.0 | 1.00x | 2.0 | 1.00x | 0.1 | 5 |" in text
+    assert "| treelstm | 8 | inference | all techniques | 1.0 | 1.00x | 2.0 | 1.00x | 0.1 | 5 |" \
+        in text
+    assert "| treelstm | 8 | training | product cotangents off | 1.0 | 1.25x |" in text
+
+
+def test_every_switch_of_the_options_is_ablated():
+    """Each technique of bladec.autobatch's Options is switched off by one variant."""
+    from bladec.batching.options import Options
+    switched = {name for _, switches, _ in bench.ABLATIONS for name in switches}
+    assert switched == set(Options.__dataclass_fields__)
 
 
 @pytest.mark.slow
