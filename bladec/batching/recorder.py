@@ -58,6 +58,15 @@ class _Builder:
         self.bound[name] = value
         return name
 
+    def unpack(self, names: list[str], source: str) -> None:
+        """``names = source``, a sequence of exactly that length (else MISS): an
+        unpacking that fails costs less than a length check that passes."""
+        if not names:
+            self.lines.append(f"if len({source}): return MISS")
+            return
+        self.lines.append(f"try: {', '.join(names)}, = {source}")
+        self.lines.append("except ValueError: return MISS")
+
     def fresh(self) -> str:
         self._names += 1
         return f"v{self._names}"
@@ -74,16 +83,14 @@ class _Builder:
                               f"or {name}.recording is not rec: return MISS")
             self.lazies.append(name)
             return True
-        if rec.subtrees.get(id(x)) is not None:
-            self.lines.append(f"if id({name}) != {self.bind(id(x), 'I')}: return MISS")
-            return True
+        if rec.subtrees.get(id(x)) is not None:   # the same parameters (held while the
+            self.lines.append(f"if {name} is not {self.bind(x, 'P')}: return MISS")  # trace
+            return True                                                  # runs)
         if t is tuple or t is list:
             kind = "tuple" if t is tuple else "list"
-            self.lines.append(f"if type({name}) is not {kind} or len({name}) != {len(x)}: "
-                              f"return MISS")
             names = [self.fresh() for _ in x]
-            if names:
-                self.lines.append(f"{', '.join(names)}, = {name}")
+            self.lines.append(f"if type({name}) is not {kind}: return MISS")
+            self.unpack(names, name)
             return all(self.item(n, y) for n, y in zip(names, x))
         found = rec._table_of.get(t)
         if found is None:
@@ -110,9 +117,7 @@ def recorder(recording: Any, group: Any, args: tuple, lazy_type: type,
     general walk does not read."""
     b = _Builder(recording, lazy_type, integral)
     names = [f"a{i}" for i in range(len(args))]
-    b.lines.append(f"if len(args) != {len(args)}: return MISS")
-    if names:
-        b.lines.append(f"{', '.join(names)}, = args")
+    b.unpack(names, "args")
     if not all(b.item(n, x) for n, x in zip(names, args)):
         return None
     body = list(b.lines)
@@ -133,10 +138,18 @@ def recorder(recording: Any, group: Any, args: tuple, lazy_type: type,
         body.append(f"x{i} = len({table}); {table}.append({n})")
         rows.append(f"x{i}")
     outs = []
+    firsts: dict[int, tuple[int, int]] = {}     # buffer number -> (its first output, count)
+    for i, number in enumerate(group.out_numbers):
+        first, count = firsts.get(number, (i, 0))
+        firsts[number] = (first, count + 1)
+    for number, (first, count) in firsts.items():   # one read and write per buffer
+        body.append(f"o{first} = nr[{number}]; nr[{number}] = o{first} + {count}")
+    seen: dict[int, int] = {}
     for i, (number, code) in enumerate(zip(group.out_numbers, group.out_codes)):
-        body.append(f"o{i} = nr[{number}]; nr[{number}] = o{i} + 1")
-        rows.append(f"o{i}")
-        outs.append(f"Lazy({code}, o{i}, d, rec)")
+        k = seen[number] = seen.get(number, -1) + 1
+        row = f"o{firsts[number][0]}" + (f" + {k}" if k else "")
+        rows.append(row)
+        outs.append(f"Lazy({code}, {row}, d, rec)")
     body.append(f"flat.extend(({', '.join(rows)},))")
     body.append("depths.append(d)")
     body.append("n = rec.invocations; order.append(n); rec.invocations = n + 1")
