@@ -262,7 +262,7 @@ def compare(model: str, hidden: int, batch: int, train: bool, warmup: int, batch
     trainer.set_clip_threshold(0)
     state = {"params": params}
     ours, theirs, host, host_cpu, compiled, first = [], [], [], [], [], None
-    ours_cpu, theirs_cpu, calls = [], [], []
+    ours_cpu, theirs_cpu, calls, traced, scheduled = [], [], [], [], []
     for i in range(warmup + batches):
         instances = mod.instances(batch, seed=1000 * batch + i)
         t_b, c_b, out_b = timed(lambda: bladec_step(f, state, instances, train, lr))
@@ -277,6 +277,8 @@ def compare(model: str, hidden: int, batch: int, train: bool, warmup: int, batch
             theirs_cpu.append(c_d)
             host.append(r.host_seconds / r.seconds)
             host_cpu.append(r.host_cpu_seconds / c_b)
+            traced.append(r.trace_seconds)        # the host share's two parts
+            scheduled.append(r.schedule_seconds)
             compiled.append(r.compilations > 0)
             calls.append(r.calls)
     row = {"model": model, "hidden": hidden, "batch": batch,
@@ -287,6 +289,8 @@ def compare(model: str, hidden: int, batch: int, train: bool, warmup: int, batch
            "dynet_cpu_ms": 1e3 * statistics.median(theirs_cpu),
            "host_share": statistics.median(host),
            "host_share_cpu": statistics.median(host_cpu),
+           "trace_ms": 1e3 * statistics.median(traced),
+           "schedule_ms": 1e3 * statistics.median(scheduled),
            "batches_compiling": sum(compiled), "batches": len(compiled),
            "calls": statistics.median(calls),
            "first_batch_rel_diff": first, "kernels": f.report().kernels,
