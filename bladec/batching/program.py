@@ -385,7 +385,7 @@ def weight_grad_fn(group: Group, layout: Layout, weights: tuple[bool, ...]) -> A
     backward per depth wrote them (:func:`backward_fn` with ``cotangents``). Recomputing
     the cell's backward here instead held the BiLSTM's gates' cotangents for 2,048
     lanes at once: 32 MiB of XLA temporaries, which glibc maps afresh at every call
-    (8,193 page faults), 35 ms of a 20 ms product."""
+    (8,193 page faults); 35 ms a call at hidden 256 on one CPU, 17 ms now."""
     cell = flat_cell(group, True)
     fwd_keys = tuple(dict.fromkeys(group.operand_keys))
     mask = iter(weights)
