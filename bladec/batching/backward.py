@@ -110,10 +110,9 @@ class BackwardPass:
         found = self._kernels.get(key)
         if found is None:
             from bladec.batching.residual import weights_only_in_products
-            products = self._product_weights(group)
-            inputs = frozenset(i for i, (kind, _) in enumerate(group.kinds)
-                               if kind == "shared" and products[sum(
-                                   k == "shared" for k, _ in group.kinds[:i])])
+            shared_at = [i for i, (kind, _) in enumerate(group.kinds) if kind == "shared"]
+            inputs = frozenset(i for i, weight in zip(shared_at, self._product_weights(group))
+                               if weight)
             found = self._kernels[key] = bool(inputs) and weights_only_in_products(
                 flat_cell(group), self._avals(group), inputs)
         return found

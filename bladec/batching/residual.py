@@ -240,7 +240,8 @@ def weight_grads(flat_cell: Callable, leaves: Sequence[Any], n: Any, kept: Seque
     import jax.numpy as jnp
     dot_general_p, _ = _primitives()
     closed = jax.make_jaxpr(flat_cell)(*leaves)
-    position = {v: i for i, v in enumerate(closed.jaxpr.invars) if i in set(weights)}
+    wanted = set(weights)
+    position = {v: i for i, v in enumerate(closed.jaxpr.invars) if i in wanted}
     sums: dict[int, Any] = {}
     rows = iter(zip(kept, cotangents))
     top = {id(e) for e in closed.jaxpr.eqns}
