@@ -129,3 +129,19 @@ def test_repeated_integer_data_are_deduplicated_by_the_recorder():
         x = _mix(params["leaf"], a, 0.0)
         y = _mix(params["leaf"], a, 0.0)
         assert x is not y
+
+
+def test_a_batch_gives_the_same_outputs_with_and_without_recorders():
+    """End to end: the batched outputs and the calls made are the same whether the
+    trace records by generated recorders or by the general walk (the same records,
+    so the same schedule and kernels)."""
+    import bladec
+    from tests.support.autobatchcase import batched
+    params = make_params(treelstm)
+    instances = make_batch("treelstm", 6, seed=31)
+    on = batched("treelstm")
+    off = bladec.autobatch(treelstm.model, specialize=False)
+    a, b = np.asarray(on(params, instances)), np.asarray(off(params, instances))
+    assert np.array_equal(a, b)
+    assert on.report().calls == off.report().calls
+    assert on.report().invocations == off.report().invocations
