@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from bladec.batching.build import reads_adjoints
 from bladec.batching.program import adjoint_keys, flat_cell, is_float
 from bladec.batching.schedule import all_lanes, sibling_key
 from bladec.batching.value import Group
@@ -96,7 +97,7 @@ class BackwardPass:
             *[tables[k] for k in self._layout(group).tables],
             *(self._kept[group.identity] if keep else ()),
             *(self._cotangent_rows(group) if cot else ()),
-            *([] if cot and kind == "wgrad" else [adj[k] for k in adjoint_keys(group)]),
+            *([adj[k] for k in adjoint_keys(group)] if reads_adjoints(kind + suffix) else []),
             *[grads[i] for i in self._summed(group, kind)], index)
 
     def _keeps_cotangents(self, group: Group) -> bool:
@@ -110,11 +111,8 @@ class BackwardPass:
         found = self._kernels.get(key)
         if found is None:
             from bladec.batching.residual import weights_only_in_products
-            shared_at = [i for i, (kind, _) in enumerate(group.kinds) if kind == "shared"]
-            inputs = frozenset(i for i, weight in zip(shared_at, self._product_weights(group))
-                               if weight)
-            found = self._kernels[key] = bool(inputs) and weights_only_in_products(
-                flat_cell(group), self._avals(group), inputs)
+            found = self._kernels[key] = weights_only_in_products(flat_cell(group),
+                                                                  self._avals(group))
         return found
 
     def _cotangent_rows(self, group: Group) -> list[Any]:

@@ -112,22 +112,26 @@ def make_kernel(owner: Any, kind: str, group: Group, k: int = 0, steps: int = 1)
     kept = [(("R%d" % i, *shape), dtype)
             for i, (shape, dtype) in enumerate(owner._residual_specs(group))] \
         if keep else []
-    cots = kept if cot else []       # the same rows as the residuals
-    reads_adjoints = operands or not cot   # the weights' part from cotangents does not
-    adj = [(buf[k], k[1]) for k in adjoint_keys(group)] if reads_adjoints else []
-    fn = backward_fn(group, layout, keep, operands, weights, cot) if reads_adjoints else \
-        weight_grad_fn(group, layout, weights)
-    counts = [len(shared_leaves), len(fwd), len(tables), *([len(kept)] if keep else []),
-              *([len(cots)] if cot else []), *([len(adj)] if reads_adjoints else []),
-              len(grads), 1]
-    start = len(shared_leaves) + len(fwd) + len(tables) + len(kept)
-    # donated: the cotangents and adjoints a call writes, and the accumulators
-    donated = range(start, start + len(cots) + len(adj) + len(grads)) if operands else \
-        range(start + len(cots) + len(adj), start + len(cots) + len(adj) + len(grads))
-    return Kernel(_spread(fn, counts), [*shared_leaves, *fwd, *tables, *kept, *cots, *adj,
-                                        *grads, index],
-                  name=name, donate=donated, passes=owner.passes, limit=owner.mem_limit,
-                  index=True, padding=padding_row(group))
+    adj = [(buf[k], k[1]) for k in adjoint_keys(group)]
+    fn = backward_fn(group, layout, keep, operands, weights, cot) if reads_adjoints(kind) \
+        else weight_grad_fn(group, layout, weights)
+    # the argument groups in order (the cotangents have the residuals' rows); donated:
+    # those a call writes (cotangents, adjoints) and the accumulators
+    parts = [shared_leaves, fwd, tables, *([kept] if keep else []),
+             *([kept] if cot else []), *([adj] if reads_adjoints(kind) else []), grads]
+    written = parts[-(1 + operands + (operands and cot)):]
+    start = sum(map(len, parts)) - sum(map(len, written))
+    return Kernel(_spread(fn, [*map(len, parts), 1]),
+                  [*(spec for part in parts for spec in part), index],
+                  name=name, donate=range(start, start + sum(map(len, written))),
+                  passes=owner.passes, limit=owner.mem_limit, index=True,
+                  padding=padding_row(group))
+
+
+def reads_adjoints(kind: str) -> bool:
+    """Whether a backward kernel ``kind`` takes the adjoint buffers: every one but the
+    weights' part from kept cotangents ("wgrad-cot", program.weight_grad_fn)."""
+    return kind != "wgrad-cot"
 
 
 def _spread(fn: Callable, counts: list[int], index: bool = True) -> Callable:

@@ -138,18 +138,14 @@ def recorder(recording: Any, group: Any, args: tuple, lazy_type: type,
         body.append(f"x{i} = len({table}); {table}.append({n})")
         rows.append(f"x{i}")
     outs = []
-    firsts: dict[int, tuple[int, int]] = {}     # buffer number -> (its first output, count)
-    for i, number in enumerate(group.out_numbers):
-        first, count = firsts.get(number, (i, 0))
-        firsts[number] = (first, count + 1)
-    for number, (first, count) in firsts.items():   # one read and write per buffer
-        body.append(f"o{first} = nr[{number}]; nr[{number}] = o{first} + {count}")
-    seen: dict[int, int] = {}
-    for i, (number, code) in enumerate(zip(group.out_numbers, group.out_codes)):
-        k = seen[number] = seen.get(number, -1) + 1
-        row = f"o{firsts[number][0]}" + (f" + {k}" if k else "")
+    taken: dict[int, int] = {}      # per buffer number: the outputs' rows taken from it
+    for number, code in zip(group.out_numbers, group.out_codes):
+        k = taken[number] = taken.get(number, 0) + 1
+        row = f"r{number}" + (f" + {k - 1}" if k > 1 else "")
         rows.append(row)
         outs.append(f"Lazy({code}, {row}, d, rec)")
+    for number, k in taken.items():   # one read and write per buffer
+        body.append(f"r{number} = nr[{number}]; nr[{number}] = r{number} + {k}")
     body.append(f"flat.extend(({', '.join(rows)},))")
     body.append("depths.append(d)")
     body.append("n = rec.invocations; order.append(n); rec.invocations = n + 1")

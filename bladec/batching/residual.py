@@ -102,12 +102,17 @@ def product_weights(flat_cell: Callable, avals: Sequence[Any]) -> frozenset[int]
     backward may sum it once over every invocation of a batch (program.backward_fn's
     weights' part), needing no other input's cotangent. ``avals``: as :func:`specs`."""
     import jax
+    return _product_inputs(jax.make_jaxpr(flat_cell)(*avals).jaxpr)
+
+
+def _product_inputs(jaxpr: Any) -> frozenset[int]:
+    """:func:`product_weights` of a traced cell (the top level: there an input is its
+    own variable)."""
     from jax.extend.core import Literal
     dot_general_p, _ = _primitives()
-    closed = jax.make_jaxpr(flat_cell)(*avals)
-    inputs = {v: i for i, v in enumerate(closed.jaxpr.invars)}
+    inputs = {v: i for i, v in enumerate(jaxpr.invars)}
     found: set[int] = set()
-    for eqn in closed.jaxpr.eqns:   # the top level: there an input is its own variable
+    for eqn in jaxpr.eqns:
         if eqn.primitive is not dot_general_p or _saved(eqn, PROBE) is None:
             continue
         for operand in eqn.invars:
@@ -208,25 +213,25 @@ def _product(params: dict[str, Any]) -> Callable:
     return product
 
 
-def weights_only_in_products(flat_cell: Callable, avals: Sequence[Any],
-                             weights: frozenset[int]) -> bool:
-    """Whether each input leaf of ``weights`` (:func:`product_weights`) is read only as
-    an operand of kept products at the top level of the batched cell: then its cotangent
-    is the sum of those products' transposes against their results' cotangents, which
-    the backward per depth keeps (:func:`weight_grads`), and nothing else. ``avals``: as
-    :func:`specs`."""
+def weights_only_in_products(flat_cell: Callable, avals: Sequence[Any]) -> bool:
+    """Whether the cell has product weights (:func:`product_weights`) and each is read
+    only as an operand of kept products at the top level of the batched cell: then its
+    cotangent is the sum of those products' transposes against their results'
+    cotangents, which the backward per depth keeps (:func:`weight_grads`), and nothing
+    else. ``avals``: as :func:`specs`."""
     import jax
     from jax.extend.core import Literal
     dot_general_p, _ = _primitives()
-    closed = jax.make_jaxpr(flat_cell)(*avals)
-    wanted = {v for i, v in enumerate(closed.jaxpr.invars) if i in weights}
-    for eqn in closed.jaxpr.eqns:
+    jaxpr = jax.make_jaxpr(flat_cell)(*avals).jaxpr
+    weights = _product_inputs(jaxpr)
+    wanted = {v for i, v in enumerate(jaxpr.invars) if i in weights}
+    for eqn in jaxpr.eqns:
         kept = eqn.primitive is dot_general_p and _saved(eqn, PROBE) is not None
         for v in eqn.invars:
             if not isinstance(v, Literal) and v in wanted and not kept:
                 return False
-    return not any(v in wanted for v in closed.jaxpr.outvars
-                   if not isinstance(v, Literal))
+    return bool(wanted) and not any(v in wanted for v in jaxpr.outvars
+                                    if not isinstance(v, Literal))
 
 
 def weight_grads(flat_cell: Callable, leaves: Sequence[Any], n: Any, kept: Sequence[Any],
@@ -261,4 +266,4 @@ def weight_grads(flat_cell: Callable, leaves: Sequence[Any], n: Any, kept: Seque
                 sums[i] = part if i not in sums else sums[i] + part
         return jnp.moveaxis(saved, 0, axis)
     _evaluate(closed.jaxpr, closed.consts, leaves, dot)
-    return [sums[i] if i in sums else jnp.zeros_like(leaves[i]) for i in weights]
+    return [sums[i] for i in weights]   # each is read by a product (the check above)

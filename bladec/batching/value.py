@@ -22,9 +22,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from bladec.batching.recorder import (MISS, PER_CELL, recorder, subtree_codes,
-                                      DATA as _DATA, LAZY as _LAZY,
-                                      SHARED_LEAF as _SHARED_LEAF)
+from bladec.batching.recorder import (DATA, LAZY, MISS, PER_CELL, SHARED_LEAF, recorder,
+                                      subtree_codes)
 from bladec.errors import BladecError
 
 BufferKey = tuple[tuple[int, ...], str]      # (leaf shape, dtype name)
@@ -192,7 +191,7 @@ class Recording:
         """The batch's group of ``cell`` on leaves of these ``kinds`` (per leaf:
         ``("data", buffer key)`` or ``("shared", parameter index)``), made where it is
         new: the groups that compose.py adds after the trace."""
-        codes = [self.number(key) * 4 + _DATA if kind == "data" else key * 4 + _SHARED_LEAF
+        codes = [self.number(key) * 4 + DATA if kind == "data" else key * 4 + SHARED_LEAF
                  for kind, key in kinds]
         signature = (cell, in_tree, *codes)
         found = self.groups.get(signature)
@@ -235,7 +234,7 @@ class Recording:
             dtype = {"float64": "float32", "int64": "int32"}.get(array.dtype.name,
                                                                  array.dtype.name)
             key = (tuple(array.shape), dtype)
-        code = self.number(key) * 4 + _DATA
+        code = self.number(key) * 4 + DATA
         table = self._tables.setdefault(key, [None])
         if t in _PYTHON_SCALARS or isinstance(leaf, np.generic):
             self._table_of[t] = (code, table)     # one table per scalar type
@@ -379,7 +378,7 @@ class Recording:
                 continue
             index = shared_ids.get(id(leaf))
             if index is not None:
-                sig.append(index * 4 + _SHARED_LEAF)
+                sig.append(index * 4 + SHARED_LEAF)
                 continue
             code, table = self._table(leaf)
             sig.append(code)
@@ -403,10 +402,10 @@ class Recording:
         kinds = []
         for code in signature[2:]:
             kind, n = code & 3, code >> 2
-            kinds.append(("shared", n) if kind == _SHARED_LEAF else
-                         ("lazy" if kind == _LAZY else "data", self.keys[n]))
+            kinds.append(("shared", n) if kind == SHARED_LEAF else
+                         ("lazy" if kind == LAZY else "data", self.keys[n]))
         out_keys, out_tree = cell.out_spec(in_tree, tuple(kinds))
-        out_codes = tuple(self.number(k) * 4 + _LAZY for k in out_keys)
+        out_codes = tuple(self.number(k) * 4 + LAZY for k in out_keys)
         group = Group(cell, signature, in_tree, tuple(kinds), out_keys, out_tree, out_codes)
         shared = _SHARED[-1]
         group.shared_specs = tuple((tuple(np.shape(shared[i])), np.dtype(shared[i].dtype).name)
