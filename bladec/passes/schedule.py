@@ -27,6 +27,7 @@ from typing import Callable, Generic, TypeVar
 from bladec.analysis.liveness import is_compute
 from bladec.analysis.memory import exact_sizes, peak_terms, symbolic_timeline
 from bladec.analysis.optimal import optimal_order
+from bladec.analysis.polish import polish_order
 from bladec.analysis.version import corners, log_grid, no_binding, versions, with_versions
 from bladec.ir import Func, Module, Op
 from bladec.passes.pipeline import IntOption, register
@@ -327,16 +328,22 @@ def reorder(func: Func, order: list[Op]) -> Func:
     return Func(func.name, func.args, order, func.returns, func.loc, func.return_loc)
 
 
-def candidate_orders(plain: Func, info: ShapeInfo, topology: Topology | None = None
-                     ) -> list[list[Op]]:
+def candidate_orders(plain: Func, info: ShapeInfo, topology: Topology | None = None,
+                     polish: bool = False) -> list[list[Op]]:
     """Orders worth keeping as versions: the exact-size walk at each corner of the
-    declared ranges (where sizes that cross inside the ranges are furthest apart)."""
+    declared ranges (where sizes that cross inside the ranges are furthest apart), and
+    with ``polish`` each of them after the local search across its peak
+    (analysis/polish.py) at that corner, where that lowers it."""
     topology = topology or Topology.of(plain)
     out = []
     for binding in corners(info):
         sizes = exact_sizes(info, binding)
-        out.append(ListScheduler(plain, sizes.__getitem__, _int_cmp, 0,
-                                 topology=topology).run())
+        walk = ListScheduler(plain, sizes.__getitem__, _int_cmp, 0, topology=topology).run()
+        out.append(walk)
+        if polish:
+            better = polish_order(plain, sizes, walk)
+            if better != walk:
+                out.append(better)
     return out
 
 
@@ -427,13 +434,18 @@ class SchedulePass:
     name = "schedule"
     options = {"versions": IntOption(MAX_VERSIONS, 1, 16, "orders kept at most"),
                "exact": IntOption(1, 0, 1, "1: optimal orders of small graphs among the "
-                                           "candidate versions (exact_orders)")}
+                                           "candidate versions (exact_orders)"),
+               "polish": IntOption(1, 0, 1, "1: the corners' orders after a local search "
+                                            "across their peaks among the candidates "
+                                            "(analysis/polish.py)")}
     discards = {"remat": "drops the remat plan (schedule reorders the ops, and remat's "
                          "evict and regenerate points describe the old order)"}
 
-    def __init__(self, versions: int | str = MAX_VERSIONS, exact: int | str = 1) -> None:
+    def __init__(self, versions: int | str = MAX_VERSIONS, exact: int | str = 1,
+                 polish: int | str = 1) -> None:
         self.versions = self.options["versions"].parse(self.name, "versions", str(versions))
         self.exact = self.options["exact"].parse(self.name, "exact", str(exact))
+        self.polish = self.options["polish"].parse(self.name, "polish", str(polish))
 
     def apply(self, module: Module) -> Module:
         func = module.main
@@ -447,7 +459,8 @@ class SchedulePass:
         others: list[list[Op]] = []
         if self.versions > 1:
             earlier = [[op for op in f.ops if is_compute(op)] for f in versions(module)[1:]]
-            candidates = [plain.ops, order, *candidate_orders(plain, info, topology),
+            candidates = [plain.ops, order,
+                          *candidate_orders(plain, info, topology, bool(self.polish)),
                           *(exact_orders(plain, info) if self.exact else []), *earlier]
             known = {_order_key(plain.ops): old_peak, _order_key(order): new_peak}
             others = pick_versions(plain, info, primary, candidates, self.versions - 1,

@@ -331,7 +331,8 @@ def test_pad_multiple_beyond_a_max_is_a_warning(runner, tmp_path):
 
 def test_help_names_every_pass_option_and_range(runner):
     text = " ".join(runner.invoke(main, ["optimize", "--help"]).stdout.split())
-    assert "schedule{versions=N in 1..16 (default 4),exact=N in 0..1 (default 1)}" in text
+    assert ("schedule{versions=N in 1..16 (default 4),exact=N in 0..1 (default 1),"
+            "polish=N in 0..1 (default 1)}") in text
     assert "remat{max_recompute=N in 1..1024 (default 8)}" in text
     assert "Exit codes:" in text
 

@@ -347,9 +347,10 @@ def test_differential_exercises_remat(graphs: int) -> None:
     for p in PIPELINES:
         print(f"  {p}: {total[p + ' runs']} runs; evicted {total[p + ' evicted']}, reloaded "
               f"{total[p + ' reloaded']}, recomputed {total[p + ' recomputed']}")
-    # at least 19 runs a graph (the first 52 graphs: 1,004 runs; the first 105: 2,030);
-    # the whole campaign at least 2,000, as before
-    assert runs >= (2000 if graphs == N_GRAPHS else 19 * graphs)
+    # at least 18 runs a graph (the first 52 graphs: 976 runs; 1,004 before the
+    # schedule's local search, whose orders reach the lower bound more often, where a
+    # binding's limits between the two are one); the whole campaign at least 2,000
+    assert runs >= (2000 if graphs == N_GRAPHS else 18 * graphs)
     assert total["evicted"] >= 0.3 * runs
     assert total["reloaded"] >= 0.15 * runs
     assert total["recomputed"] >= 0.15 * runs

@@ -19,7 +19,7 @@ import random
 from typing import Iterator
 
 from bladec.parse import parse_module
-from bladec.passes import DEFAULT_PIPELINE, parse_pipeline, run_pipeline
+from bladec.passes import parse_pipeline, run_pipeline
 from bladec.runtime.planning import policy
 from bladec.runtime.backends.backend import NumpyBackend
 from bladec.runtime.executor import Executor
@@ -41,10 +41,15 @@ SLOW = [("llama-train-small.mlir", {"S0": 2, "S1": 64}, (0.9, 0.7, 0.55, 0.45), 
 RANDOM_SEEDS = range(40)
 
 
+# the orders the plans were recorded on: the default pipeline's before the schedule's
+# local search (polish) joined its candidates; a record of the planner, not of the schedule
+PIPELINE = "analyze,schedule{polish=0},remat"
+
+
 def bound(module, dims: dict[str, int]):
-    """The executor of ``module`` after the default pipeline, and its binding ``dims``
-    with the remat sites sized (what try_plan takes)."""
-    ex = Executor(run_pipeline(module, parse_pipeline(DEFAULT_PIPELINE)), NumpyBackend())
+    """The executor of ``module`` after :data:`PIPELINE`, and its binding ``dims`` with
+    the remat sites sized (what try_plan takes)."""
+    ex = Executor(run_pipeline(module, parse_pipeline(PIPELINE)), NumpyBackend())
     b = ex._bound(ex.bind({n: ex.shapes_for(dims)[n] for n in ex.inputs}, dims))
     ex._priced(b)   # the remat sites sized, as the closed loop does
     return ex, b

@@ -111,7 +111,7 @@ def test_recompute_may_keep_a_small_dead_value_alive() -> None:
     assert out["%o2"].tobytes() == ref["%o2"].tobytes()
 
 
-def _attention(pipeline: str = "analyze,schedule{exact=0},remat"):
+def _attention(pipeline: str = "analyze,schedule{exact=0,polish=0},remat"):
     # (the list scheduler's versions: the plans these tests look into were made on them)
     return run_pipeline(module_of(path=ATTENTION), parse_pipeline(pipeline))
 
