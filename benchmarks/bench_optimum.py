@@ -160,15 +160,16 @@ def _ratio(graph: Graph, pick: Callable[[Binding], int]) -> str:
 
 def _line(graph: Graph) -> str:
     against = "optimum" if graph.reached else "lower bound"
+    gains = [r.runtime / r.heuristic for r in graph.rows]
     return (f"| {graph.name} | {graph.ops} | {against} | "
             f"{_ratio(graph, lambda r: r.runtime)} | {_ratio(graph, lambda r: r.heuristic)} | "
-            f"{_ratio(graph, lambda r: r.written)} | {graph.schedule_seconds:.2f} | "
-            f"{graph.solver_seconds:.2f} |")
+            f"{_ratio(graph, lambda r: r.written)} | {statistics.median(gains):.4f}, "
+            f"{min(gains):.4f} | {graph.schedule_seconds:.2f} | {graph.solver_seconds:.2f} |")
 
 
 HEADER = ("| graph | ops | against | runtime: equal, worst | heuristic: equal, worst | "
-          "written: equal, worst | schedule CPU s | solver CPU s |\n"
-          "| --- | ---: | --- | --- | --- | --- | ---: | ---: |")
+          "written: equal, worst | runtime / heuristic: median, lowest | schedule CPU s | "
+          "solver CPU s |\n| --- | ---: | --- | --- | --- | --- | --- | ---: | ---: |")
 
 
 def summary(group: list[Graph], label: str) -> str:

@@ -17,9 +17,13 @@ from bladec.analysis.liveness import is_compute
 from bladec.ir import Func, Op
 
 
-def optimal_order(func: Func, sizes: dict[str, int], max_states: int = 200_000
-                  ) -> tuple[int, list[Op]] | None:
+def optimal_order(func: Func, sizes: dict[str, int], max_states: int = 200_000,
+                  at_most: int | None = None) -> tuple[int, list[Op]] | None:
     """``(peak, order)`` of a best schedule, or None when the search is too large.
+
+    ``at_most``: the peak of an order the caller has. A set reached only above it lies
+    on no optimal path and is not kept, so the search holds only the sets under it:
+    the tighter the caller's order, the larger the graphs within ``max_states``.
 
     Ties are broken as a breadth-first walk meets them: sets in the order they were first
     reached, ops by position, the first of equal peaks kept."""
@@ -59,6 +63,7 @@ def optimal_order(func: Func, sizes: dict[str, int], max_states: int = 200_000
     frontier: dict[int, tuple[int, int, int, int]] = {0: (base, -1, base, ready0)}
     levels: list[dict[int, tuple[int, int, int, int]]] = []
     states = 0
+    bound = base + sum(made) if at_most is None else at_most   # (no order's peak is more)
     for _ in range(n):
         nxt: dict[int, tuple[int, int, int, int]] = {}
         for done, (peak, _, res, ready) in frontier.items():
@@ -69,6 +74,8 @@ def optimal_order(func: Func, sizes: dict[str, int], max_states: int = 200_000
                 x = bit.bit_length() - 1
                 step = res + made[x]
                 cand = step if step > peak else peak
+                if cand > bound:
+                    continue
                 key = done | bit
                 seen = nxt.get(key)
                 if seen is None:
@@ -88,7 +95,7 @@ def optimal_order(func: Func, sizes: dict[str, int], max_states: int = 200_000
                     nxt[key] = (cand, x, seen[2], seen[3])
         levels.append(nxt)
         states += len(nxt)
-        if states > max_states:
+        if states > max_states or not nxt:   # (none: at_most was below every order)
             return None
         frontier = nxt
     order: list[Op] = []

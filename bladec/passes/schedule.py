@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Generic, TypeVar
 
 from bladec.analysis.liveness import is_compute
-from bladec.analysis.memory import exact_sizes, peak_terms, symbolic_timeline
+from bladec.analysis.memory import exact_peak, exact_sizes, peak_terms, symbolic_timeline
 from bladec.analysis.optimal import optimal_order
 from bladec.analysis.polish import polish_order
 from bladec.analysis.version import corners, log_grid, no_binding, versions, with_versions
@@ -42,6 +42,7 @@ MIN_GAIN = 0.001    # a version must lower some binding's peak by this fraction
 EXACT_POINTS = 8    # grid bindings (beside the corners) whose optimal order is a candidate
 EXACT_STATES = 5_000    # the optimal search's budget per binding: sets of ops scheduled
 EXACT_OPS = 64      # graphs of more ops are not searched (each set costs work per op)
+EXACT_MISSES = 2    # bindings whose search exceeds the budget before no more are searched
 
 
 def op_name(op: Op) -> str:
@@ -347,15 +348,23 @@ def candidate_orders(plain: Func, info: ShapeInfo, topology: Topology | None = N
     return out
 
 
-def exact_orders(plain: Func, info: ShapeInfo) -> list[list[Op]]:
+def exact_orders(plain: Func, info: ShapeInfo, known: list[list[Op]] = (),
+                 polish: bool = False) -> list[list[Op]]:
     """The optimal order (analysis/optimal.py, dynamic programming over the sets of ops
     scheduled) at each corner of the declared ranges and at :data:`EXACT_POINTS` bindings
     spread over their grid, where the graph is small enough: none for more than
-    :data:`EXACT_OPS` ops, or once a binding's search exceeds :data:`EXACT_STATES` sets (a budget in work, not in seconds, so that
-    the listing written does not depend on the machine). The list scheduler's order can
-    be a few percent off the optimum where several small values compete (on
+    :data:`EXACT_OPS` ops, nor once a binding's search exceeds :data:`EXACT_STATES` sets
+    (a budget in work, not in seconds, so that the listing written does not depend on
+    the machine). The list scheduler's order can be a
+    few percent off the optimum where several small values compete (on
     samples/attention.mlir 4.6% at worst, equal on 15 of 24 bindings); these orders then
-    become versions where they lower the peak (:func:`pick_versions`)."""
+    become versions where they lower the peak (:func:`pick_versions`).
+
+    With ``polish``, at each binding the lowest of ``known`` (orders the pass has) after
+    the local search across its peak (analysis/polish.py) bounds the search, which then
+    keeps only the sets under its peak and so reaches the optimum of larger graphs within
+    the budget; where it still does not, that order stands in for the optimum (and
+    after :data:`EXACT_MISSES` such bindings, the others are not searched)."""
     if len(plain.ops) > EXACT_OPS:
         return []
     grid = log_grid(info)
@@ -363,12 +372,24 @@ def exact_orders(plain: Func, info: ShapeInfo) -> list[list[Op]]:
     # the search breaks ties by position: by names, the orders depend on the graph alone
     # and scheduling stays idempotent
     named = reorder(plain, sorted(plain.ops, key=lambda op: natural_key(op_name(op))))
-    out = []
+    out: list[list[Op]] = []
+    misses = 0
     for binding in corners(info) + grid[step // 2::step][:EXACT_POINTS]:
-        found = optimal_order(named, exact_sizes(info, binding), EXACT_STATES)
-        if found is None:
+        sizes = exact_sizes(info, binding)
+        start = bound = None
+        if polish and known:
+            start = polish_order(plain, sizes, min(
+                known, key=lambda order: exact_peak(plain, sizes, order)))
+            bound = exact_peak(plain, sizes, start)
+        found = None if misses >= EXACT_MISSES else \
+            optimal_order(named, sizes, EXACT_STATES, at_most=bound)
+        if found is not None:
+            out.append(found[1])
+        elif start is None:
             return []   # too large here: too large at every binding alike
-        out.append(found[1])
+        else:
+            misses += 1
+            out.append(start)
     return out
 
 
@@ -459,9 +480,10 @@ class SchedulePass:
         others: list[list[Op]] = []
         if self.versions > 1:
             earlier = [[op for op in f.ops if is_compute(op)] for f in versions(module)[1:]]
-            candidates = [plain.ops, order,
-                          *candidate_orders(plain, info, topology, bool(self.polish)),
-                          *(exact_orders(plain, info) if self.exact else []), *earlier]
+            listed = [plain.ops, order,
+                      *candidate_orders(plain, info, topology, bool(self.polish))]
+            candidates = [*listed, *(exact_orders(plain, info, listed, bool(self.polish))
+                                     if self.exact else []), *earlier]
             known = {_order_key(plain.ops): old_peak, _order_key(order): new_peak}
             others = pick_versions(plain, info, primary, candidates, self.versions - 1,
                                    known)
