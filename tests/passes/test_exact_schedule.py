@@ -12,9 +12,12 @@ import pytest
 
 from bladec.analysis.liveness import is_compute
 from bladec.analysis.memory import exact_peak, exact_sizes
+from bladec.analysis.optimal import optimal_order
+from bladec.analysis.polish import polish_order
 from bladec.analysis.version import log_grid, versions
 from bladec.parse import parse_module
 from bladec.passes import parse_pipeline, run_pipeline
+from bladec.passes.schedule import EXACT_STATES, exact_order
 from bladec.symbolic.shapes import analyze_shapes
 
 from tests.support.optimum import Steps
@@ -69,3 +72,21 @@ def test_the_solver_s_running_bytes_equal_the_bytes_summed_afresh(seed) -> None:
             assert held == steps.held(done)
             order.append(steps.ops[i])
         assert steps.peak(order) == exact_peak(module.main, sizes, order) >= best
+
+
+@pytest.mark.parametrize("seed,ops", [(9, 29), (10, 30), (14, 34)])
+def test_a_bound_from_a_known_order_keeps_the_optimum_within_a_smaller_budget(seed, ops):
+    """optimal_order(at_most=): with the peak of a polished list-scheduler order as the
+    bound, the search finds the independent solver's optimum on generated graphs where
+    the unbounded search is over the schedule pass's budget; a bound under the optimum
+    finds nothing (no order is that low)."""
+    module = parse_module(generate(seed, ops).text, "random")
+    info = analyze_shapes(module)
+    sizes = exact_sizes(info, {"S0": 12, "S1": 2})
+    start = polish_order(module.main, sizes, exact_order(module.main, sizes))
+    bound = exact_peak(module.main, sizes, start)
+    assert optimal_order(module.main, sizes, EXACT_STATES) is None
+    peak, order = optimal_order(module.main, sizes, EXACT_STATES, at_most=bound)
+    best = Steps(module.main, sizes).optimum()
+    assert peak == best == exact_peak(module.main, sizes, order) <= bound
+    assert optimal_order(module.main, sizes, 10 ** 6, at_most=best - 1) is None
