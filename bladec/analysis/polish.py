@@ -2,9 +2,10 @@
 
 The list scheduler decides op by op and can hold a value across the step where memory
 peaks when an op that frees it could have run before; the optimum (analysis/optimal.py)
-is affordable on small graphs only. On generated graphs of 35-60 ops the scheduler's
-orders were up to 1.22x the optimum, and on the Llama samples some bindings' peaks were
-3-7% above what moves around their peak reach (benchmarks/bench_optimum.py).
+is affordable on small graphs only. On generated graphs of 20-60 ops the orders the
+runtime ran were optimal at 88 of 216 bindings and up to 1.38x the optimum
+(benchmarks/bench_optimum.py, 2026-12-08, before this search); at some bindings of the
+small Llama samples, these moves made at the binding itself lowered the peak by 1-7%.
 
 At the first step of the highest peak, two moves are tried, each with everything that
 must move with it:
@@ -18,9 +19,12 @@ The move that lowers ``(peak, steps at the peak)`` the most is taken, and the se
 goes on from the new peak until no move lowers it or the work budget is spent. A move
 changes the steps of one span of positions only, so each is priced on that span (from
 the resident bytes before it, with the peaks before and after it kept). The budget is
-in steps priced, not seconds, so the order found depends on the graph alone.
+in ops walked (timelines, groups gathered, steps priced), not seconds, so the order
+found depends on the graph alone.
 """
 from __future__ import annotations
+
+from typing import Callable
 
 from bladec.analysis.liveness import body_peak, is_compute
 from bladec.ir import Func, Op
@@ -116,7 +120,7 @@ def _extremes(steps: list[int]) -> tuple[list[tuple[int, int]], list[tuple[int, 
     return prefix, suffix
 
 
-def _group(start: int, links: list[list[int]], inside) -> set[int]:
+def _group(start: int, links: list[list[int]], inside: Callable[[int], bool]) -> set[int]:
     """``start`` and every op reachable from it through ``links`` that ``inside`` takes."""
     group, stack = {start}, [start]
     while stack:
