@@ -22,7 +22,7 @@ import functools
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Callable, Generic, TypeVar
+from typing import Callable, Generic, Sequence, TypeVar
 
 from bladec.analysis.liveness import is_compute
 from bladec.analysis.memory import exact_peak, exact_sizes, peak_terms, symbolic_timeline
@@ -348,17 +348,17 @@ def candidate_orders(plain: Func, info: ShapeInfo, topology: Topology | None = N
     return out
 
 
-def exact_orders(plain: Func, info: ShapeInfo, known: list[list[Op]] = (),
+def exact_orders(plain: Func, info: ShapeInfo, known: Sequence[list[Op]] = (),
                  polish: bool = False) -> list[list[Op]]:
     """The optimal order (analysis/optimal.py, dynamic programming over the sets of ops
     scheduled) at each corner of the declared ranges and at :data:`EXACT_POINTS` bindings
     spread over their grid, where the graph is small enough: none for more than
     :data:`EXACT_OPS` ops, nor once a binding's search exceeds :data:`EXACT_STATES` sets
     (a budget in work, not in seconds, so that the listing written does not depend on
-    the machine). The list scheduler's order can be a
-    few percent off the optimum where several small values compete (on
-    samples/attention.mlir 4.6% at worst, equal on 15 of 24 bindings); these orders then
-    become versions where they lower the peak (:func:`pick_versions`).
+    the machine). The list scheduler's order can be a few percent off the optimum where
+    several small values compete (on samples/attention.mlir 4.6% at worst, equal on 15
+    of 24 bindings); these orders then become versions where they lower the peak
+    (:func:`pick_versions`).
 
     With ``polish``, at each binding the lowest of ``known`` (orders the pass has) after
     the local search across its peak (analysis/polish.py) bounds the search, which then
