@@ -138,14 +138,21 @@ def recorder(recording: Any, group: Any, args: tuple, lazy_type: type,
         body.append(f"x{i} = len({table}); {table}.append({n})")
         rows.append(f"x{i}")
     outs = []
+    made: list[str] = []            # the outputs made, each slot set in place
     taken: dict[int, int] = {}      # per buffer number: the outputs' rows taken from it
     for number, code in zip(group.out_numbers, group.out_codes):
         k = taken[number] = taken.get(number, 0) + 1
         row = f"r{number}" + (f" + {k - 1}" if k > 1 else "")
         rows.append(row)
-        outs.append(f"Lazy({code}, {row}, d, rec)")
+        out = f"o{len(outs)}"
+        outs.append(out)
+        made.append(f"{out} = new(Lazy); {out}.code = {code}; {out}.row = {row}; "
+                    f"{out}.depth = d; {out}.recording = rec")
     for number, k in taken.items():   # one read and write per buffer
         body.append(f"r{number} = nr[{number}]; nr[{number}] = r{number} + {k}")
+    # (a lazy value's slots set here, not by its __init__: 90 against 140 ns a value,
+    # two or more per invocation)
+    body.extend(made)
     body.append(f"flat.extend(({', '.join(rows)},))")
     body.append("depths.append(d)")
     body.append("n = rec.invocations; order.append(n); rec.invocations = n + 1")
@@ -158,7 +165,7 @@ def recorder(recording: Any, group: Any, args: tuple, lazy_type: type,
     else:
         body.append(f"return {result}")
     params = ["Lazy", "rec", "group", "nr", "flat", "depths", "order", "memo", "MISS",
-              "ndarray", "unflatten", "out_tree", *b.bound]
+              "ndarray", "unflatten", "out_tree", "new", *b.bound]
     source = (f"def factory({', '.join(params)}):\n"
               f"    def record(args):\n" +
               "".join(f"        {line}\n" for line in body) +
@@ -172,7 +179,7 @@ def recorder(recording: Any, group: Any, args: tuple, lazy_type: type,
             _FACTORIES[source] = factory
     return factory(lazy_type, recording, group, recording._next_row, group.flat,
                    group.depths, group.order, recording._pure, MISS, np.ndarray,
-                   unflatten, group.out_tree, *b.bound.values())
+                   unflatten, group.out_tree, object.__new__, *b.bound.values())
 
 
 def subtree_codes(params: Any, shared_ids: dict[int, int]) -> dict[int, int]:

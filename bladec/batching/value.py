@@ -158,6 +158,7 @@ class Recording:
         # per cell: recorders generated for its argument patterns (recorder.py), tried
         # before the general path; None: none are made (the ablation)
         self.recorders: dict[Any, list[Callable]] | None = {} if specialize else None
+        self._live: list[Cell] = []           # cells whose ``live`` names this recording
         # invocations that read no lazy value, keyed by their group and integer data:
         # their outputs (_deduped)
         self._pure: dict[tuple, Any] | None = {} if dedupe else None
@@ -182,10 +183,19 @@ class Recording:
         64 converted its node group's 9,000 ints three times)."""
         self._pure = None
         self.recorders = None     # they hold the groups' lists, which become arrays
+        self.release()
         for group in self.groups.values():
             group.flat = np.asarray(group.flat, np.int32)
             group.depths = np.asarray(group.depths, np.int64)
             group.order = np.asarray(group.order, np.int64)
+
+    def release(self) -> None:
+        """The cells' hold on this recording's recorders dropped (at its end, or when
+        its trace stops on an error)."""
+        for cell in self._live:
+            if cell.live is not None and cell.live[0] is self:
+                cell.live = None
+        self._live = []
 
     def group_of(self, cell: "Cell", in_tree: Any, kinds: list[tuple[str, Any]]) -> Group:
         """The batch's group of ``cell`` on leaves of these ``kinds`` (per leaf:
@@ -391,7 +401,11 @@ class Recording:
             self._fast[fast] = group
         outs = self._deduped(group, lazy_rows, data, depth)
         if fast is not None and self.recorders is not None:
-            made = self.recorders.setdefault(cell, [])
+            made = self.recorders.get(cell)
+            if made is None:
+                made = self.recorders[cell] = []
+                cell.live = (self, made)
+                self._live.append(cell)
             if len(made) < PER_CELL:
                 fn = recorder(self, group, args, Lazy, _INTEGRAL, _tree.unflatten)
                 if fn is not None:
@@ -440,13 +454,17 @@ class Cell:
         self.fn = fn
         self.name = name or getattr(fn, "__name__", "cell")
         self._shapes: dict[tuple, tuple] = {}
+        # (the recording in progress, its recorders for this cell): read by each call
+        # without a lookup in the recording (Recording.release drops it)
+        self.live: tuple[Recording, list[Callable]] | None = None
         functools.update_wrapper(self, fn)
 
     def __call__(self, *args: Any) -> Any:
         if _ACTIVE:
             recording = _ACTIVE[-1]
-            if recording.recorders:
-                for record in recording.recorders.get(self, ()):
+            live = self.live
+            if live is not None and live[0] is recording:
+                for record in live[1]:
                     out = record(args)
                     if out is not MISS:
                         return out
@@ -505,6 +523,7 @@ class tracing:
     def __exit__(self, *exc: Any) -> None:
         _ACTIVE.pop()
         _SHARED.pop()
+        self.recording.release()
 
 
 def cell(fn: Callable | None = None, *, name: str | None = None) -> Any:
