@@ -55,24 +55,21 @@ from bladec.models import bilstm, earlyexit, mvrnn, treelstm  # noqa: E402
 from bladec.runtime.backends import cpus  # noqa: E402
 
 MODELS = {"treelstm": treelstm, "bilstm": bilstm, "mvrnn": mvrnn, "earlyexit": earlyexit}
-# (label, switches off, training): inference variants, then the training techniques'
-ABLATIONS = [("all techniques", {}, False), ("static depth off", {"static_depth": False}, False),
-             ("fused gathers off", {"fused_gathers": False}, False),
-             ("coarse cells off", {"coarse": False}, False),
-             ("shared weights off", {"shared_weights": False}, False),
-             ("sinks last off", {"sinks_last": False}, False),
-             ("aligned ends off", {"align_ends": False}, False),
-             ("stacked siblings off", {"stack_siblings": False}, False),
-             ("depth runs off", {"depth_runs": False}, False),
-             ("dedupe off", {"dedupe": False}, False),
-             ("tabulation off", {"tabulate": False}, False),
-             ("composition off", {"compose": False}, False),
-             ("generated recorders off", {"specialize": False}, False),
-             ("batching off", {"batched": False}, False),
-             ("all techniques", {}, True),
-             ("kept products off", {"residuals": False}, True),
-             ("weights' part once off", {"weight_grads_once": False}, True),
-             ("product cotangents off", {"product_cotangents": False}, True)]
+# each technique's Options switch and its name in the table: inference, then training
+_INFERENCE_SWITCHES = [
+    ("static_depth", "static depth"), ("fused_gathers", "fused gathers"),
+    ("coarse", "coarse cells"), ("shared_weights", "shared weights"),
+    ("sinks_last", "sinks last"), ("align_ends", "aligned ends"),
+    ("stack_siblings", "stacked siblings"), ("depth_runs", "depth runs"),
+    ("dedupe", "dedupe"), ("tabulate", "tabulation"), ("compose", "composition"),
+    ("specialize", "generated recorders"), ("batched", "batching")]
+_TRAINING_SWITCHES = [("residuals", "kept products"), ("weight_grads_once", "weights' part once"),
+                      ("product_cotangents", "product cotangents")]
+# (label, switches off, training): all on, then each one off
+ABLATIONS = [(label, switches, train)
+             for train, switches_of in ((False, _INFERENCE_SWITCHES), (True, _TRAINING_SWITCHES))
+             for label, switches in [("all techniques", {})] +
+             [(f"{name} off", {switch: False}) for switch, name in switches_of]]
 
 
 def dynet_module() -> Any:

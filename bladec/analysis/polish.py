@@ -153,11 +153,11 @@ def polish_order(func: Func, sizes: dict[str, int], order: list[Op],
         lo, hi = max(0, p - WINDOW), min(n, p + WINDOW + 1)
         for k in list(range(p + 1, hi)) + list(range(lo, p)):
             later = k > p
-            group = _group(seq[k], g.preds if later else g.succs,
+            links = g.preds if later else g.succs
+            group = _group(seq[k], links,
                            (lambda x: pos[x] > p) if later else (lambda x: pos[x] < p))
             work -= len(group)
             key = frozenset(group)
-            links = g.preds if later else g.succs
             if key in tried or max(pos[x] for x in group) >= hi or \
                     min(pos[x] for x in group) < lo or \
                     any(pos[y] == p for x in group for y in links[x]):

@@ -158,7 +158,6 @@ class Recording:
         # per cell: recorders generated for its argument patterns (recorder.py), tried
         # before the general path; None: none are made (the ablation)
         self.recorders: dict[Any, list[Callable]] | None = {} if specialize else None
-        self._live: list[Cell] = []           # cells whose ``live`` names this recording
         # invocations that read no lazy value, keyed by their group and integer data:
         # their outputs (_deduped)
         self._pure: dict[tuple, Any] | None = {} if dedupe else None
@@ -182,8 +181,8 @@ class Recording:
         schedule.py, read them as arrays: converted per reading, a TreeLSTM batch of
         64 converted its node group's 9,000 ints three times)."""
         self._pure = None
-        self.recorders = None     # they hold the groups' lists, which become arrays
         self.release()
+        self.recorders = None     # they hold the groups' lists, which become arrays
         for group in self.groups.values():
             group.flat = np.asarray(group.flat, np.int32)
             group.depths = np.asarray(group.depths, np.int64)
@@ -192,10 +191,9 @@ class Recording:
     def release(self) -> None:
         """The cells' hold on this recording's recorders dropped (at its end, or when
         its trace stops on an error)."""
-        for cell in self._live:
+        for cell in self.recorders or ():
             if cell.live is not None and cell.live[0] is self:
                 cell.live = None
-        self._live = []
 
     def group_of(self, cell: "Cell", in_tree: Any, kinds: list[tuple[str, Any]]) -> Group:
         """The batch's group of ``cell`` on leaves of these ``kinds`` (per leaf:
@@ -405,7 +403,6 @@ class Recording:
             if made is None:
                 made = self.recorders[cell] = []
                 cell.live = (self, made)
-                self._live.append(cell)
             if len(made) < PER_CELL:
                 fn = recorder(self, group, args, Lazy, _INTEGRAL, _tree.unflatten)
                 if fn is not None:

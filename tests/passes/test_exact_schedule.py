@@ -10,6 +10,7 @@ import random
 
 import pytest
 
+from benchmarks.bench_optimum import evaluate, load
 from bladec.analysis.liveness import is_compute
 from bladec.analysis.memory import exact_peak, exact_sizes
 from bladec.analysis.optimal import optimal_order
@@ -98,7 +99,6 @@ def test_generated_graphs_of_20_to_42_ops_mostly_at_the_optimum() -> None:
     independent optimum on at least 37 of 48 and is never more than 1.13x it. Measured
     2026-12-08: 39 of 48, worst 1.125x; main before the local search (73fad2a) 31 of 48,
     worst 1.260x."""
-    from benchmarks.bench_optimum import evaluate, load
     equal = total = 0
     worst = 1.0
     for seed in range(12):

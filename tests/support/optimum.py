@@ -61,11 +61,12 @@ class Steps:
                                           if not readers & ~done)
 
     def peak(self, order: list[Op]) -> int:
-        done, top = 0, self.base
+        done, held, top = 0, self.base, self.base
         for op in order:
             i = self.index[tuple(op.result_names)]
-            top = max(top, self.held(done) + self.made[i])
+            top = max(top, held + self.made[i])
             done |= 1 << i
+            held = self.after(held, done, i)
         return top
 
     def optimum(self, max_sets: int | None = None, at_most: int | None = None
